@@ -1,0 +1,78 @@
+// Lit, textured triangle meshes. Scene positions are model space (no per-mesh
+// transform). Colours arrive linear; the target is an sRGB format.
+
+struct Globals {
+    view_proj: mat4x4<f32>,
+    view: mat4x4<f32>,
+    // xyz: direction towards the key light (world space).
+    light_dir: vec4<f32>,
+    // x: scene radius, y: depth pull for lines (fraction of w), zw: unused.
+    params: vec4<f32>,
+};
+
+struct Material {
+    base_color: vec4<f32>,
+    // rgb: emission (linear).
+    emission: vec4<f32>,
+    // x: shading (0 = evenly lit, 1 = fully directional), y: matcap weight (0/1),
+    // z: additive (0/1).
+    params: vec4<f32>,
+    // xy: texture UV offset, zw: matcap UV offset (scrolling).
+    uv_offset: vec4<f32>,
+};
+
+@group(0) @binding(0) var<uniform> globals: Globals;
+@group(1) @binding(0) var<uniform> material: Material;
+@group(1) @binding(1) var base_tex: texture_2d<f32>;
+@group(1) @binding(2) var matcap_tex: texture_2d<f32>;
+@group(1) @binding(3) var samp: sampler;
+
+struct VsIn {
+    @location(0) position: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+};
+
+struct VsOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) normal: vec3<f32>,
+    @location(1) uv: vec2<f32>,
+};
+
+@vertex
+fn vs_main(v: VsIn) -> VsOut {
+    var out: VsOut;
+    out.clip = globals.view_proj * vec4<f32>(v.position, 1.0);
+    out.normal = v.normal;
+    out.uv = v.uv;
+    return out;
+}
+
+@fragment
+fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    var n = normalize(in.normal);
+    if (!front) {
+        n = -n; // two-sided lighting
+    }
+    let albedo = material.base_color * textureSample(base_tex, samp, in.uv + material.uv_offset.xy);
+
+    // Directional key light plus a soft fill; `shading` blends towards flat.
+    let l = normalize(globals.light_dir.xyz);
+    let key = max(dot(n, l), 0.0);
+    let fill = 0.5 + 0.5 * n.y;
+    let directional = 0.25 + 0.6 * key + 0.2 * fill;
+    let light = mix(1.0, directional, material.params.x);
+
+    // Matcap: sphere texture looked up by the view-space normal.
+    let vn = normalize((globals.view * vec4<f32>(n, 0.0)).xyz);
+    let muv = vec2<f32>(vn.x * 0.5 + 0.5, 0.5 - vn.y * 0.5) + material.uv_offset.zw;
+    let matcap = textureSample(matcap_tex, samp, muv).rgb;
+    let shaded = mix(albedo.rgb * light, albedo.rgb * matcap, material.params.y);
+
+    let rgb = shaded + material.emission.rgb;
+    if (material.params.z > 0.5) {
+        // Additive: premultiply so that blending One + One adds rgb * alpha.
+        return vec4<f32>(rgb * albedo.a, albedo.a);
+    }
+    return vec4<f32>(rgb, albedo.a);
+}

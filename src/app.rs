@@ -1,0 +1,474 @@
+//! The windowed viewer: winit event loop, orbit camera input, egui overlay.
+
+use crate::gpu::capture::Targets;
+use crate::gpu::{Gpu, GpuScene, OrbitCamera, Renderer};
+use crate::load;
+use crate::scene::Scene;
+use crate::ui::{self, UiState};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+use winit::application::ApplicationHandler;
+use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, EventLoop};
+use winit::keyboard::{Key, ModifiersState, NamedKey};
+use winit::window::{Window, WindowId};
+
+/// Options of a window session.
+#[derive(Debug, Clone, Default)]
+pub struct AppOptions {
+    /// Save a screenshot of the whole window (3D view and panels) here...
+    pub screenshot: Option<PathBuf>,
+    /// ...after this many frames, then quit.
+    pub frames: Option<u32>,
+}
+
+pub fn run(scene: Scene, opts: AppOptions) -> anyhow::Result<()> {
+    let event_loop = EventLoop::new()?;
+    let mut app = App {
+        pending: Some(scene),
+        opts,
+        running: None,
+        error: None,
+    };
+    event_loop.run_app(&mut app)?;
+    match app.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+struct App {
+    pending: Option<Scene>,
+    opts: AppOptions,
+    running: Option<Running>,
+    error: Option<anyhow::Error>,
+}
+
+struct Running {
+    window: Arc<Window>,
+    gpu: Gpu,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    renderer: Renderer,
+    targets: Targets,
+    scene: Scene,
+    gpu_scene: GpuScene,
+    camera: OrbitCamera,
+    ui: UiState,
+    egui_ctx: egui::Context,
+    egui_state: egui_winit::State,
+    egui_renderer: egui_wgpu::Renderer,
+    viewport: egui::Rect,
+    drag: Option<MouseButton>,
+    cursor: Option<(f64, f64)>,
+    modifiers: ModifiersState,
+    last_frame: Instant,
+    frame: u32,
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.running.is_some() {
+            return;
+        }
+        let Some(scene) = self.pending.take() else {
+            return;
+        };
+        match Running::new(event_loop, scene) {
+            Ok(r) => self.running = Some(r),
+            Err(e) => {
+                self.error = Some(e);
+                event_loop.exit();
+            }
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let Some(r) = self.running.as_mut() else {
+            return;
+        };
+        let consumed = r.egui_state.on_window_event(&r.window, &event).consumed;
+        match event {
+            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::Resized(size) => r.resize(size.width, size.height),
+            WindowEvent::ModifiersChanged(m) => r.modifiers = m.state(),
+            WindowEvent::DroppedFile(path) => r.open(path),
+            WindowEvent::MouseInput { state, button, .. } => match state {
+                ElementState::Pressed if !r.egui_ctx.egui_wants_pointer_input() => {
+                    r.drag = Some(button)
+                }
+                ElementState::Released => r.drag = None,
+                _ => {}
+            },
+            WindowEvent::CursorMoved { position, .. } => {
+                if let (Some(button), Some((x, y))) = (r.drag, r.cursor) {
+                    let (dx, dy) = ((position.x - x) as f32, (position.y - y) as f32);
+                    let pan = button == MouseButton::Middle
+                        || (button == MouseButton::Left && r.modifiers.shift_key());
+                    if pan {
+                        r.camera.pan(dx, dy, r.config.height as f32);
+                    } else if button == MouseButton::Left {
+                        r.camera.orbit(dx, dy);
+                    }
+                }
+                r.cursor = Some((position.x, position.y));
+            }
+            WindowEvent::MouseWheel { delta, .. } if !r.egui_ctx.egui_wants_pointer_input() => {
+                let steps = match delta {
+                    MouseScrollDelta::LineDelta(_, y) => y,
+                    MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
+                };
+                r.camera.zoom(steps);
+            }
+            WindowEvent::KeyboardInput { event, .. }
+                if !consumed
+                    && event.state == ElementState::Pressed
+                    && !r.egui_ctx.egui_wants_keyboard_input() =>
+            {
+                r.key(&event.logical_key);
+            }
+            WindowEvent::RedrawRequested => {
+                if let Err(e) = r.redraw(&self.opts) {
+                    self.error = Some(e);
+                    event_loop.exit();
+                    return;
+                }
+                if self.opts.frames.is_some_and(|n| r.frame >= n) {
+                    event_loop.exit();
+                }
+            }
+            _ => {}
+        }
+        r.window.request_redraw();
+    }
+}
+
+impl Running {
+    fn new(event_loop: &ActiveEventLoop, scene: Scene) -> anyhow::Result<Running> {
+        let attrs = Window::default_attributes()
+            .with_title(format!("{} — facet", scene.source.file_name))
+            .with_inner_size(winit::dpi::LogicalSize::new(1280.0, 800.0));
+        let window = Arc::new(event_loop.create_window(attrs)?);
+        let (gpu, surface) = Gpu::for_window(window.clone())?;
+        log::info!("rendering on {}", gpu.describe());
+        let caps = surface.get_capabilities(&gpu.adapter);
+        // egui wants a plain (gamma) format; the 3D pass writes an sRGB view of it.
+        let format = caps
+            .formats
+            .iter()
+            .copied()
+            .find(|f| !f.is_srgb())
+            .unwrap_or(caps.formats[0]);
+        let size = window.inner_size();
+        let mut usage = wgpu::TextureUsages::RENDER_ATTACHMENT;
+        if caps.usages.contains(wgpu::TextureUsages::COPY_SRC) {
+            usage |= wgpu::TextureUsages::COPY_SRC;
+        }
+        let config = wgpu::SurfaceConfiguration {
+            usage,
+            format,
+            color_space: wgpu::SurfaceColorSpace::Auto,
+            width: size.width.max(1),
+            height: size.height.max(1),
+            present_mode: wgpu::PresentMode::AutoVsync,
+            desired_maximum_frame_latency: 2,
+            alpha_mode: caps.alpha_modes[0],
+            view_formats: vec![format.add_srgb_suffix()],
+        };
+        surface.configure(&gpu.device, &config);
+        let srgb = format.add_srgb_suffix();
+        let renderer = Renderer::new(&gpu, srgb, gpu.sample_count(srgb));
+        let targets = Targets::new(
+            &gpu.device,
+            config.width,
+            config.height,
+            srgb,
+            renderer.sample_count,
+        );
+        let egui_ctx = egui::Context::default();
+        let egui_state = egui_winit::State::new(
+            egui_ctx.clone(),
+            egui::ViewportId::ROOT,
+            &window,
+            Some(window.scale_factor() as f32),
+            window.theme(),
+            Some(gpu.device.limits().max_texture_dimension_2d as usize),
+        );
+        let egui_renderer =
+            egui_wgpu::Renderer::new(&gpu.device, format, egui_wgpu::RendererOptions::default());
+        let gpu_scene = renderer.upload(&gpu, &scene);
+        let aspect = config.width as f32 / config.height as f32;
+        let camera = OrbitCamera::framing(&scene.bounds(None), aspect);
+        let mut r = Running {
+            window,
+            gpu,
+            surface,
+            config,
+            renderer,
+            targets,
+            ui: UiState::for_scene(&scene),
+            scene,
+            gpu_scene,
+            camera,
+            egui_ctx,
+            egui_state,
+            egui_renderer,
+            viewport: egui::Rect::NOTHING,
+            drag: None,
+            cursor: None,
+            modifiers: ModifiersState::empty(),
+            last_frame: Instant::now(),
+            frame: 0,
+        };
+        r.register_textures();
+        r.fit();
+        Ok(r)
+    }
+
+    fn register_textures(&mut self) {
+        for id in self.ui.texture_ids.drain(..).flatten() {
+            self.egui_renderer.free_texture(&id);
+        }
+        self.ui.texture_ids = self
+            .gpu_scene
+            .textures
+            .iter()
+            .map(|t| {
+                Some(self.egui_renderer.register_native_texture(
+                    &self.gpu.device,
+                    &t.ui_view,
+                    wgpu::FilterMode::Nearest,
+                ))
+            })
+            .collect();
+    }
+
+    fn view_aspect(&self) -> f32 {
+        if self.viewport.is_positive() {
+            self.viewport.width() / self.viewport.height()
+        } else {
+            self.config.width as f32 / self.config.height.max(1) as f32
+        }
+    }
+
+    /// Frames the visible parts.
+    fn fit(&mut self) {
+        let mut b = self.scene.bounds(Some(&self.ui.view.visible));
+        if b.is_empty() {
+            b = self.scene.bounds(None);
+        }
+        let aspect = self.view_aspect();
+        self.camera.fit(&b, aspect);
+    }
+
+    fn open(&mut self, path: PathBuf) {
+        match load::load_file(&path) {
+            Ok(l) => {
+                log::info!("opened {}", path.display());
+                self.window
+                    .set_title(&format!("{} — facet", l.scene.source.file_name));
+                self.gpu_scene = self.renderer.upload(&self.gpu, &l.scene);
+                self.ui = UiState {
+                    show_inspector: self.ui.show_inspector,
+                    ..UiState::for_scene(&l.scene)
+                };
+                self.scene = l.scene;
+                self.register_textures();
+                self.camera = OrbitCamera::default();
+                self.fit();
+            }
+            Err(e) => {
+                log::error!("{e}");
+                self.ui.error = Some(e.to_string());
+            }
+        }
+    }
+
+    fn key(&mut self, key: &Key) {
+        match key {
+            Key::Character(c) => match c.as_str() {
+                "f" | "F" => self.fit(),
+                "r" | "R" => {
+                    self.camera = OrbitCamera::default();
+                    self.fit();
+                }
+                "w" | "W" => self.ui.view.wireframe ^= true,
+                "n" | "N" => self.ui.view.normals ^= true,
+                "b" | "B" => self.ui.view.bounds ^= true,
+                "g" | "G" => self.ui.view.grid ^= true,
+                "i" | "I" => self.ui.show_inspector ^= true,
+                "?" => self.ui.show_help ^= true,
+                _ => {}
+            },
+            Key::Named(NamedKey::F1) => self.ui.show_help ^= true,
+            _ => {}
+        }
+    }
+
+    fn resize(&mut self, w: u32, h: u32) {
+        if w == 0 || h == 0 {
+            return;
+        }
+        self.config.width = w;
+        self.config.height = h;
+        self.surface.configure(&self.gpu.device, &self.config);
+        self.targets = Targets::new(
+            &self.gpu.device,
+            w,
+            h,
+            self.renderer.color_format,
+            self.renderer.sample_count,
+        );
+    }
+
+    fn redraw(&mut self, opts: &AppOptions) -> anyhow::Result<()> {
+        let now = Instant::now();
+        let dt = now.duration_since(self.last_frame).as_secs_f32();
+        self.last_frame = now;
+        self.ui.frame_ms = dt * 1000.0;
+        self.ui.fps = if self.ui.fps == 0.0 {
+            1.0 / dt.max(1e-4)
+        } else {
+            self.ui.fps * 0.9 + 0.1 / dt.max(1e-4)
+        };
+
+        let frame = match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(f)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(f) => f,
+            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+                self.surface.configure(&self.gpu.device, &self.config);
+                return Ok(());
+            }
+            _ => return Ok(()),
+        };
+
+        // UI first: it decides the 3D viewport and what is visible.
+        let raw = self.egui_state.take_egui_input(&self.window);
+        let scene = &self.scene;
+        let ui_state = &mut self.ui;
+        let mut viewport = self.viewport;
+        let out = self
+            .egui_ctx
+            .run_ui(raw, |ui| viewport = ui::show(ui, scene, ui_state));
+        self.viewport = viewport;
+        self.egui_state
+            .handle_platform_output(&self.window, out.platform_output);
+        if std::mem::take(&mut self.ui.request_fit) {
+            self.fit();
+        }
+        if std::mem::take(&mut self.ui.request_reset) {
+            self.camera = OrbitCamera::default();
+            self.fit();
+        }
+
+        let ppp = out.pixels_per_point;
+        let (w, h) = (self.config.width as f32, self.config.height as f32);
+        let vp = egui::Rect::from_min_max(
+            (viewport.min.to_vec2() * ppp)
+                .to_pos2()
+                .max(egui::pos2(0.0, 0.0)),
+            (viewport.max.to_vec2() * ppp)
+                .to_pos2()
+                .min(egui::pos2(w, h)),
+        );
+        let aspect = if vp.is_positive() {
+            vp.width() / vp.height()
+        } else {
+            w / h
+        };
+        self.renderer.prepare(&self.gpu.queue, &self.camera, aspect);
+
+        let srgb_view = frame.texture.create_view(&wgpu::TextureViewDescriptor {
+            format: Some(self.config.format.add_srgb_suffix()),
+            ..Default::default()
+        });
+        let view = frame
+            .texture
+            .create_view(&wgpu::TextureViewDescriptor::default());
+        let mut encoder = self
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("frame"),
+            });
+        {
+            let mut pass =
+                self.targets
+                    .begin_pass(&mut encoder, &srgb_view, self.ui.view.background);
+            if vp.is_positive() {
+                pass.set_viewport(vp.min.x, vp.min.y, vp.width(), vp.height(), 0.0, 1.0);
+            }
+            self.ui.stats = self
+                .renderer
+                .draw(&mut pass, &self.gpu_scene, &self.ui.view);
+        }
+
+        let jobs = self.egui_ctx.tessellate(out.shapes, ppp);
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: [self.config.width, self.config.height],
+            pixels_per_point: ppp,
+        };
+        for (id, deltas) in &out.textures_delta.set {
+            for delta in deltas {
+                self.egui_renderer
+                    .update_texture(&self.gpu.device, &self.gpu.queue, *id, delta);
+            }
+        }
+        let extra = self.egui_renderer.update_buffers(
+            &self.gpu.device,
+            &self.gpu.queue,
+            &mut encoder,
+            &jobs,
+            &screen,
+        );
+        {
+            let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("egui"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Load,
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            self.egui_renderer
+                .render(&mut pass.forget_lifetime(), &jobs, &screen);
+        }
+        for id in &out.textures_delta.free {
+            self.egui_renderer.free_texture(id);
+        }
+        self.frame += 1;
+        let shoot = opts.frames.is_some_and(|n| self.frame >= n);
+        if let (true, Some(path)) = (shoot, &opts.screenshot) {
+            if !self.config.usage.contains(wgpu::TextureUsages::COPY_SRC) {
+                anyhow::bail!("this surface cannot be read back for a screenshot");
+            }
+            self.gpu.queue.submit(extra);
+            let img = crate::gpu::capture::read_texture(
+                &self.gpu,
+                encoder,
+                &frame.texture,
+                self.config.width,
+                self.config.height,
+            );
+            img.save(path)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            log::info!("screenshot saved to {}", path.display());
+        } else {
+            self.gpu
+                .queue
+                .submit(extra.into_iter().chain([encoder.finish()]));
+        }
+        self.window.pre_present_notify();
+        self.gpu.queue.present(frame);
+        Ok(())
+    }
+}

@@ -1,0 +1,267 @@
+//! Pure decoders: `&[u8] -> Result<T, DecodeError>`. No GPU, no UI.
+//!
+//! Every decoder reads through [`Reader`], a bounded little-endian cursor whose
+//! errors name the field and the absolute byte offset where reading failed, and
+//! which refuses to allocate for a count that the remaining bytes cannot back.
+
+pub mod p3m;
+pub mod p3m_write;
+pub mod ptf;
+pub mod ptf_write;
+
+use std::fmt;
+
+/// A decoding failure: which field, at which byte offset of the file, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError {
+    /// Absolute byte offset in the file where the failing field starts.
+    pub offset: u64,
+    /// Human-readable path of the field, e.g. `part 2 "arm": index 17`.
+    pub field: String,
+    pub kind: ErrorKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The field needs `needed` bytes but the file ends at `file_len`.
+    Truncated { needed: u64, file_len: u64 },
+    /// Magic bytes did not match.
+    BadMagic { expected: String, found: String },
+    /// A value is out of the range the format allows.
+    Invalid(String),
+    /// Compressed data failed to decompress.
+    Compression(String),
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ErrorKind::Truncated { needed, file_len } => write!(
+                f,
+                "{}: data at offset {:#X} needs {} byte{} but the file ends at {:#X}",
+                self.field,
+                self.offset,
+                needed,
+                if *needed == 1 { "" } else { "s" },
+                file_len
+            ),
+            ErrorKind::BadMagic { expected, found } => write!(
+                f,
+                "{} at offset {:#X}: expected {}, found {}",
+                self.field, self.offset, expected, found
+            ),
+            ErrorKind::Invalid(msg) => {
+                write!(f, "{} at offset {:#X}: {}", self.field, self.offset, msg)
+            }
+            ErrorKind::Compression(msg) => write!(
+                f,
+                "{} at offset {:#X}: decompression failed: {}",
+                self.field, self.offset, msg
+            ),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+impl DecodeError {
+    pub fn invalid(offset: u64, field: impl Into<String>, msg: impl Into<String>) -> Self {
+        Self {
+            offset,
+            field: field.into(),
+            kind: ErrorKind::Invalid(msg.into()),
+        }
+    }
+
+    /// Shifts the offset by `base` and prefixes the field path: used when a
+    /// decoder runs on a slice embedded in a larger file (PTF inside P3M).
+    pub fn nested(mut self, base: u64, prefix: &str) -> Self {
+        self.offset += base;
+        self.field = format!("{prefix}: {}", self.field);
+        self
+    }
+}
+
+pub type Result<T> = std::result::Result<T, DecodeError>;
+
+/// The file formats this crate understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    P3m,
+    Ptf,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::P3m => "P3M",
+            Format::Ptf => "PTF",
+        }
+    }
+
+    /// Recognises a file by its magic bytes, falling back to its extension.
+    pub fn detect(data: &[u8], file_name: &str) -> Option<Format> {
+        if data.starts_with(b"P3M") {
+            return Some(Format::P3m);
+        }
+        if data.starts_with(b"PTF") {
+            return Some(Format::Ptf);
+        }
+        let ext = std::path::Path::new(file_name)
+            .extension()?
+            .to_str()?
+            .to_ascii_lowercase();
+        match ext.as_str() {
+            "p3m" => Some(Format::P3m),
+            "ptf" => Some(Format::Ptf),
+            _ => None,
+        }
+    }
+}
+
+/// Bounded little-endian cursor over a byte slice.
+///
+/// `ctx` is a prefix put before every field name in errors (e.g. `part 3`), so
+/// nested structures report where they are without threading strings around.
+pub struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+    ctx: String,
+}
+
+macro_rules! read_le {
+    ($($name:ident: $ty:ty),* $(,)?) => {$(
+        pub fn $name(&mut self, field: &str) -> Result<$ty> {
+            let bytes = self.bytes(std::mem::size_of::<$ty>(), field)?;
+            Ok(<$ty>::from_le_bytes(bytes.try_into().expect("length checked")))
+        }
+    )*};
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Self {
+            data,
+            pos: 0,
+            ctx: String::new(),
+        }
+    }
+
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    pub fn remaining(&self) -> usize {
+        self.data.len() - self.pos
+    }
+
+    pub fn set_ctx(&mut self, ctx: impl Into<String>) {
+        self.ctx = ctx.into();
+    }
+
+    pub fn clear_ctx(&mut self) {
+        self.ctx.clear();
+    }
+
+    /// The full name of `field` in the current context.
+    pub fn name(&self, field: &str) -> String {
+        if self.ctx.is_empty() {
+            field.to_string()
+        } else if field.is_empty() {
+            self.ctx.clone()
+        } else {
+            format!("{}: {}", self.ctx, field)
+        }
+    }
+
+    pub fn err(&self, at: usize, field: &str, msg: impl Into<String>) -> DecodeError {
+        DecodeError::invalid(at as u64, self.name(field), msg)
+    }
+
+    fn truncated(&self, field: &str, needed: usize) -> DecodeError {
+        DecodeError {
+            offset: self.pos as u64,
+            field: self.name(field),
+            kind: ErrorKind::Truncated {
+                needed: needed as u64,
+                file_len: self.data.len() as u64,
+            },
+        }
+    }
+
+    pub fn bytes(&mut self, n: usize, field: &str) -> Result<&'a [u8]> {
+        if self.remaining() < n {
+            return Err(self.truncated(field, n));
+        }
+        let out = &self.data[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(out)
+    }
+
+    pub fn rest(&mut self) -> &'a [u8] {
+        let out = &self.data[self.pos..];
+        self.pos = self.data.len();
+        out
+    }
+
+    pub fn magic(&mut self, expected: &[u8], field: &str) -> Result<()> {
+        let at = self.pos;
+        let found = self.bytes(expected.len(), field)?;
+        if found != expected {
+            return Err(DecodeError {
+                offset: at as u64,
+                field: self.name(field),
+                kind: ErrorKind::BadMagic {
+                    expected: format!("{:?}", String::from_utf8_lossy(expected)),
+                    found: format!("{:02X?}", found),
+                },
+            });
+        }
+        Ok(())
+    }
+
+    read_le!(u8: u8, u16: u16, u32: u32, u64: u64, i8: i8, i16: i16, i32: i32, i64: i64, f32: f32, f64: f64);
+
+    pub fn vec2(&mut self, field: &str) -> Result<[f32; 2]> {
+        Ok([self.f32(field)?, self.f32(field)?])
+    }
+
+    pub fn vec3(&mut self, field: &str) -> Result<[f32; 3]> {
+        Ok([self.f32(field)?, self.f32(field)?, self.f32(field)?])
+    }
+
+    /// Checks that `count` elements of `elem_size` bytes fit in the rest of the
+    /// data before anything is allocated for them.
+    pub fn check_count(&self, count: usize, elem_size: usize, field: &str) -> Result<()> {
+        let needed = count.saturating_mul(elem_size);
+        if needed > self.remaining() {
+            return Err(self.truncated(field, needed));
+        }
+        Ok(())
+    }
+
+    /// Reads `count` elements with `f`, after checking that at least
+    /// `min_elem_size` bytes per element remain (bounded allocation).
+    pub fn array<T>(
+        &mut self,
+        count: usize,
+        min_elem_size: usize,
+        field: &str,
+        mut f: impl FnMut(&mut Self, usize) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        self.check_count(count, min_elem_size, field)?;
+        let mut out = Vec::with_capacity(count);
+        for i in 0..count {
+            out.push(f(self, i)?);
+        }
+        Ok(out)
+    }
+}

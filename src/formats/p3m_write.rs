@@ -1,0 +1,308 @@
+//! P3M writer: the inverse of [`super::p3m::decode`]. Tests build files with
+//! exactly the features they need through it, and `assets/` is made with it.
+//!
+//! Embedded textures are re-encoded from their decoded PTF; strings are
+//! deduplicated in the string table; array user-defined fields are stored in
+//! the string table as `docs/formats.md` describes.
+
+use super::p3m::*;
+use super::ptf_write;
+
+struct Strings {
+    table: Vec<u8>,
+}
+
+impl Strings {
+    fn add(&mut self, s: &str) -> Result<u16, String> {
+        if s.contains('\0') {
+            return Err(format!("string {s:?} contains a NUL byte"));
+        }
+        let mut needle = s.as_bytes().to_vec();
+        needle.push(0);
+        // Any earlier occurrence of "s\0" (also as the tail of a longer string) is a valid reference.
+        let at = match self
+            .table
+            .windows(needle.len())
+            .position(|w| w == needle.as_slice())
+        {
+            Some(p) => p,
+            None => {
+                let p = self.table.len();
+                self.table.extend_from_slice(&needle);
+                p
+            }
+        };
+        u16::try_from(at).map_err(|_| format!("string table is over 64 KiB at {s:?}"))
+    }
+
+    fn add_raw(&mut self, bytes: &[u8]) -> Result<u16, String> {
+        let p = self.table.len();
+        self.table.extend_from_slice(bytes);
+        u16::try_from(p).map_err(|_| "string table is over 64 KiB".to_string())
+    }
+}
+
+struct W {
+    out: Vec<u8>,
+    s: Strings,
+}
+
+impl W {
+    fn u8(&mut self, v: u8) {
+        self.out.push(v);
+    }
+    fn u16(&mut self, v: u16) {
+        self.out.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u32(&mut self, v: u32) {
+        self.out.extend_from_slice(&v.to_le_bytes());
+    }
+    fn f32s(&mut self, v: &[f32]) {
+        for x in v {
+            self.out.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    fn string(&mut self, v: &str) -> Result<(), String> {
+        let off = self.s.add(v)?;
+        self.u16(off);
+        Ok(())
+    }
+    fn count(&mut self, n: usize, what: &str) -> Result<(), String> {
+        let v = u8::try_from(n).map_err(|_| format!("{n} {what} is over 255"))?;
+        self.u8(v);
+        Ok(())
+    }
+    fn count16(&mut self, n: usize, what: &str) -> Result<(), String> {
+        let v = u16::try_from(n).map_err(|_| format!("{n} {what} is over 65535"))?;
+        self.u16(v);
+        Ok(())
+    }
+    fn material_data(&mut self, d: &MaterialData) {
+        self.out.extend_from_slice(&d.color);
+        self.out.extend_from_slice(&d.emission);
+        self.u8(d.shading);
+        self.u8(d.texture.unwrap_or(NONE_INDEX));
+        self.u8(d.matcap.unwrap_or(NONE_INDEX));
+    }
+}
+
+pub fn encode(m: &P3m) -> Result<Vec<u8>, String> {
+    let mut w = W {
+        out: b"P3M".to_vec(),
+        s: Strings { table: Vec::new() },
+    };
+    w.u8(m.version);
+    w.u8(m.flags);
+
+    w.count(m.parts.len(), "parts")?;
+    let mut mask = vec![0u8; m.parts.len().div_ceil(8)];
+    for (i, p) in m.parts.iter().enumerate() {
+        if p.visible {
+            mask[i / 8] |= 1 << (i % 8);
+        }
+    }
+    w.out.extend_from_slice(&mask);
+    for p in &m.parts {
+        let flags = p.uvs.is_some() as u8 | (p.normals.is_some() as u8) << 1;
+        w.u8(flags);
+        w.string(&p.name)?;
+        w.u8(p.material);
+        w.count(p.material_overrides.len(), "material overrides")?;
+        for o in &p.material_overrides {
+            w.string(&o.animation)?;
+            w.u8(o.priority);
+            w.u8(o.material);
+        }
+        w.count16(p.positions.len(), "vertices")?;
+        for v in &p.positions {
+            w.f32s(v);
+        }
+        for uv in p.uvs.iter().flatten() {
+            w.f32s(uv);
+        }
+        for n in p.normals.iter().flatten() {
+            w.f32s(n);
+        }
+        w.count16(p.indices.len(), "indices")?;
+        for &i in &p.indices {
+            w.u16(i);
+        }
+        w.count(p.weight_groups.len(), "weight groups")?;
+        for g in &p.weight_groups {
+            w.string(&g.bone)?;
+            for r in &g.ranges {
+                w.u16(r.skip);
+                w.count16(r.weights.len(), "weights")?;
+                w.out.extend_from_slice(&r.weights);
+            }
+            w.u16(0);
+            w.u16(0);
+        }
+    }
+
+    w.count(m.materials.len(), "materials")?;
+    for mat in &m.materials {
+        let animated = mat.animation.is_some() as u8;
+        w.u8(animated << 4 | mat.render_mode as u8);
+        match &mat.animation {
+            None => w.material_data(&mat.data),
+            Some(a) => {
+                w.u32(a.us_per_frame);
+                w.u8((a.preserve_texture_scroll as u8) << 4 | a.loop_mode as u8);
+                w.material_data(&mat.data);
+                w.f32s(&a.texture_scroll);
+                w.f32s(&a.matcap_scroll);
+                w.u8(a.last_frame);
+                w.count(a.color.len(), "color keyframes")?;
+                w.count(a.emission.len(), "emission keyframes")?;
+                w.count(a.shading.len(), "shading keyframes")?;
+                w.count(a.texture.len(), "texture keyframes")?;
+                w.count(a.matcap.len(), "matcap keyframes")?;
+                a.color.iter().for_each(|k| w.u8(k.skip));
+                a.emission.iter().for_each(|k| w.u8(k.skip));
+                a.shading.iter().for_each(|k| w.u8(k.skip));
+                a.texture.iter().for_each(|k| w.u8(k.skip));
+                a.matcap.iter().for_each(|k| w.u8(k.skip));
+                a.color.iter().for_each(|k| w.u8(k.interp as u8));
+                a.emission.iter().for_each(|k| w.u8(k.interp as u8));
+                a.shading.iter().for_each(|k| w.u8(k.interp as u8));
+                a.color
+                    .iter()
+                    .for_each(|k| w.out.extend_from_slice(&k.value));
+                a.emission
+                    .iter()
+                    .for_each(|k| w.out.extend_from_slice(&k.value));
+                a.shading.iter().for_each(|k| w.u8(k.value));
+                a.texture.iter().for_each(|k| w.u8(k.value));
+                a.matcap.iter().for_each(|k| w.u8(k.value));
+            }
+        }
+    }
+
+    w.count(m.textures.len(), "textures")?;
+    for t in &m.textures {
+        match t {
+            Texture::Embedded { ptf, .. } => {
+                let ptf = ptf
+                    .as_ref()
+                    .map_err(|e| format!("cannot write an undecodable embedded texture: {e}"))?;
+                let bytes =
+                    ptf_write::encode(ptf.layout, ptf.format, ptf.width, ptf.height, &ptf.pixels);
+                w.u8(0);
+                w.u32(bytes.len() as u32);
+                w.out.extend_from_slice(&bytes);
+            }
+            Texture::External { path } => {
+                w.u8(1);
+                w.string(path)?;
+            }
+        }
+    }
+
+    w.count(m.bones.len(), "bones")?;
+    for b in &m.bones {
+        w.string(&b.name)?;
+        w.f32s(&b.head);
+        w.f32s(&b.tail);
+        w.u8(b.child_count);
+    }
+
+    w.count(m.animations.len(), "animations")?;
+    for a in &m.animations {
+        w.string(&a.name)?;
+        w.count(a.actions.len(), "animation actions")?;
+        for r in &a.actions {
+            w.u8(r.action);
+            w.f32s(&[r.speed]);
+            w.u16(r.start);
+            w.u16(r.end);
+        }
+    }
+
+    w.count(m.actions.len(), "actions")?;
+    for a in &m.actions {
+        w.u32(a.us_per_frame);
+        w.u8(a.part_list_mode as u8);
+        w.count(a.parts.len(), "action parts")?;
+        for p in &a.parts {
+            w.string(p)?;
+        }
+        w.count(a.bones.len(), "action bones")?;
+        for b in &a.bones {
+            w.string(&b.bone)?;
+            let tracks = [&b.translation, &b.rotation, &b.scale];
+            for t in tracks {
+                w.count(t.len(), "keyframes")?;
+            }
+            for t in tracks {
+                t.iter().for_each(|k| w.u8(k.skip));
+            }
+            for t in tracks {
+                t.iter().for_each(|k| w.u8(k.interp as u8));
+            }
+            for t in tracks {
+                t.iter().for_each(|k| w.f32s(&k.value));
+            }
+        }
+    }
+
+    w.count(m.user_fields.len(), "user-defined fields")?;
+    for f in &m.user_fields {
+        w.string(&f.name)?;
+        let empty = matches!(f.value, UdfValue::Empty);
+        let is_array = f.is_array || matches!(f.value, UdfValue::Array(_));
+        w.u8((empty as u8) << 5 | (is_array as u8) << 4 | f.ty as u8);
+        match &f.value {
+            UdfValue::Empty => {}
+            UdfValue::Scalar(UdfScalar::Str(s)) => w.string(s)?,
+            UdfValue::Scalar(s) => {
+                let b = scalar_bytes(s);
+                w.out.extend_from_slice(&b);
+            }
+            UdfValue::Array(items) => {
+                if items.is_empty() {
+                    return Err(format!(
+                        "array field {:?} has no elements (length is stored minus 1)",
+                        f.name
+                    ));
+                }
+                w.count16(items.len() - 1, "array elements")?;
+                let mut bytes = Vec::new();
+                for it in items {
+                    match it {
+                        UdfScalar::Str(s) => {
+                            bytes.extend_from_slice(s.as_bytes());
+                            bytes.push(0);
+                        }
+                        s => bytes.extend_from_slice(&scalar_bytes(s)),
+                    }
+                }
+                let off = w.s.add_raw(&bytes)?;
+                w.u16(off);
+            }
+        }
+    }
+    if w.s.table.is_empty() {
+        w.s.table.push(0);
+    }
+    let mut out = w.out;
+    out.extend_from_slice(&w.s.table);
+    Ok(out)
+}
+
+fn scalar_bytes(s: &UdfScalar) -> Vec<u8> {
+    match s {
+        UdfScalar::Str(_) => unreachable!("strings are offsets"),
+        UdfScalar::Bool(v) => vec![*v as u8],
+        UdfScalar::I8(v) => v.to_le_bytes().to_vec(),
+        UdfScalar::I16(v) => v.to_le_bytes().to_vec(),
+        UdfScalar::I32(v) => v.to_le_bytes().to_vec(),
+        UdfScalar::I64(v) => v.to_le_bytes().to_vec(),
+        UdfScalar::U8(v) => v.to_le_bytes().to_vec(),
+        UdfScalar::U16(v) => v.to_le_bytes().to_vec(),
+        UdfScalar::U32(v) => v.to_le_bytes().to_vec(),
+        UdfScalar::U64(v) => v.to_le_bytes().to_vec(),
+        UdfScalar::F32(v) => v.to_le_bytes().to_vec(),
+        UdfScalar::F64(v) => v.to_le_bytes().to_vec(),
+    }
+}

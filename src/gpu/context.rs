@@ -1,0 +1,136 @@
+//! Device creation. The Vulkan backend is asked first, then GL (see
+//! `notes/gpu.md`); `WGPU_BACKEND` overrides. The same path serves windows
+//! and headless rendering.
+
+use std::sync::Arc;
+
+#[derive(Debug, thiserror::Error)]
+pub enum GpuError {
+    #[error(
+        "no GPU adapter found (tried {0}); install a Vulkan driver, e.g. `apt-get install mesa-vulkan-drivers` for the software adapter"
+    )]
+    NoAdapter(String),
+    #[error("could not create the GPU device: {0}")]
+    Device(#[from] wgpu::RequestDeviceError),
+    #[error("could not create a window surface: {0}")]
+    Surface(#[from] wgpu::CreateSurfaceError),
+}
+
+pub struct Gpu {
+    pub instance: wgpu::Instance,
+    pub adapter: wgpu::Adapter,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+}
+
+impl Gpu {
+    /// A device for offscreen work (no window).
+    pub fn headless() -> Result<Gpu, GpuError> {
+        let (gpu, _) = Self::create(None)?;
+        Ok(gpu)
+    }
+
+    /// A device able to present to `window`, and the window's surface.
+    pub fn for_window(
+        window: Arc<winit::window::Window>,
+    ) -> Result<(Gpu, wgpu::Surface<'static>), GpuError> {
+        let (gpu, surface) = Self::create(Some(window))?;
+        Ok((
+            gpu,
+            surface.expect("a surface is made when a window is given"),
+        ))
+    }
+
+    fn create(
+        window: Option<Arc<winit::window::Window>>,
+    ) -> Result<(Gpu, Option<wgpu::Surface<'static>>), GpuError> {
+        let env = wgpu::Backends::from_env();
+        let tries: Vec<wgpu::Backends> = match env {
+            Some(b) => vec![b],
+            None => vec![
+                wgpu::Backends::VULKAN,
+                wgpu::Backends::GL,
+                wgpu::Backends::all(),
+            ],
+        };
+        let mut tried = Vec::new();
+        for backends in tries {
+            tried.push(format!("{backends:?}"));
+            let mut desc = match &window {
+                Some(w) => {
+                    wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(w.clone()))
+                }
+                None => wgpu::InstanceDescriptor::new_without_display_handle_from_env(),
+            };
+            desc.backends = backends;
+            let instance = wgpu::Instance::new(desc);
+            let surface = match &window {
+                Some(w) => match instance.create_surface(w.clone()) {
+                    Ok(s) => Some(s),
+                    Err(e) => {
+                        log::debug!("{backends:?}: no surface: {e}");
+                        continue;
+                    }
+                },
+                None => None,
+            };
+            let adapter =
+                pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+                    power_preference: wgpu::PowerPreference::HighPerformance,
+                    force_fallback_adapter: false,
+                    compatible_surface: surface.as_ref(),
+                    apply_limit_buckets: false,
+                }));
+            let Ok(adapter) = adapter else { continue };
+            let info = adapter.get_info();
+            log::info!(
+                "GPU adapter: {} ({:?}, {:?}, driver {} {})",
+                info.name,
+                info.backend,
+                info.device_type,
+                info.driver,
+                info.driver_info
+            );
+            let (device, queue) =
+                pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+                    label: Some("facet device"),
+                    required_features: wgpu::Features::empty(),
+                    required_limits:
+                        wgpu::Limits::downlevel_defaults().using_resolution(adapter.limits()),
+                    experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                    memory_hints: wgpu::MemoryHints::Performance,
+                    trace: wgpu::Trace::Off,
+                }))?;
+            return Ok((
+                Gpu {
+                    instance,
+                    adapter,
+                    device,
+                    queue,
+                },
+                surface,
+            ));
+        }
+        Err(GpuError::NoAdapter(tried.join(", ")))
+    }
+
+    /// One line naming the adapter, for logs and test output.
+    pub fn describe(&self) -> String {
+        let i = self.adapter.get_info();
+        format!("{} ({:?} backend, {:?})", i.name, i.backend, i.device_type)
+    }
+
+    /// Largest MSAA sample count (of 4 and 1) the format supports.
+    pub fn sample_count(&self, format: wgpu::TextureFormat) -> u32 {
+        let f = self.adapter.get_texture_format_features(format).flags;
+        let d = self
+            .adapter
+            .get_texture_format_features(crate::gpu::renderer::DEPTH_FORMAT)
+            .flags;
+        if f.sample_count_supported(4) && d.sample_count_supported(4) {
+            4
+        } else {
+            1
+        }
+    }
+}

@@ -1,0 +1,402 @@
+//! The mesh pass (opaque + additive pipelines) and the overlay line pass.
+
+use super::camera::OrbitCamera;
+use super::upload::{GpuScene, LineVertex, MaterialUniform, MeshVertex};
+use bytemuck::{Pod, Zeroable};
+use glam::Vec3;
+use wgpu::util::DeviceExt;
+
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct Globals {
+    view_proj: [[f32; 4]; 4],
+    view: [[f32; 4]; 4],
+    light_dir: [f32; 4],
+    params: [f32; 4],
+}
+
+/// What to draw this frame, set by the UI or the command line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewOptions {
+    /// Per-mesh visibility (missing entries are visible).
+    pub visible: Vec<bool>,
+    pub wireframe: bool,
+    pub normals: bool,
+    pub bounds: bool,
+    pub grid: bool,
+    /// Linear RGBA clear colour.
+    pub background: [f64; 4],
+}
+
+impl Default for ViewOptions {
+    fn default() -> Self {
+        Self {
+            visible: Vec::new(),
+            wireframe: false,
+            normals: false,
+            bounds: false,
+            grid: true,
+            background: [0.035, 0.04, 0.05, 1.0],
+        }
+    }
+}
+
+impl ViewOptions {
+    pub fn for_scene(scene: &crate::scene::Scene) -> Self {
+        Self {
+            visible: scene.meshes.iter().map(|m| m.visible).collect(),
+            ..Default::default()
+        }
+    }
+
+    pub fn is_visible(&self, mesh: usize) -> bool {
+        self.visible.get(mesh).copied().unwrap_or(true)
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FrameStats {
+    pub draw_calls: u32,
+    pub triangles: u64,
+}
+
+pub struct Renderer {
+    pub color_format: wgpu::TextureFormat,
+    pub sample_count: u32,
+    globals: wgpu::Buffer,
+    globals_bg: wgpu::BindGroup,
+    material_bgl: wgpu::BindGroupLayout,
+    opaque: wgpu::RenderPipeline,
+    additive: wgpu::RenderPipeline,
+    lines: wgpu::RenderPipeline,
+    sampler: wgpu::Sampler,
+    white: wgpu::TextureView,
+}
+
+impl Renderer {
+    /// `color_format` is the (sRGB) format the passes write.
+    pub fn new(gpu: &super::Gpu, color_format: wgpu::TextureFormat, sample_count: u32) -> Renderer {
+        let device = &gpu.device;
+        let globals = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("globals"),
+            size: std::mem::size_of::<Globals>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let globals_bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("globals"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            }],
+        });
+        let globals_bg = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("globals"),
+            layout: &globals_bgl,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: globals.as_entire_binding(),
+            }],
+        });
+        let tex_entry = |binding| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        };
+        let material_bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("material"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+                tex_entry(1),
+                tex_entry(2),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 3,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                    count: None,
+                },
+            ],
+        });
+
+        let mesh_shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("mesh.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(super::shader_source("mesh.wgsl").into()),
+        });
+        let line_shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("lines.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(super::shader_source("lines.wgsl").into()),
+        });
+        let mesh_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("mesh"),
+            bind_group_layouts: &[Some(&globals_bgl), Some(&material_bgl)],
+            immediate_size: 0,
+        });
+        let line_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("lines"),
+            bind_group_layouts: &[Some(&globals_bgl)],
+            immediate_size: 0,
+        });
+        let mesh_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
+        let line_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Unorm8x4];
+        let multisample = wgpu::MultisampleState {
+            count: sample_count,
+            mask: !0,
+            alpha_to_coverage_enabled: false,
+        };
+
+        let mesh_pipeline = |label, blend, depth_write| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(&mesh_layout),
+                vertex: wgpu::VertexState {
+                    module: &mesh_shader,
+                    entry_point: Some("vs_main"),
+                    compilation_options: Default::default(),
+                    buffers: &[Some(wgpu::VertexBufferLayout {
+                        array_stride: std::mem::size_of::<MeshVertex>() as u64,
+                        step_mode: wgpu::VertexStepMode::Vertex,
+                        attributes: &mesh_attrs,
+                    })],
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleList,
+                    front_face: wgpu::FrontFace::Ccw,
+                    // Game assets are often open or single-sided: draw both
+                    // sides, lit as seen (see mesh.wgsl).
+                    cull_mode: None,
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(depth_write),
+                    depth_compare: Some(wgpu::CompareFunction::Less),
+                    stencil: Default::default(),
+                    bias: Default::default(),
+                }),
+                multisample,
+                fragment: Some(wgpu::FragmentState {
+                    module: &mesh_shader,
+                    entry_point: Some("fs_main"),
+                    compilation_options: Default::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: color_format,
+                        blend: Some(blend),
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let additive_blend = wgpu::BlendState {
+            color: wgpu::BlendComponent {
+                src_factor: wgpu::BlendFactor::One,
+                dst_factor: wgpu::BlendFactor::One,
+                operation: wgpu::BlendOperation::Add,
+            },
+            alpha: wgpu::BlendComponent {
+                src_factor: wgpu::BlendFactor::Zero,
+                dst_factor: wgpu::BlendFactor::One,
+                operation: wgpu::BlendOperation::Add,
+            },
+        };
+        let opaque = mesh_pipeline("mesh opaque", wgpu::BlendState::ALPHA_BLENDING, true);
+        let additive = mesh_pipeline("mesh additive", additive_blend, false);
+        let lines = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("lines"),
+            layout: Some(&line_layout),
+            vertex: wgpu::VertexState {
+                module: &line_shader,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &[Some(wgpu::VertexBufferLayout {
+                    array_stride: std::mem::size_of::<LineVertex>() as u64,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &line_attrs,
+                })],
+            },
+            primitive: wgpu::PrimitiveState {
+                topology: wgpu::PrimitiveTopology::LineList,
+                ..Default::default()
+            },
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(false),
+                depth_compare: Some(wgpu::CompareFunction::LessEqual),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample,
+            fragment: Some(wgpu::FragmentState {
+                module: &line_shader,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::ColorTargetState {
+                    format: color_format,
+                    blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("material sampler"),
+            address_mode_u: wgpu::AddressMode::Repeat,
+            address_mode_v: wgpu::AddressMode::Repeat,
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            ..Default::default()
+        });
+        let white = super::upload::upload_texture(gpu, "white", 1, 1, &[255; 4]).view;
+        Renderer {
+            color_format,
+            sample_count,
+            globals,
+            globals_bg,
+            material_bgl,
+            opaque,
+            additive,
+            lines,
+            sampler,
+            white,
+        }
+    }
+
+    pub fn material_bind_group(
+        &self,
+        device: &wgpu::Device,
+        u: &MaterialUniform,
+        base: Option<&wgpu::TextureView>,
+        matcap: Option<&wgpu::TextureView>,
+    ) -> wgpu::BindGroup {
+        let buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("material"),
+            contents: bytemuck::bytes_of(u),
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        });
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("material"),
+            layout: &self.material_bgl,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: buf.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::TextureView(base.unwrap_or(&self.white)),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: wgpu::BindingResource::TextureView(matcap.unwrap_or(&self.white)),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: wgpu::BindingResource::Sampler(&self.sampler),
+                },
+            ],
+        })
+    }
+
+    pub fn upload(&self, gpu: &super::Gpu, scene: &crate::scene::Scene) -> GpuScene {
+        super::upload::upload(gpu, self, scene)
+    }
+
+    /// Writes the per-frame uniforms.
+    pub fn prepare(&self, queue: &wgpu::Queue, camera: &OrbitCamera, aspect: f32) {
+        let view = camera.view();
+        // Key light from above-front-right of the camera.
+        let eye_dir = (camera.eye() - camera.target).normalize_or(Vec3::Z);
+        let right = Vec3::Y.cross(eye_dir).normalize_or(Vec3::X);
+        let light = (eye_dir + right * 0.5 + Vec3::Y * 0.8).normalize();
+        let g = Globals {
+            view_proj: camera.view_proj(aspect).to_cols_array_2d(),
+            view: view.to_cols_array_2d(),
+            light_dir: [light.x, light.y, light.z, 0.0],
+            params: [camera.scene_radius, 2e-4, 0.0, 0.0],
+        };
+        queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&g));
+    }
+
+    /// Records the draws into `pass`: opaque meshes, additive meshes, overlays.
+    pub fn draw(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        scene: &GpuScene,
+        opts: &ViewOptions,
+    ) -> FrameStats {
+        let mut stats = FrameStats::default();
+        pass.set_bind_group(0, &self.globals_bg, &[]);
+        for additive in [false, true] {
+            pass.set_pipeline(if additive {
+                &self.additive
+            } else {
+                &self.opaque
+            });
+            for (i, m) in scene.meshes.iter().enumerate() {
+                let mat = &scene.materials[m.material];
+                if mat.additive != additive || !opts.is_visible(i) || m.index_count == 0 {
+                    continue;
+                }
+                pass.set_bind_group(1, &mat.bind_group, &[]);
+                pass.set_vertex_buffer(0, m.vertices.slice(..));
+                pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
+                pass.draw_indexed(0..m.index_count, 0, 0..1);
+                stats.draw_calls += 1;
+                stats.triangles += m.index_count as u64 / 3;
+            }
+        }
+        pass.set_pipeline(&self.lines);
+        pass.set_vertex_buffer(0, scene.lines.slice(..));
+        let mut draw_lines = |r: &std::ops::Range<u32>| {
+            if !r.is_empty() {
+                pass.draw(r.clone(), 0..1);
+                stats.draw_calls += 1;
+            }
+        };
+        if opts.grid {
+            draw_lines(&scene.grid);
+        }
+        if opts.bounds {
+            draw_lines(&scene.scene_bounds);
+        }
+        for (i, m) in scene.meshes.iter().enumerate() {
+            if !opts.is_visible(i) {
+                continue;
+            }
+            if opts.wireframe {
+                draw_lines(&m.wire);
+            }
+            if opts.normals {
+                draw_lines(&m.normals);
+            }
+            if opts.bounds {
+                draw_lines(&m.bounds);
+            }
+        }
+        stats
+    }
+}

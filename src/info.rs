@@ -1,0 +1,221 @@
+//! `facet info`: the decoded structure as text or JSON for scripts. The JSON
+//! `summary` object has the same keys for every format.
+
+use crate::formats::p3m;
+use crate::load::{Loaded, Raw};
+use serde_json::{Value, json};
+
+pub fn summary(l: &Loaded) -> Value {
+    let s = &l.scene;
+    json!({
+        "format": s.source.format,
+        "parts": s.meshes.len(),
+        "vertices": s.vertex_count(),
+        "triangles": s.triangle_count(),
+        "materials": s.materials.len(),
+        "textures": s.textures.len(),
+        "bones": s.skeleton.bones.len(),
+        "clips": s.clips.len(),
+    })
+}
+
+fn interp(i: p3m::Interp) -> &'static str {
+    match i {
+        p3m::Interp::None => "none",
+        p3m::Interp::Linear => "linear",
+    }
+}
+
+fn track(keys: &[p3m::Key<[f32; 3], p3m::Interp>]) -> Value {
+    let frames: Vec<u32> = p3m::key_frames(keys.iter().map(|k| k.skip)).collect();
+    keys.iter()
+        .zip(frames)
+        .map(|(k, f)| json!({"frame": f, "interp": interp(k.interp), "value": k.value}))
+        .collect()
+}
+
+fn p3m_json(m: &p3m::P3m) -> Value {
+    json!({
+        "version": m.version,
+        "flags": m.flags,
+        "string_table": {"offset": m.string_table.0, "size": m.string_table.1},
+        "parts": m.parts.iter().map(|p| json!({
+            "name": p.name,
+            "visible": p.visible,
+            "material": p.material,
+            "has_uvs": p.uvs.is_some(),
+            "has_normals": p.normals.is_some(),
+            "vertices": p.positions.len(),
+            "indices": p.indices.len(),
+            "material_overrides": p.material_overrides.iter().map(|o| json!({"animation": o.animation, "priority": o.priority, "material": o.material})).collect::<Vec<_>>(),
+            "weight_groups": p.weight_groups.iter().map(|g| json!({"bone": g.bone, "weights": g.iter().count(), "ranges": g.ranges.len()})).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "materials": m.materials.iter().map(|x| {
+            let d = &x.data;
+            let mut v = json!({
+                "render_mode": match x.render_mode { p3m::RenderMode::Normal => "normal", p3m::RenderMode::Add => "add" },
+                "color": d.color, "emission": d.emission, "shading": d.shading,
+                "texture": d.texture, "matcap": d.matcap,
+                "animated": x.animation.is_some(),
+            });
+            if let Some(a) = &x.animation {
+                v["animation"] = json!({
+                    "us_per_frame": a.us_per_frame,
+                    "loop": format!("{:?}", a.loop_mode).to_lowercase(),
+                    "preserve_texture_scroll": a.preserve_texture_scroll,
+                    "texture_scroll": a.texture_scroll,
+                    "matcap_scroll": a.matcap_scroll,
+                    "last_frame": a.last_frame,
+                    "keyframes": {"color": a.color.len(), "emission": a.emission.len(), "shading": a.shading.len(), "texture": a.texture.len(), "matcap": a.matcap.len()},
+                });
+            }
+            v
+        }).collect::<Vec<_>>(),
+        "textures": m.textures.iter().map(|t| match t {
+            p3m::Texture::Embedded { offset, size, ptf } => json!({
+                "type": "embedded", "offset": offset, "size": size,
+                "ptf": match ptf { Ok(p) => json!({"width": p.width, "height": p.height, "format": p.format.name()}), Err(e) => json!({"error": e.to_string()}) },
+            }),
+            p3m::Texture::External { path } => json!({"type": "external", "path": path}),
+        }).collect::<Vec<_>>(),
+        "bones": m.bones.iter().map(|b| json!({"name": b.name, "head": b.head, "tail": b.tail, "children": b.child_count, "parent": b.parent})).collect::<Vec<_>>(),
+        "animations": m.animations.iter().map(|a| json!({
+            "name": a.name,
+            "actions": a.actions.iter().map(|r| json!({"action": r.action, "speed": r.speed, "start": r.start, "end": r.end})).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "actions": m.actions.iter().map(|a| json!({
+            "us_per_frame": a.us_per_frame,
+            "part_list_mode": format!("{:?}", a.part_list_mode),
+            "parts": a.parts,
+            "bones": a.bones.iter().map(|b| json!({"bone": b.bone, "translation": track(&b.translation), "rotation": track(&b.rotation), "scale": track(&b.scale)})).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "user_fields": m.user_fields.iter().map(|f| json!({"name": f.name, "type": f.ty.name(), "array": f.is_array, "value": f.value_string()})).collect::<Vec<_>>(),
+    })
+}
+
+pub fn to_json(l: &Loaded) -> Value {
+    let s = &l.scene;
+    let mut v = json!({
+        "file": s.source.file_name,
+        "size": s.source.file_size,
+        "summary": summary(l),
+        "clips": s.clips.iter().map(|c| json!({"name": c.name, "frames": c.frames, "duration_s": c.duration_s})).collect::<Vec<_>>(),
+        "warnings": s.warnings,
+    });
+    match &l.raw {
+        Raw::P3m(m) => v["p3m"] = p3m_json(m),
+        Raw::Ptf(t) => {
+            v["ptf"] = json!({"width": t.width, "height": t.height, "format": t.format.name(), "layout": format!("{:?}", t.layout)})
+        }
+    }
+    v
+}
+
+pub fn to_text(l: &Loaded) -> String {
+    use std::fmt::Write;
+    let s = &l.scene;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{}: {} file, {} bytes",
+        s.source.file_name, s.source.format, s.source.file_size
+    );
+    for (k, v) in &s.source.details {
+        let _ = writeln!(o, "  {k}: {v}");
+    }
+    let _ = writeln!(
+        o,
+        "  {} parts, {} vertices, {} triangles, {} materials, {} textures, {} bones, {} clips",
+        s.meshes.len(),
+        s.vertex_count(),
+        s.triangle_count(),
+        s.materials.len(),
+        s.textures.len(),
+        s.skeleton.bones.len(),
+        s.clips.len()
+    );
+    let _ = writeln!(o, "parts:");
+    for (i, m) in s.meshes.iter().enumerate() {
+        let _ = writeln!(
+            o,
+            "  {i}: {:?} {} vertices, {} triangles, material {}, {}{}{}",
+            m.name,
+            m.positions.len(),
+            m.triangle_count(),
+            m.material.map_or("none".into(), |x| x.to_string()),
+            if m.visible { "visible" } else { "hidden" },
+            if m.skin.is_some() { ", skinned" } else { "" },
+            if m.material_overrides.is_empty() {
+                String::new()
+            } else {
+                format!(", {} material override(s)", m.material_overrides.len())
+            }
+        );
+    }
+    let _ = writeln!(o, "materials:");
+    for (i, m) in s.materials.iter().enumerate() {
+        let c = |x: f32| (x * 255.0).round() as u8;
+        let _ = writeln!(
+            o,
+            "  {i}: {:?} color #{:02X}{:02X}{:02X}{:02X}, emission #{:02X}{:02X}{:02X}, shading {:.2}, texture {}, matcap {}{}",
+            m.blend,
+            c(m.base_color[0]),
+            c(m.base_color[1]),
+            c(m.base_color[2]),
+            c(m.base_color[3]),
+            c(m.emission[0]),
+            c(m.emission[1]),
+            c(m.emission[2]),
+            m.shading,
+            m.texture.map_or("none".into(), |x| x.to_string()),
+            m.matcap.map_or("none".into(), |x| x.to_string()),
+            if m.animated { ", animated" } else { "" }
+        );
+    }
+    let _ = writeln!(o, "textures:");
+    for (i, t) in s.textures.iter().enumerate() {
+        let _ = writeln!(o, "  {i}: {:?} {}", t.name, t.format);
+    }
+    if !s.skeleton.bones.is_empty() {
+        let _ = writeln!(o, "bones:");
+        for (i, b) in s.skeleton.bones.iter().enumerate() {
+            let depth = std::iter::successors(b.parent, |&p| s.skeleton.bones[p].parent).count();
+            let _ = writeln!(o, "  {i}: {}{}", "  ".repeat(depth), b.name);
+        }
+    }
+    if !s.clips.is_empty() {
+        let _ = writeln!(o, "clips:");
+        for c in &s.clips {
+            let _ = writeln!(
+                o,
+                "  {:?}: {} frames, {:.3} s",
+                c.name, c.frames, c.duration_s
+            );
+        }
+    }
+    if let Raw::P3m(m) = &l.raw
+        && !m.actions.is_empty()
+    {
+        let _ = writeln!(o, "actions:");
+        for (i, a) in m.actions.iter().enumerate() {
+            let _ = writeln!(
+                o,
+                "  {i}: {} us/frame, {:?}, {} part(s), {} bone track(s)",
+                a.us_per_frame,
+                a.part_list_mode,
+                a.parts.len(),
+                a.bones.len()
+            );
+        }
+    }
+    if !s.user_fields.is_empty() {
+        let _ = writeln!(o, "user-defined fields:");
+        for f in &s.user_fields {
+            let _ = writeln!(o, "  {} ({}): {}", f.name, f.ty, f.value);
+        }
+    }
+    for w in &s.warnings {
+        let _ = writeln!(o, "warning: {w}");
+    }
+    o
+}

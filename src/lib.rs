@@ -1,0 +1,14 @@
+//! Facet: a real-time GPU viewer for game models and maps.
+//!
+//! Layers, each depending only on those before it:
+//! `formats` (pure decoders) -> `scene` (common model) -> `anim` (CPU reference)
+//! -> `gpu` (device, upload, passes, capture) -> `ui` (egui panels) -> `app`.
+
+pub mod app;
+pub mod demo;
+pub mod formats;
+pub mod gpu;
+pub mod info;
+pub mod load;
+pub mod scene;
+pub mod ui;

@@ -1,0 +1,150 @@
+//! Opening a file: detect the format, decode, convert to a [`Scene`].
+//! Errors are one line and start with the file name.
+
+use crate::formats::{self, Format, p3m, ptf};
+use crate::scene::{self, Scene, SourceInfo};
+use glam::{Vec2, Vec3};
+use std::path::Path;
+
+/// The decoded file as its format sees it, beside the common scene.
+#[derive(Debug, Clone)]
+pub enum Raw {
+    P3m(Box<p3m::P3m>),
+    Ptf(ptf::Ptf),
+}
+
+pub struct Loaded {
+    pub scene: Scene,
+    pub raw: Raw,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{file}: {source}")]
+    Io {
+        file: String,
+        source: std::io::Error,
+    },
+    #[error("{file}: {source}")]
+    Decode {
+        file: String,
+        source: formats::DecodeError,
+    },
+    #[error("{file}: not a format facet knows (P3M, PTF), by magic bytes or extension")]
+    Unknown { file: String },
+}
+
+/// Largest file opened (a documented cap): 1 GiB.
+pub const MAX_FILE_SIZE: u64 = 1 << 30;
+
+pub fn load_file(path: &Path) -> Result<Loaded, LoadError> {
+    let file = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let io = |source| LoadError::Io {
+        file: file.clone(),
+        source,
+    };
+    let len = std::fs::metadata(path).map_err(io)?.len();
+    if len > MAX_FILE_SIZE {
+        return Err(io(std::io::Error::other(format!(
+            "{len} bytes is over the {MAX_FILE_SIZE}-byte cap"
+        ))));
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
+    let mut loaded = load_bytes(&file, &bytes, path.parent())?;
+    loaded.scene.source.path = Some(path.to_path_buf());
+    Ok(loaded)
+}
+
+pub fn load_bytes(file: &str, bytes: &[u8], base_dir: Option<&Path>) -> Result<Loaded, LoadError> {
+    let decode_err = |source| LoadError::Decode {
+        file: file.to_string(),
+        source,
+    };
+    let source = SourceInfo {
+        file_name: file.to_string(),
+        path: None,
+        format: String::new(),
+        file_size: bytes.len() as u64,
+        details: Vec::new(),
+    };
+    match Format::detect(bytes, file) {
+        Some(Format::P3m) => {
+            let m = p3m::decode(bytes).map_err(decode_err)?;
+            let scene = scene::from_p3m::convert(&m, source, base_dir);
+            Ok(Loaded {
+                scene,
+                raw: Raw::P3m(Box::new(m)),
+            })
+        }
+        Some(Format::Ptf) => {
+            let t = ptf::decode(bytes).map_err(decode_err)?;
+            let scene = texture_scene(&t, file, source);
+            Ok(Loaded {
+                scene,
+                raw: Raw::Ptf(t),
+            })
+        }
+        None => Err(LoadError::Unknown {
+            file: file.to_string(),
+        }),
+    }
+}
+
+/// A texture on its own is shown on a unit quad facing +Z.
+fn texture_scene(t: &ptf::Ptf, file: &str, mut source: SourceInfo) -> Scene {
+    source.format = "PTF".into();
+    let layout = match t.layout {
+        ptf::PtfLayout::Current { version } => format!("current (version {version})"),
+        ptf::PtfLayout::Rev2024 { revision } => format!("2024 (revision {revision})"),
+    };
+    source.details.push(("layout".into(), layout));
+    let aspect = t.width as f32 / t.height as f32;
+    let (hw, hh) = (aspect.min(1.0), (1.0 / aspect).min(1.0));
+    let positions = vec![
+        Vec3::new(-hw, -hh, 0.0),
+        Vec3::new(hw, -hh, 0.0),
+        Vec3::new(hw, hh, 0.0),
+        Vec3::new(-hw, hh, 0.0),
+    ];
+    let mesh = scene::Mesh {
+        name: "texture".into(),
+        normals: vec![Vec3::Z; 4],
+        uvs: vec![
+            Vec2::new(0.0, 1.0),
+            Vec2::new(1.0, 1.0),
+            Vec2::new(1.0, 0.0),
+            Vec2::new(0.0, 0.0),
+        ],
+        positions,
+        indices: vec![0, 1, 2, 0, 2, 3],
+        material: Some(0),
+        visible: true,
+        has_file_normals: false,
+        has_file_uvs: false,
+        skin: None,
+        material_overrides: Vec::new(),
+    };
+    Scene {
+        source,
+        meshes: vec![mesh],
+        materials: vec![scene::Material {
+            name: "texture".into(),
+            base_color: [1.0; 4],
+            shading: 0.0,
+            texture: Some(0),
+            ..Default::default()
+        }],
+        textures: vec![scene::Texture {
+            name: file.into(),
+            width: t.width,
+            height: t.height,
+            rgba8: t.to_rgba8(),
+            source: scene::TextureSource::Embedded,
+            format: format!("PTF {} {}x{}", t.format.name(), t.width, t.height),
+        }],
+        ..Default::default()
+    }
+}

@@ -1,0 +1,256 @@
+//! `facet`: the command line. With no subcommand it opens a window.
+
+use anyhow::{Context, bail};
+use clap::{Parser, Subcommand};
+use facet::gpu::{Gpu, OrbitCamera, Renderer, ViewOptions, capture};
+use facet::{app, info, load};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// A real-time GPU viewer for game models and maps (P3M, PTF).
+#[derive(Parser)]
+#[command(name = "facet", version, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// File to open (default: the bundled demo, assets/demo.p3m).
+    file: Option<PathBuf>,
+    /// Save a screenshot of the window (panels included) after --frames frames, then quit.
+    #[arg(long, value_name = "PNG", requires = "frames")]
+    screenshot: Option<PathBuf>,
+    /// Quit after this many frames.
+    #[arg(long, value_name = "N")]
+    frames: Option<u32>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Open FILE in a window (the default).
+    View { file: Option<PathBuf> },
+    /// Print the decoded structure of FILE.
+    Info {
+        file: PathBuf,
+        /// JSON for scripts (a top-level "summary" with the same keys for every format).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Render FILE headless (no window) to a PNG.
+    Render {
+        file: PathBuf,
+        /// Output PNG.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Image size, WIDTHxHEIGHT.
+        #[arg(long, default_value = "800x600", value_parser = parse_size)]
+        size: (u32, u32),
+        /// Camera as YAW,PITCH[,ZOOM]: degrees around the model and above it;
+        /// ZOOM 1 is framed to fit, 2 is twice as close.
+        #[arg(long, value_parser = parse_camera, allow_hyphen_values = true)]
+        camera: Option<(f32, f32, f32)>,
+        /// Draw the wireframe overlay.
+        #[arg(long)]
+        wireframe: bool,
+        /// Draw the normals overlay.
+        #[arg(long)]
+        normals: bool,
+        /// Draw bounding boxes.
+        #[arg(long)]
+        bounds: bool,
+        /// Hide the ground grid.
+        #[arg(long)]
+        no_grid: bool,
+        /// Show parts hidden by default too.
+        #[arg(long)]
+        all_parts: bool,
+        /// Background colour, #RRGGBB or #RRGGBBAA (sRGB).
+        #[arg(long, value_parser = parse_color)]
+        background: Option<[f64; 4]>,
+    },
+    /// Rewrite the bundled assets in DIR with the project's own writers.
+    #[command(hide = true)]
+    GenAssets {
+        #[arg(default_value = "assets")]
+        dir: PathBuf,
+    },
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or("expected WIDTHxHEIGHT, e.g. 800x600")?;
+    let w: u32 = w.parse().map_err(|_| format!("bad width {w:?}"))?;
+    let h: u32 = h.parse().map_err(|_| format!("bad height {h:?}"))?;
+    if !(1..=8192).contains(&w) || !(1..=8192).contains(&h) {
+        return Err("width and height must be 1..=8192".into());
+    }
+    Ok((w, h))
+}
+
+fn parse_camera(s: &str) -> Result<(f32, f32, f32), String> {
+    let v: Vec<f32> = s
+        .split(',')
+        .map(|x| {
+            x.trim()
+                .parse::<f32>()
+                .map_err(|_| format!("bad number {x:?}"))
+        })
+        .collect::<Result<_, _>>()?;
+    match v[..] {
+        [y, p] => Ok((y, p, 1.0)),
+        [y, p, z] if z > 0.0 => Ok((y, p, z)),
+        _ => Err("expected YAW,PITCH[,ZOOM] with ZOOM > 0, e.g. 30,20 or 0,0,1.5".into()),
+    }
+}
+
+fn parse_color(s: &str) -> Result<[f64; 4], String> {
+    let h = s.trim_start_matches('#');
+    let byte = |i: usize| {
+        u8::from_str_radix(h.get(i..i + 2).unwrap_or("zz"), 16)
+            .map_err(|_| format!("bad colour {s:?}"))
+    };
+    let a = match h.len() {
+        6 => 255,
+        8 => byte(6)?,
+        _ => return Err(format!("bad colour {s:?}: expected #RRGGBB or #RRGGBBAA")),
+    };
+    let lin = |b: u8| {
+        let c = b as f64 / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    Ok([
+        lin(byte(0)?),
+        lin(byte(2)?),
+        lin(byte(4)?),
+        a as f64 / 255.0,
+    ])
+}
+
+fn default_file() -> PathBuf {
+    let local = PathBuf::from("assets/demo.p3m");
+    if local.is_file() {
+        local
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo.p3m")
+    }
+}
+
+fn main() -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn,facet=info"))
+        .format_timestamp(None)
+        .init();
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        None | Some(Command::View { .. }) => {
+            let file = match cli.command {
+                Some(Command::View { file }) => file,
+                _ => cli.file,
+            }
+            .unwrap_or_else(default_file);
+            let loaded = load::load_file(&file)?;
+            for w in &loaded.scene.warnings {
+                log::warn!("{}: {w}", loaded.scene.source.file_name);
+            }
+            app::run(
+                loaded.scene,
+                app::AppOptions {
+                    screenshot: cli.screenshot,
+                    frames: cli.frames,
+                },
+            )
+        }
+        Some(Command::Info { file, json }) => {
+            let loaded = load::load_file(&file)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&info::to_json(&loaded))?);
+            } else {
+                print!("{}", info::to_text(&loaded));
+            }
+            Ok(())
+        }
+        Some(Command::Render {
+            file,
+            output,
+            size,
+            camera,
+            wireframe,
+            normals,
+            bounds,
+            no_grid,
+            all_parts,
+            background,
+        }) => {
+            let loaded = load::load_file(&file)?;
+            let scene = &loaded.scene;
+            for w in &scene.warnings {
+                log::warn!("{}: {w}", scene.source.file_name);
+            }
+            let gpu = Gpu::headless()?;
+            log::info!("rendering on {}", gpu.describe());
+            let format = capture::CAPTURE_FORMAT;
+            let renderer = Renderer::new(&gpu, format, gpu.sample_count(format));
+            let gpu_scene = renderer.upload(&gpu, scene);
+            let mut opts = ViewOptions {
+                wireframe,
+                normals,
+                bounds,
+                grid: !no_grid,
+                ..ViewOptions::for_scene(scene)
+            };
+            if all_parts {
+                opts.visible.iter_mut().for_each(|v| *v = true);
+            }
+            if let Some(bg) = background {
+                opts.background = bg;
+            }
+            let mut cam = OrbitCamera::default();
+            if let Some((yaw, pitch, _)) = camera {
+                cam.yaw = yaw.to_radians();
+                cam.pitch = pitch.to_radians().clamp(-1.55, 1.55);
+            }
+            let mut b = scene.bounds(Some(&opts.visible));
+            if b.is_empty() {
+                b = scene.bounds(None);
+            }
+            cam.fit(&b, size.0 as f32 / size.1 as f32);
+            if let Some((_, _, zoom)) = camera {
+                cam.distance /= zoom;
+            }
+            let (img, stats) =
+                capture::render_to_image(&gpu, &renderer, &gpu_scene, &cam, &opts, size.0, size.1);
+            img.save(&output)
+                .with_context(|| format!("writing {}", output.display()))?;
+            log::info!(
+                "{}: {} draw calls, {} triangles -> {}",
+                scene.source.file_name,
+                stats.draw_calls,
+                stats.triangles,
+                output.display()
+            );
+            Ok(())
+        }
+        Some(Command::GenAssets { dir }) => {
+            if !dir.is_dir() {
+                bail!("{} is not a folder", dir.display());
+            }
+            let path = dir.join("demo.p3m");
+            std::fs::write(&path, facet::demo::demo_bytes())
+                .with_context(|| format!("writing {}", path.display()))?;
+            println!("wrote {}", path.display());
+            Ok(())
+        }
+    }
+}

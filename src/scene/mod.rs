@@ -1,0 +1,277 @@
+//! The one format-independent model every decoder converts into, and that the
+//! animation, GPU and UI layers read. Coordinates are right-handed, Y up,
+//! counter-clockwise front faces, UV origin at the top left (wgpu's).
+
+pub mod from_p3m;
+
+use glam::{Vec2, Vec3};
+
+/// What file the scene came from and how big it is.
+#[derive(Debug, Clone, Default)]
+pub struct SourceInfo {
+    pub file_name: String,
+    pub path: Option<std::path::PathBuf>,
+    /// "P3M", "M3D", "Papa", "PMF".
+    pub format: String,
+    pub file_size: u64,
+    /// Format-specific facts shown in the inspector and `info` (key, value).
+    pub details: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Scene {
+    pub source: SourceInfo,
+    pub meshes: Vec<Mesh>,
+    pub materials: Vec<Material>,
+    pub textures: Vec<Texture>,
+    pub skeleton: Skeleton,
+    pub clips: Vec<Clip>,
+    /// Free-form metadata (P3M user-defined fields, M3D strings, ...).
+    pub user_fields: Vec<UserField>,
+    /// Non-fatal problems found while building the scene (missing textures...).
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserField {
+    pub name: String,
+    pub ty: String,
+    pub value: String,
+}
+
+/// A drawable triangle list with one material. A "part" in P3M.
+#[derive(Debug, Clone, Default)]
+pub struct Mesh {
+    pub name: String,
+    pub positions: Vec<Vec3>,
+    /// Always filled: stored normals, or smooth normals computed from faces.
+    pub normals: Vec<Vec3>,
+    /// Always filled (zeros when the file has none).
+    pub uvs: Vec<Vec2>,
+    pub indices: Vec<u32>,
+    /// Index into `Scene::materials`; `None` draws with the default material.
+    pub material: Option<usize>,
+    /// Default visibility.
+    pub visible: bool,
+    pub has_file_normals: bool,
+    pub has_file_uvs: bool,
+    pub skin: Option<Skin>,
+    /// Materials used instead while a named clip plays: (clip name, priority, material).
+    pub material_overrides: Vec<(String, u8, usize)>,
+}
+
+/// Up to four bone influences per vertex, largest first, summing to 1.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Skin {
+    pub joints: Vec<[u16; 4]>,
+    pub weights: Vec<[f32; 4]>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BlendMode {
+    #[default]
+    Opaque,
+    /// Additive (P3M ADD): src + dst, no depth writes.
+    Additive,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Material {
+    pub name: String,
+    /// sRGB-encoded RGBA in 0..1, multiplied with the texture.
+    pub base_color: [f32; 4],
+    /// sRGB-encoded RGB in 0..1, added after lighting.
+    pub emission: [f32; 3],
+    /// How directional the light is: 0 = evenly lit, 1 = fully directional.
+    pub shading: f32,
+    pub texture: Option<usize>,
+    pub matcap: Option<usize>,
+    pub blend: BlendMode,
+    /// Has keyframe animation (played by a later layer).
+    pub animated: bool,
+}
+
+impl Default for Material {
+    fn default() -> Self {
+        Self {
+            name: "default".into(),
+            base_color: [0.8, 0.8, 0.8, 1.0],
+            emission: [0.0; 3],
+            shading: 1.0,
+            texture: None,
+            matcap: None,
+            blend: BlendMode::Opaque,
+            animated: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TextureSource {
+    Embedded,
+    External(std::path::PathBuf),
+    /// Could not be loaded: a checkerboard stands in. The string says why.
+    Missing(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct Texture {
+    pub name: String,
+    pub width: u32,
+    pub height: u32,
+    /// RGBA8, sRGB-encoded, top row first.
+    pub rgba8: Vec<u8>,
+    pub source: TextureSource,
+    /// Description of the stored format, e.g. "PTF RGBA 64x64".
+    pub format: String,
+}
+
+impl Texture {
+    /// The stand-in for a texture that could not be loaded: magenta/black.
+    pub fn checkerboard(name: &str, why: String) -> Texture {
+        let n = 64u32;
+        let mut rgba8 = Vec::with_capacity((n * n * 4) as usize);
+        for y in 0..n {
+            for x in 0..n {
+                let on = ((x / 8) + (y / 8)) % 2 == 0;
+                rgba8.extend_from_slice(if on {
+                    &[255, 0, 255, 255]
+                } else {
+                    &[16, 16, 16, 255]
+                });
+            }
+        }
+        Texture {
+            name: name.into(),
+            width: n,
+            height: n,
+            rgba8,
+            source: TextureSource::Missing(why),
+            format: "checkerboard (missing)".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Skeleton {
+    pub bones: Vec<Bone>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Bone {
+    pub name: String,
+    pub parent: Option<usize>,
+    /// Rest head and tail in model space.
+    pub head: Vec3,
+    pub tail: Vec3,
+}
+
+/// A playable animation.
+#[derive(Debug, Clone)]
+pub struct Clip {
+    pub name: String,
+    pub duration_s: f32,
+    pub frames: u32,
+}
+
+/// Axis-aligned bounds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Aabb {
+    pub min: Vec3,
+    pub max: Vec3,
+}
+
+impl Aabb {
+    pub const EMPTY: Aabb = Aabb {
+        min: Vec3::splat(f32::INFINITY),
+        max: Vec3::splat(f32::NEG_INFINITY),
+    };
+
+    pub fn is_empty(&self) -> bool {
+        self.min.x > self.max.x
+    }
+
+    pub fn extend(&mut self, p: Vec3) {
+        if p.is_finite() {
+            self.min = self.min.min(p);
+            self.max = self.max.max(p);
+        }
+    }
+
+    pub fn union(&self, o: &Aabb) -> Aabb {
+        Aabb {
+            min: self.min.min(o.min),
+            max: self.max.max(o.max),
+        }
+    }
+
+    pub fn center(&self) -> Vec3 {
+        if self.is_empty() {
+            Vec3::ZERO
+        } else {
+            (self.min + self.max) * 0.5
+        }
+    }
+
+    pub fn radius(&self) -> f32 {
+        if self.is_empty() {
+            1.0
+        } else {
+            ((self.max - self.min).length() * 0.5).max(1e-4)
+        }
+    }
+}
+
+impl Mesh {
+    pub fn bounds(&self) -> Aabb {
+        let mut b = Aabb::EMPTY;
+        for &p in &self.positions {
+            b.extend(p);
+        }
+        b
+    }
+
+    pub fn triangle_count(&self) -> usize {
+        self.indices.len() / 3
+    }
+}
+
+impl Scene {
+    /// Bounds of the meshes whose visibility flag is set in `visible`
+    /// (all meshes when `visible` is `None`).
+    pub fn bounds(&self, visible: Option<&[bool]>) -> Aabb {
+        let mut b = Aabb::EMPTY;
+        for (i, m) in self.meshes.iter().enumerate() {
+            if visible.is_none_or(|v| v.get(i).copied().unwrap_or(true)) {
+                b = b.union(&m.bounds());
+            }
+        }
+        b
+    }
+
+    pub fn vertex_count(&self) -> usize {
+        self.meshes.iter().map(|m| m.positions.len()).sum()
+    }
+
+    pub fn triangle_count(&self) -> usize {
+        self.meshes.iter().map(|m| m.triangle_count()).sum()
+    }
+}
+
+/// Area-weighted smooth normals for an indexed triangle list.
+pub fn smooth_normals(positions: &[Vec3], indices: &[u32]) -> Vec<Vec3> {
+    let mut n = vec![Vec3::ZERO; positions.len()];
+    for t in indices.chunks_exact(3) {
+        let [a, b, c] = [t[0] as usize, t[1] as usize, t[2] as usize];
+        if a >= n.len() || b >= n.len() || c >= n.len() {
+            continue;
+        }
+        let f = (positions[b] - positions[a]).cross(positions[c] - positions[a]);
+        n[a] += f;
+        n[b] += f;
+        n[c] += f;
+    }
+    n.into_iter()
+        .map(|v| v.try_normalize().unwrap_or(Vec3::Y))
+        .collect()
+}

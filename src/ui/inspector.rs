@@ -1,0 +1,312 @@
+//! The inspector: file summary, parts (visibility), materials, textures,
+//! bones, clips, user-defined fields, warnings.
+
+use super::UiState;
+use crate::scene::{BlendMode, Scene, TextureSource};
+
+fn color32(c: [f32; 4]) -> egui::Color32 {
+    let b = |x: f32| (x.clamp(0.0, 1.0) * 255.0).round() as u8;
+    egui::Color32::from_rgba_unmultiplied(b(c[0]), b(c[1]), b(c[2]), b(c[3]))
+}
+
+fn swatch(ui: &mut egui::Ui, c: [f32; 4]) {
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(28.0, 14.0), egui::Sense::hover());
+    ui.painter().rect_filled(rect, 2.0, color32(c));
+    ui.painter().rect_stroke(
+        rect,
+        2.0,
+        egui::Stroke::new(1.0, egui::Color32::GRAY),
+        egui::StrokeKind::Inside,
+    );
+}
+
+fn texture_preview(ui: &mut egui::Ui, state: &UiState, index: usize, size: f32) {
+    match state.texture_ids.get(index).copied().flatten() {
+        Some(id) => {
+            ui.add(egui::Image::new((id, egui::vec2(size, size))));
+        }
+        None => {
+            ui.weak(format!("[texture {index}]"));
+        }
+    }
+}
+
+pub fn inspector(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
+    let s = &scene.source;
+    egui::CollapsingHeader::new("File")
+        .default_open(true)
+        .show(ui, |ui| {
+            egui::Grid::new("file")
+                .num_columns(2)
+                .striped(true)
+                .show(ui, |ui| {
+                    let mut row = |k: &str, v: String| {
+                        ui.label(k);
+                        ui.label(v);
+                        ui.end_row();
+                    };
+                    row("name", s.file_name.clone());
+                    row("format", s.format.clone());
+                    row("size", format!("{} bytes", s.file_size));
+                    for (k, v) in &s.details {
+                        row(k, v.clone());
+                    }
+                    row("parts", scene.meshes.len().to_string());
+                    row("vertices", scene.vertex_count().to_string());
+                    row("triangles", scene.triangle_count().to_string());
+                    row("materials", scene.materials.len().to_string());
+                    row("textures", scene.textures.len().to_string());
+                    row("bones", scene.skeleton.bones.len().to_string());
+                    row("clips", scene.clips.len().to_string());
+                });
+        });
+
+    egui::CollapsingHeader::new(format!("Parts ({})", scene.meshes.len()))
+        .default_open(true)
+        .show(ui, |ui| {
+            ui.horizontal(|ui| {
+                if ui.small_button("all").clicked() {
+                    state.view.visible.iter_mut().for_each(|v| *v = true);
+                }
+                if ui.small_button("none").clicked() {
+                    state.view.visible.iter_mut().for_each(|v| *v = false);
+                }
+                if ui.small_button("defaults").clicked() {
+                    state.view.visible = scene.meshes.iter().map(|m| m.visible).collect();
+                }
+            });
+            state.view.visible.resize(scene.meshes.len(), true);
+            for (i, m) in scene.meshes.iter().enumerate() {
+                let label = if m.name.is_empty() {
+                    format!("part {i}")
+                } else {
+                    m.name.clone()
+                };
+                ui.checkbox(&mut state.view.visible[i], label).on_hover_text(format!(
+                "{} vertices, {} triangles\nnormals: {}\nUVs: {}\nmaterial: {}\n{}default: {}",
+                m.positions.len(),
+                m.triangle_count(),
+                if m.has_file_normals { "stored" } else { "computed" },
+                if m.has_file_uvs { "stored" } else { "none" },
+                m.material.map_or("default".into(), |x| x.to_string()),
+                if m.skin.is_some() { "skinned\n" } else { "" },
+                if m.visible { "visible" } else { "hidden" },
+            ));
+                ui.indent(i, |ui| {
+                    ui.weak(format!(
+                        "{} verts · {} tris · material {}{}",
+                        m.positions.len(),
+                        m.triangle_count(),
+                        m.material.map_or("default".into(), |x| x.to_string()),
+                        if m.material_overrides.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" · {} override(s)", m.material_overrides.len())
+                        }
+                    ));
+                });
+            }
+        });
+
+    egui::CollapsingHeader::new(format!("Materials ({})", scene.materials.len()))
+        .default_open(true)
+        .show(ui, |ui| {
+            for (i, m) in scene.materials.iter().enumerate() {
+                egui::CollapsingHeader::new(format!("{i}: {}", m.name))
+                    .id_salt(("material", i))
+                    .default_open(scene.materials.len() <= 4)
+                    .show(ui, |ui| {
+                        egui::Grid::new(("matgrid", i))
+                            .num_columns(2)
+                            .show(ui, |ui| {
+                                ui.label("color");
+                                ui.horizontal(|ui| {
+                                    swatch(ui, m.base_color);
+                                    ui.monospace(format!(
+                                        "{:.2} {:.2} {:.2} {:.2}",
+                                        m.base_color[0],
+                                        m.base_color[1],
+                                        m.base_color[2],
+                                        m.base_color[3]
+                                    ));
+                                });
+                                ui.end_row();
+                                ui.label("emission");
+                                ui.horizontal(|ui| {
+                                    swatch(ui, [m.emission[0], m.emission[1], m.emission[2], 1.0]);
+                                    ui.monospace(format!(
+                                        "{:.2} {:.2} {:.2}",
+                                        m.emission[0], m.emission[1], m.emission[2]
+                                    ));
+                                });
+                                ui.end_row();
+                                ui.label("shading");
+                                ui.monospace(format!("{:.2}", m.shading));
+                                ui.end_row();
+                                ui.label("render mode");
+                                ui.label(match m.blend {
+                                    BlendMode::Opaque => "normal",
+                                    BlendMode::Additive => "add (additive)",
+                                });
+                                ui.end_row();
+                                ui.label("animated");
+                                ui.label(if m.animated { "yes" } else { "no" });
+                                ui.end_row();
+                                for (what, t) in [("texture", m.texture), ("matcap", m.matcap)] {
+                                    ui.label(what);
+                                    match t {
+                                        Some(t) => {
+                                            ui.horizontal(|ui| {
+                                                texture_preview(ui, state, t, 48.0);
+                                                ui.label(format!("#{t}"));
+                                            });
+                                        }
+                                        None => {
+                                            ui.weak("none");
+                                        }
+                                    }
+                                    ui.end_row();
+                                }
+                            });
+                    });
+            }
+        });
+
+    egui::CollapsingHeader::new(format!("Textures ({})", scene.textures.len()))
+        .default_open(true)
+        .show(ui, |ui| {
+            for (i, t) in scene.textures.iter().enumerate() {
+                ui.horizontal(|ui| {
+                    texture_preview(ui, state, i, 64.0);
+                    ui.vertical(|ui| {
+                        ui.label(format!("{i}: {}", t.name));
+                        ui.weak(&t.format);
+                        match &t.source {
+                            TextureSource::Embedded => ui.weak("embedded"),
+                            TextureSource::External(p) => ui.weak(p.display().to_string()),
+                            TextureSource::Missing(why) => ui.colored_label(
+                                egui::Color32::from_rgb(255, 170, 80),
+                                format!("missing: {why}"),
+                            ),
+                        };
+                    });
+                });
+            }
+        });
+
+    egui::CollapsingHeader::new(format!("Bones ({})", scene.skeleton.bones.len()))
+        .default_open(true)
+        .show(ui, |ui| {
+            let bones = &scene.skeleton.bones;
+            fn node(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState, i: usize) {
+                let b = &scene.skeleton.bones[i];
+                let children: Vec<usize> = (0..scene.skeleton.bones.len())
+                    .filter(|&c| scene.skeleton.bones[c].parent == Some(i))
+                    .collect();
+                let selected = state.selected_bone == Some(i);
+                let text = format!("{} ", b.name);
+                if children.is_empty() {
+                    if ui
+                        .selectable_label(selected, text)
+                        .on_hover_text(format!(
+                            "head {:.3?}\ntail {:.3?}",
+                            b.head.to_array(),
+                            b.tail.to_array()
+                        ))
+                        .clicked()
+                    {
+                        state.selected_bone = Some(i);
+                    }
+                } else {
+                    let id = ui.make_persistent_id(("bone", i));
+                    egui::collapsing_header::CollapsingState::load_with_default_open(
+                        ui.ctx(),
+                        id,
+                        true,
+                    )
+                    .show_header(ui, |ui| {
+                        if ui
+                            .selectable_label(selected, text)
+                            .on_hover_text(format!(
+                                "head {:.3?}\ntail {:.3?}",
+                                b.head.to_array(),
+                                b.tail.to_array()
+                            ))
+                            .clicked()
+                        {
+                            state.selected_bone = Some(i);
+                        }
+                    })
+                    .body(|ui| {
+                        for c in children {
+                            node(ui, scene, state, c);
+                        }
+                    });
+                }
+            }
+            for i in 0..bones.len() {
+                if bones[i].parent.is_none() {
+                    node(ui, scene, state, i);
+                }
+            }
+            if let Some(b) = state.selected_bone.and_then(|i| bones.get(i)) {
+                ui.separator();
+                ui.label(format!("selected: {}", b.name));
+                ui.monospace(format!(
+                    "head {:.3?}\ntail {:.3?}\nlength {:.3}",
+                    b.head.to_array(),
+                    b.tail.to_array(),
+                    (b.tail - b.head).length()
+                ));
+            }
+        });
+
+    if !scene.clips.is_empty() {
+        egui::CollapsingHeader::new(format!("Animations ({})", scene.clips.len()))
+            .default_open(true)
+            .show(ui, |ui| {
+                for c in &scene.clips {
+                    ui.label(format!(
+                        "{}: {} frames, {:.2} s",
+                        c.name, c.frames, c.duration_s
+                    ));
+                }
+            });
+    }
+
+    egui::CollapsingHeader::new(format!("User-defined fields ({})", scene.user_fields.len()))
+        .default_open(true)
+        .show(ui, |ui| {
+            egui::Grid::new("udf")
+                .num_columns(3)
+                .striped(true)
+                .show(ui, |ui| {
+                    for f in &scene.user_fields {
+                        ui.label(&f.name);
+                        ui.weak(&f.ty);
+                        ui.monospace(&f.value);
+                        ui.end_row();
+                    }
+                });
+        });
+
+    if !scene.warnings.is_empty() {
+        egui::CollapsingHeader::new(format!("Warnings ({})", scene.warnings.len()))
+            .default_open(true)
+            .show(ui, |ui| {
+                for w in &scene.warnings {
+                    ui.colored_label(egui::Color32::from_rgb(255, 170, 80), w);
+                }
+            });
+    }
+
+    egui::CollapsingHeader::new("Frame")
+        .default_open(true)
+        .show(ui, |ui| {
+            ui.label(format!("{:.0} fps, {:.2} ms", state.fps, state.frame_ms));
+            ui.label(format!(
+                "{} draw calls, {} triangles",
+                state.stats.draw_calls, state.stats.triangles
+            ));
+        });
+}

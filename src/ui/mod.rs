@@ -1,0 +1,134 @@
+//! egui panels over the 3D view: toolbar, inspector, status. They read the
+//! [`Scene`] and edit [`UiState`]; the app applies what they ask for.
+
+pub mod inspector;
+
+use crate::gpu::{FrameStats, ViewOptions};
+use crate::scene::Scene;
+
+/// What the panels show and edit; owned by the app.
+#[derive(Debug, Clone, Default)]
+pub struct UiState {
+    pub view: ViewOptions,
+    pub stats: FrameStats,
+    pub fps: f32,
+    pub frame_ms: f32,
+    /// egui ids of the scene's textures (previews), when registered.
+    pub texture_ids: Vec<Option<egui::TextureId>>,
+    pub selected_bone: Option<usize>,
+    /// The last load error, shown until dismissed; the old scene stays.
+    pub error: Option<String>,
+    pub show_inspector: bool,
+    pub show_help: bool,
+    /// Requests for the app, cleared after handling.
+    pub request_fit: bool,
+    pub request_reset: bool,
+}
+
+impl UiState {
+    pub fn for_scene(scene: &Scene) -> Self {
+        Self {
+            view: ViewOptions::for_scene(scene),
+            show_inspector: true,
+            ..Default::default()
+        }
+    }
+}
+
+/// Key bindings, shown in the help overlay and the README.
+pub const KEYS: &[(&str, &str)] = &[
+    ("Left drag", "orbit"),
+    ("Middle drag / Shift + left drag", "pan"),
+    ("Wheel", "zoom"),
+    ("F", "fit the visible parts to the view"),
+    ("R", "reset the camera"),
+    ("W", "wireframe overlay"),
+    ("N", "normals overlay"),
+    ("B", "bounding boxes"),
+    ("G", "grid"),
+    ("I", "inspector panel"),
+    ("?", "this help"),
+];
+
+/// The top toolbar: overlays and camera actions.
+pub fn toolbar(ui: &mut egui::Ui, state: &mut UiState) {
+    ui.horizontal(|ui| {
+        ui.strong("facet");
+        ui.separator();
+        ui.toggle_value(&mut state.view.wireframe, "Wireframe")
+            .on_hover_text("W");
+        ui.toggle_value(&mut state.view.normals, "Normals")
+            .on_hover_text("N");
+        ui.toggle_value(&mut state.view.bounds, "Bounds")
+            .on_hover_text("B");
+        ui.toggle_value(&mut state.view.grid, "Grid")
+            .on_hover_text("G");
+        ui.separator();
+        if ui.button("Fit").on_hover_text("F").clicked() {
+            state.request_fit = true;
+        }
+        if ui.button("Reset").on_hover_text("R").clicked() {
+            state.request_reset = true;
+        }
+        ui.separator();
+        ui.toggle_value(&mut state.show_inspector, "Inspector")
+            .on_hover_text("I");
+        ui.toggle_value(&mut state.show_help, "?")
+            .on_hover_text("keyboard and mouse");
+    });
+}
+
+pub fn help_window(ctx: &egui::Context, state: &mut UiState) {
+    egui::Window::new("Keyboard and mouse")
+        .open(&mut state.show_help)
+        .collapsible(false)
+        .resizable(false)
+        .show(ctx, |ui| {
+            egui::Grid::new("keys").striped(true).show(ui, |ui| {
+                for (k, v) in KEYS {
+                    ui.strong(*k);
+                    ui.label(*v);
+                    ui.end_row();
+                }
+            });
+        });
+}
+
+/// Draws every panel for one frame into the root `ui`; returns the rect left
+/// for the 3D view (in points).
+pub fn show(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) -> egui::Rect {
+    let ctx = ui.ctx().clone();
+    egui::Panel::top("toolbar").show(ui, |ui| toolbar(ui, state));
+    egui::Panel::bottom("status").show(ui, |ui| {
+        ui.horizontal(|ui| {
+            ui.label(format!("{:.0} fps ({:.1} ms)", state.fps, state.frame_ms));
+            ui.separator();
+            ui.label(format!("{} draw calls", state.stats.draw_calls));
+            ui.separator();
+            ui.label(format!("{} triangles", state.stats.triangles));
+            ui.separator();
+            ui.label(&scene.source.file_name);
+        });
+    });
+    if state.show_inspector {
+        egui::Panel::right("inspector")
+            .default_size(320.0)
+            .resizable(true)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical().show(ui, |ui| inspector::inspector(ui, scene, state));
+            });
+    }
+    if let Some(err) = state.error.clone() {
+        egui::Window::new("Could not open the file")
+            .collapsible(false)
+            .show(&ctx, |ui| {
+                ui.colored_label(egui::Color32::from_rgb(255, 120, 100), err);
+                ui.label("The previous scene is still shown.");
+                if ui.button("Dismiss").clicked() {
+                    state.error = None;
+                }
+            });
+    }
+    help_window(&ctx, state);
+    ui.available_rect_before_wrap()
+}
