@@ -1,0 +1,103 @@
+//! Shared test helpers: the shared fixtures folder, GPU set-up, image compare.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// `../shared` beside the checkout (CI has it). Panics with a clear message
+/// when it is missing: tests that need it must not pass silently.
+pub fn shared() -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    assert!(
+        p.join("fixtures").is_dir(),
+        "this test needs the shared fixtures at {} (CI checks them out beside the repository)",
+        p.display()
+    );
+    p
+}
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn output_dir() -> PathBuf {
+    let d = repo().join("target/test-output");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A headless device; fails loudly when there is none.
+pub fn gpu() -> facet::gpu::Gpu {
+    match facet::gpu::Gpu::headless() {
+        Ok(g) => {
+            eprintln!("GPU adapter: {}", g.describe());
+            g
+        }
+        Err(e) => {
+            panic!("this test needs a GPU adapter (scripts/test installs the software one): {e}")
+        }
+    }
+}
+
+/// Per-pixel threshold: a pixel differs when any channel differs by more than
+/// `PIXEL_TOLERANCE` (of 255). A render matches when at most
+/// `MAX_DIFFERING_FRACTION` of its pixels differ.
+pub const PIXEL_TOLERANCE: u8 = 10;
+pub const MAX_DIFFERING_FRACTION: f64 = 0.005;
+
+/// Compares `actual` with `tests/reference/NAME.png`. `FACET_BLESS=1` rewrites
+/// the reference instead. On failure the actual and diff images are written to
+/// `target/test-output/`.
+pub fn assert_matches_reference(name: &str, actual: &image::RgbaImage) {
+    let reference = repo().join("tests/reference").join(format!("{name}.png"));
+    if std::env::var_os("FACET_BLESS").is_some() {
+        std::fs::create_dir_all(reference.parent().unwrap()).unwrap();
+        actual.save(&reference).unwrap();
+        eprintln!("blessed {}", reference.display());
+        return;
+    }
+    let expected = image::open(&reference)
+        .unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} (FACET_BLESS=1 cargo test creates it)",
+                reference.display()
+            )
+        })
+        .to_rgba8();
+    let out = output_dir();
+    let save_failure = |diff: &image::RgbaImage| {
+        actual.save(out.join(format!("{name}.actual.png"))).unwrap();
+        diff.save(out.join(format!("{name}.diff.png"))).unwrap();
+    };
+    if expected.dimensions() != actual.dimensions() {
+        save_failure(actual);
+        panic!(
+            "{name}: size {:?} differs from the reference {:?}",
+            actual.dimensions(),
+            expected.dimensions()
+        );
+    }
+    let mut diff = image::RgbaImage::new(actual.width(), actual.height());
+    let mut differing = 0usize;
+    for (x, y, a) in actual.enumerate_pixels() {
+        let e = expected.get_pixel(x, y);
+        let d = (0..4).map(|c| a.0[c].abs_diff(e.0[c])).max().unwrap();
+        if d > PIXEL_TOLERANCE {
+            differing += 1;
+            diff.put_pixel(x, y, image::Rgba([255, 0, 255, 255]));
+        } else {
+            let g = a.0[0] / 3 + a.0[1] / 3 + a.0[2] / 3;
+            diff.put_pixel(x, y, image::Rgba([g / 2, g / 2, g / 2, 255]));
+        }
+    }
+    let frac = differing as f64 / (actual.width() * actual.height()) as f64;
+    if frac > MAX_DIFFERING_FRACTION {
+        save_failure(&diff);
+        panic!(
+            "{name}: {differing} pixels ({:.3}%) differ by more than {PIXEL_TOLERANCE}/255 from {} (allowed {:.3}%); actual and diff in {}",
+            frac * 100.0,
+            reference.display(),
+            MAX_DIFFERING_FRACTION * 100.0,
+            out.display()
+        );
+    }
+}

@@ -1,0 +1,215 @@
+//! GPU image tests (software adapter in CI) and the CLI: `render`, `info`.
+//! References: tests/reference/*.png; metric in tests/common (per-pixel
+//! tolerance 10/255, at most 0.5% of pixels differing). Regenerate with
+//! `FACET_BLESS=1 cargo test --test render`.
+
+mod common;
+use facet::gpu::{OrbitCamera, Renderer, ViewOptions, capture};
+use std::process::Command;
+
+fn render(
+    scene: &facet::scene::Scene,
+    opts: impl FnOnce(&mut ViewOptions),
+    w: u32,
+    h: u32,
+) -> (image::RgbaImage, facet::gpu::FrameStats) {
+    let gpu = common::gpu();
+    let format = capture::CAPTURE_FORMAT;
+    let renderer = Renderer::new(&gpu, format, gpu.sample_count(format));
+    let gs = renderer.upload(&gpu, scene);
+    let mut o = ViewOptions::for_scene(scene);
+    opts(&mut o);
+    let cam = OrbitCamera::framing(&scene.bounds(Some(&o.visible)), w as f32 / h as f32);
+    capture::render_to_image(&gpu, &renderer, &gs, &cam, &o, w, h)
+}
+
+fn demo() -> facet::scene::Scene {
+    facet::load::load_file(&common::repo().join("assets/demo.p3m"))
+        .unwrap()
+        .scene
+}
+
+#[test]
+fn demo_matches_reference() {
+    let (img, stats) = render(&demo(), |_| {}, 320, 240);
+    // 4 visible parts (the hidden armour is not drawn) + the grid.
+    assert_eq!(stats.draw_calls, 5);
+    assert_eq!(stats.triangles, 160 + 12 + 1024 + 256);
+    common::assert_matches_reference("demo", &img);
+}
+
+#[test]
+fn overlays_match_reference() {
+    let (img, stats) = render(
+        &demo(),
+        |o| {
+            o.wireframe = true;
+            o.bounds = true;
+            o.grid = false;
+            o.visible = vec![true; 5];
+        },
+        320,
+        240,
+    );
+    assert_eq!(stats.triangles, 160 + 12 + 1024 + 256 + 12);
+    common::assert_matches_reference("demo_overlays", &img);
+}
+
+#[test]
+fn additive_parts_add_light() {
+    // The glow part alone, over a mid-grey background: additive blending can
+    // only brighten, so no pixel gets darker than the background.
+    let scene = demo();
+    let bg = 0.2f64;
+    let (img, _) = render(
+        &scene,
+        |o| {
+            o.visible = vec![false, false, false, true, false];
+            o.grid = false;
+            o.background = [bg, bg, bg, 1.0];
+        },
+        96,
+        96,
+    );
+    let bg8 = img.get_pixel(0, 0).0;
+    let brighter = img.pixels().filter(|p| p.0[2] > bg8[2] + 20).count();
+    assert!(
+        brighter > 500,
+        "the additive part shows ({brighter} brighter pixels)"
+    );
+    assert!(
+        img.pixels()
+            .all(|p| (0..3).all(|c| p.0[c].saturating_add(1) >= bg8[c])),
+        "additive blending darkened a pixel"
+    );
+}
+
+#[test]
+fn ptf_fixture_renders_as_a_textured_quad() {
+    let loaded =
+        facet::load::load_file(&common::shared().join("fixtures/ptf/missing.ptf")).unwrap();
+    let (img, _) = render(&loaded.scene, |o| o.grid = false, 128, 128);
+    common::assert_matches_reference("missing_ptf", &img);
+}
+
+fn facet() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_facet"))
+}
+
+#[test]
+fn cli_render_writes_the_expected_png() {
+    let out = common::output_dir().join("cli_demo.png");
+    let st = facet()
+        .args(["render", "assets/demo.p3m", "-o"])
+        .arg(&out)
+        .args(["--size", "320x240"])
+        .current_dir(common::repo())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let img = image::open(&out).unwrap().to_rgba8();
+    common::assert_matches_reference("demo", &img);
+
+    let out2 = common::output_dir().join("cli_demo_cam.png");
+    let st = facet()
+        .args(["render", "assets/demo.p3m", "-o"])
+        .arg(&out2)
+        .args([
+            "--size",
+            "200x100",
+            "--camera",
+            "-90,10,1.5",
+            "--background",
+            "#FFFFFF",
+        ])
+        .current_dir(common::repo())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let img = image::open(&out2).unwrap().to_rgba8();
+    assert_eq!(img.dimensions(), (200, 100));
+    assert_eq!(img.get_pixel(0, 0).0, [255, 255, 255, 255]);
+}
+
+#[test]
+fn cli_info_json_reports_every_section() {
+    let out = facet()
+        .args(["info", "--json", "assets/demo.p3m"])
+        .current_dir(common::repo())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &v["summary"];
+    assert_eq!(s["format"], "P3M");
+    assert_eq!(s["parts"], 5);
+    assert_eq!(s["vertices"], 928);
+    assert_eq!(s["triangles"], 1464);
+    assert_eq!(s["materials"], 4);
+    assert_eq!(s["textures"], 2);
+    assert_eq!(s["bones"], 3);
+    assert_eq!(s["clips"], 1);
+    let p = &v["p3m"];
+    for key in [
+        "parts",
+        "materials",
+        "textures",
+        "bones",
+        "animations",
+        "actions",
+        "user_fields",
+    ] {
+        assert!(
+            p[key].as_array().is_some_and(|a| !a.is_empty()),
+            "p3m.{key} missing or empty"
+        );
+    }
+    assert_eq!(p["parts"][4]["visible"], false);
+    assert_eq!(p["materials"][2]["render_mode"], "add");
+    assert_eq!(p["bones"][2]["parent"], 1);
+    assert_eq!(p["actions"][0]["bones"][0]["rotation"][1]["frame"], 12);
+    assert_eq!(p["user_fields"][3]["value"], "[\"robot\", \"lantern\"]");
+
+    let out = facet()
+        .args(["info", "assets/demo.p3m"])
+        .current_dir(common::repo())
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("5 parts, 928 vertices, 1464 triangles"),
+        "{text}"
+    );
+}
+
+#[test]
+fn cli_bad_file_is_one_line_with_offset_and_nonzero_exit() {
+    let dir = common::output_dir();
+    let bad = dir.join("truncated.p3m");
+    let bytes = facet::demo::demo_bytes();
+    std::fs::write(&bad, &bytes[..100]).unwrap();
+    for cmd in ["info", "render"] {
+        let mut c = facet();
+        c.arg(cmd).arg(&bad);
+        if cmd == "render" {
+            c.arg("-o").arg(dir.join("never.png"));
+        }
+        let out = c.output().unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8(out.stderr).unwrap();
+        let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
+        assert_eq!(lines.len(), 1, "{err}");
+        assert!(
+            lines[0].starts_with("error: truncated.p3m: part 0: ")
+                && lines[0].contains("offset 0x"),
+            "{err}"
+        );
+    }
+    let out = facet()
+        .args(["info", "Cargo.toml"])
+        .current_dir(common::repo())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a format facet knows"));
+}

@@ -1,0 +1,31 @@
+//! Every WGSL file in shaders/ parses and validates with naga (no GPU needed).
+
+#[test]
+fn every_shader_validates() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "wgsl") {
+            continue;
+        }
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        let src = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            facet::gpu::SHADERS
+                .iter()
+                .any(|(n, s)| *n == name && *s == src),
+            "{name} is not listed in facet::gpu::SHADERS"
+        );
+        let module = naga::front::wgsl::parse_str(&src)
+            .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&src)));
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::empty(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&src)));
+        seen += 1;
+    }
+    assert_eq!(seen, facet::gpu::SHADERS.len());
+}
