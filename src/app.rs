@@ -409,10 +409,11 @@ impl Running {
             size_in_pixels: [self.config.width, self.config.height],
             pixels_per_point: ppp,
         };
-        for (id, deltas) in &out.textures_delta.set {
+        let mut textures_delta = out.textures_delta;
+        for (id, deltas) in textures_delta.set.drain() {
             for delta in deltas {
                 self.egui_renderer
-                    .update_texture(&self.gpu.device, &self.gpu.queue, *id, delta);
+                    .update_texture(&self.gpu.device, &self.gpu.queue, id, &delta);
             }
         }
         let extra = self.egui_renderer.update_buffers(
@@ -442,8 +443,8 @@ impl Running {
             self.egui_renderer
                 .render(&mut pass.forget_lifetime(), &jobs, &screen);
         }
-        for id in &out.textures_delta.free {
-            self.egui_renderer.free_texture(id);
+        for id in textures_delta.free.drain() {
+            self.egui_renderer.free_texture(&id);
         }
         self.frame += 1;
         let shoot = opts.frames.is_some_and(|n| self.frame >= n);

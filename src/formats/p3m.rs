@@ -589,7 +589,7 @@ impl<'a> Parser<'a> {
         };
         let icount_at = r.pos();
         let icount = r.u16("index count")? as usize;
-        if icount % 3 != 0 {
+        if !icount.is_multiple_of(3) {
             return Err(r.err(
                 icount_at,
                 "index count",
@@ -1030,6 +1030,7 @@ fn read_udf_array(
 }
 
 /// Rebuilds parents from the depth-first order and child counts.
+#[allow(clippy::needless_range_loop)] // reads the parent's name while linking
 fn link_bones(bones: &mut [Bone]) -> std::result::Result<(), String> {
     // Stack of (bone index, children still to come).
     let mut stack: Vec<(usize, u8)> = Vec::new();

@@ -204,7 +204,7 @@ pub fn inspector(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
                     .filter(|&c| scene.skeleton.bones[c].parent == Some(i))
                     .collect();
                 let selected = state.selected_bone == Some(i);
-                let text = format!("{} ", b.name);
+                let text = b.name.clone();
                 if children.is_empty() {
                     if ui
                         .selectable_label(selected, text)
@@ -244,10 +244,11 @@ pub fn inspector(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
                     });
                 }
             }
-            for i in 0..bones.len() {
-                if bones[i].parent.is_none() {
-                    node(ui, scene, state, i);
-                }
+            let roots: Vec<usize> = (0..bones.len())
+                .filter(|&i| bones[i].parent.is_none())
+                .collect();
+            for i in roots {
+                node(ui, scene, state, i);
             }
             if let Some(b) = state.selected_bone.and_then(|i| bones.get(i)) {
                 ui.separator();

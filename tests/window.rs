@@ -1,0 +1,77 @@
+//! The real window under Xvfb: the app opens the demo, draws the 3D view and
+//! the inspector, and saves a screenshot of its own window (`--screenshot`).
+//! Needs `xvfb-run` (scripts/test installs it); fails loudly without it.
+
+mod common;
+use std::process::Command;
+
+#[test]
+fn window_shows_the_model_and_the_inspector() {
+    assert!(
+        Command::new("sh")
+            .args(["-c", "command -v xvfb-run"])
+            .output()
+            .is_ok_and(|o| o.status.success()),
+        "this test needs xvfb-run (scripts/test installs xvfb)"
+    );
+    let shot = common::output_dir().join("window.png");
+    let _ = std::fs::remove_file(&shot);
+    let out = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x800x24"])
+        .arg(env!("CARGO_BIN_EXE_facet"))
+        .arg("assets/demo.p3m")
+        .arg("--screenshot")
+        .arg(&shot)
+        .args(["--frames", "5"])
+        .current_dir(common::repo())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "facet failed under Xvfb:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let img = image::open(&shot).unwrap().to_rgba8();
+    let (w, h) = img.dimensions();
+    assert!(w >= 800 && h >= 600, "window is {w}x{h}");
+
+    // Not blank: many distinct colours.
+    let mut colours: Vec<[u8; 4]> = img.pixels().step_by(7).map(|p| p.0).collect();
+    colours.sort();
+    colours.dedup();
+    assert!(
+        colours.len() > 200,
+        "only {} colours: the window looks blank",
+        colours.len()
+    );
+
+    // The model is drawn in the middle of the 3D view: the panel texture's
+    // blue and the glow's cyan appear left of the inspector.
+    let view = |x: u32, y: u32| img.get_pixel(x, y).0;
+    let model_pixels = (0..h)
+        .flat_map(|y| (0..w * 2 / 3).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let p = view(x, y);
+            p[2] > 150 && p[2] > p[0].saturating_add(60)
+        });
+    assert!(
+        model_pixels.count() > 1000,
+        "the textured model is not in the 3D view"
+    );
+
+    // The inspector: an egui side panel on the right, mostly egui's panel grey
+    // with text; compare with the 3D background on the left edge.
+    let right_strip: Vec<[u8; 4]> = (100..h - 100).map(|y| view(w - 150, y)).collect();
+    let grey = right_strip
+        .iter()
+        .filter(|p| p[0].abs_diff(p[1]) < 4 && p[1].abs_diff(p[2]) < 4 && p[0] > 20 && p[0] < 60)
+        .count();
+    assert!(
+        grey > right_strip.len() / 2,
+        "no inspector panel on the right"
+    );
+    let text_rows = (0..h)
+        .filter(|&y| (w - 300..w).any(|x| view(x, y)[0] > 140))
+        .count();
+    assert!(text_rows > 50, "the inspector shows no text");
+}
