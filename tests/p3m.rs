@@ -388,7 +388,8 @@ fn external_texture_resolves_next_to_the_model() {
         2,
         2,
         &[0, 85, 170, 255],
-    );
+    )
+    .unwrap();
     std::fs::write(dir.join("textures/does_not_exist.ptf"), ptf).unwrap();
     let bytes = p3m_write::encode(&everything()).unwrap();
     let loaded = facet::load::load_bytes("x.p3m", &bytes, Some(&dir)).unwrap();

@@ -26,7 +26,7 @@ fn every_format_round_trips_in_the_current_layout() {
     ] {
         let (w, h) = (8u32, 2u32);
         let px: Vec<u8> = (0..w * h * c).map(|i| (i * 7) as u8).collect();
-        let bytes = encode(PtfLayout::Current { version: 0 }, format, w, h, &px);
+        let bytes = encode(PtfLayout::Current { version: 0 }, format, w, h, &px).unwrap();
         assert_eq!(
             bytes[5],
             (1 << 4) | 3,
@@ -44,13 +44,16 @@ fn every_format_round_trips_in_the_current_layout() {
 #[test]
 fn rgb_2024_round_trips() {
     let px: Vec<u8> = (0..4 * 4 * 3).map(|i| i as u8).collect();
-    let t = ptf::decode(&encode(
-        PtfLayout::Rev2024 { revision: 0 },
-        PtfFormat::Rgb,
-        4,
-        4,
-        &px,
-    ))
+    let t = ptf::decode(
+        &encode(
+            PtfLayout::Rev2024 { revision: 0 },
+            PtfFormat::Rgb,
+            4,
+            4,
+            &px,
+        )
+        .unwrap(),
+    )
     .unwrap();
     assert_eq!(t.format, PtfFormat::Rgb);
     assert_eq!(t.pixels, px);
@@ -106,9 +109,20 @@ fn absurd_sizes_are_refused_before_allocating() {
         1024,
         1024,
         &vec![0; 1024 * 1024 * 4],
-    );
-    let mut lie = big.clone();
+    )
+    .unwrap();
+    let mut lie = big;
     lie[5] = 0; // now declares 1x1
     let e = ptf::decode(&lie).unwrap_err().to_string();
     assert!(e.contains("expected 4"), "{e}");
+}
+
+#[test]
+fn writer_refuses_what_the_format_cannot_hold() {
+    let l = PtfLayout::Current { version: 0 };
+    assert!(encode(l, PtfFormat::I, 3, 4, &[0; 12]).is_err());
+    assert!(encode(l, PtfFormat::Rgb, 4, 4, &[0; 5]).is_err());
+    let old = PtfLayout::Rev2024 { revision: 0 };
+    assert!(encode(old, PtfFormat::Rgb, 4, 8, &[0; 96]).is_err());
+    assert!(encode(old, PtfFormat::Ia, 4, 4, &[0; 32]).is_err());
 }

@@ -132,8 +132,7 @@ pub struct Reader<'a> {
 macro_rules! read_le {
     ($($name:ident: $ty:ty),* $(,)?) => {$(
         pub fn $name(&mut self, field: &str) -> Result<$ty> {
-            let bytes = self.bytes(std::mem::size_of::<$ty>(), field)?;
-            Ok(<$ty>::from_le_bytes(bytes.try_into().expect("length checked")))
+            Ok(<$ty>::from_le_bytes(self.fixed(field)?))
         }
     )*};
 }
@@ -204,6 +203,17 @@ impl<'a> Reader<'a> {
         let out = &self.data[self.pos..self.pos + n];
         self.pos += n;
         Ok(out)
+    }
+
+    /// Reads exactly `N` bytes.
+    pub fn fixed<const N: usize>(&mut self, field: &str) -> Result<[u8; N]> {
+        match self.data.get(self.pos..).and_then(|t| t.first_chunk::<N>()) {
+            Some(b) => {
+                self.pos += N;
+                Ok(*b)
+            }
+            None => Err(self.truncated(field, N)),
+        }
     }
 
     pub fn rest(&mut self) -> &'a [u8] {

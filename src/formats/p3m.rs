@@ -366,7 +366,7 @@ pub fn decode(data: &[u8]) -> Result<P3m> {
     }
     .parse()?;
     let (start, _) = first.string_table;
-    let table = &data[start..];
+    let table = data.get(start..).unwrap_or_default();
     Parser {
         r: Reader::new(data),
         strings: Some(StringTable {
@@ -392,7 +392,7 @@ impl StringTable<'_> {
                 self.base
             ));
         }
-        let tail = &self.data[off..];
+        let tail = self.data.get(off..).unwrap_or_default();
         let end = tail.iter().position(|&b| b == 0).ok_or_else(|| {
             format!("string at table offset {off} has no NUL before the end of the file")
         })?;
@@ -997,7 +997,7 @@ fn read_udf_array(
         return Ok(out);
     }
     let size = ty.size();
-    let bytes = &t.data[start..];
+    let bytes = t.data.get(start..).unwrap_or_default();
     if bytes.len() < len * size {
         return Err(format!(
             "{len} {} elements need {} bytes but the string table has {} after offset {start}",

@@ -187,7 +187,7 @@ pub fn encode(m: &P3m) -> Result<Vec<u8>, String> {
                     .as_ref()
                     .map_err(|e| format!("cannot write an undecodable embedded texture: {e}"))?;
                 let bytes =
-                    ptf_write::encode(ptf.layout, ptf.format, ptf.width, ptf.height, &ptf.pixels);
+                    ptf_write::encode(ptf.layout, ptf.format, ptf.width, ptf.height, &ptf.pixels)?;
                 w.u8(0);
                 w.u32(bytes.len() as u32);
                 w.out.extend_from_slice(&bytes);

@@ -132,11 +132,13 @@ pub fn decode(data: &[u8]) -> Result<Ptf> {
     let expected = width as usize * height as usize * format.channels();
     let frame_at = r.pos();
     r.magic(&LZ4_FRAME_MAGIC, "LZ4 frame magic")?;
-    let pixels = decompress_lz4_frame(&data[frame_at..], expected).map_err(|msg| DecodeError {
-        offset: frame_at as u64,
-        field: "texel data (LZ4 frame)".into(),
-        kind: ErrorKind::Compression(msg),
-    })?;
+    let pixels = decompress_lz4_frame(data.get(frame_at..).unwrap_or_default(), expected).map_err(
+        |msg| DecodeError {
+            offset: frame_at as u64,
+            field: "texel data (LZ4 frame)".into(),
+            kind: ErrorKind::Compression(msg),
+        },
+    )?;
     Ok(Ptf {
         layout,
         format,

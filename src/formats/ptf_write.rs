@@ -12,9 +12,18 @@ pub fn encode(
     width: u32,
     height: u32,
     pixels: &[u8],
-) -> Vec<u8> {
-    assert!(width.is_power_of_two() && height.is_power_of_two());
-    assert_eq!(pixels.len(), (width * height) as usize * format.channels());
+) -> Result<Vec<u8>, String> {
+    if !width.is_power_of_two() || !height.is_power_of_two() {
+        return Err(format!("{width}x{height}: PTF sides are powers of two"));
+    }
+    let expected = (width as usize * height as usize).saturating_mul(format.channels());
+    if pixels.len() != expected {
+        return Err(format!(
+            "{} bytes of texels, {expected} expected for {width}x{height} {}",
+            pixels.len(),
+            format.name()
+        ));
+    }
     let (lw, lh) = (width.trailing_zeros() as u8, height.trailing_zeros() as u8);
     let mut out = b"PTF".to_vec();
     match layout {
@@ -24,17 +33,19 @@ pub fn encode(
             out.push((lh << 4) | lw);
         }
         PtfLayout::Rev2024 { revision } => {
-            assert_eq!(width, height, "2024 PTF textures are square");
+            if width != height {
+                return Err("2024 PTF textures are square".into());
+            }
             let alpha = match format {
                 PtfFormat::Rgb => 0,
                 PtfFormat::Rgba => 0x10,
-                _ => panic!("2024 PTF textures are RGB or RGBA"),
+                _ => return Err("2024 PTF textures are RGB or RGBA".into()),
             };
             out.push(revision);
             out.push(alpha | lw);
         }
     }
     let mut enc = lz4_flex::frame::FrameEncoder::new(out);
-    enc.write_all(pixels).expect("writing to a Vec");
-    enc.finish().expect("writing to a Vec")
+    enc.write_all(pixels).map_err(|e| e.to_string())?;
+    enc.finish().map_err(|e| e.to_string())
 }
