@@ -559,7 +559,9 @@ impl<'a> Parser<'a> {
         let (has_uvs, has_normals) = (flags & 1 != 0, flags & 2 != 0);
         let name = self.string("name")?;
         if self.strings.is_some() {
-            self.r.set_ctx(format!("part {:?}", name));
+            // Second pass: names are known, so errors name the part too.
+            let ctx = format!("{} {:?}", self.r.name(""), name);
+            self.r.set_ctx(ctx);
         }
         let material = self.r.u8("material index")?;
         let n = self.r.u8("material override count")? as usize;
