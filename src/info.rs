@@ -26,11 +26,21 @@ fn interp(i: p3m::Interp) -> &'static str {
     }
 }
 
-fn track(keys: &[p3m::Key<[f32; 3], p3m::Interp>]) -> Value {
-    let frames: Vec<u32> = p3m::key_frames(keys.iter().map(|k| k.skip)).collect();
-    keys.iter()
+fn track(t: &[p3m::Key<[f32; 3], p3m::Interp>]) -> Value {
+    keys(t, |k| json!({"interp": interp(k.interp), "value": k.value}))
+}
+
+/// A keyframe track as `[{frame, ...fields of f}]`.
+fn keys<T, I>(track: &[p3m::Key<T, I>], f: impl Fn(&p3m::Key<T, I>) -> Value) -> Value {
+    let frames = p3m::key_frames(track.iter().map(|k| k.skip));
+    track
+        .iter()
         .zip(frames)
-        .map(|(k, f)| json!({"frame": f, "interp": interp(k.interp), "value": k.value}))
+        .map(|(k, frame)| {
+            let mut v = f(k);
+            v["frame"] = json!(frame);
+            v
+        })
         .collect()
 }
 
@@ -66,7 +76,13 @@ fn p3m_json(m: &p3m::P3m) -> Value {
                     "texture_scroll": a.texture_scroll,
                     "matcap_scroll": a.matcap_scroll,
                     "last_frame": a.last_frame,
-                    "keyframes": {"color": a.color.len(), "emission": a.emission.len(), "shading": a.shading.len(), "texture": a.texture.len(), "matcap": a.matcap.len()},
+                    "tracks": {
+                        "color": keys(&a.color, |k| json!({"interp": format!("{:?}", k.interp), "value": k.value})),
+                        "emission": keys(&a.emission, |k| json!({"interp": format!("{:?}", k.interp), "value": k.value})),
+                        "shading": keys(&a.shading, |k| json!({"interp": interp(k.interp), "value": k.value})),
+                        "texture": keys(&a.texture, |k| json!({"value": k.value})),
+                        "matcap": keys(&a.matcap, |k| json!({"value": k.value})),
+                    },
                 });
             }
             v

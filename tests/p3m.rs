@@ -427,3 +427,18 @@ fn scene_conversion_mirrors_z_and_keeps_faces_front() {
     let eye = &loaded.scene.meshes[3];
     assert!(eye.bounds().center().z > 0.2);
 }
+
+#[test]
+fn info_json_carries_animated_material_tracks() {
+    let bytes = p3m_write::encode(&everything()).unwrap();
+    let loaded = facet::load::load_bytes("x.p3m", &bytes, None).unwrap();
+    let v = facet::info::to_json(&loaded);
+    let a = &v["p3m"]["materials"][4]["animation"];
+    assert_eq!(a["loop"], "cont");
+    assert_eq!(a["tracks"]["color"][3]["frame"], 30);
+    assert_eq!(a["tracks"]["color"][3]["interp"], "LinearOklch");
+    assert_eq!(a["tracks"]["shading"][1]["value"], 255);
+    assert_eq!(a["tracks"]["texture"][1]["frame"], 21);
+    assert_eq!(v["p3m"]["user_fields"].as_array().unwrap().len(), 5 + 23);
+    assert_eq!(v["summary"]["clips"], 2);
+}

@@ -104,10 +104,17 @@ mod tests {
 
     #[test]
     fn fit_keeps_every_corner_in_view() {
-        let b = Aabb { min: Vec3::new(-3.0, 0.0, -1.0), max: Vec3::new(5.0, 2.0, 0.5) };
+        let b = Aabb {
+            min: Vec3::new(-3.0, 0.0, -1.0),
+            max: Vec3::new(5.0, 2.0, 0.5),
+        };
         for aspect in [0.5, 1.0, 2.5] {
             for (yaw, pitch) in [(0.0, 0.0), (1.0, 0.4), (-2.0, -1.2)] {
-                let mut c = OrbitCamera { yaw, pitch, ..Default::default() };
+                let mut c = OrbitCamera {
+                    yaw,
+                    pitch,
+                    ..Default::default()
+                };
                 c.fit(&b, aspect);
                 let vp = c.view_proj(aspect);
                 for i in 0..8 {
@@ -117,8 +124,14 @@ mod tests {
                         if i & 4 != 0 { b.max.z } else { b.min.z },
                     );
                     let ndc = vp.project_point3(p);
-                    assert!(ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0, "corner {p} outside at aspect {aspect}: {ndc}");
-                    assert!((0.0..=1.0).contains(&ndc.z), "corner {p} clipped in depth: {ndc}");
+                    assert!(
+                        ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0,
+                        "corner {p} outside at aspect {aspect}: {ndc}"
+                    );
+                    assert!(
+                        (0.0..=1.0).contains(&ndc.z),
+                        "corner {p} clipped in depth: {ndc}"
+                    );
                 }
             }
         }
@@ -131,7 +144,10 @@ mod tests {
         c.zoom(1.0);
         assert!((c.distance - d * 0.9).abs() < 1e-6);
         c.orbit(0.0, 1e6);
-        assert!(c.pitch < std::f32::consts::FRAC_PI_2, "pitch is clamped short of the pole");
+        assert!(
+            c.pitch < std::f32::consts::FRAC_PI_2,
+            "pitch is clamped short of the pole"
+        );
         // A horizontal drag pans along the (horizontal) right vector, by the
         // world size of the dragged pixels at the target's distance.
         let mut c = OrbitCamera::default();

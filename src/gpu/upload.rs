@@ -188,7 +188,7 @@ pub fn upload(gpu: &super::Gpu, r: &Renderer, scene: &Scene) -> GpuScene {
         .map(|t| upload_texture(gpu, &t.name, t.width, t.height, &t.rgba8))
         .collect();
 
-    let mut materials: Vec<GpuMaterial> = scene
+    let materials: Vec<GpuMaterial> = scene
         .materials
         .iter()
         .chain(std::iter::once(&crate::scene::Material::default()))
@@ -203,7 +203,6 @@ pub fn upload(gpu: &super::Gpu, r: &Renderer, scene: &Scene) -> GpuScene {
         })
         .collect();
     let default_material = materials.len() - 1;
-    materials.shrink_to_fit();
 
     let bounds = scene.bounds(None);
     let radius = bounds.radius();
