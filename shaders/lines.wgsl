@@ -29,3 +29,38 @@ fn vs_main(@location(0) position: vec3<f32>, @location(1) color: vec4<f32>) -> V
 fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     return in.color;
 }
+
+// Normals overlay: one instance per vertex of a mesh's position/normal
+// stream (the skinned one for skinned meshes), two vertices per instance.
+fn oct_decode(e: vec2<f32>) -> vec3<f32> {
+    var n = vec3<f32>(e.x, e.y, 1.0 - abs(e.x) - abs(e.y));
+    if (n.z < 0.0) {
+        let s = select(vec2<f32>(-1.0), vec2<f32>(1.0), n.xy >= vec2<f32>(0.0));
+        let xy = (1.0 - abs(n.yx)) * s;
+        n = vec3<f32>(xy.x, xy.y, n.z);
+    }
+    return normalize(n);
+}
+
+@vertex
+fn vs_normals(@builtin(vertex_index) vi: u32, @location(0) position: vec3<f32>, @location(1) normal_oct: vec2<f32>) -> VsOut {
+    // params.x is the scene radius; normals are 4% of it long.
+    let p = position + oct_decode(normal_oct) * globals.params.x * 0.04 * f32(vi & 1u);
+    var out: VsOut;
+    var clip = globals.view_proj * vec4<f32>(p, 1.0);
+    clip.z = clip.z - globals.params.y * clip.w;
+    out.clip = clip;
+    out.color = vec4<f32>(0.35, 1.0, 0.35, 1.0);
+    return out;
+}
+
+// Wireframe: the mesh's own position stream with an edge index buffer.
+@vertex
+fn vs_wire(@location(0) position: vec3<f32>) -> VsOut {
+    var out: VsOut;
+    var clip = globals.view_proj * vec4<f32>(position, 1.0);
+    clip.z = clip.z - globals.params.y * clip.w;
+    out.clip = clip;
+    out.color = vec4<f32>(0.08, 0.9, 1.0, 1.0);
+    return out;
+}

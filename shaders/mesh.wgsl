@@ -29,9 +29,20 @@ struct Material {
 
 struct VsIn {
     @location(0) position: vec3<f32>,
-    @location(1) normal: vec3<f32>,
+    // Octahedral normal (2 x snorm16), written by upload or by skin.wgsl.
+    @location(1) normal_oct: vec2<f32>,
     @location(2) uv: vec2<f32>,
 };
+
+fn oct_decode(e: vec2<f32>) -> vec3<f32> {
+    var n = vec3<f32>(e.x, e.y, 1.0 - abs(e.x) - abs(e.y));
+    if (n.z < 0.0) {
+        let s = select(vec2<f32>(-1.0), vec2<f32>(1.0), n.xy >= vec2<f32>(0.0));
+        let xy = (1.0 - abs(n.yx)) * s;
+        n = vec3<f32>(xy.x, xy.y, n.z);
+    }
+    return normalize(n);
+}
 
 struct VsOut {
     @builtin(position) clip: vec4<f32>,
@@ -43,7 +54,7 @@ struct VsOut {
 fn vs_main(v: VsIn) -> VsOut {
     var out: VsOut;
     out.clip = globals.view_proj * vec4<f32>(v.position, 1.0);
-    out.normal = v.normal;
+    out.normal = oct_decode(v.normal_oct);
     out.uv = v.uv;
     return out;
 }

@@ -1,5 +1,6 @@
 //! The windowed viewer: winit event loop, orbit camera input, egui overlay.
 
+use crate::anim::Animator;
 use crate::gpu::capture::Targets;
 use crate::gpu::{Gpu, GpuScene, OrbitCamera, Renderer};
 use crate::load;
@@ -56,6 +57,9 @@ struct Running {
     gpu_scene: GpuScene,
     camera: OrbitCamera,
     ui: UiState,
+    animator: Animator,
+    /// `ui.view` with the clip's visibility and material overrides applied.
+    effective: crate::gpu::ViewOptions,
     egui_ctx: egui::Context,
     egui_state: egui_winit::State,
     egui_renderer: egui_wgpu::Renderer,
@@ -208,6 +212,8 @@ impl Running {
             renderer,
             targets,
             ui: UiState::for_scene(&scene),
+            animator: Animator::new(&scene),
+            effective: Default::default(),
             scene,
             gpu_scene,
             camera,
@@ -273,6 +279,7 @@ impl Running {
                     show_inspector: self.ui.show_inspector,
                     ..UiState::for_scene(&l.scene)
                 };
+                self.animator = Animator::new(&l.scene);
                 self.scene = l.scene;
                 self.register_textures();
                 self.camera = OrbitCamera::default();
@@ -297,12 +304,34 @@ impl Running {
                 "n" | "N" => self.ui.view.normals ^= true,
                 "b" | "B" => self.ui.view.bounds ^= true,
                 "g" | "G" => self.ui.view.grid ^= true,
+                "k" | "K" => self.ui.view.skeleton ^= true,
+                "," | "<" => self.step(-1),
+                "." | ">" => self.step(1),
                 "i" | "I" => self.ui.show_inspector ^= true,
                 "?" => self.ui.show_help ^= true,
                 _ => {}
             },
             Key::Named(NamedKey::F1) => self.ui.show_help ^= true,
+            Key::Named(NamedKey::Space) => {
+                if self.ui.timeline.clip.is_none() && !self.scene.clips.is_empty() {
+                    self.ui.timeline.select(Some(0));
+                } else {
+                    self.ui.timeline.playing ^= true;
+                }
+            }
+            Key::Named(NamedKey::Home) => self.ui.timeline.to_start(),
+            Key::Named(NamedKey::End) => {
+                if let Some(c) = self.ui.timeline.clip.and_then(|c| self.scene.clips.get(c)) {
+                    self.ui.timeline.to_end(c);
+                }
+            }
             _ => {}
+        }
+    }
+
+    fn step(&mut self, frames: i32) {
+        if let Some(c) = self.ui.timeline.clip.and_then(|c| self.scene.clips.get(c)) {
+            self.ui.timeline.step(frames, c);
         }
     }
 
@@ -345,12 +374,16 @@ impl Running {
 
         // UI first: it decides the 3D viewport and what is visible.
         let raw = self.egui_state.take_egui_input(&self.window);
+        if let Some(c) = self.ui.timeline.clip.and_then(|c| self.scene.clips.get(c)) {
+            self.ui.timeline.advance(dt, c);
+        }
         let scene = &self.scene;
         let ui_state = &mut self.ui;
+        let pose = (!scene.skeleton.bones.is_empty()).then_some(&self.animator.pose);
         let mut viewport = self.viewport;
         let out = self
             .egui_ctx
-            .run_ui(raw, |ui| viewport = ui::show(ui, scene, ui_state));
+            .run_ui(raw, |ui| viewport = ui::show(ui, scene, ui_state, pose));
         self.viewport = viewport;
         self.egui_state
             .handle_platform_output(&self.window, out.platform_output);
@@ -392,6 +425,23 @@ impl Running {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("frame"),
             });
+        // Pose on the CPU (bones are few), skinning on the GPU.
+        let tl = &self.ui.timeline;
+        self.animator
+            .update(&self.scene, tl.clip, tl.time, &self.ui.view.visible);
+        self.gpu_scene.encode_pose(
+            &self.gpu.queue,
+            &self.renderer,
+            &mut encoder,
+            &self.animator.pose.skin,
+        );
+        self.gpu_scene
+            .set_selected_bone(&self.gpu.queue, self.ui.selected_bone);
+        self.effective.clone_from(&self.ui.view);
+        self.effective.visible.clone_from(&self.animator.visible);
+        self.effective
+            .material_override
+            .clone_from(&self.animator.materials);
         {
             let mut pass =
                 self.targets
@@ -401,7 +451,7 @@ impl Running {
             }
             self.ui.stats = self
                 .renderer
-                .draw(&mut pass, &self.gpu_scene, &self.ui.view);
+                .draw(&mut pass, &self.gpu_scene, &self.effective);
         }
 
         let jobs = self.egui_ctx.tessellate(out.shapes, ppp);

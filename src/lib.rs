@@ -4,10 +4,12 @@
 //! `formats` (pure decoders) -> `scene` (common model) -> `anim` (CPU reference)
 //! -> `gpu` (device, upload, passes, capture) -> `ui` (egui panels) -> `app`.
 
+pub mod anim;
 pub mod app;
 pub mod demo;
 pub mod formats;
 pub mod gpu;
+pub mod headless;
 pub mod info;
 pub mod load;
 pub mod scene;

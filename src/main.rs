@@ -2,8 +2,8 @@
 
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
-use facet::gpu::{Gpu, OrbitCamera, Renderer, ViewOptions, capture};
-use facet::{app, info, load};
+use facet::gpu::{Gpu, ViewOptions};
+use facet::{app, headless, info, load};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -65,6 +65,15 @@ enum Command {
         /// Background colour, #RRGGBB or #RRGGBBAA (sRGB).
         #[arg(long, value_parser = parse_color)]
         background: Option<[f64; 4]>,
+        /// Draw the skeleton overlay.
+        #[arg(long)]
+        skeleton: bool,
+        /// Pose the model with this clip (animation) ...
+        #[arg(long, value_name = "NAME")]
+        clip: Option<String>,
+        /// ... at this time in seconds.
+        #[arg(long, value_name = "SECONDS", default_value_t = 0.0, requires = "clip")]
+        time: f32,
     },
     /// Rewrite the bundled assets in DIR with the project's own writers.
     #[command(hide = true)]
@@ -192,6 +201,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             no_grid,
             all_parts,
             background,
+            skeleton,
+            clip,
+            time,
         }) => {
             let loaded = load::load_file(&file)?;
             let scene = &loaded.scene;
@@ -200,37 +212,27 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
             let gpu = Gpu::headless()?;
             log::info!("rendering on {}", gpu.describe());
-            let format = capture::CAPTURE_FORMAT;
-            let renderer = Renderer::new(&gpu, format, gpu.sample_count(format));
-            let gpu_scene = renderer.upload(&gpu, scene);
-            let mut opts = ViewOptions {
+            let mut view = ViewOptions {
                 wireframe,
                 normals,
                 bounds,
+                skeleton,
                 grid: !no_grid,
-                ..ViewOptions::for_scene(scene)
+                ..Default::default()
             };
-            if all_parts {
-                opts.visible.iter_mut().for_each(|v| *v = true);
-            }
             if let Some(bg) = background {
-                opts.background = bg;
+                view.background = bg;
             }
-            let mut cam = OrbitCamera::default();
-            if let Some((yaw, pitch, _)) = camera {
-                cam.yaw = yaw.to_radians();
-                cam.pitch = pitch.to_radians().clamp(-1.55, 1.55);
-            }
-            let mut b = scene.bounds(Some(&opts.visible));
-            if b.is_empty() {
-                b = scene.bounds(None);
-            }
-            cam.fit(&b, size.0 as f32 / size.1 as f32);
-            if let Some((_, _, zoom)) = camera {
-                cam.distance /= zoom;
-            }
-            let (img, stats) =
-                capture::render_to_image(&gpu, &renderer, &gpu_scene, &cam, &opts, size.0, size.1);
+            let req = headless::RenderRequest {
+                width: size.0,
+                height: size.1,
+                camera,
+                view,
+                all_parts,
+                clip,
+                time,
+            };
+            let (img, stats) = headless::render(&gpu, scene, &req)?;
             img.save(&output)
                 .with_context(|| format!("writing {}", output.display()))?;
             log::info!(

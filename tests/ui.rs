@@ -15,12 +15,13 @@ fn demo() -> facet::scene::Scene {
 #[test]
 fn inspector_lists_the_model_and_toggles_parts() {
     let scene = demo();
+    let pose = facet::anim::Pose::new(&scene.skeleton);
     let state = UiState::for_scene(&scene);
     let mut harness = Harness::builder()
         .with_size(egui::vec2(360.0, 1400.0))
         .build_ui_state(
             |ui, state: &mut UiState| {
-                inspector(ui, &scene, state);
+                inspector(ui, &scene, state, Some(&pose));
             },
             state,
         );

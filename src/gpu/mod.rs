@@ -5,6 +5,7 @@ pub mod camera;
 pub mod capture;
 pub mod context;
 pub mod renderer;
+pub mod skinning;
 pub mod upload;
 
 pub use camera::OrbitCamera;
@@ -16,6 +17,8 @@ pub use upload::GpuScene;
 pub const SHADERS: &[(&str, &str)] = &[
     ("mesh.wgsl", include_str!("../../shaders/mesh.wgsl")),
     ("lines.wgsl", include_str!("../../shaders/lines.wgsl")),
+    ("skin.wgsl", include_str!("../../shaders/skin.wgsl")),
+    ("bones.wgsl", include_str!("../../shaders/bones.wgsl")),
 ];
 
 pub fn shader_source(name: &str) -> &'static str {

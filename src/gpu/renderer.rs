@@ -1,7 +1,8 @@
 //! The mesh pass (opaque + additive pipelines) and the overlay line pass.
 
 use super::camera::OrbitCamera;
-use super::upload::{GpuScene, LineVertex, MaterialUniform, MeshVertex};
+use super::skinning::{PosNormal, Skinner};
+use super::upload::{BoneVertex, GpuScene, LineVertex, MaterialUniform};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use wgpu::util::DeviceExt;
@@ -26,6 +27,10 @@ pub struct ViewOptions {
     pub normals: bool,
     pub bounds: bool,
     pub grid: bool,
+    pub skeleton: bool,
+    /// Per-mesh material used instead of the mesh's own (P3M material
+    /// overrides while a clip plays); missing entries use the mesh's.
+    pub material_override: Vec<Option<usize>>,
     /// Linear RGBA clear colour.
     pub background: [f64; 4],
 }
@@ -38,6 +43,8 @@ impl Default for ViewOptions {
             normals: false,
             bounds: false,
             grid: true,
+            skeleton: false,
+            material_override: Vec::new(),
             background: [0.035, 0.04, 0.05, 1.0],
         }
     }
@@ -71,6 +78,11 @@ pub struct Renderer {
     opaque: wgpu::RenderPipeline,
     additive: wgpu::RenderPipeline,
     lines: wgpu::RenderPipeline,
+    wire: wgpu::RenderPipeline,
+    normals: wgpu::RenderPipeline,
+    bones: wgpu::RenderPipeline,
+    bones_bgl: wgpu::BindGroupLayout,
+    pub skinner: Skinner,
     sampler: wgpu::Sampler,
     white: wgpu::TextureView,
 }
@@ -158,8 +170,13 @@ impl Renderer {
             bind_group_layouts: &[Some(&globals_bgl)],
             immediate_size: 0,
         });
-        let mesh_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
-        let line_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Unorm8x4];
+        let stream_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Snorm16x2];
+        let uv_attrs = wgpu::vertex_attr_array![2 => Float32x2];
+        let stream = |step_mode, attributes| wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<PosNormal>() as u64,
+            step_mode,
+            attributes,
+        };
         let multisample = wgpu::MultisampleState {
             count: sample_count,
             mask: !0,
@@ -174,11 +191,14 @@ impl Renderer {
                     module: &mesh_shader,
                     entry_point: Some("vs_main"),
                     compilation_options: Default::default(),
-                    buffers: &[Some(wgpu::VertexBufferLayout {
-                        array_stride: std::mem::size_of::<MeshVertex>() as u64,
-                        step_mode: wgpu::VertexStepMode::Vertex,
-                        attributes: &mesh_attrs,
-                    })],
+                    buffers: &[
+                        Some(stream(wgpu::VertexStepMode::Vertex, &stream_attrs)),
+                        Some(wgpu::VertexBufferLayout {
+                            array_stride: 8,
+                            step_mode: wgpu::VertexStepMode::Vertex,
+                            attributes: &uv_attrs,
+                        }),
+                    ],
                 },
                 primitive: wgpu::PrimitiveState {
                     topology: wgpu::PrimitiveTopology::TriangleList,
@@ -224,44 +244,115 @@ impl Renderer {
         };
         let opaque = mesh_pipeline("mesh opaque", wgpu::BlendState::ALPHA_BLENDING, true);
         let additive = mesh_pipeline("mesh additive", additive_blend, false);
-        let lines = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("lines"),
-            layout: Some(&line_layout),
-            vertex: wgpu::VertexState {
-                module: &line_shader,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[Some(wgpu::VertexBufferLayout {
-                    array_stride: std::mem::size_of::<LineVertex>() as u64,
-                    step_mode: wgpu::VertexStepMode::Vertex,
-                    attributes: &line_attrs,
-                })],
-            },
-            primitive: wgpu::PrimitiveState {
-                topology: wgpu::PrimitiveTopology::LineList,
-                ..Default::default()
-            },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(false),
-                depth_compare: Some(wgpu::CompareFunction::LessEqual),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample,
-            fragment: Some(wgpu::FragmentState {
-                module: &line_shader,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format: color_format,
-                    blend: Some(wgpu::BlendState::ALPHA_BLENDING),
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
+        let bones_bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("skeleton overlay"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::VERTEX,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage { read_only: true },
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::VERTEX,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+            ],
         });
+        let bones_shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("bones.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(super::shader_source("bones.wgsl").into()),
+        });
+        let bones_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("skeleton overlay"),
+            bind_group_layouts: &[Some(&globals_bgl), Some(&bones_bgl)],
+            immediate_size: 0,
+        });
+        let line_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Unorm8x4];
+        let wire_attrs = wgpu::vertex_attr_array![0 => Float32x3];
+        let bone_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Uint32];
+        let overlay = |label, layout, module, entry: &str, buffer: wgpu::VertexBufferLayout<'_>| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(layout),
+                vertex: wgpu::VertexState {
+                    module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    buffers: &[Some(buffer)],
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::LineList,
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(false),
+                    depth_compare: Some(wgpu::CompareFunction::LessEqual),
+                    stencil: Default::default(),
+                    bias: Default::default(),
+                }),
+                multisample,
+                fragment: Some(wgpu::FragmentState {
+                    module,
+                    entry_point: Some("fs_main"),
+                    compilation_options: Default::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: color_format,
+                        blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let lines = overlay(
+            "lines",
+            &line_layout,
+            &line_shader,
+            "vs_main",
+            wgpu::VertexBufferLayout {
+                array_stride: std::mem::size_of::<LineVertex>() as u64,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &line_attrs,
+            },
+        );
+        let wire = overlay(
+            "wireframe",
+            &line_layout,
+            &line_shader,
+            "vs_wire",
+            stream(wgpu::VertexStepMode::Vertex, &wire_attrs),
+        );
+        let normals = overlay(
+            "normals",
+            &line_layout,
+            &line_shader,
+            "vs_normals",
+            stream(wgpu::VertexStepMode::Instance, &stream_attrs),
+        );
+        let bones = overlay(
+            "skeleton",
+            &bones_layout,
+            &bones_shader,
+            "vs_main",
+            wgpu::VertexBufferLayout {
+                array_stride: std::mem::size_of::<BoneVertex>() as u64,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &bone_attrs,
+            },
+        );
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
             label: Some("material sampler"),
             address_mode_u: wgpu::AddressMode::Repeat,
@@ -280,6 +371,11 @@ impl Renderer {
             opaque,
             additive,
             lines,
+            wire,
+            normals,
+            bones,
+            bones_bgl,
+            skinner: Skinner::new(device),
             sampler,
             white,
         }
@@ -321,6 +417,28 @@ impl Renderer {
         })
     }
 
+    pub fn bones_bind_group(
+        &self,
+        device: &wgpu::Device,
+        bones: &wgpu::Buffer,
+        overlay: &wgpu::Buffer,
+    ) -> wgpu::BindGroup {
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("skeleton overlay"),
+            layout: &self.bones_bgl,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: bones.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: overlay.as_entire_binding(),
+                },
+            ],
+        })
+    }
+
     pub fn upload(&self, gpu: &super::Gpu, scene: &crate::scene::Scene) -> GpuScene {
         super::upload::upload(gpu, self, scene)
     }
@@ -357,12 +475,23 @@ impl Renderer {
                 &self.opaque
             });
             for (i, m) in scene.meshes.iter().enumerate() {
-                let mat = &scene.materials[m.material];
+                let material = opts
+                    .material_override
+                    .get(i)
+                    .copied()
+                    .flatten()
+                    .filter(|&x| x < scene.materials.len())
+                    .unwrap_or(m.material);
+                let mat = &scene.materials[material];
                 if mat.additive != additive || !opts.is_visible(i) || m.index_count == 0 {
                     continue;
                 }
+                let Some(stream) = m.stream(scene) else {
+                    continue;
+                };
                 pass.set_bind_group(1, &mat.bind_group, &[]);
-                pass.set_vertex_buffer(0, m.vertices.slice(..));
+                pass.set_vertex_buffer(0, stream);
+                pass.set_vertex_buffer(1, m.uvs.slice(..));
                 pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
                 pass.draw_indexed(0..m.index_count, 0, 0..1);
                 stats.draw_calls += 1;
@@ -371,31 +500,59 @@ impl Renderer {
         }
         pass.set_pipeline(&self.lines);
         pass.set_vertex_buffer(0, scene.lines.slice(..));
-        let mut draw_lines = |r: &std::ops::Range<u32>| {
+        let mut lines = |r: &std::ops::Range<u32>, stats: &mut FrameStats| {
             if !r.is_empty() {
                 pass.draw(r.clone(), 0..1);
                 stats.draw_calls += 1;
             }
         };
         if opts.grid {
-            draw_lines(&scene.grid);
+            lines(&scene.grid, &mut stats);
         }
         if opts.bounds {
-            draw_lines(&scene.scene_bounds);
+            lines(&scene.scene_bounds, &mut stats);
+            for (i, m) in scene.meshes.iter().enumerate() {
+                if opts.is_visible(i) {
+                    lines(&m.bounds, &mut stats);
+                }
+            }
         }
-        for (i, m) in scene.meshes.iter().enumerate() {
-            if !opts.is_visible(i) {
-                continue;
+        let visible = || {
+            scene
+                .meshes
+                .iter()
+                .enumerate()
+                .filter(|(i, m)| opts.is_visible(*i) && m.vertex_count > 0)
+        };
+        if opts.wireframe {
+            pass.set_pipeline(&self.wire);
+            for (_, m) in visible() {
+                let Some(stream) = m.stream(scene) else {
+                    continue;
+                };
+                pass.set_vertex_buffer(0, stream);
+                pass.set_index_buffer(m.edges.slice(..), wgpu::IndexFormat::Uint32);
+                pass.draw_indexed(0..m.edge_index_count, 0, 0..1);
+                stats.draw_calls += 1;
             }
-            if opts.wireframe {
-                draw_lines(&m.wire);
+        }
+        if opts.normals {
+            pass.set_pipeline(&self.normals);
+            for (_, m) in visible() {
+                let Some(stream) = m.stream(scene) else {
+                    continue;
+                };
+                pass.set_vertex_buffer(0, stream);
+                pass.draw(0..2, 0..m.vertex_count);
+                stats.draw_calls += 1;
             }
-            if opts.normals {
-                draw_lines(&m.normals);
-            }
-            if opts.bounds {
-                draw_lines(&m.bounds);
-            }
+        }
+        if let (true, Some(skeleton)) = (opts.skeleton, &scene.skeleton) {
+            pass.set_pipeline(&self.bones);
+            pass.set_bind_group(1, &scene.overlay_bind_group, &[]);
+            pass.set_vertex_buffer(0, skeleton.slice(..));
+            pass.draw(0..scene.skeleton_vertices, 0..1);
+            stats.draw_calls += 1;
         }
         stats
     }

@@ -1,28 +1,33 @@
-//! Scene -> GPU buffers and textures, uploaded once per loaded scene. Overlay
-//! geometry (wireframe edges, normals, bounds, grid) is built here too, so a
-//! frame only selects ranges to draw.
+//! Scene -> GPU buffers and textures, uploaded once per loaded scene.
+//!
+//! Each mesh draws from two vertex streams: position + octahedral normal (16 B,
+//! static or written by the skinning pass) and UV (8 B, static). Overlays use
+//! the same streams (wireframe through an edge index buffer, normals by
+//! instancing), so they follow the pose. Grid and bounds live in one static
+//! line buffer; the skeleton overlay is built in rest space and moved by the
+//! bone matrices on the GPU.
 
 use super::renderer::Renderer;
+use super::skinning::{self, PosNormal, SkinBatch, SkinVertex};
 use crate::scene::{Aabb, BlendMode, Scene};
 use bytemuck::{Pod, Zeroable};
-use glam::Vec3;
+use glam::{Mat4, Vec3};
 use std::collections::HashSet;
 use std::ops::Range;
 use wgpu::util::DeviceExt;
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
-pub struct MeshVertex {
+pub struct LineVertex {
     pub position: [f32; 3],
-    pub normal: [f32; 3],
-    pub uv: [f32; 2],
+    pub color: [u8; 4],
 }
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
-pub struct LineVertex {
+pub struct BoneVertex {
     pub position: [f32; 3],
-    pub color: [u8; 4],
+    pub bone: u32,
 }
 
 #[repr(C)]
@@ -34,14 +39,24 @@ pub struct MaterialUniform {
     pub uv_offset: [f32; 4],
 }
 
+/// Where a mesh's position/normal stream lives.
+pub enum Stream {
+    Static(wgpu::Buffer),
+    /// A byte range of the scene's skinned output buffer.
+    Skinned(Range<u64>),
+}
+
 pub struct GpuMesh {
-    pub vertices: wgpu::Buffer,
+    pub stream: Stream,
+    pub vertex_count: u32,
+    pub uvs: wgpu::Buffer,
     pub indices: wgpu::Buffer,
     pub index_count: u32,
+    pub edges: wgpu::Buffer,
+    pub edge_index_count: u32,
     /// Index into `GpuScene::materials` (the last one is the default).
     pub material: usize,
-    pub wire: Range<u32>,
-    pub normals: Range<u32>,
+    /// Rest-pose bounds in the static line buffer.
     pub bounds: Range<u32>,
 }
 
@@ -66,6 +81,27 @@ pub struct GpuScene {
     pub grid: Range<u32>,
     pub scene_bounds: Range<u32>,
     pub bounds: Aabb,
+    /// One 3x4 matrix per bone (identity when the scene has no skeleton).
+    pub bones: wgpu::Buffer,
+    pub bone_count: usize,
+    /// Every skinned vertex of the scene, skinned in one dispatch.
+    pub skin: Option<SkinBatch>,
+    /// Skeleton overlay vertices (line list) and its bind group.
+    pub skeleton: Option<wgpu::Buffer>,
+    pub skeleton_vertices: u32,
+    pub overlay: wgpu::Buffer,
+    pub overlay_bind_group: wgpu::BindGroup,
+    /// Scratch for bone uploads (no per-frame allocation).
+    pub(crate) bone_scratch: Vec<skinning::BoneRows>,
+}
+
+impl GpuMesh {
+    pub fn stream<'a>(&'a self, scene: &'a GpuScene) -> Option<wgpu::BufferSlice<'a>> {
+        match &self.stream {
+            Stream::Static(b) => Some(b.slice(..)),
+            Stream::Skinned(r) => scene.skin.as_ref().map(|s| s.dst.slice(r.clone())),
+        }
+    }
 }
 
 fn srgb_to_linear(c: f32) -> f32 {
@@ -179,6 +215,39 @@ fn range(out: &[LineVertex], start: usize) -> Range<u32> {
     start as u32..out.len() as u32
 }
 
+/// Octahedral bone shapes in rest model space: head, a ring a tenth of the
+/// way along the bone, tail.
+fn skeleton_lines(scene: &Scene) -> Vec<BoneVertex> {
+    let mut out = Vec::new();
+    for (i, b) in scene.skeleton.bones.iter().enumerate() {
+        let len = (b.tail - b.head).length();
+        if len <= 0.0 {
+            continue;
+        }
+        let x = b.rest.x_axis.truncate().normalize_or(Vec3::X) * len * 0.1;
+        let z = b.rest.z_axis.truncate().normalize_or(Vec3::Z) * len * 0.1;
+        let mid = b.head + (b.tail - b.head) * 0.1;
+        let ring = [mid + x, mid + z, mid - x, mid - z];
+        let bone = i as u32;
+        let mut line = |a: Vec3, c: Vec3| {
+            out.push(BoneVertex {
+                position: a.into(),
+                bone,
+            });
+            out.push(BoneVertex {
+                position: c.into(),
+                bone,
+            });
+        };
+        for k in 0..4 {
+            line(b.head, ring[k]);
+            line(ring[k], b.tail);
+            line(ring[k], ring[(k + 1) % 4]);
+        }
+    }
+    out
+}
+
 /// Uploads a scene. Textures referenced out of range fall back to white.
 pub fn upload(gpu: &super::Gpu, r: &Renderer, scene: &Scene) -> GpuScene {
     let device = &gpu.device;
@@ -244,75 +313,100 @@ pub fn upload(gpu: &super::Gpu, r: &Renderer, scene: &Scene) -> GpuScene {
     push_box(&mut lines, &bounds, [255, 200, 40, 255]);
     let scene_bounds = range(&lines, start);
 
-    let normal_len = radius * 0.04;
+    let bone_count = scene.skeleton.bones.len();
+    let can_skin = bone_count > 0 && bone_count <= skinning::MAX_BONES;
+    let bones = skinning::bone_buffer(device, bone_count);
+    let mut skin_vertices: Vec<SkinVertex> = Vec::new();
+
     let meshes = scene
         .meshes
         .iter()
         .map(|m| {
-            let verts: Vec<MeshVertex> = (0..m.positions.len())
-                .map(|i| MeshVertex {
-                    position: m.positions[i].into(),
-                    normal: m.normals.get(i).copied().unwrap_or(Vec3::Y).into(),
-                    uv: m.uvs.get(i).copied().unwrap_or_default().into(),
-                })
+            let n = m.positions.len();
+            let normal = |i: usize| m.normals.get(i).copied().unwrap_or(Vec3::Y);
+            let stream = match &m.skin {
+                Some(skin) if can_skin && skin.joints.len() == n => {
+                    let first = skin_vertices.len() as u64;
+                    skin_vertices.extend((0..n).map(|i| {
+                        skinning::pack_skin_vertex(
+                            m.positions[i],
+                            normal(i),
+                            skin.joints[i],
+                            skin.weights[i],
+                        )
+                    }));
+                    let size = std::mem::size_of::<PosNormal>() as u64;
+                    Stream::Skinned(first * size..(first + n as u64) * size)
+                }
+                _ => {
+                    let verts: Vec<PosNormal> = (0..n)
+                        .map(|i| PosNormal {
+                            position: m.positions[i].into(),
+                            normal: skinning::oct_encode(normal(i)),
+                        })
+                        .collect();
+                    Stream::Static(
+                        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                            label: Some(&m.name),
+                            contents: if verts.is_empty() {
+                                &[0; 16]
+                            } else {
+                                bytemuck::cast_slice(&verts)
+                            },
+                            usage: wgpu::BufferUsages::VERTEX,
+                        }),
+                    )
+                }
+            };
+            let uv: Vec<[f32; 2]> = (0..n)
+                .map(|i| m.uvs.get(i).copied().unwrap_or_default().into())
                 .collect();
-            let vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(&m.name),
-                contents: bytemuck::cast_slice(&verts),
-                usage: wgpu::BufferUsages::VERTEX
-                    | wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::COPY_DST,
-            });
-            let indices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(&m.name),
-                contents: bytemuck::cast_slice(&m.indices),
-                usage: wgpu::BufferUsages::INDEX,
-            });
-
-            let start = lines.len();
+            let buffer = |label: &str, contents: &[u8], usage| {
+                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some(label),
+                    contents: if contents.is_empty() {
+                        &[0; 16]
+                    } else {
+                        contents
+                    },
+                    usage,
+                })
+            };
+            let uvs = buffer("uvs", bytemuck::cast_slice(&uv), wgpu::BufferUsages::VERTEX);
+            let indices = buffer(
+                "indices",
+                bytemuck::cast_slice(&m.indices),
+                wgpu::BufferUsages::INDEX,
+            );
             let mut seen = HashSet::with_capacity(m.indices.len());
+            let mut edges: Vec<u32> = Vec::with_capacity(m.indices.len() * 2);
             for t in m.indices.chunks_exact(3) {
                 for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
                     if seen.insert((a.min(b), a.max(b))) {
-                        let color = [20, 230, 255, 255];
-                        lines.push(LineVertex {
-                            position: m.positions[a as usize].into(),
-                            color,
-                        });
-                        lines.push(LineVertex {
-                            position: m.positions[b as usize].into(),
-                            color,
-                        });
+                        edges.extend_from_slice(&[a, b]);
                     }
                 }
             }
-            let wire = range(&lines, start);
-            let start = lines.len();
-            for (p, n) in m.positions.iter().zip(&m.normals) {
-                lines.push(LineVertex {
-                    position: (*p).into(),
-                    color: [90, 255, 90, 255],
-                });
-                lines.push(LineVertex {
-                    position: (*p + *n * normal_len).into(),
-                    color: [90, 255, 90, 255],
-                });
-            }
-            let normals = range(&lines, start);
+            let edge_buf = buffer(
+                "edges",
+                bytemuck::cast_slice(&edges),
+                wgpu::BufferUsages::INDEX,
+            );
             let start = lines.len();
             push_box(&mut lines, &m.bounds(), [255, 120, 40, 255]);
-            let bounds = range(&lines, start);
             GpuMesh {
-                vertices,
+                stream,
+                vertex_count: n as u32,
+                uvs,
                 indices,
                 index_count: m.indices.len() as u32,
+                edges: edge_buf,
+                edge_index_count: edges.len() as u32,
                 material: m
                     .material
                     .filter(|&i| i < default_material)
                     .unwrap_or(default_material),
-                wire,
-                normals,
-                bounds,
+                bounds: range(&lines, start),
             }
         })
         .collect();
@@ -328,7 +422,22 @@ pub fn upload(gpu: &super::Gpu, r: &Renderer, scene: &Scene) -> GpuScene {
         contents: bytemuck::cast_slice(&lines),
         usage: wgpu::BufferUsages::VERTEX,
     });
-    GpuScene {
+    let skin = (!skin_vertices.is_empty()).then(|| r.skinner.batch(device, &skin_vertices, &bones));
+    let skel = skeleton_lines(scene);
+    let skeleton = (!skel.is_empty()).then(|| {
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("skeleton overlay"),
+            contents: bytemuck::cast_slice(&skel),
+            usage: wgpu::BufferUsages::VERTEX,
+        })
+    });
+    let overlay = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("overlay params"),
+        contents: bytemuck::cast_slice(&[u32::MAX, 0, 0, 0]),
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+    });
+    let overlay_bind_group = r.bones_bind_group(device, &bones, &overlay);
+    let mut gs = GpuScene {
         meshes,
         materials,
         textures,
@@ -336,6 +445,64 @@ pub fn upload(gpu: &super::Gpu, r: &Renderer, scene: &Scene) -> GpuScene {
         grid,
         scene_bounds,
         bounds,
+        bones,
+        bone_count,
+        skin,
+        skeleton,
+        skeleton_vertices: skel.len() as u32,
+        overlay,
+        overlay_bind_group,
+        bone_scratch: Vec::with_capacity(bone_count.max(1)),
+    };
+    // Skinned streams start at the rest pose.
+    let rest = vec![Mat4::IDENTITY; bone_count];
+    gs.set_pose(gpu, r, &rest);
+    gs
+}
+
+impl GpuScene {
+    /// Uploads the skinning matrices (one per bone) and skins every skinned
+    /// mesh on the GPU. Allocates nothing once the scene is uploaded.
+    pub fn set_pose(&mut self, gpu: &super::Gpu, r: &Renderer, skin_matrices: &[Mat4]) {
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("pose"),
+            });
+        self.encode_pose(&gpu.queue, r, &mut encoder, skin_matrices);
+        gpu.queue.submit([encoder.finish()]);
+    }
+
+    /// As [`Self::set_pose`], recording the dispatch into `encoder`.
+    pub fn encode_pose(
+        &mut self,
+        queue: &wgpu::Queue,
+        r: &Renderer,
+        encoder: &mut wgpu::CommandEncoder,
+        skin_matrices: &[Mat4],
+    ) {
+        if self.bone_count == 0 {
+            return;
+        }
+        self.bone_scratch.clear();
+        self.bone_scratch.extend(
+            skin_matrices
+                .iter()
+                .take(self.bone_count)
+                .map(skinning::bone_rows),
+        );
+        self.bone_scratch
+            .resize(self.bone_count, skinning::bone_rows(&Mat4::IDENTITY));
+        queue.write_buffer(&self.bones, 0, bytemuck::cast_slice(&self.bone_scratch));
+        if let Some(batch) = &self.skin {
+            r.skinner.encode(encoder, batch);
+        }
+    }
+
+    /// Highlights a bone in the skeleton overlay.
+    pub fn set_selected_bone(&self, queue: &wgpu::Queue, bone: Option<usize>) {
+        let v = bone.map_or(u32::MAX, |b| b as u32);
+        queue.write_buffer(&self.overlay, 0, bytemuck::cast_slice(&[v, 0, 0, 0]));
     }
 }
 

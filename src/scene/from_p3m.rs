@@ -7,6 +7,7 @@
 
 use super::*;
 use crate::formats::{p3m, ptf};
+use glam::Mat3;
 use std::path::Path;
 
 pub fn to_scene_space(v: [f32; 3]) -> Vec3 {
@@ -30,6 +31,7 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, base_dir: Option<&Path>) -> Sce
             parent: b.parent,
             head: to_scene_space(b.head),
             tail: to_scene_space(b.tail),
+            rest: rest_frame(to_scene_space(b.head), to_scene_space(b.tail)),
         })
         .collect();
 
@@ -127,26 +129,7 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, base_dir: Option<&Path>) -> Sce
     let clips = m
         .animations
         .iter()
-        .map(|a| {
-            let mut frames = 0u32;
-            let mut duration_s = 0.0f32;
-            for r in &a.actions {
-                let n = r.end.saturating_sub(r.start) as u32;
-                let us = m
-                    .actions
-                    .get(r.action as usize)
-                    .map_or(0, |x| x.us_per_frame);
-                frames += n;
-                if r.speed > 0.0 {
-                    duration_s += n as f32 * us as f32 / 1e6 / r.speed;
-                }
-            }
-            Clip {
-                name: a.name.clone(),
-                duration_s,
-                frames,
-            }
-        })
+        .map(|a| build_clip(m, a, &bones, &mut warnings))
         .collect();
 
     let user_fields = m
@@ -193,6 +176,228 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, base_dir: Option<&Path>) -> Sce
     }
 }
 
+/// Blender's bone frame for a head and tail given in scene space: local +Y
+/// along head -> tail, roll 0 (`vec_roll_to_mat3` in Blender's Z-up space,
+/// then rotated into the scene's Y-up space).
+pub fn rest_frame(head: Vec3, tail: Vec3) -> Mat4 {
+    // Scene (x, y, z) is Blender (x, -z, y) rotated: B->S maps X->X, Y->-Z, Z->Y.
+    let to_scene = Mat3::from_cols(Vec3::X, -Vec3::Z, Vec3::Y);
+    let v = to_scene.transpose() * (tail - head);
+    let nor = v.try_normalize().unwrap_or(Vec3::Y);
+    let (x, y, z) = (nor.x, nor.y, nor.z);
+    const SAFE: f32 = 6.1e-3;
+    const CRITICAL: f32 = 2.5e-4;
+    let mut theta = 1.0 + y;
+    let theta_alt = x * x + z * z;
+    let b = if theta > SAFE || theta_alt > CRITICAL {
+        if theta <= SAFE {
+            theta = theta_alt * 0.5 + theta_alt * theta_alt * 0.125;
+        }
+        Mat3::from_cols(
+            Vec3::new(1.0 - x * x / theta, -x, -x * z / theta),
+            Vec3::new(x, y, z),
+            Vec3::new(-x * z / theta, -z, 1.0 - z * z / theta),
+        )
+    } else {
+        // Pointing down -Y: a half turn around Z.
+        Mat3::from_diagonal(Vec3::new(-1.0, -1.0, 1.0))
+    };
+    Mat4::from_mat3_translation(to_scene * b, head)
+}
+
+/// One P3M track sampled at frame `f` with P3M rules: a key's interpolation
+/// applies to the stretch from the previous key to it; before the first and
+/// after the last key their values hold.
+fn sample_p3m(
+    keys: &[p3m::Key<[f32; 3], p3m::Interp>],
+    frames: &[u32],
+    f: f32,
+    default: Vec3,
+) -> Vec3 {
+    let Some(first) = keys.first() else {
+        return default;
+    };
+    if f <= frames[0] as f32 {
+        return Vec3::from(first.value);
+    }
+    for k in 1..keys.len() {
+        if f < frames[k] as f32 {
+            let (a, b) = (Vec3::from(keys[k - 1].value), Vec3::from(keys[k].value));
+            return match keys[k].interp {
+                p3m::Interp::None => a,
+                p3m::Interp::Linear => {
+                    let t = (f - frames[k - 1] as f32) / (frames[k] - frames[k - 1]) as f32;
+                    a.lerp(b, t)
+                }
+            };
+        }
+    }
+    Vec3::from(keys[keys.len() - 1].value)
+}
+
+/// Keys of one P3M track inside one segment, in clip time: the sampled value
+/// at the segment's start, every key strictly inside, the sampled value at
+/// its end. Later segments win at shared boundary times.
+fn segment_keys(
+    keys: &[p3m::Key<[f32; 3], p3m::Interp>],
+    (start, end): (u32, u32),
+    (t0, spf): (f32, f32),
+    default: Vec3,
+    out: &mut Vec<clip::Key<Vec3>>,
+) {
+    let frames: Vec<u32> = p3m::key_frames(keys.iter().map(|k| k.skip)).collect();
+    let at = |f: u32| t0 + (f - start) as f32 * spf;
+    out.push(clip::Key {
+        time: t0,
+        value: sample_p3m(keys, &frames, start as f32, default),
+        interp: clip::Interp::Step,
+    });
+    for (k, &f) in frames.iter().enumerate() {
+        if f > start && f < end {
+            let interp = match keys[k].interp {
+                p3m::Interp::None => clip::Interp::Step,
+                p3m::Interp::Linear => clip::Interp::Linear,
+            };
+            out.push(clip::Key {
+                time: at(f),
+                value: Vec3::from(keys[k].value),
+                interp,
+            });
+        }
+    }
+    if end > start {
+        let interp = match frames.iter().position(|&f| f >= end) {
+            Some(k) if k > 0 && keys[k].interp == p3m::Interp::None => clip::Interp::Step,
+            _ => clip::Interp::Linear,
+        };
+        out.push(clip::Key {
+            time: at(end),
+            value: sample_p3m(keys, &frames, end as f32, default),
+            interp,
+        });
+    }
+}
+
+/// A P3M animation (a sequence of action references) as one clip.
+fn build_clip(
+    m: &p3m::P3m,
+    a: &p3m::Animation,
+    bones: &[Bone],
+    warnings: &mut Vec<String>,
+) -> Clip {
+    let bone_index = |name: &str| bones.iter().position(|b| b.name == name);
+    // Every bone any of the referenced actions animates.
+    let mut animated: Vec<usize> = Vec::new();
+    for r in &a.actions {
+        for ab in m
+            .actions
+            .get(r.action as usize)
+            .map_or(&[][..], |x| &x.bones)
+        {
+            match bone_index(&ab.bone) {
+                Some(i) if !animated.contains(&i) => animated.push(i),
+                Some(_) => {}
+                None => warnings.push(format!(
+                    "animation {:?}: action {} animates unknown bone {:?}; ignored",
+                    a.name, r.action, ab.bone
+                )),
+            }
+        }
+    }
+    animated.sort_unstable();
+    let mut channels: Vec<clip::Channel> = animated
+        .iter()
+        .map(|&bone| clip::Channel {
+            bone,
+            translation: clip::Track::default(),
+            rotation: clip::RotationTrack::EulerXyz(clip::Track::default()),
+            scale: clip::Track::default(),
+        })
+        .collect();
+    let mut segments = Vec::new();
+    let (mut t0, mut frame0) = (0.0f32, 0u32);
+    for (si, r) in a.actions.iter().enumerate() {
+        let Some(action) = m.actions.get(r.action as usize) else {
+            continue;
+        };
+        if !(r.speed.is_finite() && r.speed > 0.0) || r.end < r.start {
+            warnings.push(format!(
+                "animation {:?}: action reference {si} (speed {}, frames {}..{}) cannot play; skipped",
+                a.name, r.speed, r.start, r.end
+            ));
+            continue;
+        }
+        let spf = action.us_per_frame as f32 / 1e6 / r.speed;
+        let frames = (r.end - r.start) as u32;
+        for ch in &mut channels {
+            let ab = action
+                .bones
+                .iter()
+                .find(|b| bone_index(&b.bone) == Some(ch.bone));
+            let empty = Vec::new();
+            let (t, rot, sc) = ab.map_or((&empty, &empty, &empty), |b| {
+                (&b.translation, &b.rotation, &b.scale)
+            });
+            let span = (r.start as u32, r.end as u32);
+            segment_keys(t, span, (t0, spf), Vec3::ZERO, &mut ch.translation.keys);
+            if let clip::RotationTrack::EulerXyz(tr) = &mut ch.rotation {
+                segment_keys(rot, span, (t0, spf), Vec3::ZERO, &mut tr.keys);
+            }
+            segment_keys(sc, span, (t0, spf), Vec3::ONE, &mut ch.scale.keys);
+        }
+        let parts = action
+            .parts
+            .iter()
+            .filter_map(|n| {
+                let i = m.parts.iter().position(|p| &p.name == n);
+                if i.is_none() {
+                    warnings.push(format!(
+                        "animation {:?}: action {} lists unknown part {n:?}; ignored",
+                        a.name, r.action
+                    ));
+                }
+                i
+            })
+            .collect();
+        let mode = match action.part_list_mode {
+            p3m::PartListMode::DefaultWhite => clip::PartListMode::DefaultWhite,
+            p3m::PartListMode::DefaultBlack => clip::PartListMode::DefaultBlack,
+            p3m::PartListMode::White => clip::PartListMode::White,
+            p3m::PartListMode::Black => clip::PartListMode::Black,
+        };
+        segments.push(clip::Segment {
+            name: format!("action {}", r.action),
+            start_s: t0,
+            duration_s: frames as f32 * spf,
+            frame_s: spf,
+            first_frame: frame0,
+            frames,
+            part_list: Some(clip::PartList { mode, parts }),
+        });
+        t0 += frames as f32 * spf;
+        frame0 += frames;
+    }
+    if segments.is_empty() {
+        segments.push(clip::Segment {
+            name: "empty".into(),
+            start_s: 0.0,
+            duration_s: 0.0,
+            frame_s: 0.0,
+            first_frame: 0,
+            frames: 0,
+            part_list: None,
+        });
+    }
+    Clip {
+        name: a.name.clone(),
+        duration_s: t0,
+        frames: frame0,
+        space: clip::ChannelSpace::RestRelative,
+        channels,
+        segments,
+    }
+}
+
 /// Keeps the four largest influences of each vertex and renormalises them.
 fn build_skin(p: &p3m::Part, bones: &[Bone], warnings: &mut Vec<String>) -> Option<Skin> {
     if p.weight_groups.is_empty() {
@@ -228,6 +433,7 @@ fn build_skin(p: &p3m::Part, bones: &[Bone], warnings: &mut Vec<String>) -> Opti
             j[k] = b;
             w[k] = if sum > 0.0 { wt / sum } else { 0.0 };
         }
+        let w = quantize_weights(w);
         skin.joints.push(j);
         skin.weights.push(w);
     }

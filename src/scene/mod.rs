@@ -2,9 +2,12 @@
 //! animation, GPU and UI layers read. Coordinates are right-handed, Y up,
 //! counter-clockwise front faces, UV origin at the top left (wgpu's).
 
+pub mod clip;
 pub mod from_p3m;
 
-use glam::{Vec2, Vec3};
+pub use clip::Clip;
+
+use glam::{Mat4, Vec2, Vec3};
 
 /// What file the scene came from and how big it is.
 #[derive(Debug, Clone, Default)]
@@ -60,7 +63,10 @@ pub struct Mesh {
     pub material_overrides: Vec<(String, u8, usize)>,
 }
 
-/// Up to four bone influences per vertex, largest first, summing to 1.
+/// Up to four bone influences per vertex, largest first. Weights are
+/// multiples of 1/255 summing to exactly 1 (see [`quantize_weights`]), so the
+/// GPU's unorm8 weights are the same numbers the CPU reference uses; a vertex
+/// with no influence has all weights 0 and stays at rest.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Skin {
     pub joints: Vec<[u16; 4]>,
@@ -160,18 +166,25 @@ pub struct Skeleton {
 #[derive(Debug, Clone)]
 pub struct Bone {
     pub name: String,
+    /// Always an index lower than the bone's own (parents come first).
     pub parent: Option<usize>,
     /// Rest head and tail in model space.
     pub head: Vec3,
     pub tail: Vec3,
+    /// The bone's rest frame in model space (its local +Y along head -> tail
+    /// for formats that store heads and tails).
+    pub rest: Mat4,
 }
 
-/// A playable animation.
-#[derive(Debug, Clone)]
-pub struct Clip {
-    pub name: String,
-    pub duration_s: f32,
-    pub frames: u32,
+impl Skeleton {
+    /// The rest transform of each bone relative to its parent.
+    pub fn rest_local(&self, i: usize) -> Mat4 {
+        let b = &self.bones[i];
+        match b.parent {
+            Some(p) => self.bones[p].rest.inverse() * b.rest,
+            None => b.rest,
+        }
+    }
 }
 
 /// Axis-aligned bounds.
@@ -274,4 +287,26 @@ pub fn smooth_normals(positions: &[Vec3], indices: &[u32]) -> Vec<Vec3> {
     n.into_iter()
         .map(|v| v.try_normalize().unwrap_or(Vec3::Y))
         .collect()
+}
+
+/// Quantises up to four weights to multiples of 1/255 that sum to exactly 1
+/// (largest remainder), keeping their order. All-zero input stays zero.
+pub fn quantize_weights(w: [f32; 4]) -> [f32; 4] {
+    let sum: f32 = w.iter().map(|x| x.max(0.0)).sum();
+    if sum <= 0.0 || !sum.is_finite() {
+        return [0.0; 4];
+    }
+    let scaled = w.map(|x| x.max(0.0) / sum * 255.0);
+    let mut q = scaled.map(|x| x.floor() as i32);
+    let mut left = 255 - q.iter().sum::<i32>();
+    let mut order = [0usize, 1, 2, 3];
+    order.sort_by(|&a, &b| (scaled[b] - q[b] as f32).total_cmp(&(scaled[a] - q[a] as f32)));
+    for &i in order.iter().cycle() {
+        if left <= 0 {
+            break;
+        }
+        q[i] += 1;
+        left -= 1;
+    }
+    q.map(|x| x as f32 / 255.0)
 }

@@ -31,7 +31,12 @@ fn texture_preview(ui: &mut egui::Ui, state: &UiState, index: usize, size: f32) 
     }
 }
 
-pub fn inspector(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
+pub fn inspector(
+    ui: &mut egui::Ui,
+    scene: &Scene,
+    state: &mut UiState,
+    pose: Option<&crate::anim::Pose>,
+) {
     let s = &scene.source;
     egui::CollapsingHeader::new("File")
         .default_open(true)
@@ -250,15 +255,8 @@ pub fn inspector(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
             for i in roots {
                 node(ui, scene, state, i);
             }
-            if let Some(b) = state.selected_bone.and_then(|i| bones.get(i)) {
-                ui.separator();
-                ui.label(format!("selected: {}", b.name));
-                ui.monospace(format!(
-                    "head {:.3?}\ntail {:.3?}\nlength {:.3}",
-                    b.head.to_array(),
-                    b.tail.to_array(),
-                    (b.tail - b.head).length()
-                ));
+            if let Some(i) = state.selected_bone.filter(|&i| i < bones.len()) {
+                bone_details(ui, scene, i, pose);
             }
         });
 
@@ -310,4 +308,50 @@ pub fn inspector(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
                 state.stats.draw_calls, state.stats.triangles
             ));
         });
+}
+
+fn transform_text(m: &glam::Mat4) -> String {
+    let (s, r, t) = m.to_scale_rotation_translation();
+    let (x, y, z) = r.to_euler(glam::EulerRot::XYZ);
+    format!(
+        "T {:8.3} {:8.3} {:8.3}\nR {:8.2} {:8.2} {:8.2} °\nS {:8.3} {:8.3} {:8.3}",
+        t.x,
+        t.y,
+        t.z,
+        x.to_degrees(),
+        y.to_degrees(),
+        z.to_degrees(),
+        s.x,
+        s.y,
+        s.z
+    )
+}
+
+/// Rest and current transforms of a bone, local (to its parent) and in model space.
+fn bone_details(ui: &mut egui::Ui, scene: &Scene, i: usize, pose: Option<&crate::anim::Pose>) {
+    let b = &scene.skeleton.bones[i];
+    ui.separator();
+    ui.strong(format!("{} (bone {i})", b.name));
+    ui.weak(format!(
+        "parent: {}   length {:.3}",
+        b.parent
+            .map_or("none".to_string(), |p| scene.skeleton.bones[p].name.clone()),
+        (b.tail - b.head).length()
+    ));
+    egui::Grid::new(("bone", i)).num_columns(2).show(ui, |ui| {
+        ui.label("rest local");
+        ui.monospace(transform_text(&scene.skeleton.rest_local(i)));
+        ui.end_row();
+        ui.label("rest model");
+        ui.monospace(transform_text(&b.rest));
+        ui.end_row();
+        if let Some((l, w)) = pose.and_then(|p| Some((p.local.get(i)?, p.world.get(i)?))) {
+            ui.label("current local");
+            ui.monospace(transform_text(l));
+            ui.end_row();
+            ui.label("current model");
+            ui.monospace(transform_text(w));
+            ui.end_row();
+        }
+    });
 }

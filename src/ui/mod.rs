@@ -2,7 +2,9 @@
 //! [`Scene`] and edit [`UiState`]; the app applies what they ask for.
 
 pub mod inspector;
+pub mod timeline;
 
+use crate::anim::timeline::Timeline;
 use crate::gpu::{FrameStats, ViewOptions};
 use crate::scene::Scene;
 
@@ -16,6 +18,7 @@ pub struct UiState {
     /// egui ids of the scene's textures (previews), when registered.
     pub texture_ids: Vec<Option<egui::TextureId>>,
     pub selected_bone: Option<usize>,
+    pub timeline: Timeline,
     /// The last load error, shown until dismissed; the old scene stays.
     pub error: Option<String>,
     pub show_inspector: bool,
@@ -42,10 +45,14 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Wheel", "zoom"),
     ("F", "fit the visible parts to the view"),
     ("R", "reset the camera"),
+    ("Space", "play / pause the clip"),
+    (", and .", "previous / next frame"),
+    ("Home / End", "jump to the start / end of the clip"),
     ("W", "wireframe overlay"),
     ("N", "normals overlay"),
     ("B", "bounding boxes"),
     ("G", "grid"),
+    ("K", "skeleton overlay"),
     ("I", "inspector panel"),
     ("?", "this help"),
 ];
@@ -96,7 +103,12 @@ pub fn help_window(ctx: &egui::Context, state: &mut UiState) {
 
 /// Draws every panel for one frame into the root `ui`; returns the rect left
 /// for the 3D view (in points).
-pub fn show(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) -> egui::Rect {
+pub fn show(
+    ui: &mut egui::Ui,
+    scene: &Scene,
+    state: &mut UiState,
+    pose: Option<&crate::anim::Pose>,
+) -> egui::Rect {
     let ctx = ui.ctx().clone();
     egui::Panel::top("toolbar").show(ui, |ui| toolbar(ui, state));
     egui::Panel::bottom("status").show(ui, |ui| {
@@ -110,12 +122,16 @@ pub fn show(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) -> egui::Rect
             ui.label(&scene.source.file_name);
         });
     });
+    if !scene.clips.is_empty() || !scene.skeleton.bones.is_empty() {
+        egui::Panel::bottom("timeline").show(ui, |ui| timeline::timeline(ui, scene, state));
+    }
     if state.show_inspector {
         egui::Panel::right("inspector")
             .default_size(320.0)
             .resizable(true)
             .show(ui, |ui| {
-                egui::ScrollArea::vertical().show(ui, |ui| inspector::inspector(ui, scene, state));
+                egui::ScrollArea::vertical()
+                    .show(ui, |ui| inspector::inspector(ui, scene, state, pose));
             });
     }
     if let Some(err) = state.error.clone() {

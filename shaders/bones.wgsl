@@ -1,0 +1,53 @@
+// Skeleton overlay: octahedral bones built in rest model space, moved by each
+// bone's skinning matrix (the same buffer the skinning pass reads), so the
+// overlay follows the pose with no per-frame vertex upload.
+
+struct Globals {
+    view_proj: mat4x4<f32>,
+    view: mat4x4<f32>,
+    light_dir: vec4<f32>,
+    params: vec4<f32>,
+};
+
+struct Bone {
+    r0: vec4<f32>,
+    r1: vec4<f32>,
+    r2: vec4<f32>,
+};
+
+struct Overlay {
+    // x: selected bone index (or 0xFFFFFFFF), yzw: unused.
+    selected: vec4<u32>,
+};
+
+@group(0) @binding(0) var<uniform> globals: Globals;
+@group(1) @binding(0) var<storage, read> bones: array<Bone>;
+@group(1) @binding(1) var<uniform> overlay: Overlay;
+
+struct VsOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) color: vec4<f32>,
+};
+
+@vertex
+fn vs_main(@location(0) position: vec3<f32>, @location(1) bone: u32) -> VsOut {
+    let b = bones[bone];
+    let p = vec4<f32>(position, 1.0);
+    let posed = vec3<f32>(dot(b.r0, p), dot(b.r1, p), dot(b.r2, p));
+    var out: VsOut;
+    // Drawn over the model: depth pulled to the near plane.
+    var clip = globals.view_proj * vec4<f32>(posed, 1.0);
+    clip.z = 0.0;
+    out.clip = clip;
+    if (bone == overlay.selected.x) {
+        out.color = vec4<f32>(1.0, 0.85, 0.2, 1.0);
+    } else {
+        out.color = vec4<f32>(0.85, 0.9, 1.0, 0.9);
+    }
+    return out;
+}
+
+@fragment
+fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
+    return in.color;
+}

@@ -1,0 +1,95 @@
+// Linear-blend skinning of every skinned vertex of the scene in one dispatch.
+// In: 24 B per vertex (position, octahedral normal, 4 x u8 joints, 4 x unorm8
+// weights). Out: 16 B per vertex (position, octahedral normal), read directly
+// by the render pass as its position/normal vertex stream.
+
+struct SkinVertex {
+    px: f32,
+    py: f32,
+    pz: f32,
+    normal: u32,   // octahedral, 2 x snorm16
+    joints: u32,   // 4 x u8, joint k in bits 8k..8k+7
+    weights: u32,  // 4 x unorm8, summing to 255
+};
+
+struct OutVertex {
+    px: f32,
+    py: f32,
+    pz: f32,
+    normal: u32,
+};
+
+// Rows of a 3x4 affine matrix.
+struct Bone {
+    r0: vec4<f32>,
+    r1: vec4<f32>,
+    r2: vec4<f32>,
+};
+
+struct Params {
+    vertex_count: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+};
+
+@group(0) @binding(0) var<storage, read> src: array<SkinVertex>;
+@group(0) @binding(1) var<storage, read_write> dst: array<OutVertex>;
+@group(0) @binding(2) var<storage, read> bones: array<Bone>;
+@group(0) @binding(3) var<uniform> params: Params;
+
+fn sign_not_zero(v: vec2<f32>) -> vec2<f32> {
+    return select(vec2<f32>(-1.0), vec2<f32>(1.0), v >= vec2<f32>(0.0));
+}
+
+fn oct_decode(p: u32) -> vec3<f32> {
+    let e = unpack2x16snorm(p);
+    var n = vec3<f32>(e.x, e.y, 1.0 - abs(e.x) - abs(e.y));
+    if (n.z < 0.0) {
+        let xy = (1.0 - abs(n.yx)) * sign_not_zero(n.xy);
+        n = vec3<f32>(xy.x, xy.y, n.z);
+    }
+    return normalize(n);
+}
+
+fn oct_encode(n: vec3<f32>) -> u32 {
+    var p = n.xy / (abs(n.x) + abs(n.y) + abs(n.z));
+    if (n.z < 0.0) {
+        p = (1.0 - abs(p.yx)) * sign_not_zero(p);
+    }
+    return pack2x16snorm(p);
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = gid.x + gid.y * groups.x * 256u;
+    if (i >= params.vertex_count) {
+        return;
+    }
+    let v = src[i];
+    let w = unpack4x8unorm(v.weights);
+    var r0 = vec4<f32>(0.0);
+    var r1 = vec4<f32>(0.0);
+    var r2 = vec4<f32>(0.0);
+    for (var k = 0u; k < 4u; k = k + 1u) {
+        let wk = w[k];
+        if (wk > 0.0) {
+            let b = bones[(v.joints >> (8u * k)) & 0xFFu];
+            r0 = r0 + b.r0 * wk;
+            r1 = r1 + b.r1 * wk;
+            r2 = r2 + b.r2 * wk;
+        }
+    }
+    if (v.weights == 0u) {
+        // No influence: stays at rest.
+        r0 = vec4<f32>(1.0, 0.0, 0.0, 0.0);
+        r1 = vec4<f32>(0.0, 1.0, 0.0, 0.0);
+        r2 = vec4<f32>(0.0, 0.0, 1.0, 0.0);
+    }
+    let p = vec4<f32>(v.px, v.py, v.pz, 1.0);
+    let n = oct_decode(v.normal);
+    let sn = vec3<f32>(dot(r0.xyz, n), dot(r1.xyz, n), dot(r2.xyz, n));
+    let len = length(sn);
+    let out_n = select(n, sn / len, len > 1e-20);
+    dst[i] = OutVertex(dot(r0, p), dot(r1, p), dot(r2, p), oct_encode(out_n));
+}

@@ -1,0 +1,151 @@
+//! Animation clips in a format-independent form: per-bone keyframe tracks in
+//! seconds, the clip's segments (for frame numbers and part lists), and the
+//! interpolation rules every format maps onto.
+
+use glam::{Quat, Vec3};
+
+/// How a key is reached from the previous one (the segment that ends at it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interp {
+    /// Hold the previous value until this key's time.
+    Step,
+    Linear,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Key<T> {
+    pub time: f32,
+    pub value: T,
+    pub interp: Interp,
+}
+
+/// Keys sorted by time. Before the first key its value holds; after the last,
+/// the last value holds. An empty track leaves the channel at its default.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Track<T> {
+    pub keys: Vec<Key<T>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum RotationTrack {
+    /// Euler angles in radians, applied X then Y then Z (Blender's XYZ), each
+    /// angle interpolated on its own (as Blender's F-curves do).
+    EulerXyz(Track<Vec3>),
+    /// Quaternions, interpolated with shortest-arc slerp.
+    Quat(Track<Quat>),
+}
+
+/// What a channel's values are relative to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChannelSpace {
+    /// A transform applied inside the bone's rest frame (Blender pose bones,
+    /// P3M): `local = rest_local * T * R * S`; empty tracks mean identity.
+    RestRelative,
+    /// The bone's full local transform relative to its parent (M3D, Papa);
+    /// empty tracks fall back to the rest local transform's part.
+    Local,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Channel {
+    pub bone: usize,
+    pub translation: Track<Vec3>,
+    pub rotation: RotationTrack,
+    pub scale: Track<Vec3>,
+}
+
+/// Which parts a segment shows (P3M action part lists).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartListMode {
+    /// Start from the current visibility, show the listed parts too.
+    DefaultWhite,
+    /// Start from the current visibility, hide the listed parts.
+    DefaultBlack,
+    /// Only the listed parts.
+    White,
+    /// Every part except the listed ones.
+    Black,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartList {
+    pub mode: PartListMode,
+    pub parts: Vec<usize>,
+}
+
+impl PartList {
+    /// Applies the list to `base` (the visibility the user sees without the clip).
+    pub fn apply(&self, base: &[bool], out: &mut [bool]) {
+        for (i, o) in out.iter_mut().enumerate() {
+            let listed = self.parts.contains(&i);
+            let b = base.get(i).copied().unwrap_or(true);
+            *o = match self.mode {
+                PartListMode::DefaultWhite => b || listed,
+                PartListMode::DefaultBlack => b && !listed,
+                PartListMode::White => listed,
+                PartListMode::Black => !listed,
+            };
+        }
+    }
+}
+
+/// A stretch of a clip with its own frame rate (a P3M action reference).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Segment {
+    pub name: String,
+    pub start_s: f32,
+    pub duration_s: f32,
+    /// Seconds per displayed frame in this segment.
+    pub frame_s: f32,
+    /// Frame number (over the whole clip) of the segment's first frame.
+    pub first_frame: u32,
+    pub frames: u32,
+    pub part_list: Option<PartList>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Clip {
+    pub name: String,
+    pub duration_s: f32,
+    /// Frames over the whole clip (the last frame number is `frames`).
+    pub frames: u32,
+    pub space: ChannelSpace,
+    pub channels: Vec<Channel>,
+    /// At least one; covers `0..duration_s` in order.
+    pub segments: Vec<Segment>,
+}
+
+impl Clip {
+    /// The segment playing at `t` (clamped into the clip).
+    pub fn segment_at(&self, t: f32) -> Option<&Segment> {
+        let t = t.clamp(0.0, self.duration_s);
+        self.segments
+            .iter()
+            .rev()
+            .find(|s| s.start_s <= t)
+            .or(self.segments.first())
+    }
+
+    /// Frame number at `t` (fractional), over the whole clip.
+    pub fn frame_at(&self, t: f32) -> f32 {
+        match self.segment_at(t) {
+            Some(s) if s.frame_s > 0.0 => {
+                s.first_frame as f32
+                    + ((t.clamp(0.0, self.duration_s) - s.start_s) / s.frame_s).min(s.frames as f32)
+            }
+            _ => 0.0,
+        }
+    }
+
+    /// Time of frame `f` (clamped to `0..=frames`).
+    pub fn time_of_frame(&self, f: u32) -> f32 {
+        let f = f.min(self.frames);
+        for s in &self.segments {
+            if f <= s.first_frame + s.frames {
+                return (s.start_s + (f - s.first_frame.min(f)) as f32 * s.frame_s)
+                    .min(self.duration_s);
+            }
+        }
+        self.duration_s
+    }
+}

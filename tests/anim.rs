@@ -1,0 +1,373 @@
+//! CPU reference of animation against hand-computed poses, on writer-built
+//! P3M files; timeline logic. No GPU.
+
+use facet::anim::timeline::Timeline;
+use facet::anim::{Animator, Pose, sample, skin_vertices};
+use facet::formats::p3m::*;
+use facet::scene::clip::{Interp as CInterp, Key as CKey, Track};
+use glam::Vec3;
+use std::f32::consts::FRAC_PI_2;
+
+/// A two-bone arm along +Y: "upper" 0..1, "fore" 1..2. Vertices at y = 0.5
+/// (upper), 1.5 and 2.0 (fore, weight byte 255 = 1.0), and one split 50/50.
+/// Animation "bend": fore rotates about its local X from 0 to 90° between
+/// frames 0 and 10 (LINEAR); "snap": the same with NONE interpolation.
+pub fn arm() -> P3m {
+    let positions = vec![
+        [0.0, 0.5, 0.0],
+        [0.0, 1.5, 0.0],
+        [0.0, 2.0, 0.0],
+        [0.0, 1.0, 0.5],
+    ];
+    let part = Part {
+        name: "arm".into(),
+        visible: true,
+        material: 0,
+        material_overrides: vec![],
+        positions,
+        uvs: None,
+        normals: Some(vec![[0.0, 0.0, -1.0]; 4]),
+        indices: vec![0, 1, 2, 1, 2, 3],
+        weight_groups: vec![
+            WeightGroup {
+                bone: "upper".into(),
+                ranges: vec![
+                    WeightRange {
+                        skip: 0,
+                        weights: vec![255],
+                    },
+                    WeightRange {
+                        skip: 2,
+                        weights: vec![127],
+                    },
+                ],
+            },
+            WeightGroup {
+                bone: "fore".into(),
+                ranges: vec![WeightRange {
+                    skip: 1,
+                    weights: vec![255, 255, 127],
+                }],
+            },
+        ],
+    };
+    let key = |skip, interp, value| Key {
+        skip,
+        interp,
+        value,
+    };
+    let action = |interp| Action {
+        us_per_frame: 100_000,
+        part_list_mode: PartListMode::DefaultWhite,
+        parts: vec![],
+        bones: vec![ActionBone {
+            bone: "fore".into(),
+            translation: vec![],
+            rotation: vec![
+                key(0, Interp::Linear, [0.0, 0.0, 0.0]),
+                key(9, interp, [FRAC_PI_2, 0.0, 0.0]),
+            ],
+            scale: vec![],
+        }],
+    };
+    P3m {
+        version: 0,
+        flags: 0,
+        parts: vec![part],
+        materials: vec![Material {
+            render_mode: RenderMode::Normal,
+            data: MaterialData {
+                color: [255; 4],
+                emission: [0; 3],
+                shading: 255,
+                texture: None,
+                matcap: None,
+            },
+            animation: None,
+        }],
+        textures: vec![],
+        bones: vec![
+            Bone {
+                name: "upper".into(),
+                head: [0.0, 0.0, 0.0],
+                tail: [0.0, 1.0, 0.0],
+                child_count: 1,
+                parent: None,
+            },
+            Bone {
+                name: "fore".into(),
+                head: [0.0, 1.0, 0.0],
+                tail: [0.0, 2.0, 0.0],
+                child_count: 0,
+                parent: None,
+            },
+        ],
+        animations: vec![
+            Animation {
+                name: "bend".into(),
+                actions: vec![AnimationAction {
+                    action: 0,
+                    speed: 1.0,
+                    start: 0,
+                    end: 20,
+                }],
+            },
+            Animation {
+                name: "snap".into(),
+                actions: vec![AnimationAction {
+                    action: 1,
+                    speed: 2.0,
+                    start: 0,
+                    end: 20,
+                }],
+            },
+        ],
+        actions: vec![action(Interp::Linear), action(Interp::None)],
+        user_fields: vec![],
+        string_table: (0, 0),
+    }
+}
+
+fn scene() -> facet::scene::Scene {
+    let bytes = facet::formats::p3m_write::encode(&arm()).unwrap();
+    facet::load::load_bytes("arm.p3m", &bytes, None)
+        .unwrap()
+        .scene
+}
+
+/// Posed positions of the arm at `t` seconds of clip `clip`.
+fn posed(scene: &facet::scene::Scene, clip: usize, t: f32) -> Vec<Vec3> {
+    let mut pose = Pose::new(&scene.skeleton);
+    pose.evaluate(&scene.skeleton, Some(&scene.clips[clip]), t);
+    let m = &scene.meshes[0];
+    let mut p = vec![Vec3::ZERO; m.positions.len()];
+    let mut n = vec![Vec3::ZERO; m.positions.len()];
+    skin_vertices(
+        &pose.skin,
+        m.skin.as_ref().unwrap(),
+        &m.positions,
+        &m.normals,
+        &mut p,
+        &mut n,
+    );
+    p
+}
+
+fn close(a: Vec3, b: Vec3) {
+    assert!((a - b).length() < 1e-5, "{a} != {b}");
+}
+
+#[test]
+fn fore_arm_at_90_degrees_matches_hand_computed_positions() {
+    let s = scene();
+    // Frame 10 at 0.1 s per frame. Rotating +90° about local X (scene X for a
+    // bone along +Y) takes +Y to +Z around the elbow at (0, 1, 0).
+    let p = posed(&s, 0, 1.0);
+    close(p[0], Vec3::new(0.0, 0.5, 0.0));
+    close(p[1], Vec3::new(0.0, 1.0, 0.5));
+    close(p[2], Vec3::new(0.0, 1.0, 1.0));
+    // Equal bytes split 128/255 (upper, at rest) and 127/255 (fore): the
+    // vertex at scene (0, 1, -0.5) blends itself with its fore-posed image
+    // (0, 1.5, 0).
+    let (wu, wf) = (128.0 / 255.0, 127.0 / 255.0);
+    close(
+        p[3],
+        Vec3::new(0.0, 1.0, -0.5) * wu + Vec3::new(0.0, 1.5, 0.0) * wf,
+    );
+    // The rest pose at t = 0.
+    close(posed(&s, 0, 0.0)[2], Vec3::new(0.0, 2.0, 0.0));
+}
+
+#[test]
+fn linear_interpolation_halfway_is_exact() {
+    let s = scene();
+    let p = posed(&s, 0, 0.5); // frame 5 of 10: 45°
+    let h = std::f32::consts::FRAC_1_SQRT_2;
+    close(p[2], Vec3::new(0.0, 1.0 + h, h));
+    close(p[1], Vec3::new(0.0, 1.0 + 0.5 * h, 0.5 * h));
+}
+
+#[test]
+fn none_interpolation_holds_until_the_key() {
+    let s = scene();
+    // "snap" plays at speed 2: 0.05 s per frame, key at frame 10 = 0.5 s.
+    close(posed(&s, 1, 0.499)[2], Vec3::new(0.0, 2.0, 0.0));
+    close(posed(&s, 1, 0.5)[2], Vec3::new(0.0, 1.0, 1.0));
+    close(posed(&s, 1, 0.9)[2], Vec3::new(0.0, 1.0, 1.0));
+    assert_eq!(s.clips[1].duration_s, 1.0);
+    assert_eq!(s.clips[1].frames, 20);
+}
+
+#[test]
+fn weights_are_quantised_to_exact_sums() {
+    let s = scene();
+    let skin = s.meshes[0].skin.as_ref().unwrap();
+    for w in &skin.weights {
+        let sum: f32 = w.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-6, "{w:?}");
+        assert!(
+            w.iter()
+                .all(|x| (x * 255.0 - (x * 255.0).round()).abs() < 1e-4)
+        );
+    }
+    assert_eq!(skin.weights[3], [128.0 / 255.0, 127.0 / 255.0, 0.0, 0.0]);
+}
+
+#[test]
+fn rest_frames_follow_blender() {
+    let s = scene();
+    // A bone along +Y in scene space is Blender's +Z: its X axis stays X.
+    let b = &s.skeleton.bones[1];
+    close(b.rest.x_axis.truncate(), Vec3::X);
+    close(b.rest.y_axis.truncate(), Vec3::Y);
+    close(b.rest.z_axis.truncate(), Vec3::Z);
+    close(b.rest.w_axis.truncate(), Vec3::new(0.0, 1.0, 0.0));
+    // Degenerate and downward bones still give orthonormal frames.
+    for (h, t) in [
+        (Vec3::ZERO, -Vec3::Y),
+        (Vec3::ZERO, Vec3::new(0.0, 0.0, -1.0)),
+        (Vec3::ONE, Vec3::ONE),
+    ] {
+        let m = facet::scene::from_p3m::rest_frame(h, t);
+        let r = glam::Mat3::from_mat4(m);
+        assert!(
+            (r * r.transpose() - glam::Mat3::IDENTITY).abs_diff_eq(glam::Mat3::ZERO, 1e-5),
+            "{h} -> {t}"
+        );
+    }
+}
+
+#[test]
+fn track_sampling_rules() {
+    let k = |time, v: f32, interp| CKey {
+        time,
+        value: Vec3::splat(v),
+        interp,
+    };
+    let t = Track {
+        keys: vec![
+            k(1.0, 1.0, CInterp::Linear),
+            k(2.0, 3.0, CInterp::Linear),
+            k(3.0, 5.0, CInterp::Step),
+        ],
+    };
+    assert_eq!(sample(&t, 0.0), Some(Vec3::splat(1.0)));
+    assert_eq!(sample(&t, 1.5), Some(Vec3::splat(2.0)));
+    assert_eq!(sample(&t, 2.9), Some(Vec3::splat(3.0)));
+    assert_eq!(sample(&t, 3.0), Some(Vec3::splat(5.0)));
+    assert_eq!(sample(&t, 9.0), Some(Vec3::splat(5.0)));
+    assert_eq!(sample(&Track::<Vec3>::default(), 1.0), None);
+}
+
+#[test]
+fn timeline_time_frames_loop_speed_step() {
+    let s = scene();
+    let clip = &s.clips[0]; // 20 frames, 2 s
+    let mut tl = Timeline::default();
+    tl.select(Some(0));
+    assert!(tl.playing);
+    tl.advance(0.55, clip);
+    assert_eq!(tl.frame(clip), 5);
+    tl.speed = 2.0;
+    tl.advance(0.5, clip);
+    assert!((tl.time - 1.55).abs() < 1e-6);
+    tl.advance(0.5, clip); // wraps
+    assert!((tl.time - 0.55).abs() < 1e-5, "{}", tl.time);
+    tl.looping = false;
+    tl.advance(5.0, clip);
+    assert_eq!((tl.time, tl.playing), (2.0, false));
+    assert_eq!(tl.frame(clip), 20);
+    tl.step(-1, clip);
+    assert_eq!(tl.frame(clip), 19);
+    assert!((tl.time - 1.9).abs() < 1e-5);
+    tl.step(1, clip);
+    tl.step(1, clip); // clamps at the end without looping
+    assert_eq!(tl.frame(clip), 20);
+    tl.looping = true;
+    tl.step(1, clip); // wraps to 0
+    assert_eq!(tl.frame(clip), 0);
+    tl.step(-1, clip);
+    assert_eq!(tl.frame(clip), 20);
+    tl.seek(-3.0, clip);
+    assert_eq!(tl.time, 0.0);
+    tl.speed = -1.0;
+    tl.playing = true;
+    tl.advance(0.25, clip);
+    assert!((tl.time - 1.75).abs() < 1e-5);
+    assert_eq!(clip.time_of_frame(7), 0.7);
+}
+
+#[test]
+fn part_lists_and_material_overrides_follow_the_clip() {
+    let mut m = arm();
+    let base = m.parts[0].clone();
+    m.parts.push(Part {
+        name: "shield".into(),
+        visible: false,
+        ..base.clone()
+    });
+    m.parts.push(Part {
+        name: "sword".into(),
+        visible: true,
+        ..base
+    });
+    m.actions[0].part_list_mode = PartListMode::DefaultWhite;
+    m.actions[0].parts = vec!["shield".into()];
+    m.actions[1].part_list_mode = PartListMode::White;
+    m.actions[1].parts = vec!["sword".into()];
+    m.materials.push(m.materials[0].clone());
+    m.materials.push(m.materials[0].clone());
+    m.parts[2].material_overrides = vec![
+        MaterialOverride {
+            animation: "bend".into(),
+            priority: 1,
+            material: 1,
+        },
+        MaterialOverride {
+            animation: "bend".into(),
+            priority: 5,
+            material: 2,
+        },
+        MaterialOverride {
+            animation: "snap".into(),
+            priority: 5,
+            material: 1,
+        },
+        MaterialOverride {
+            animation: "snap".into(),
+            priority: 5,
+            material: 2,
+        },
+    ];
+    let bytes = facet::formats::p3m_write::encode(&m).unwrap();
+    let s = facet::load::load_bytes("arm.p3m", &bytes, None)
+        .unwrap()
+        .scene;
+    let base = [true, false, true];
+    let mut a = Animator::new(&s);
+    a.update(&s, Some(0), 0.3, &base);
+    assert_eq!(
+        a.visible,
+        vec![true, true, true],
+        "DEFAULTWHITE adds the listed part to the base"
+    );
+    assert_eq!(
+        a.materials,
+        vec![None, None, Some(2)],
+        "highest priority wins"
+    );
+    a.update(&s, Some(1), 0.3, &base);
+    assert_eq!(
+        a.visible,
+        vec![false, false, true],
+        "WHITE shows only the listed part"
+    );
+    assert_eq!(
+        a.materials,
+        vec![None, None, Some(1)],
+        "ties go to the first listed"
+    );
+    a.update(&s, None, 0.3, &base);
+    assert_eq!(a.visible, base.to_vec());
+    assert_eq!(a.materials, vec![None, None, None]);
+}
