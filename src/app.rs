@@ -33,6 +33,19 @@ pub fn run(scene: Scene, opts: AppOptions) -> anyhow::Result<()> {
         error: None,
     };
     event_loop.run_app(&mut app)?;
+    if let Some(r) = &app.running {
+        let tl = &r.ui.timeline;
+        match tl.clip.and_then(|c| r.scene.clips.get(c)) {
+            Some(c) => log::info!(
+                "at exit: clip {:?} frame {} ({:.3} s), {}",
+                c.name,
+                tl.frame(c),
+                tl.time,
+                if tl.playing { "playing" } else { "paused" }
+            ),
+            None => log::info!("at exit: rest pose"),
+        }
+    }
     match app.error {
         Some(e) => Err(e),
         None => Ok(()),
@@ -130,7 +143,13 @@ impl ApplicationHandler for App {
                     && event.state == ElementState::Pressed
                     && !r.egui_ctx.egui_wants_keyboard_input() =>
             {
-                r.key(&event.logical_key);
+                if r.modifiers.control_key()
+                    && matches!(&event.logical_key, Key::Character(c) if c.eq_ignore_ascii_case("q"))
+                {
+                    event_loop.exit();
+                    return;
+                }
+                r.key(&event.logical_key, event.repeat);
             }
             WindowEvent::RedrawRequested => {
                 if let Err(e) = r.redraw(&self.opts) {
@@ -292,7 +311,14 @@ impl Running {
         }
     }
 
-    fn key(&mut self, key: &Key) {
+    /// A keyboard shortcut. Held keys repeat only for frame stepping: a
+    /// toggle must not flip back because the key auto-repeated.
+    fn key(&mut self, key: &Key, repeat: bool) {
+        let stepping =
+            matches!(key, Key::Character(c) if matches!(c.as_str(), "," | "." | "<" | ">"));
+        if repeat && !stepping {
+            return;
+        }
         match key {
             Key::Character(c) => match c.as_str() {
                 "f" | "F" => self.fit(),

@@ -213,3 +213,64 @@ fn cli_bad_file_is_one_line_with_offset_and_nonzero_exit() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a format facet knows"));
 }
+
+#[test]
+fn posed_frame_matches_reference() {
+    let gpu = common::gpu();
+    let scene = demo();
+    let req = facet::headless::RenderRequest {
+        width: 320,
+        height: 240,
+        camera: Some((90.0, 10.0, 1.0)),
+        view: ViewOptions {
+            skeleton: true,
+            ..Default::default()
+        },
+        clip: Some("nod".into()),
+        time: 0.5,
+        ..Default::default()
+    };
+    let (img, _) = facet::headless::render(&gpu, &scene, &req).unwrap();
+    common::assert_matches_reference("demo_nod_0.5s", &img);
+    // The rest pose differs from the peak of the nod.
+    let (rest, _) = facet::headless::render(
+        &gpu,
+        &scene,
+        &facet::headless::RenderRequest {
+            time: 0.0,
+            ..req.clone()
+        },
+    )
+    .unwrap();
+    let differing = rest
+        .pixels()
+        .zip(img.pixels())
+        .filter(|(a, b)| a != b)
+        .count();
+    assert!(
+        differing > 500,
+        "the pose did not change the picture ({differing} pixels)"
+    );
+}
+
+#[test]
+fn cli_render_unknown_clip_lists_the_clips() {
+    let out = facet()
+        .args([
+            "render",
+            "assets/demo.p3m",
+            "-o",
+            "/dev/null",
+            "--clip",
+            "walk",
+        ])
+        .current_dir(common::repo())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no clip named \"walk\" (clips: \"nod\")"),
+        "{err}"
+    );
+}

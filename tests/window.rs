@@ -75,3 +75,89 @@ fn window_shows_the_model_and_the_inspector() {
         .count();
     assert!(text_rows > 50, "the inspector shows no text");
 }
+
+/// Runs `script` inside one Xvfb display with `$FACET` set to the binary.
+fn under_xvfb(script: &str) -> std::process::Output {
+    for tool in ["xvfb-run", "xdotool"] {
+        assert!(
+            Command::new("sh")
+                .args(["-c", &format!("command -v {tool}")])
+                .output()
+                .is_ok_and(|o| o.status.success()),
+            "this test needs {tool} (scripts/test installs it)"
+        );
+    }
+    // A viewer that ignores Ctrl+Q is killed after 60 s, and the test fails.
+    Command::new("timeout")
+        .args([
+            "60",
+            "xvfb-run",
+            "-a",
+            "-s",
+            "-screen 0 1280x800x24",
+            "sh",
+            "-c",
+            script,
+        ])
+        .env("FACET", env!("CARGO_BIN_EXE_facet"))
+        .env("RUST_LOG", "facet=info")
+        .current_dir(common::repo())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn space_plays_the_animation() {
+    // Start the viewer, wait for its window, focus it (Xvfb has no window
+    // manager), press Space with the pointer over the 3D view, let it play,
+    // then quit with Ctrl+Q. The app reports the timeline at exit.
+    let script = r#"
+        "$FACET" assets/demo.p3m & pid=$!
+        wid=$(xdotool search --sync --name 'facet' | head -1)
+        sleep 1
+        xdotool windowfocus --sync "$wid"
+        xdotool mousemove 300 300
+        xdotool key space
+        sleep 1.5
+        xdotool key ctrl+q
+        wait $pid
+    "#;
+    let out = under_xvfb(script);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    let line = log
+        .lines()
+        .find(|l| l.contains("at exit:"))
+        .unwrap_or_else(|| panic!("no exit report:\n{log}"));
+    assert!(
+        line.contains("clip \"nod\"") && line.contains("playing"),
+        "Space did not start the clip: {line}"
+    );
+    let frame: u32 = line
+        .split("frame ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|f| f.parse().ok())
+        .unwrap();
+    let time: f32 = line
+        .split('(')
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|f| f.parse().ok())
+        .unwrap();
+    assert!(time > 0.0, "the frame did not change after Space: {line}");
+    eprintln!("{line} (frame {frame})");
+
+    // Without Space the viewer stays at the rest pose.
+    let out = under_xvfb(
+        r#""$FACET" assets/demo.p3m & pid=$!
+        wid=$(xdotool search --sync --name 'facet' | head -1)
+        sleep 1
+        xdotool windowfocus --sync "$wid"
+        xdotool mousemove 300 300
+        xdotool key ctrl+q
+        wait $pid"#,
+    );
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(log.contains("at exit: rest pose"), "{log}");
+}

@@ -55,6 +55,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("K", "skeleton overlay"),
     ("I", "inspector panel"),
     ("?", "this help"),
+    ("Ctrl + Q", "quit"),
 ];
 
 /// The top toolbar: overlays and camera actions.

@@ -3,6 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+mod models;
+pub use models::arm;
+
 /// `../shared` beside the checkout (CI has it). Panics with a clear message
 /// when it is missing: tests that need it must not pass silently.
 pub fn shared() -> PathBuf {

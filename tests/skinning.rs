@@ -1,0 +1,228 @@
+//! GPU skinning (shaders/skin.wgsl) against the CPU reference (src/anim).
+//!
+//! Tolerances: positions within 1e-4 x the model's size (bounding-box
+//! diagonal); normals within 2e-3 (the octahedral snorm16 encoding of input
+//! and output normals is good to about 1e-4; the rest is float order).
+
+mod common;
+use common::arm as arm_model;
+use facet::anim::{Pose, skin_vertices};
+use facet::gpu::skinning::{self, PosNormal, Skinner};
+use facet::gpu::{Renderer, capture};
+use facet::scene::{self, Bone, Mesh, Scene, Skeleton, Skin};
+use glam::{Mat4, Quat, Vec3};
+
+/// xorshift64*: deterministic test data without a dependency.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545F4914F6CDD1D)
+    }
+    fn f(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+    fn range(&mut self, a: f32, b: f32) -> f32 {
+        a + (b - a) * self.f()
+    }
+    fn vec(&mut self, s: f32) -> Vec3 {
+        Vec3::new(self.range(-s, s), self.range(-s, s), self.range(-s, s))
+    }
+}
+
+/// Reads back the skinned output stream.
+fn read_stream(gpu: &facet::gpu::Gpu, buffer: &wgpu::Buffer, count: usize) -> Vec<PosNormal> {
+    let size = (count * std::mem::size_of::<PosNormal>()) as u64;
+    let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut enc = gpu.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
+    gpu.queue.submit([enc.finish()]);
+    staging
+        .slice(..)
+        .map_async(wgpu::MapMode::Read, |r| r.unwrap());
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+    let out = bytemuck::cast_slice(&staging.slice(..).get_mapped_range().unwrap()).to_vec();
+    out
+}
+
+/// Compares every skinned mesh of `scene` posed by `pose` on the GPU and CPU.
+fn check_scene(gpu: &facet::gpu::Gpu, scene: &Scene, pose: &Pose, what: &str) -> f32 {
+    let renderer = Renderer::new(gpu, capture::CAPTURE_FORMAT, 1);
+    let mut gs = renderer.upload(gpu, scene);
+    gs.set_pose(gpu, &renderer, &pose.skin);
+    let batch = gs.skin.as_ref().expect("scene has skinned meshes");
+    let got = read_stream(gpu, &batch.dst, batch.vertex_count as usize);
+    let size = (scene.bounds(None).max - scene.bounds(None).min).length();
+    let tol_p = 1e-4 * size;
+    let (mut worst_p, mut worst_n, mut offset) = (0f32, 0f32, 0usize);
+    let mut moved = 0f32;
+    for m in scene.meshes.iter() {
+        let Some(skin) = &m.skin else { continue };
+        let n = m.positions.len();
+        let mut p = vec![Vec3::ZERO; n];
+        let mut nn = vec![Vec3::ZERO; n];
+        skin_vertices(&pose.skin, skin, &m.positions, &m.normals, &mut p, &mut nn);
+        for i in 0..n {
+            let g = got[offset + i];
+            worst_p = worst_p.max((Vec3::from(g.position) - p[i]).abs().max_element());
+            moved = moved.max((Vec3::from(g.position) - m.positions[i]).length());
+            worst_n = worst_n.max((skinning::oct_decode(g.normal) - nn[i]).abs().max_element());
+        }
+        offset += n;
+    }
+    eprintln!(
+        "{what}: {offset} vertices, max position error {worst_p:e} (allowed {tol_p:e}), max normal error {worst_n:e}"
+    );
+    assert!(
+        worst_p <= tol_p,
+        "{what}: position error {worst_p} > {tol_p}"
+    );
+    assert!(worst_n <= 2e-3, "{what}: normal error {worst_n} > 2e-3");
+    moved
+}
+
+/// A random skeleton (each bone's parent earlier) and a mesh of `n` vertices
+/// with 1 to 4 random influences each.
+fn generated(n: usize, bones: usize, seed: u64) -> Scene {
+    let mut rng = Rng(seed);
+    let bone_list: Vec<Bone> = (0..bones)
+        .map(|i| {
+            let head = rng.vec(1.0);
+            let tail = head + rng.vec(0.5) + Vec3::Y * 0.2;
+            Bone {
+                name: format!("b{i}"),
+                parent: (i > 0).then(|| (rng.next() % i as u64) as usize),
+                head,
+                tail,
+                rest: scene::from_p3m::rest_frame(head, tail),
+            }
+        })
+        .collect();
+    let positions: Vec<Vec3> = (0..n).map(|_| rng.vec(1.0)).collect();
+    let normals: Vec<Vec3> = (0..n).map(|_| rng.vec(1.0).normalize_or(Vec3::Y)).collect();
+    let mut skin = Skin::default();
+    for _ in 0..n {
+        let k = 1 + (rng.next() % 4) as usize;
+        let mut j = [0u16; 4];
+        let mut w = [0f32; 4];
+        for s in 0..k {
+            j[s] = (rng.next() % bones as u64) as u16;
+            w[s] = rng.range(0.05, 1.0);
+        }
+        skin.joints.push(j);
+        skin.weights.push(scene::quantize_weights(w));
+    }
+    let indices = (0..(n / 3 * 3) as u32).collect();
+    Scene {
+        meshes: vec![Mesh {
+            name: "generated".into(),
+            uvs: vec![glam::Vec2::ZERO; n],
+            positions,
+            normals,
+            indices,
+            material: None,
+            visible: true,
+            skin: Some(skin),
+            ..Default::default()
+        }],
+        skeleton: Skeleton { bones: bone_list },
+        ..Default::default()
+    }
+}
+
+/// A random pose: every bone's local transform moved, turned and scaled a bit.
+fn random_pose(scene: &Scene, seed: u64) -> Pose {
+    let mut rng = Rng(seed);
+    let mut pose = Pose::new(&scene.skeleton);
+    for i in 0..scene.skeleton.bones.len() {
+        let r = Quat::from_euler(
+            glam::EulerRot::XYZ,
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+        );
+        pose.local[i] = scene.skeleton.rest_local(i)
+            * Mat4::from_scale_rotation_translation(
+                Vec3::splat(rng.range(0.8, 1.2)),
+                r,
+                rng.vec(0.2),
+            );
+    }
+    for (i, b) in scene.skeleton.bones.iter().enumerate() {
+        pose.world[i] = b
+            .parent
+            .map_or(pose.local[i], |p| pose.world[p] * pose.local[i]);
+        pose.skin[i] = pose.world[i] * b.rest.inverse();
+    }
+    pose
+}
+
+#[test]
+fn generated_100k_vertices_64_bones_match_the_cpu() {
+    let gpu = common::gpu();
+    let scene = generated(120_000, 64, 7);
+    for seed in [1, 2] {
+        let moved = check_scene(
+            &gpu,
+            &scene,
+            &random_pose(&scene, seed),
+            &format!("generated, pose {seed}"),
+        );
+        assert!(
+            moved > 0.1,
+            "the pose moved no vertex: the comparison would prove nothing"
+        );
+    }
+}
+
+#[test]
+fn two_dispatch_rows_cover_every_vertex() {
+    // Sizes around the workgroup size and a partial last group.
+    let gpu = common::gpu();
+    for n in [1, 255, 257, 1000] {
+        let scene = generated(n, 3, n as u64);
+        check_scene(
+            &gpu,
+            &scene,
+            &random_pose(&scene, 3),
+            &format!("{n} vertices"),
+        );
+    }
+    assert_eq!(Skinner::workgroups(70_000 * 256), (65535, 2));
+}
+
+#[test]
+fn animated_files_match_the_cpu_at_several_times() {
+    let gpu = common::gpu();
+    let demo = facet::load::load_file(&common::repo().join("assets/demo.p3m"))
+        .unwrap()
+        .scene;
+    let mut pose = Pose::new(&demo.skeleton);
+    for t in [0.0, 0.2, 0.5, 0.77, 1.0] {
+        pose.evaluate(&demo.skeleton, Some(&demo.clips[0]), t);
+        let moved = check_scene(&gpu, &demo, &pose, &format!("demo.p3m nod at {t} s"));
+        // The nod peaks at frame 12 (0.5 s) and is back at rest at 0 and 1 s.
+        if t == 0.5 {
+            assert!(moved > 0.1, "the head did not move at the nod's peak");
+        }
+    }
+    // The writer-built arm of tests/anim.rs, bent.
+    let arm = facet::formats::p3m_write::encode(&arm_model()).unwrap();
+    let arm = facet::load::load_bytes("arm.p3m", &arm, None)
+        .unwrap()
+        .scene;
+    let mut pose = Pose::new(&arm.skeleton);
+    for t in [0.25, 0.5, 1.0] {
+        pose.evaluate(&arm.skeleton, Some(&arm.clips[0]), t);
+        check_scene(&gpu, &arm, &pose, &format!("arm bend at {t} s"));
+    }
+}
