@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+#[allow(dead_code)]
 mod models;
+#[allow(unused_imports)]
 pub use models::arm;
 
 /// `../shared` beside the checkout (CI has it). Panics with a clear message
