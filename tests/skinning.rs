@@ -50,8 +50,8 @@ fn read_stream(gpu: &facet::gpu::Gpu, buffer: &wgpu::Buffer, count: usize) -> Ve
     gpu.device
         .poll(wgpu::PollType::wait_indefinitely())
         .unwrap();
-    let out = bytemuck::cast_slice(&staging.slice(..).get_mapped_range().unwrap()).to_vec();
-    out
+    let view = staging.slice(..).get_mapped_range().unwrap();
+    bytemuck::cast_slice(&view).to_vec()
 }
 
 /// Compares every skinned mesh of `scene` posed by `pose` on the GPU and CPU.
