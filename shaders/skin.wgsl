@@ -1,4 +1,5 @@
-// Linear-blend skinning of every skinned vertex of the scene in one dispatch.
+// Linear-blend skinning of every skinned vertex of the scene (one dispatch up
+// to 16.7M vertices).
 // In: 24 B per vertex (position, octahedral normal, 4 x u8 joints, 4 x unorm8
 // weights). Out: 16 B per vertex (position, octahedral normal), read directly
 // by the render pass as its position/normal vertex stream.
@@ -26,6 +27,8 @@ struct Bone {
     r2: vec4<f32>,
 };
 
+// One dispatch skins at most 65535 x 256 vertices; past that the host binds
+// consecutive ranges of the buffers and dispatches once per range.
 struct Params {
     vertex_count: u32,
     _pad0: u32,
@@ -61,8 +64,8 @@ fn oct_encode(n: vec3<f32>) -> u32 {
 }
 
 @compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = gid.x + gid.y * groups.x * 256u;
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
     if (i >= params.vertex_count) {
         return;
     }

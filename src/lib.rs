@@ -6,6 +6,7 @@
 
 pub mod anim;
 pub mod app;
+pub mod bench;
 pub mod demo;
 pub mod formats;
 pub mod gpu;

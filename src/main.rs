@@ -75,11 +75,29 @@ enum Command {
         #[arg(long, value_name = "SECONDS", default_value_t = 0.0, requires = "clip")]
         time: f32,
     },
+    /// Measure performance: `bench skin` times GPU skinning against the CPU reference.
+    Bench {
+        #[command(subcommand)]
+        what: BenchWhat,
+    },
     /// Rewrite the bundled assets in DIR with the project's own writers.
     #[command(hide = true)]
     GenAssets {
         #[arg(default_value = "assets")]
         dir: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum BenchWhat {
+    /// Vertices skinned per second on the GPU (one dispatch) and on the CPU reference.
+    Skin {
+        #[arg(long, default_value_t = 1_000_000)]
+        vertices: u32,
+        #[arg(long, default_value_t = 64)]
+        bones: u32,
+        #[arg(long, default_value_t = 20)]
+        iterations: u32,
     },
 }
 
@@ -241,6 +259,21 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 stats.draw_calls,
                 stats.triangles,
                 output.display()
+            );
+            Ok(())
+        }
+        Some(Command::Bench {
+            what:
+                BenchWhat::Skin {
+                    vertices,
+                    bones,
+                    iterations,
+                },
+        }) => {
+            let gpu = Gpu::headless()?;
+            println!(
+                "{}",
+                facet::bench::skin(&gpu, vertices, bones, iterations).report()
             );
             Ok(())
         }

@@ -94,9 +94,10 @@ impl Gpu {
             let (device, queue) =
                 pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
                     label: Some("facet device"),
-                    required_features: wgpu::Features::empty(),
-                    required_limits:
-                        wgpu::Limits::downlevel_defaults().using_resolution(adapter.limits()),
+                    // Timestamps when the adapter has them (benchmarks).
+                    required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
+                    // Everything the adapter allows: big scenes need big buffers.
+                    required_limits: adapter.limits(),
                     experimental_features: wgpu::ExperimentalFeatures::disabled(),
                     memory_hints: wgpu::MemoryHints::Performance,
                     trace: wgpu::Trace::Off,

@@ -10,6 +10,10 @@ use glam::{Mat4, Vec2, Vec3};
 use wgpu::util::DeviceExt;
 
 pub const WORKGROUP_SIZE: u32 = 256;
+/// Workgroups of one dispatch (the portable limit per dimension).
+pub const MAX_WORKGROUPS: u32 = 65535;
+/// Vertices one dispatch skins.
+pub const VERTICES_PER_DISPATCH: u32 = MAX_WORKGROUPS * WORKGROUP_SIZE;
 /// Joints are u8: a skeleton of more bones is not skinned (documented).
 pub const MAX_BONES: usize = 256;
 
@@ -109,7 +113,9 @@ pub struct SkinBatch {
     pub src: wgpu::Buffer,
     pub dst: wgpu::Buffer,
     pub vertex_count: u32,
-    bind_group: wgpu::BindGroup,
+    /// One bind group (and params) per dispatch of at most
+    /// `MAX_WORKGROUPS * WORKGROUP_SIZE` vertices, with its workgroup count.
+    chunks: Vec<(wgpu::BindGroup, u32)>,
 }
 
 impl Skinner {
@@ -169,6 +175,21 @@ impl Skinner {
         vertices: &[SkinVertex],
         bones: &wgpu::Buffer,
     ) -> SkinBatch {
+        self.batch_with_dispatch_size(device, vertices, bones, VERTICES_PER_DISPATCH)
+    }
+
+    /// As [`Self::batch`], splitting the work into dispatches of at most
+    /// `per_dispatch` vertices (tests use small ones).
+    pub fn batch_with_dispatch_size(
+        &self,
+        device: &wgpu::Device,
+        vertices: &[SkinVertex],
+        bones: &wgpu::Buffer,
+        per_dispatch: u32,
+    ) -> SkinBatch {
+        // Whole workgroups, so every range starts on a 256-byte boundary.
+        let per_dispatch =
+            (per_dispatch / WORKGROUP_SIZE).clamp(1, MAX_WORKGROUPS) * WORKGROUP_SIZE;
         let src = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("skin input"),
             contents: if vertices.is_empty() {
@@ -186,58 +207,78 @@ impl Skinner {
                 | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("skin params"),
-            contents: bytemuck::cast_slice(&[vertices.len() as u32, 0, 0, 0]),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("skinning"),
-            layout: &self.layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: src.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: dst.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: bones.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: params.as_entire_binding(),
-                },
-            ],
-        });
+        let n = vertices.len() as u32;
+        // Each dispatch binds only its own range: bindings stay under 403 MB
+        // (whole buffers past 512 MiB ran 5x slower on an H100).
+        const IN: u64 = std::mem::size_of::<SkinVertex>() as u64;
+        const OUT: u64 = std::mem::size_of::<PosNormal>() as u64;
+        fn range(b: &wgpu::Buffer, first: u32, end: u32, stride: u64) -> wgpu::BindingResource<'_> {
+            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: b,
+                offset: first as u64 * stride,
+                size: std::num::NonZeroU64::new((end.max(first + 1) - first) as u64 * stride),
+            })
+        }
+        let chunks = (0..n.div_ceil(per_dispatch).max(1))
+            .map(|c| {
+                let first = c * per_dispatch;
+                let end = (first + per_dispatch).min(n);
+                let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("skin params"),
+                    contents: bytemuck::cast_slice(&[end - first, 0, 0, 0]),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                });
+                let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("skinning"),
+                    layout: &self.layout,
+                    entries: &[
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: range(&src, first, end, IN),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 1,
+                            resource: range(&dst, first, end, OUT),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 2,
+                            resource: bones.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 3,
+                            resource: params.as_entire_binding(),
+                        },
+                    ],
+                });
+                (bind_group, (end - first).div_ceil(WORKGROUP_SIZE).max(1))
+            })
+            .collect();
         SkinBatch {
             src,
             dst,
-            vertex_count: vertices.len() as u32,
-            bind_group,
+            vertex_count: n,
+            chunks,
         }
     }
 
-    /// Workgroups for `n` vertices: a 2D grid when one row would pass the
-    /// 65535-workgroup limit.
-    pub fn workgroups(n: u32) -> (u32, u32) {
-        let groups = n.div_ceil(WORKGROUP_SIZE).max(1);
-        let x = groups.min(65535);
-        (x, groups.div_ceil(x))
-    }
-
-    /// Records the dispatch into `pass`.
+    /// Records the dispatches into `pass`: one for up to 16.7M vertices
+    /// (65535 workgroups of 256), one more per further 16.7M, each over its
+    /// own range of the buffers. (A single 2D grid past that limit, and
+    /// bindings past 512 MiB, ran 5x slower on an H100: docs/performance.md.)
     pub fn dispatch(&self, pass: &mut wgpu::ComputePass<'_>, batch: &SkinBatch) {
         if batch.vertex_count == 0 {
             return;
         }
-        let (x, y) = Self::workgroups(batch.vertex_count);
         pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &batch.bind_group, &[]);
-        pass.dispatch_workgroups(x, y, 1);
+        for (bind_group, groups) in &batch.chunks {
+            pass.set_bind_group(0, bind_group, &[]);
+            pass.dispatch_workgroups(*groups, 1, 1);
+        }
+    }
+
+    /// Dispatches `batch` needs.
+    pub fn dispatch_count(batch: &SkinBatch) -> usize {
+        batch.chunks.len()
     }
 
     /// Records a compute pass with the dispatch into `encoder`.
@@ -281,13 +322,7 @@ mod tests {
     }
 
     #[test]
-    fn workgroups_cover_every_vertex() {
-        for n in [1, 255, 256, 257, 65535 * 256, 65535 * 256 + 1, 30_000_000] {
-            let (x, y) = Skinner::workgroups(n);
-            assert!(
-                x <= 65535 && (x as u64) * (y as u64) * 256 >= n as u64,
-                "{n}: {x}x{y}"
-            );
-        }
+    fn one_dispatch_covers_16m_vertices() {
+        assert_eq!(VERTICES_PER_DISPATCH, 16_776_960);
     }
 }
