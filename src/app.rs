@@ -381,12 +381,14 @@ impl Running {
         let now = Instant::now();
         let dt = now.duration_since(self.last_frame).as_secs_f32();
         self.last_frame = now;
-        self.ui.frame_ms = dt * 1000.0;
-        self.ui.fps = if self.ui.fps == 0.0 {
-            1.0 / dt.max(1e-4)
+        // Exponential moving average of the frame time; fps derives from it.
+        let ms = dt * 1000.0;
+        self.ui.frame_ms = if self.ui.frame_ms == 0.0 {
+            ms
         } else {
-            self.ui.fps * 0.9 + 0.1 / dt.max(1e-4)
+            self.ui.frame_ms * 0.9 + ms * 0.1
         };
+        self.ui.fps = 1000.0 / self.ui.frame_ms.max(1e-3);
 
         let frame = match self.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(f)

@@ -62,3 +62,32 @@ fn inspector_lists_the_model_and_toggles_parts() {
     );
     harness.snapshot("inspector");
 }
+
+#[test]
+fn timeline_panel_plays_steps_and_scrubs() {
+    let scene = demo();
+    let mut state = UiState::for_scene(&scene);
+    state.timeline.select(Some(0));
+    state.timeline.playing = false;
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(900.0, 90.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| facet::ui::timeline::timeline(ui, &scene, state),
+            state,
+        );
+    harness.run();
+    harness.get_by_label_contains("frame    0 / 24");
+    harness.get_by_label("Frame >").click();
+    harness.run();
+    assert_eq!(harness.state().timeline.frame(&scene.clips[0]), 1);
+    harness.get_by_label_contains("frame    1 / 24");
+    harness.get_by_label("End").click();
+    harness.run();
+    assert_eq!(harness.state().timeline.frame(&scene.clips[0]), 24);
+    harness.get_by_label("Play").click();
+    harness.run();
+    assert!(harness.state().timeline.playing);
+    harness.get_by_label("Pause").click();
+    harness.run();
+    assert!(!harness.state().timeline.playing);
+}

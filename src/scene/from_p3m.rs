@@ -442,16 +442,8 @@ fn build_skin(p: &p3m::Part, bones: &[Bone], warnings: &mut Vec<String>) -> Opti
 
 fn load_external(path: &str, base_dir: Option<&Path>) -> Result<Texture, String> {
     let base = base_dir.ok_or("no folder to resolve it in")?;
-    let rel = Path::new(path);
-    if rel.is_absolute()
-        || rel
-            .components()
-            .any(|c| matches!(c, std::path::Component::ParentDir))
-    {
-        // Still allowed, but resolved as written.
-    }
     let candidates = [
-        base.join(rel),
+        base.join(path),
         base.join(format!("{path}.ptf")),
         base.join(format!("{path}.png")),
     ];

@@ -71,6 +71,8 @@ pub fn toolbar(ui: &mut egui::Ui, state: &mut UiState) {
             .on_hover_text("B");
         ui.toggle_value(&mut state.view.grid, "Grid")
             .on_hover_text("G");
+        ui.toggle_value(&mut state.view.skeleton, "Skeleton")
+            .on_hover_text("K");
         ui.separator();
         if ui.button("Fit").on_hover_text("F").clicked() {
             state.request_fit = true;

@@ -13,7 +13,7 @@ pub fn timeline(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
             .and_then(|c| scene.clips.get(c))
             .map_or("(rest pose)".to_string(), |c| c.name.clone());
         let mut chosen = tl.clip;
-        egui::ComboBox::from_id_salt("clip")
+        egui::ComboBox::new("clip", "Clip")
             .selected_text(label)
             .show_ui(ui, |ui| {
                 ui.selectable_value(&mut chosen, None, "(rest pose)");
@@ -36,24 +36,28 @@ pub fn timeline(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
             });
             return;
         };
-        if ui.button("⏮").on_hover_text("start (Home)").clicked() {
+        if ui.button("Start").on_hover_text("start (Home)").clicked() {
             tl.to_start();
         }
         if ui
-            .button("◀|")
+            .button("< Frame")
             .on_hover_text("previous frame (,)")
             .clicked()
         {
             tl.step(-1, clip);
         }
-        let play = if tl.playing { "⏸ Pause" } else { "▶ Play" };
+        let play = if tl.playing { "Pause" } else { "Play" };
         if ui.button(play).on_hover_text("Space").clicked() {
             tl.playing = !tl.playing;
         }
-        if ui.button("|▶").on_hover_text("next frame (.)").clicked() {
+        if ui
+            .button("Frame >")
+            .on_hover_text("next frame (.)")
+            .clicked()
+        {
             tl.step(1, clip);
         }
-        if ui.button("⏭").on_hover_text("end (End)").clicked() {
+        if ui.button("End").on_hover_text("end (End)").clicked() {
             tl.to_end(clip);
         }
         ui.checkbox(&mut tl.looping, "Loop");
