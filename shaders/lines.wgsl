@@ -32,15 +32,6 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
 
 // Normals overlay: one instance per vertex of a mesh's position/normal
 // stream (the skinned one for skinned meshes), two vertices per instance.
-fn oct_decode(e: vec2<f32>) -> vec3<f32> {
-    var n = vec3<f32>(e.x, e.y, 1.0 - abs(e.x) - abs(e.y));
-    if (n.z < 0.0) {
-        let s = select(vec2<f32>(-1.0), vec2<f32>(1.0), n.xy >= vec2<f32>(0.0));
-        let xy = (1.0 - abs(n.yx)) * s;
-        n = vec3<f32>(xy.x, xy.y, n.z);
-    }
-    return normalize(n);
-}
 
 @vertex
 fn vs_normals(@builtin(vertex_index) vi: u32, @location(0) position: vec3<f32>, @location(1) normal_oct: vec2<f32>) -> VsOut {

@@ -34,16 +34,6 @@ struct VsIn {
     @location(2) uv: vec2<f32>,
 };
 
-fn oct_decode(e: vec2<f32>) -> vec3<f32> {
-    var n = vec3<f32>(e.x, e.y, 1.0 - abs(e.x) - abs(e.y));
-    if (n.z < 0.0) {
-        let s = select(vec2<f32>(-1.0), vec2<f32>(1.0), n.xy >= vec2<f32>(0.0));
-        let xy = (1.0 - abs(n.yx)) * s;
-        n = vec3<f32>(xy.x, xy.y, n.z);
-    }
-    return normalize(n);
-}
-
 struct VsOut {
     @builtin(position) clip: vec4<f32>,
     @location(0) normal: vec3<f32>,

@@ -41,28 +41,6 @@ struct Params {
 @group(0) @binding(2) var<storage, read> bones: array<Bone>;
 @group(0) @binding(3) var<uniform> params: Params;
 
-fn sign_not_zero(v: vec2<f32>) -> vec2<f32> {
-    return select(vec2<f32>(-1.0), vec2<f32>(1.0), v >= vec2<f32>(0.0));
-}
-
-fn oct_decode(p: u32) -> vec3<f32> {
-    let e = unpack2x16snorm(p);
-    var n = vec3<f32>(e.x, e.y, 1.0 - abs(e.x) - abs(e.y));
-    if (n.z < 0.0) {
-        let xy = (1.0 - abs(n.yx)) * sign_not_zero(n.xy);
-        n = vec3<f32>(xy.x, xy.y, n.z);
-    }
-    return normalize(n);
-}
-
-fn oct_encode(n: vec3<f32>) -> u32 {
-    var p = n.xy / (abs(n.x) + abs(n.y) + abs(n.z));
-    if (n.z < 0.0) {
-        p = (1.0 - abs(p.yx)) * sign_not_zero(p);
-    }
-    return pack2x16snorm(p);
-}
-
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
@@ -90,7 +68,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         r2 = vec4<f32>(0.0, 0.0, 1.0, 0.0);
     }
     let p = vec4<f32>(v.px, v.py, v.pz, 1.0);
-    let n = oct_decode(v.normal);
+    let n = oct_decode(unpack2x16snorm(v.normal));
     let sn = vec3<f32>(dot(r0.xyz, n), dot(r1.xyz, n), dot(r2.xyz, n));
     let len = length(sn);
     let out_n = select(n, sn / len, len > 1e-20);

@@ -9,17 +9,29 @@ use crate::scene::{Skin, quantize_weights};
 use glam::{Mat4, Quat, Vec3};
 use std::time::Instant;
 
-/// xorshift64*: reproducible data without a dependency.
-struct Rng(u64);
+/// xorshift64*: reproducible generated data without a dependency (also used
+/// by the skinning tests).
+pub struct Rng(pub u64);
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545F4914F6CDD1D)
     }
-    fn f(&mut self) -> f32 {
+    /// Uniform in [0, 1).
+    pub fn f(&mut self) -> f32 {
         (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    /// Uniform in [a, b).
+    pub fn range(&mut self, a: f32, b: f32) -> f32 {
+        a + (b - a) * self.f()
+    }
+
+    /// Each component uniform in [-s, s).
+    pub fn vec(&mut self, s: f32) -> Vec3 {
+        Vec3::new(self.range(-s, s), self.range(-s, s), self.range(-s, s))
     }
 }
 

@@ -12,25 +12,7 @@ use facet::gpu::{Renderer, capture};
 use facet::scene::{self, Bone, Mesh, Scene, Skeleton, Skin};
 use glam::{Mat4, Quat, Vec3};
 
-/// xorshift64*: deterministic test data without a dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545F4914F6CDD1D)
-    }
-    fn f(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn range(&mut self, a: f32, b: f32) -> f32 {
-        a + (b - a) * self.f()
-    }
-    fn vec(&mut self, s: f32) -> Vec3 {
-        Vec3::new(self.range(-s, s), self.range(-s, s), self.range(-s, s))
-    }
-}
+use facet::bench::Rng;
 
 /// Reads back the skinned output stream.
 fn read_stream(gpu: &facet::gpu::Gpu, buffer: &wgpu::Buffer, count: usize) -> Vec<PosNormal> {

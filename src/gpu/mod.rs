@@ -13,11 +13,23 @@ pub use context::{Gpu, GpuError};
 pub use renderer::{FrameStats, Renderer, ViewOptions};
 pub use upload::GpuScene;
 
-/// Every WGSL source of the project, by file name (validated in tests).
+/// `shaders/oct.wgsl` prepended to a shader that uses octahedral normals.
+macro_rules! with_oct {
+    ($file:literal) => {
+        concat!(
+            include_str!("../../shaders/oct.wgsl"),
+            include_str!(concat!("../../shaders/", $file))
+        )
+    };
+}
+
+/// Every WGSL source of the project, by file name, as compiled (validated in
+/// tests).
 pub const SHADERS: &[(&str, &str)] = &[
-    ("mesh.wgsl", include_str!("../../shaders/mesh.wgsl")),
-    ("lines.wgsl", include_str!("../../shaders/lines.wgsl")),
-    ("skin.wgsl", include_str!("../../shaders/skin.wgsl")),
+    ("oct.wgsl", include_str!("../../shaders/oct.wgsl")),
+    ("mesh.wgsl", with_oct!("mesh.wgsl")),
+    ("lines.wgsl", with_oct!("lines.wgsl")),
+    ("skin.wgsl", with_oct!("skin.wgsl")),
     ("bones.wgsl", include_str!("../../shaders/bones.wgsl")),
 ];
 
