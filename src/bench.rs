@@ -13,7 +13,7 @@ use std::time::Instant;
 /// by the skinning tests).
 pub struct Rng(pub u64);
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -21,7 +21,7 @@ impl Rng {
     }
     /// Uniform in [0, 1).
     pub fn f(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
     }
 
     /// Uniform in [a, b).
@@ -82,7 +82,7 @@ pub fn skin(gpu: &Gpu, vertices: u32, bones: u32, iterations: u32) -> SkinBenchR
     for i in 0..n {
         let p = Vec3::new(rng.f(), rng.f(), rng.f()) * 2.0 - 1.0;
         let nrm = (Vec3::new(rng.f(), rng.f(), rng.f()) * 2.0 - 1.0).normalize_or(Vec3::Y);
-        let j: [u16; 4] = std::array::from_fn(|_| (rng.next() % bones as u64) as u16);
+        let j: [u16; 4] = std::array::from_fn(|_| (rng.next_u64() % bones as u64) as u16);
         let w = quantize_weights([rng.f() + 0.1, rng.f(), rng.f(), rng.f()]);
         data.push(skinning::pack_skin_vertex(p, nrm, j, w));
         if i < (1 << 20) {

@@ -82,7 +82,7 @@ fn generated(n: usize, bones: usize, seed: u64) -> Scene {
             let tail = head + rng.vec(0.5) + Vec3::Y * 0.2;
             Bone {
                 name: format!("b{i}"),
-                parent: (i > 0).then(|| (rng.next() % i as u64) as usize),
+                parent: (i > 0).then(|| (rng.next_u64() % i as u64) as usize),
                 head,
                 tail,
                 rest: scene::from_p3m::rest_frame(head, tail),
@@ -93,11 +93,11 @@ fn generated(n: usize, bones: usize, seed: u64) -> Scene {
     let normals: Vec<Vec3> = (0..n).map(|_| rng.vec(1.0).normalize_or(Vec3::Y)).collect();
     let mut skin = Skin::default();
     for _ in 0..n {
-        let k = 1 + (rng.next() % 4) as usize;
+        let k = 1 + (rng.next_u64() % 4) as usize;
         let mut j = [0u16; 4];
         let mut w = [0f32; 4];
         for s in 0..k {
-            j[s] = (rng.next() % bones as u64) as u16;
+            j[s] = (rng.next_u64() % bones as u64) as u16;
             w[s] = rng.range(0.05, 1.0);
         }
         skin.joints.push(j);
