@@ -465,7 +465,7 @@ impl Running {
         );
         self.gpu_scene
             .set_selected_bone(&self.gpu.queue, self.ui.selected_bone);
-        self.effective.clone_from(&self.ui.view);
+        self.effective.copy_from(&self.ui.view);
         self.effective.visible.clone_from(&self.animator.visible);
         self.effective
             .material_override

@@ -58,6 +58,31 @@ impl ViewOptions {
         }
     }
 
+    /// Copies `other` into `self` reusing the vectors' allocations (the
+    /// derived `clone_from` would allocate every frame).
+    pub fn copy_from(&mut self, other: &ViewOptions) {
+        let ViewOptions {
+            visible,
+            wireframe,
+            normals,
+            bounds,
+            grid,
+            skeleton,
+            material_override,
+            background,
+        } = other;
+        self.visible.clone_from(visible);
+        self.material_override.clone_from(material_override);
+        (
+            self.wireframe,
+            self.normals,
+            self.bounds,
+            self.grid,
+            self.skeleton,
+        ) = (*wireframe, *normals, *bounds, *grid, *skeleton);
+        self.background = *background;
+    }
+
     pub fn is_visible(&self, mesh: usize) -> bool {
         self.visible.get(mesh).copied().unwrap_or(true)
     }
@@ -555,5 +580,33 @@ impl Renderer {
             stats.draw_calls += 1;
         }
         stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ViewOptions;
+
+    #[test]
+    fn copy_from_reuses_allocations() {
+        let src = ViewOptions {
+            visible: vec![true, false, true],
+            wireframe: true,
+            material_override: vec![Some(2), None, None],
+            ..Default::default()
+        };
+        let mut dst = ViewOptions {
+            visible: Vec::with_capacity(8),
+            material_override: Vec::with_capacity(8),
+            ..Default::default()
+        };
+        let (pv, pm) = (dst.visible.as_ptr(), dst.material_override.as_ptr());
+        dst.copy_from(&src);
+        assert_eq!(dst, src);
+        assert_eq!(
+            (dst.visible.as_ptr(), dst.material_override.as_ptr()),
+            (pv, pm),
+            "reallocated"
+        );
     }
 }
