@@ -64,6 +64,27 @@ fn inspector_lists_the_model_and_toggles_parts() {
 }
 
 #[test]
+fn selecting_a_bone_shows_its_transforms() {
+    let scene = demo();
+    let pose = facet::anim::Pose::new(&scene.skeleton);
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(420.0, 3000.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| {
+                inspector(ui, &scene, state, Some(&pose));
+            },
+            UiState::for_scene(&scene),
+        );
+    harness.run();
+    harness.get_by_label("neck").click();
+    harness.run();
+    assert_eq!(harness.state().selected_bone, Some(2));
+    harness.get_by_label_contains("neck (bone 2)");
+    harness.get_by_label_contains("parent: spine");
+    harness.get_by_label("current model");
+}
+
+#[test]
 fn timeline_panel_plays_steps_and_scrubs() {
     let scene = demo();
     let mut state = UiState::for_scene(&scene);
