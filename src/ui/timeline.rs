@@ -97,34 +97,26 @@ pub fn timeline(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
         .selected_bone
         .and_then(|b| clip.channels.iter().find(|c| c.bone == b))
     {
-        let rot: Vec<f32> = match &ch.rotation {
-            RotationTrack::EulerXyz(t) => t.keys.iter().map(|k| k.time).collect(),
-            RotationTrack::Quat(t) => t.keys.iter().map(|k| k.time).collect(),
+        // One row of ticks per track: translation, rotation, scale.
+        let tick = |row: usize, t: f32, color: egui::Color32| {
+            let (x, y) = (x_of(t), rect.top() + 7.0 + row as f32 * 10.0);
+            painter.line_segment(
+                [egui::pos2(x, y - 3.0), egui::pos2(x, y + 3.0)],
+                (2.0, color),
+            );
         };
-        let rows: [(&[f32], egui::Color32); 3] = [
-            (
-                &ch.translation
-                    .keys
-                    .iter()
-                    .map(|k| k.time)
-                    .collect::<Vec<_>>(),
-                egui::Color32::from_rgb(240, 110, 90),
-            ),
-            (&rot, egui::Color32::from_rgb(110, 220, 120)),
-            (
-                &ch.scale.keys.iter().map(|k| k.time).collect::<Vec<_>>(),
-                egui::Color32::from_rgb(110, 160, 250),
-            ),
-        ];
-        for (row, (times, color)) in rows.iter().enumerate() {
-            let y = rect.top() + 7.0 + row as f32 * 10.0;
-            for &t in times.iter() {
-                let x = x_of(t);
-                painter.line_segment(
-                    [egui::pos2(x, y - 3.0), egui::pos2(x, y + 3.0)],
-                    (2.0, *color),
-                );
+        for k in &ch.translation.keys {
+            tick(0, k.time, egui::Color32::from_rgb(240, 110, 90));
+        }
+        let rotation_green = egui::Color32::from_rgb(110, 220, 120);
+        match &ch.rotation {
+            RotationTrack::EulerXyz(t) => {
+                t.keys.iter().for_each(|k| tick(1, k.time, rotation_green))
             }
+            RotationTrack::Quat(t) => t.keys.iter().for_each(|k| tick(1, k.time, rotation_green)),
+        }
+        for k in &ch.scale.keys {
+            tick(2, k.time, egui::Color32::from_rgb(110, 160, 250));
         }
     }
     let x = x_of(state.timeline.time);
