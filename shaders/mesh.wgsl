@@ -19,6 +19,14 @@ struct Material {
     params: vec4<f32>,
     // xy: texture UV offset, zw: matcap UV offset (scrolling).
     uv_offset: vec4<f32>,
+    // x: texture, y: matcap layer in `tex_array` (materials whose textures
+    // are keyframed); -1: the bound `base_tex` / `matcap_tex`.
+    layers: vec4<i32>,
+    // Where a layer's texture sits in the array: xy scale, zw offset (it is
+    // stored with a one-texel wrap border, so bilinear filtering repeats as
+    // it does on a texture of its own).
+    tex_rect: vec4<f32>,
+    matcap_rect: vec4<f32>,
 };
 
 @group(0) @binding(0) var<uniform> globals: Globals;
@@ -26,6 +34,7 @@ struct Material {
 @group(1) @binding(1) var base_tex: texture_2d<f32>;
 @group(1) @binding(2) var matcap_tex: texture_2d<f32>;
 @group(1) @binding(3) var samp: sampler;
+@group(1) @binding(4) var tex_array: texture_2d_array<f32>;
 
 struct VsIn {
     @location(0) position: vec3<f32>,
@@ -49,13 +58,23 @@ fn vs_main(v: VsIn) -> VsOut {
     return out;
 }
 
+// The bound texture, or a layer of the array (`material` is a uniform, so
+// the branch is uniform). The array has one mip level, so the derivative
+// jump at the wrap does not matter.
+fn sample_texture(bound: texture_2d<f32>, layer: i32, rect: vec4<f32>, uv: vec2<f32>) -> vec4<f32> {
+    if (layer < 0) {
+        return textureSample(bound, samp, uv);
+    }
+    return textureSampleLevel(tex_array, samp, rect.zw + fract(uv) * rect.xy, layer, 0.0);
+}
+
 @fragment
 fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
     var n = normalize(in.normal);
     if (!front) {
         n = -n; // two-sided lighting
     }
-    let albedo = material.base_color * textureSample(base_tex, samp, in.uv + material.uv_offset.xy);
+    let albedo = material.base_color * sample_texture(base_tex, material.layers.x, material.tex_rect, in.uv + material.uv_offset.xy);
 
     // Directional key light plus a soft fill; `shading` blends towards flat.
     let l = normalize(globals.light_dir.xyz);
@@ -67,7 +86,7 @@ fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f
     // Matcap: sphere texture looked up by the view-space normal.
     let vn = normalize((globals.view * vec4<f32>(n, 0.0)).xyz);
     let muv = vec2<f32>(vn.x * 0.5 + 0.5, 0.5 - vn.y * 0.5) + material.uv_offset.zw;
-    let matcap = textureSample(matcap_tex, samp, muv).rgb;
+    let matcap = sample_texture(matcap_tex, material.layers.y, material.matcap_rect, muv).rgb;
     let shaded = mix(albedo.rgb * light, albedo.rgb * matcap, material.params.y);
 
     let rgb = shaded + material.emission.rgb;

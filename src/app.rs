@@ -464,6 +464,8 @@ impl Running {
             &self.animator.pose.skin,
         );
         self.gpu_scene
+            .encode_materials(&self.gpu.queue, &self.renderer, &mut encoder, tl.time);
+        self.gpu_scene
             .set_selected_bone(&self.gpu.queue, self.ui.selected_bone);
         self.effective.copy_from(&self.ui.view);
         self.effective.visible.clone_from(&self.animator.visible);

@@ -81,6 +81,7 @@ pub fn render(
     let mut animator = Animator::new(scene);
     animator.update(scene, clip, req.time, &view.visible);
     gpu_scene.set_pose(gpu, &renderer, &animator.pose.skin);
+    gpu_scene.set_material_time(gpu, &renderer, req.time);
     view.visible.clone_from(&animator.visible);
     view.material_override.clone_from(&animator.materials);
 

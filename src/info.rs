@@ -185,7 +185,11 @@ pub fn to_text(l: &Loaded) -> String {
             m.shading,
             m.texture.map_or("none".into(), |x| x.to_string()),
             m.matcap.map_or("none".into(), |x| x.to_string()),
-            if m.animated { ", animated" } else { "" }
+            if m.animation.is_some() {
+                ", animated"
+            } else {
+                ""
+            }
         );
     }
     let _ = writeln!(o, "textures:");

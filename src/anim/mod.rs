@@ -4,6 +4,8 @@
 //! against this module; the viewer uses it for the pose (bones are few) and
 //! leaves per-vertex work to the GPU.
 
+pub mod color;
+pub mod material;
 pub mod timeline;
 
 use crate::scene::clip::{ChannelSpace, Clip, Interp, RotationTrack, Track};

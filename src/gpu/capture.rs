@@ -200,3 +200,31 @@ pub fn read_texture(
     }
     img
 }
+
+/// Copies `size` bytes from the start of `buffer` (which needs `COPY_SRC`)
+/// to the CPU.
+pub fn read_buffer(gpu: &Gpu, buffer: &wgpu::Buffer, size: u64) -> Vec<u8> {
+    let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("readback"),
+        });
+    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
+    gpu.queue.submit([encoder.finish()]);
+    let slice = staging.slice(..);
+    slice.map_async(wgpu::MapMode::Read, |r| {
+        r.expect("mapping the readback buffer")
+    });
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("waiting for the GPU");
+    let data = slice.get_mapped_range().expect("mapped readback").to_vec();
+    staging.unmap();
+    data
+}

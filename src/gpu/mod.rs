@@ -4,6 +4,7 @@
 pub mod camera;
 pub mod capture;
 pub mod context;
+pub mod materials;
 pub mod renderer;
 pub mod skinning;
 pub mod upload;
@@ -31,6 +32,10 @@ pub const SHADERS: &[(&str, &str)] = &[
     ("lines.wgsl", with_oct!("lines.wgsl")),
     ("skin.wgsl", with_oct!("skin.wgsl")),
     ("bones.wgsl", include_str!("../../shaders/bones.wgsl")),
+    (
+        "material_anim.wgsl",
+        include_str!("../../shaders/material_anim.wgsl"),
+    ),
 ];
 
 pub fn shader_source(name: &str) -> &'static str {

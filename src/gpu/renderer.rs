@@ -1,11 +1,11 @@
 //! The mesh pass (opaque + additive pipelines) and the overlay line pass.
 
 use super::camera::OrbitCamera;
+use super::materials::{MaterialAnimator, MaterialUniform, SLOT_STRIDE};
 use super::skinning::{PosNormal, Skinner};
-use super::upload::{BoneVertex, GpuScene, LineVertex, MaterialUniform};
+use super::upload::{BoneVertex, GpuScene, LineVertex};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
-use wgpu::util::DeviceExt;
 
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
@@ -108,8 +108,11 @@ pub struct Renderer {
     bones: wgpu::RenderPipeline,
     bones_bgl: wgpu::BindGroupLayout,
     pub skinner: Skinner,
+    pub material_animator: MaterialAnimator,
     sampler: wgpu::Sampler,
     white: wgpu::TextureView,
+    /// Bound where a scene has no texture array.
+    white_array: wgpu::TextureView,
 }
 
 impl Renderer {
@@ -143,12 +146,12 @@ impl Renderer {
                 resource: globals.as_entire_binding(),
             }],
         });
-        let tex_entry = |binding| wgpu::BindGroupLayoutEntry {
+        let tex_entry = |binding, view_dimension| wgpu::BindGroupLayoutEntry {
             binding,
             visibility: wgpu::ShaderStages::FRAGMENT,
             ty: wgpu::BindingType::Texture {
                 sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                view_dimension: wgpu::TextureViewDimension::D2,
+                view_dimension,
                 multisampled: false,
             },
             count: None,
@@ -166,14 +169,15 @@ impl Renderer {
                     },
                     count: None,
                 },
-                tex_entry(1),
-                tex_entry(2),
+                tex_entry(1, wgpu::TextureViewDimension::D2),
+                tex_entry(2, wgpu::TextureViewDimension::D2),
                 wgpu::BindGroupLayoutEntry {
                     binding: 3,
                     visibility: wgpu::ShaderStages::FRAGMENT,
                     ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
                     count: None,
                 },
+                tex_entry(4, wgpu::TextureViewDimension::D2Array),
             ],
         });
 
@@ -386,7 +390,12 @@ impl Renderer {
             min_filter: wgpu::FilterMode::Linear,
             ..Default::default()
         });
-        let white = super::upload::upload_texture(gpu, "white", 1, 1, &[255; 4]).view;
+        let white = super::upload::upload_texture(gpu, "white", 1, 1, &[255; 4]);
+        let white_array = white.texture.create_view(&wgpu::TextureViewDescriptor {
+            dimension: Some(wgpu::TextureViewDimension::D2Array),
+            ..Default::default()
+        });
+        let white = white.view;
         Renderer {
             color_format,
             sample_count,
@@ -401,30 +410,33 @@ impl Renderer {
             bones,
             bones_bgl,
             skinner: Skinner::new(device),
+            material_animator: MaterialAnimator::new(device),
             sampler,
             white,
+            white_array,
         }
     }
 
     pub fn material_bind_group(
         &self,
         device: &wgpu::Device,
-        u: &MaterialUniform,
+        slots: &wgpu::Buffer,
+        slot: usize,
         base: Option<&wgpu::TextureView>,
         matcap: Option<&wgpu::TextureView>,
+        array: Option<&wgpu::TextureView>,
     ) -> wgpu::BindGroup {
-        let buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("material"),
-            contents: bytemuck::bytes_of(u),
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        });
         device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("material"),
             layout: &self.material_bgl,
             entries: &[
                 wgpu::BindGroupEntry {
                     binding: 0,
-                    resource: buf.as_entire_binding(),
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: slots,
+                        offset: slot as u64 * SLOT_STRIDE,
+                        size: wgpu::BufferSize::new(std::mem::size_of::<MaterialUniform>() as u64),
+                    }),
                 },
                 wgpu::BindGroupEntry {
                     binding: 1,
@@ -437,6 +449,12 @@ impl Renderer {
                 wgpu::BindGroupEntry {
                     binding: 3,
                     resource: wgpu::BindingResource::Sampler(&self.sampler),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: wgpu::BindingResource::TextureView(
+                        array.unwrap_or(&self.white_array),
+                    ),
                 },
             ],
         })

@@ -7,8 +7,10 @@
 //! line buffer; the skeleton overlay is built in rest space and moved by the
 //! bone matrices on the GPU.
 
+use super::materials::{self, MaterialAnimBatch, MaterialUniform, TextureLayers};
 use super::renderer::Renderer;
 use super::skinning::{self, PosNormal, SkinBatch, SkinVertex};
+use crate::anim::material::MaterialState;
 use crate::scene::{Aabb, BlendMode, Scene};
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3};
@@ -28,15 +30,6 @@ pub struct LineVertex {
 pub struct BoneVertex {
     pub position: [f32; 3],
     pub bone: u32,
-}
-
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-pub struct MaterialUniform {
-    pub base_color: [f32; 4],
-    pub emission: [f32; 4],
-    pub params: [f32; 4],
-    pub uv_offset: [f32; 4],
 }
 
 /// Where a mesh's position/normal stream lives.
@@ -75,7 +68,16 @@ pub struct GpuTexture {
 
 pub struct GpuScene {
     pub meshes: Vec<GpuMesh>,
+    /// Bind groups per scene material, then the default material.
     pub materials: Vec<GpuMaterial>,
+    /// One `SLOT_STRIDE` slot per entry of `materials`, bound as uniforms by
+    /// the mesh pass and rewritten by the material animation pass.
+    pub material_slots: wgpu::Buffer,
+    /// Keyframes of the animated materials (`None`: nothing animates).
+    pub material_anim: Option<MaterialAnimBatch>,
+    pub texture_layers: TextureLayers,
+    /// The layers of `texture_layers`, when there are any.
+    pub texture_array: Option<wgpu::Texture>,
     pub textures: Vec<GpuTexture>,
     pub lines: wgpu::Buffer,
     pub grid: Range<u32>,
@@ -101,39 +103,6 @@ impl GpuMesh {
             Stream::Static(b) => Some(b.slice(..)),
             Stream::Skinned(r) => scene.skin.as_ref().map(|s| s.dst.slice(r.clone())),
         }
-    }
-}
-
-fn srgb_to_linear(c: f32) -> f32 {
-    if c <= 0.04045 {
-        c / 12.92
-    } else {
-        ((c + 0.055) / 1.055).powf(2.4)
-    }
-}
-
-pub fn material_uniform(m: &crate::scene::Material) -> MaterialUniform {
-    let lin = |c: f32| srgb_to_linear(c.clamp(0.0, 1.0));
-    MaterialUniform {
-        base_color: [
-            lin(m.base_color[0]),
-            lin(m.base_color[1]),
-            lin(m.base_color[2]),
-            m.base_color[3],
-        ],
-        emission: [
-            lin(m.emission[0]),
-            lin(m.emission[1]),
-            lin(m.emission[2]),
-            0.0,
-        ],
-        params: [
-            m.shading,
-            m.matcap.is_some() as u32 as f32,
-            (m.blend == BlendMode::Additive) as u32 as f32,
-            0.0,
-        ],
-        uv_offset: [0.0; 4],
     }
 }
 
@@ -257,21 +226,95 @@ pub fn upload(gpu: &super::Gpu, r: &Renderer, scene: &Scene) -> GpuScene {
         .map(|t| upload_texture(gpu, &t.name, t.width, t.height, &t.rgba8))
         .collect();
 
-    let materials: Vec<GpuMaterial> = scene
+    let limits = device.limits();
+    let (texture_layers, why) = TextureLayers::plan(
+        scene,
+        limits.max_texture_dimension_2d,
+        limits.max_texture_array_layers,
+    );
+    if let Some(why) = why {
+        log::warn!("{}: {why}", scene.source.file_name);
+    }
+    let texture_array = (texture_layers.layer_count() > 0).then(|| {
+        let [width, height] = texture_layers.size;
+        device.create_texture_with_data(
+            &gpu.queue,
+            &wgpu::TextureDescriptor {
+                label: Some("keyframed textures"),
+                size: wgpu::Extent3d {
+                    width,
+                    height,
+                    depth_or_array_layers: texture_layers.layer_count() as u32,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: wgpu::TextureFormat::Rgba8UnormSrgb,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                view_formats: &[],
+            },
+            wgpu::util::TextureDataOrder::LayerMajor,
+            &texture_layers.pixels(scene),
+        )
+    });
+    let array_view = texture_array.as_ref().map(|t| {
+        t.create_view(&wgpu::TextureViewDescriptor {
+            dimension: Some(wgpu::TextureViewDimension::D2Array),
+            ..Default::default()
+        })
+    });
+
+    // Every slot starts at its material's own values; animated ones are
+    // rewritten by the compute pass before each draw.
+    let default = crate::scene::Material::default();
+    let all: Vec<&crate::scene::Material> = scene
         .materials
         .iter()
-        .chain(std::iter::once(&crate::scene::Material::default()))
-        .map(|m| {
-            let u = material_uniform(m);
-            let base = m.texture.and_then(|i| textures.get(i)).map(|t| &t.view);
-            let matcap = m.matcap.and_then(|i| textures.get(i)).map(|t| &t.view);
+        .chain(std::iter::once(&default))
+        .collect();
+    let mut slots = vec![0u8; all.len() * materials::SLOT_STRIDE as usize];
+    for (i, m) in all.iter().enumerate() {
+        let u = materials::uniform(scene, i, &MaterialState::initial(m), &texture_layers);
+        let at = i * materials::SLOT_STRIDE as usize;
+        slots[at..at + std::mem::size_of::<MaterialUniform>()]
+            .copy_from_slice(bytemuck::bytes_of(&u));
+    }
+    let material_slots = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("material slots"),
+        contents: &slots,
+        usage: wgpu::BufferUsages::UNIFORM
+            | wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC,
+    });
+    let materials: Vec<GpuMaterial> = all
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            // Texture-switching materials sample the array; their bound
+            // textures stay white for the frames that show no texture.
+            let switching = texture_layers.switching.get(i).copied().unwrap_or(false);
+            let bound = |t: Option<usize>| {
+                t.filter(|_| !switching)
+                    .and_then(|i| textures.get(i))
+                    .map(|t| &t.view)
+            };
             GpuMaterial {
-                bind_group: r.material_bind_group(device, &u, base, matcap),
+                bind_group: r.material_bind_group(
+                    device,
+                    &material_slots,
+                    i,
+                    bound(m.texture),
+                    bound(m.matcap),
+                    array_view.as_ref(),
+                ),
                 additive: m.blend == BlendMode::Additive,
             }
         })
         .collect();
     let default_material = materials.len() - 1;
+    let material_anim = r
+        .material_animator
+        .batch(device, scene, &texture_layers, &material_slots);
 
     let bounds = scene.bounds(None);
     let radius = bounds.radius();
@@ -440,6 +483,10 @@ pub fn upload(gpu: &super::Gpu, r: &Renderer, scene: &Scene) -> GpuScene {
     let mut gs = GpuScene {
         meshes,
         materials,
+        material_slots,
+        material_anim,
+        texture_layers,
+        texture_array,
         textures,
         lines,
         grid,
@@ -497,6 +544,31 @@ impl GpuScene {
         if let Some(batch) = &self.skin {
             r.skinner.encode(encoder, batch);
         }
+    }
+
+    /// Evaluates every animated material at `time` (seconds on the global
+    /// timeline) on the GPU, writing their slots. Uploads 16 bytes.
+    pub fn encode_materials(
+        &self,
+        queue: &wgpu::Queue,
+        r: &Renderer,
+        encoder: &mut wgpu::CommandEncoder,
+        time: f32,
+    ) {
+        if let Some(batch) = &self.material_anim {
+            r.material_animator.encode(queue, encoder, batch, time);
+        }
+    }
+
+    /// As [`Self::encode_materials`], submitted on its own.
+    pub fn set_material_time(&self, gpu: &super::Gpu, r: &Renderer, time: f32) {
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("materials"),
+            });
+        self.encode_materials(&gpu.queue, r, &mut encoder, time);
+        gpu.queue.submit([encoder.finish()]);
     }
 
     /// Highlights a bone in the skeleton overlay.

@@ -5,6 +5,7 @@
 //! and keeps the exporter's counter-clockwise front faces. UVs are Blender's
 //! (origin bottom left) and become `(u, 1 - v)`. See `docs/formats.md`.
 
+use super::material_anim::{MatInterp, MatKey, MatLoop, MatTrack};
 use super::*;
 use crate::formats::{p3m, ptf};
 use glam::Mat3;
@@ -83,7 +84,10 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, base_dir: Option<&Path>) -> Sce
                     p3m::RenderMode::Normal => BlendMode::Opaque,
                     p3m::RenderMode::Add => BlendMode::Additive,
                 },
-                animated: mat.animation.is_some(),
+                animation: mat
+                    .animation
+                    .as_ref()
+                    .map(|a| build_material_anim(i, a, &mut warnings)),
             }
         })
         .collect();
@@ -475,4 +479,114 @@ fn load_external(path: &str, base_dir: Option<&Path>) -> Result<Texture, String>
         rgba8: rgba.into_raw(),
         source: TextureSource::External(found.clone()),
     })
+}
+
+fn mat_interp(i: p3m::ColorInterp) -> MatInterp {
+    match i {
+        p3m::ColorInterp::None => MatInterp::Step,
+        p3m::ColorInterp::LinearRgb => MatInterp::Linear,
+        p3m::ColorInterp::LinearHsv => MatInterp::Hsv,
+        p3m::ColorInterp::LinearOklch => MatInterp::Oklch,
+    }
+}
+
+/// One track: frames from the skips, values converted by `f`. Keys after the
+/// last frame can never show and are dropped with a warning.
+fn mat_track<T, I: Copy, U>(
+    what: &str,
+    material: usize,
+    last_frame: u32,
+    keys: &[p3m::Key<T, I>],
+    interp: impl Fn(I) -> MatInterp,
+    f: impl Fn(&T) -> U,
+    warnings: &mut Vec<String>,
+) -> MatTrack<U> {
+    let frames: Vec<u32> = p3m::key_frames(keys.iter().map(|k| k.skip)).collect();
+    let shown = frames.iter().take_while(|&&f| f <= last_frame).count();
+    if shown < keys.len() {
+        warnings.push(format!(
+            "material {material}: {} of {} {what} keyframes lie after the last frame ({last_frame}) and never show",
+            keys.len() - shown,
+            keys.len()
+        ));
+    }
+    MatTrack {
+        keys: keys[..shown]
+            .iter()
+            .zip(frames)
+            .map(|(k, frame)| MatKey {
+                frame,
+                interp: interp(k.interp),
+                value: f(&k.value),
+            })
+            .collect(),
+    }
+}
+
+/// P3M material keyframes in scene terms; see `docs/formats.md`.
+fn build_material_anim(
+    i: usize,
+    a: &p3m::MaterialAnimation,
+    warnings: &mut Vec<String>,
+) -> MaterialAnim {
+    let lf = a.last_frame as u32;
+    if a.us_per_frame == 0 {
+        warnings.push(format!(
+            "material {i}: 0 microseconds per frame; the animation stays at frame 0"
+        ));
+    }
+    let index = |t: &u8| (*t != p3m::NONE_INDEX).then_some(*t as usize);
+    let stepped = |_: ()| MatInterp::Step;
+    // File UVs have V up; scene UVs have V down.
+    let flip = |[u, v]: [f32; 2]| [u, -v];
+    MaterialAnim {
+        seconds_per_frame: a.us_per_frame as f32 * 1e-6,
+        last_frame: lf,
+        loop_mode: match a.loop_mode {
+            p3m::MatLoop::None => MatLoop::Hold,
+            p3m::MatLoop::Loop => MatLoop::Loop,
+            p3m::MatLoop::Cont => MatLoop::Continue,
+        },
+        preserve_scroll: a.preserve_texture_scroll,
+        texture_scroll: flip(a.texture_scroll),
+        matcap_scroll: flip(a.matcap_scroll),
+        color: mat_track(
+            "color",
+            i,
+            lf,
+            &a.color,
+            mat_interp,
+            |c| {
+                let c = color(c);
+                [c[0], c[1], c[2], c[3]]
+            },
+            warnings,
+        ),
+        emission: mat_track(
+            "emission",
+            i,
+            lf,
+            &a.emission,
+            mat_interp,
+            |c| {
+                let c = color(c);
+                [c[0], c[1], c[2]]
+            },
+            warnings,
+        ),
+        shading: mat_track(
+            "shading",
+            i,
+            lf,
+            &a.shading,
+            |m| match m {
+                p3m::Interp::None => MatInterp::Step,
+                p3m::Interp::Linear => MatInterp::Linear,
+            },
+            |s| *s as f32 / 255.0,
+            warnings,
+        ),
+        texture: mat_track("texture", i, lf, &a.texture, stepped, index, warnings),
+        matcap: mat_track("matcap", i, lf, &a.matcap, stepped, index, warnings),
+    }
 }

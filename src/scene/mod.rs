@@ -4,8 +4,10 @@
 
 pub mod clip;
 pub mod from_p3m;
+pub mod material_anim;
 
 pub use clip::Clip;
+pub use material_anim::MaterialAnim;
 
 use glam::{Mat4, Vec2, Vec3};
 
@@ -93,8 +95,8 @@ pub struct Material {
     pub texture: Option<usize>,
     pub matcap: Option<usize>,
     pub blend: BlendMode,
-    /// Has keyframe animation (played by a later layer).
-    pub animated: bool,
+    /// Keyframes over the values above (which are the initial values).
+    pub animation: Option<MaterialAnim>,
 }
 
 impl Default for Material {
@@ -107,7 +109,7 @@ impl Default for Material {
             texture: None,
             matcap: None,
             blend: BlendMode::Opaque,
-            animated: false,
+            animation: None,
         }
     }
 }

@@ -155,7 +155,7 @@ pub fn inspector(
                                 });
                                 ui.end_row();
                                 ui.label("animated");
-                                ui.label(if m.animated { "yes" } else { "no" });
+                                ui.label(if m.animation.is_some() { "yes" } else { "no" });
                                 ui.end_row();
                                 for (what, t) in [("texture", m.texture), ("matcap", m.matcap)] {
                                     ui.label(what);
