@@ -1,6 +1,7 @@
 //! The windowed viewer: winit event loop, orbit camera input, egui overlay.
 
 use crate::anim::Animator;
+use crate::anim::timeline::TimeSpan;
 use crate::gpu::capture::Targets;
 use crate::gpu::{Gpu, GpuScene, OrbitCamera, Renderer};
 use crate::load;
@@ -35,13 +36,18 @@ pub fn run(scene: Scene, opts: AppOptions) -> anyhow::Result<()> {
     event_loop.run_app(&mut app)?;
     if let Some(r) = &app.running {
         let tl = &r.ui.timeline;
-        match tl.clip.and_then(|c| r.scene.clips.get(c)) {
-            Some(c) => log::info!(
-                "at exit: clip {:?} frame {} ({:.3} s), {}",
+        let state = if tl.playing { "playing" } else { "paused" };
+        match tl.span(&r.scene) {
+            Some(TimeSpan::Clip(c)) => log::info!(
+                "at exit: clip {:?} frame {} ({:.3} s), {state}",
                 c.name,
                 tl.frame(c),
                 tl.time,
-                if tl.playing { "playing" } else { "paused" }
+            ),
+            Some(span @ TimeSpan::Materials(_)) => log::info!(
+                "at exit: materials frame {} ({:.3} s), {state}",
+                tl.frame(&span),
+                tl.time,
             ),
             None => log::info!("at exit: rest pose"),
         }
@@ -339,16 +345,18 @@ impl Running {
             },
             Key::Named(NamedKey::F1) => self.ui.show_help ^= true,
             Key::Named(NamedKey::Space) => {
+                // The first press starts the first clip; later ones pause and
+                // resume (clip or animated materials).
                 if self.ui.timeline.clip.is_none() && !self.scene.clips.is_empty() {
-                    self.ui.timeline.select(Some(0));
-                } else {
+                    self.ui.timeline.select(Some(0), &self.scene);
+                } else if self.ui.timeline.span(&self.scene).is_some() {
                     self.ui.timeline.playing ^= true;
                 }
             }
             Key::Named(NamedKey::Home) => self.ui.timeline.to_start(),
             Key::Named(NamedKey::End) => {
-                if let Some(c) = self.ui.timeline.clip.and_then(|c| self.scene.clips.get(c)) {
-                    self.ui.timeline.to_end(c);
+                if let Some(span) = self.ui.timeline.span(&self.scene) {
+                    self.ui.timeline.to_end(&span);
                 }
             }
             _ => {}
@@ -356,8 +364,8 @@ impl Running {
     }
 
     fn step(&mut self, frames: i32) {
-        if let Some(c) = self.ui.timeline.clip.and_then(|c| self.scene.clips.get(c)) {
-            self.ui.timeline.step(frames, c);
+        if let Some(span) = self.ui.timeline.span(&self.scene) {
+            self.ui.timeline.step(frames, &span);
         }
     }
 
@@ -402,8 +410,8 @@ impl Running {
 
         // UI first: it decides the 3D viewport and what is visible.
         let raw = self.egui_state.take_egui_input(&self.window);
-        if let Some(c) = self.ui.timeline.clip.and_then(|c| self.scene.clips.get(c)) {
-            self.ui.timeline.advance(dt, c);
+        if let Some(span) = self.ui.timeline.span(&self.scene) {
+            self.ui.timeline.advance(dt, &span);
         }
         let scene = &self.scene;
         let ui_state = &mut self.ui;

@@ -146,6 +146,37 @@ fn plain(
     }
 }
 
+/// The glow pulses from cyan to pink and back (OKLCH colour, HSV
+/// emission), 20 frames a second, 1.2 s a cycle, wrapping smoothly (CONT).
+fn glow_animation() -> MaterialAnimation {
+    fn key<T>(skip: u8, interp: ColorInterp, value: T) -> Key<T, ColorInterp> {
+        Key {
+            skip,
+            interp,
+            value,
+        }
+    }
+    MaterialAnimation {
+        us_per_frame: 50_000,
+        preserve_texture_scroll: false,
+        loop_mode: MatLoop::Cont,
+        texture_scroll: [0.0; 2],
+        matcap_scroll: [0.0; 2],
+        last_frame: 23,
+        color: vec![
+            key(0, ColorInterp::LinearOklch, [120, 230, 255, 255]),
+            key(11, ColorInterp::LinearOklch, [255, 140, 220, 255]),
+        ],
+        emission: vec![
+            key(0, ColorInterp::LinearHsv, [40, 90, 110]),
+            key(11, ColorInterp::LinearHsv, [110, 40, 90]),
+        ],
+        shading: vec![],
+        texture: vec![],
+        matcap: vec![],
+    }
+}
+
 /// A 64x64 RGBA panel texture: tiles with a warm border.
 fn panel_texture() -> Ptf {
     let n = 64;
@@ -290,7 +321,7 @@ pub fn demo_model() -> P3m {
         Material {
             render_mode: RenderMode::Add,
             data: plain([120, 230, 255, 255], [40, 90, 110], 0, None, None),
-            animation: None,
+            animation: Some(glow_animation()),
         },
         Material {
             render_mode: RenderMode::Normal,

@@ -71,8 +71,9 @@ enum Command {
         /// Pose the model with this clip (animation) ...
         #[arg(long, value_name = "NAME")]
         clip: Option<String>,
-        /// ... at this time in seconds.
-        #[arg(long, value_name = "SECONDS", default_value_t = 0.0, requires = "clip")]
+        /// Time in seconds: into the clip, and on the clock of animated
+        /// materials (which run with or without a clip).
+        #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
         time: f32,
     },
     /// Measure performance: `bench skin` times GPU skinning against the CPU reference.

@@ -145,7 +145,7 @@ fn timeline_time_frames_loop_speed_step() {
     let s = scene();
     let clip = &s.clips[0]; // 20 frames, 2 s
     let mut tl = Timeline::default();
-    tl.select(Some(0));
+    tl.select(Some(0), &s);
     assert!(tl.playing);
     tl.advance(0.55, clip);
     assert_eq!(tl.frame(clip), 5);
@@ -251,4 +251,44 @@ fn part_lists_and_material_overrides_follow_the_clip() {
     a.update(&s, None, 0.3, &base);
     assert_eq!(a.visible, base.to_vec());
     assert_eq!(a.materials, vec![None, None, None]);
+}
+
+#[test]
+fn timeline_runs_animated_materials_without_a_clip() {
+    use facet::anim::timeline::{MaterialSpan, Span, TimeSpan};
+    use facet::scene::MaterialAnim;
+    use facet::scene::material_anim::MatLoop;
+    let mut s = scene();
+    // Nothing animates without a clip yet.
+    let mut tl = Timeline::for_scene(&s);
+    assert!(!tl.playing);
+    tl.select(None, &s);
+    assert!(!tl.playing && tl.span(&s).is_none());
+    // Hold: 10 frames of 0.1 s shows 1.0 s; Continue: two 6-frame cycles of
+    // 0.05 s (0.6 s). The span is the longer, stepped by the shorter frame.
+    for animation in [
+        MaterialAnim::new(0.1, 9, MatLoop::Hold),
+        MaterialAnim::new(0.05, 5, MatLoop::Continue),
+    ] {
+        s.materials.push(facet::scene::Material {
+            animation: Some(animation),
+            ..Default::default()
+        });
+    }
+    let span = MaterialSpan::of(&s).unwrap();
+    assert_eq!(span.duration_s, 1.0);
+    assert_eq!(span.frame_s, 0.05);
+    assert_eq!(span.frames(), 20);
+    let mut tl = Timeline::for_scene(&s);
+    assert!(tl.playing, "animated materials play on open");
+    let span = tl.span(&s).unwrap();
+    assert!(matches!(span, TimeSpan::Materials(_)));
+    tl.advance(1.25, &span); // loops at 1 s
+    assert!((tl.time - 0.25).abs() < 1e-6);
+    assert_eq!(tl.frame(&span), 5);
+    tl.step(1, &span);
+    assert!((tl.time - 0.3).abs() < 1e-6 && !tl.playing);
+    // Choosing a clip runs the clip's span; the materials follow its time.
+    tl.select(Some(0), &s);
+    assert!(matches!(tl.span(&s), Some(TimeSpan::Clip(_))));
 }

@@ -275,3 +275,292 @@ fn static_slots_are_the_materials_own_values() {
         )
     );
 }
+
+// ---- Writer-built P3M files -------------------------------------------------
+
+use facet::formats::p3m::{self, ColorInterp, Interp, Key, MaterialAnimation, MaterialData};
+use facet::formats::ptf::{Ptf, PtfFormat, PtfLayout};
+
+fn key<T, I>(skip: u8, interp: I, value: T) -> Key<T, I> {
+    Key {
+        skip,
+        interp,
+        value,
+    }
+}
+
+fn still(color: [u8; 4], texture: Option<u8>) -> MaterialData {
+    MaterialData {
+        color,
+        emission: [0; 3],
+        shading: 0, // evenly lit: the pixel is the colour (times the texture)
+        texture,
+        matcap: None,
+    }
+}
+
+fn animation(us_per_frame: u32, last_frame: u8, loop_mode: p3m::MatLoop) -> MaterialAnimation {
+    MaterialAnimation {
+        us_per_frame,
+        preserve_texture_scroll: false,
+        loop_mode,
+        texture_scroll: [0.0; 2],
+        matcap_scroll: [0.0; 2],
+        last_frame,
+        color: vec![],
+        emission: vec![],
+        shading: vec![],
+        texture: vec![],
+        matcap: vec![],
+    }
+}
+
+fn ptf(width: u32, height: u32, texels: &[[u8; 4]]) -> p3m::Texture {
+    p3m::Texture::Embedded {
+        offset: 0,
+        size: 0,
+        ptf: Ok(Ptf {
+            layout: PtfLayout::Current { version: 0 },
+            format: PtfFormat::Rgba,
+            width,
+            height,
+            pixels: texels.concat(),
+        }),
+    }
+}
+
+/// A unit quad facing +Z (the camera's default side) with UVs over 0..1, one
+/// material per entry of `materials` (part i uses material i; only part 0
+/// is visible), written and decoded back through the P3M writer.
+fn quad_file(materials: Vec<p3m::Material>, textures: Vec<p3m::Texture>) -> Scene {
+    let parts = (0..materials.len())
+        .map(|i| p3m::Part {
+            name: format!("quad {i}"),
+            visible: i == 0,
+            material: i as u8,
+            material_overrides: vec![],
+            // P3M z is mirrored: the scene's +Z is the file's -Z.
+            positions: vec![
+                [-1.0, -1.0, 0.0],
+                [1.0, -1.0, 0.0],
+                [1.0, 1.0, 0.0],
+                [-1.0, 1.0, 0.0],
+            ],
+            uvs: Some(vec![[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]),
+            normals: Some(vec![[0.0, 0.0, -1.0]; 4]),
+            indices: vec![0, 1, 2, 0, 2, 3],
+            weight_groups: vec![],
+        })
+        .collect();
+    let m = p3m::P3m {
+        version: 0,
+        flags: 0,
+        parts,
+        materials,
+        textures,
+        bones: vec![],
+        animations: vec![],
+        actions: vec![],
+        user_fields: vec![],
+        string_table: (0, 0),
+    };
+    let bytes = facet::formats::p3m_write::encode(&m).unwrap();
+    facet::load::load_bytes("quad.p3m", &bytes, None)
+        .unwrap()
+        .scene
+}
+
+fn render_at(gpu: &facet::gpu::Gpu, scene: &Scene, time: f32, parts: &[bool]) -> image::RgbaImage {
+    let req = facet::headless::RenderRequest {
+        width: 96,
+        height: 96,
+        camera: Some((0.0, 0.0, 1.0)),
+        view: facet::gpu::ViewOptions {
+            visible: parts.to_vec(),
+            grid: false,
+            ..Default::default()
+        },
+        time,
+        ..Default::default()
+    };
+    facet::headless::render(gpu, scene, &req).unwrap().0
+}
+
+#[test]
+fn p3m_material_keys_become_scene_tracks() {
+    let mut a = animation(40_000, 9, p3m::MatLoop::Cont);
+    a.preserve_texture_scroll = true;
+    a.texture_scroll = [0.5, 0.25];
+    a.color = vec![
+        key(2, ColorInterp::LinearHsv, [255, 0, 0, 255]),
+        key(3, ColorInterp::LinearOklch, [0, 0, 255, 128]),
+        // Frame 2 + 3 + 1 = 6, then 6 + 5 + 1 = 12: after the last frame.
+        key(5, ColorInterp::None, [0, 255, 0, 255]),
+    ];
+    a.shading = vec![key(0, Interp::None, 51)];
+    a.texture = vec![key(0, (), 0), key(4, (), p3m::NONE_INDEX)];
+    let scene = quad_file(
+        vec![p3m::Material {
+            render_mode: p3m::RenderMode::Add,
+            data: still([10, 20, 30, 40], Some(0)),
+            animation: Some(a),
+        }],
+        vec![ptf(1, 1, &[[255; 4]])],
+    );
+    let m = &scene.materials[0];
+    let an = m.animation.as_ref().unwrap();
+    assert_eq!(an.seconds_per_frame, 0.04);
+    assert_eq!(
+        (an.last_frame, an.loop_mode, an.preserve_scroll),
+        (9, MatLoop::Continue, true)
+    );
+    assert_eq!(
+        an.texture_scroll,
+        [0.5, -0.25],
+        "V flips into scene UV space"
+    );
+    let frames: Vec<(u32, MatInterp)> = an.color.keys.iter().map(|k| (k.frame, k.interp)).collect();
+    assert_eq!(frames, vec![(2, MatInterp::Hsv), (6, MatInterp::Oklch)]);
+    assert_eq!(an.color.keys[1].value, [0.0, 0.0, 1.0, 128.0 / 255.0]);
+    assert!(
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.contains("1 of 3 color keyframes lie after the last frame (9)")),
+        "{:?}",
+        scene.warnings
+    );
+    assert_eq!(an.shading.keys[0].value, 0.2);
+    assert_eq!(an.shading.keys[0].interp, MatInterp::Step);
+    let tex: Vec<(u32, Option<usize>)> =
+        an.texture.keys.iter().map(|k| (k.frame, k.value)).collect();
+    assert_eq!(tex, vec![(0, Some(0)), (5, None)]);
+    // Initial values are the material's own.
+    assert_eq!(m.texture, Some(0));
+    assert_eq!(m.blend, BlendMode::Additive);
+}
+
+/// The pixel at the centre of the quad.
+fn centre(img: &image::RgbaImage) -> [u8; 4] {
+    img.get_pixel(img.width() / 2, img.height() / 2).0
+}
+
+#[test]
+fn colour_keys_change_the_picture_over_time() {
+    // Red at frame 0 to blue at frame 10 through HSV (magenta halfway),
+    // 100 ms a frame: t = 0 is red, t = 0.5 s magenta.
+    let mut a = animation(100_000, 10, p3m::MatLoop::None);
+    a.color = vec![
+        key(0, ColorInterp::LinearRgb, [255, 0, 0, 255]),
+        key(9, ColorInterp::LinearHsv, [0, 0, 255, 255]),
+    ];
+    let scene = quad_file(
+        vec![p3m::Material {
+            render_mode: p3m::RenderMode::Normal,
+            data: still([255, 0, 0, 255], None),
+            animation: Some(a),
+        }],
+        vec![],
+    );
+    let gpu = common::gpu();
+    for (t, name) in [(0.0, "material_anim_0s"), (0.5, "material_anim_0.5s")] {
+        let img = render_at(&gpu, &scene, t, &[true]);
+        common::assert_matches_reference(name, &img);
+        // Unlit and untextured, the pixel is the animated colour itself.
+        let want = material::evaluate(&scene.materials[0], t).color;
+        let got = centre(&img);
+        for c in 0..3 {
+            let w = (want[c] * 255.0).round() as i32;
+            assert!(
+                (got[c] as i32 - w).abs() <= 2,
+                "t = {t}: pixel {got:?}, colour {want:?}"
+            );
+        }
+    }
+    let mid = centre(&render_at(&gpu, &scene, 0.5, &[true]));
+    assert!(
+        mid[0] > 240 && mid[1] < 10 && mid[2] > 240,
+        "HSV halfway is magenta: {mid:?}"
+    );
+}
+
+#[test]
+fn texture_keys_and_scrolls_render_like_static_materials() {
+    // Material 0 switches from texture 0 to texture 1 at frame 5 (100 ms a
+    // frame) and scrolls 0.5 UV/s in U; materials 1 and 2 are static with
+    // texture 0 and 1. At 0.2 s material 0 must look like material 1 under
+    // a 0.1 U offset; at 0.6 s like material 2 under a 0.3 offset: same
+    // pixels through the texture array as through the textures' own views.
+    let checker = |a: [u8; 4], b: [u8; 4], n: u32| {
+        let texels: Vec<[u8; 4]> = (0..n * n)
+            .map(|i| {
+                if (i % n + i / n).is_multiple_of(2) {
+                    a
+                } else {
+                    b
+                }
+            })
+            .collect();
+        ptf(n, n, &texels)
+    };
+    let textures = vec![
+        checker([255, 40, 40, 255], [40, 255, 40, 255], 2),
+        checker([40, 40, 255, 255], [250, 250, 60, 255], 4),
+    ];
+    let mut a = animation(100_000, 9, p3m::MatLoop::Loop);
+    a.texture = vec![key(5, (), 1)];
+    a.texture_scroll = [0.5, 0.0];
+    let animated = p3m::Material {
+        render_mode: p3m::RenderMode::Normal,
+        data: still([255; 4], Some(0)),
+        animation: Some(a),
+    };
+    let plain = |t| p3m::Material {
+        render_mode: p3m::RenderMode::Normal,
+        data: still([255; 4], Some(t)),
+        animation: None,
+    };
+    let scene = quad_file(vec![animated, plain(0), plain(1)], textures);
+    let gpu = common::gpu();
+    for (t, other) in [(0.2f32, 1usize), (0.6, 2)] {
+        let got = render_at(&gpu, &scene, t, &[true, false, false]);
+        // The framed quad covers about a quarter of the picture with texels.
+        let bright = got
+            .pixels()
+            .filter(|p| p.0.iter().take(3).any(|&c| c >= 200))
+            .count();
+        assert!(
+            bright * 5 > (got.width() * got.height()) as usize,
+            "t = {t}: {bright} texel pixels"
+        );
+        // The static twin: its UVs shifted by what the scroll adds at t.
+        let shift = 0.5 * t;
+        let mut twin = scene.clone();
+        for uv in &mut twin.meshes[other].uvs {
+            uv.x += shift;
+        }
+        let mut parts = [false; 3];
+        parts[other] = true;
+        let want = render_at(&gpu, &twin, t, &parts);
+        let differing = got
+            .pixels()
+            .zip(want.pixels())
+            .filter(|(a, b)| a.0.iter().zip(b.0).any(|(x, y)| x.abs_diff(y) > 2));
+        let n = differing.count();
+        assert!(
+            n <= 2,
+            "t = {t}: {n} pixels differ from the static texture {}",
+            other - 1
+        );
+        // And the two textures do look different.
+        if other == 2 {
+            let first = render_at(&gpu, &scene, 0.0, &[true, false, false]);
+            assert_ne!(centre(&first), centre(&got));
+        }
+    }
+    // The animation loops: 1.2 s is 0.2 s into the second cycle (texture
+    // 0, scroll restarted).
+    let a = render_at(&gpu, &scene, 1.2, &[true, false, false]);
+    let b = render_at(&gpu, &scene, 0.2, &[true, false, false]);
+    assert_eq!(a, b);
+}

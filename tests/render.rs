@@ -274,3 +274,46 @@ fn cli_render_unknown_clip_lists_the_clips() {
         "{err}"
     );
 }
+
+#[test]
+fn cli_render_time_moves_animated_materials_without_a_clip() {
+    // The demo's glow material pulses from cyan (0 s) to pink (0.6 s).
+    let render = |t: &str| {
+        let out = common::output_dir().join(format!("cli_demo_{t}s.png"));
+        let st = facet()
+            .args([
+                "render",
+                "assets/demo.p3m",
+                "--size",
+                "320x240",
+                "--time",
+                t,
+                "-o",
+            ])
+            .arg(&out)
+            .current_dir(common::repo())
+            .status()
+            .unwrap();
+        assert!(st.success());
+        image::open(&out).unwrap().to_rgba8()
+    };
+    let (start, pink) = (render("0"), render("0.6"));
+    common::assert_matches_reference("demo", &start);
+    common::assert_matches_reference("demo_0.6s", &pink);
+    // Only the glow changes, and it gets redder.
+    let changed: Vec<_> = start
+        .pixels()
+        .zip(pink.pixels())
+        .filter(|(a, b)| a.0.iter().zip(b.0).any(|(x, y)| x.abs_diff(y) > 10))
+        .collect();
+    assert!(changed.len() > 150, "{} pixels changed", changed.len());
+    let redder = changed
+        .iter()
+        .filter(|(a, b)| b.0[0] > a.0[0] && b.0[1] < a.0[1])
+        .count();
+    assert!(
+        redder * 10 > changed.len() * 9,
+        "{redder} of {} changed pixels got redder",
+        changed.len()
+    );
+}

@@ -88,7 +88,7 @@ fn selecting_a_bone_shows_its_transforms() {
 fn timeline_panel_plays_steps_and_scrubs() {
     let scene = demo();
     let mut state = UiState::for_scene(&scene);
-    state.timeline.select(Some(0));
+    state.timeline.select(Some(0), &scene);
     state.timeline.playing = false;
     let mut harness = Harness::builder()
         .with_size(egui::vec2(900.0, 90.0))
@@ -111,4 +111,72 @@ fn timeline_panel_plays_steps_and_scrubs() {
     harness.get_by_label("Pause").click();
     harness.run();
     assert!(!harness.state().timeline.playing);
+}
+
+#[test]
+fn material_keyframes_show_values_and_jump_the_timeline() {
+    // The demo's glow (material 2): OKLCH colour keys at frames 0 and 12,
+    // 50 ms a frame, CONT.
+    let scene = demo();
+    let mut state = UiState::for_scene(&scene);
+    assert!(state.timeline.playing, "animated materials play on open");
+    state.timeline.playing = false;
+    state.timeline.time = 0.3; // frame 6: halfway from key 0 to key 1
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(420.0, 2000.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| inspector(ui, &scene, state, None),
+            state,
+        );
+    harness.run();
+    harness.get_by_label_contains("50.0 ms a frame (20.00 fps)");
+    harness.get_by_label_contains("continue (CONT)");
+    harness.get_by_label_contains("frame 6.00");
+    harness.get_by_label_contains("key 0 -> key 1, 50% (OKLCH)");
+    harness.get_by_label_contains("key 0 -> key 1, 50% (HSV)");
+    // The colour shown is the CPU reference's value at 0.3 s.
+    let now = facet::anim::material::evaluate(&scene.materials[2], 0.3);
+    let hex: String = now
+        .color
+        .iter()
+        .map(|&c| format!("{:02X}", (c * 255.0).round() as u8))
+        .collect();
+    harness.get_by_label(&format!("#{hex}"));
+
+    // Clicking the colour key at frame 12 jumps there (0.6 s) and pauses.
+    harness.get_all_by_label("12").next().unwrap().click();
+    harness.run();
+    let st = harness.state();
+    assert!(
+        (st.timeline.time - 0.6).abs() < 1e-6,
+        "time {}",
+        st.timeline.time
+    );
+    assert!(!st.timeline.playing);
+    assert_eq!(st.selected_material, Some(2));
+    harness.get_by_label_contains("key 1 -> key 0 (wrapped), 0% (OKLCH)");
+}
+
+#[test]
+fn timeline_runs_materials_without_a_clip() {
+    let scene = demo();
+    let mut state = UiState::for_scene(&scene);
+    state.timeline.playing = false;
+    state.selected_material = Some(2);
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(900.0, 90.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| facet::ui::timeline::timeline(ui, &scene, state),
+            state,
+        );
+    harness.run();
+    // Two cycles of 24 frames at 20 fps (CONT shows the wrap): 2.4 s.
+    harness.get_by_label_contains("animated materials");
+    harness.get_by_label_contains("frame    0 / 48");
+    harness.get_by_label("Frame >").click();
+    harness.run();
+    assert!((harness.state().timeline.time - 0.05).abs() < 1e-6);
+    harness.get_by_label("End").click();
+    harness.run();
+    assert!((harness.state().timeline.time - 2.4).abs() < 1e-5);
 }

@@ -1,13 +1,130 @@
 //! Playback state of the timeline panel: time, play/pause, speed, loop, frame
 //! stepping. Pure logic, tested without a GPU.
 
-use crate::scene::Clip;
+use crate::scene::{Clip, Scene};
+
+/// What the timeline runs over: a clip, or the material animations alone.
+pub trait Span {
+    fn duration_s(&self) -> f32;
+    /// The last frame number.
+    fn frames(&self) -> u32;
+    /// The (fractional) frame shown at `t`.
+    fn frame_at(&self, t: f32) -> f32;
+    fn time_of_frame(&self, f: u32) -> f32;
+}
+
+impl Span for Clip {
+    fn duration_s(&self) -> f32 {
+        self.duration_s
+    }
+    fn frames(&self) -> u32 {
+        self.frames
+    }
+    fn frame_at(&self, t: f32) -> f32 {
+        Clip::frame_at(self, t)
+    }
+    fn time_of_frame(&self, f: u32) -> f32 {
+        Clip::time_of_frame(self, f)
+    }
+}
+
+/// The timeline of a scene whose materials animate, when no clip is chosen:
+/// long enough to show every material's first cycle (two for `Continue`),
+/// stepped by the shortest material frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MaterialSpan {
+    pub duration_s: f32,
+    pub frame_s: f32,
+}
+
+impl MaterialSpan {
+    pub fn of(scene: &Scene) -> Option<MaterialSpan> {
+        let anims = || scene.materials.iter().filter_map(|m| m.animation.as_ref());
+        anims().next()?;
+        let duration_s = anims().map(|a| a.preview_seconds()).fold(0.0, f32::max);
+        let frame_s = anims()
+            .map(|a| a.seconds_per_frame)
+            .filter(|&s| s > 0.0)
+            .fold(f32::INFINITY, f32::min);
+        let frame_s = if frame_s.is_finite() {
+            frame_s
+        } else {
+            1.0 / 30.0
+        };
+        Some(MaterialSpan {
+            // Frozen clocks still scroll: give them a second to show it.
+            duration_s: if duration_s > 0.0 { duration_s } else { 1.0 },
+            frame_s,
+        })
+    }
+}
+
+impl Span for MaterialSpan {
+    fn duration_s(&self) -> f32 {
+        self.duration_s
+    }
+    fn frames(&self) -> u32 {
+        (self.duration_s / self.frame_s).round() as u32
+    }
+    fn frame_at(&self, t: f32) -> f32 {
+        t / self.frame_s
+    }
+    fn time_of_frame(&self, f: u32) -> f32 {
+        (f.min(self.frames()) as f32 * self.frame_s).min(self.duration_s)
+    }
+}
+
+/// The selected clip, or the materials' span when no clip is selected.
+#[derive(Debug, Clone, Copy)]
+pub enum TimeSpan<'a> {
+    Clip(&'a Clip),
+    Materials(MaterialSpan),
+}
+
+impl TimeSpan<'_> {
+    /// What the timeline of `scene` runs over with `clip` selected; `None`
+    /// when nothing moves (no clip chosen, no animated material).
+    pub fn of(scene: &Scene, clip: Option<usize>) -> Option<TimeSpan<'_>> {
+        match clip {
+            Some(c) => scene.clips.get(c).map(TimeSpan::Clip),
+            None => MaterialSpan::of(scene).map(TimeSpan::Materials),
+        }
+    }
+}
+
+impl Span for TimeSpan<'_> {
+    fn duration_s(&self) -> f32 {
+        match self {
+            TimeSpan::Clip(c) => c.duration_s,
+            TimeSpan::Materials(m) => m.duration_s,
+        }
+    }
+    fn frames(&self) -> u32 {
+        match self {
+            TimeSpan::Clip(c) => c.frames,
+            TimeSpan::Materials(m) => m.frames(),
+        }
+    }
+    fn frame_at(&self, t: f32) -> f32 {
+        match self {
+            TimeSpan::Clip(c) => c.frame_at(t),
+            TimeSpan::Materials(m) => m.frame_at(t),
+        }
+    }
+    fn time_of_frame(&self, f: u32) -> f32 {
+        match self {
+            TimeSpan::Clip(c) => c.time_of_frame(f),
+            TimeSpan::Materials(m) => m.time_of_frame(f),
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Timeline {
-    /// Index into `Scene::clips`; `None` shows the rest pose.
+    /// Index into `Scene::clips`; `None` shows the rest pose (and runs the
+    /// material animations on their own span).
     pub clip: Option<usize>,
-    /// Seconds into the clip.
+    /// Seconds into the clip; animated materials run on this time too.
     pub time: f32,
     pub playing: bool,
     /// Playback speed multiplier (negative plays backwards).
@@ -28,20 +145,34 @@ impl Default for Timeline {
 }
 
 impl Timeline {
-    /// Selects a clip and starts it from the beginning, playing.
-    pub fn select(&mut self, clip: Option<usize>) {
+    /// The timeline a scene opens with: playing when its materials animate.
+    pub fn for_scene(scene: &Scene) -> Timeline {
+        Timeline {
+            playing: MaterialSpan::of(scene).is_some(),
+            ..Default::default()
+        }
+    }
+
+    /// Selects a clip (`None`: the rest pose) and starts from the beginning,
+    /// playing when there is something to play.
+    pub fn select(&mut self, clip: Option<usize>, scene: &Scene) {
         self.clip = clip;
         self.time = 0.0;
-        self.playing = clip.is_some();
+        self.playing = TimeSpan::of(scene, clip).is_some();
+    }
+
+    /// What the timeline runs over now (see [`TimeSpan::of`]).
+    pub fn span<'a>(&self, scene: &'a Scene) -> Option<TimeSpan<'a>> {
+        TimeSpan::of(scene, self.clip)
     }
 
     /// Advances by `dt` wall seconds. At the ends it wraps when looping, else
     /// stops there.
-    pub fn advance(&mut self, dt: f32, clip: &Clip) {
+    pub fn advance(&mut self, dt: f32, clip: &impl Span) {
         if !self.playing {
             return;
         }
-        let d = clip.duration_s;
+        let d = clip.duration_s();
         if d <= 0.0 {
             self.time = 0.0;
             return;
@@ -61,21 +192,21 @@ impl Timeline {
     }
 
     /// Scrubs to `t`, clamped into the clip; the pose follows while paused.
-    pub fn seek(&mut self, t: f32, clip: &Clip) {
-        self.time = t.clamp(0.0, clip.duration_s.max(0.0));
+    pub fn seek(&mut self, t: f32, clip: &impl Span) {
+        self.time = t.clamp(0.0, clip.duration_s().max(0.0));
     }
 
     /// The current frame (whole frames, as shown).
-    pub fn frame(&self, clip: &Clip) -> u32 {
+    pub fn frame(&self, clip: &impl Span) -> u32 {
         (clip.frame_at(self.time) + 1e-3).floor() as u32
     }
 
     /// Moves one frame forward (`+1`) or back (`-1`) and pauses. Steps wrap at
     /// the ends when looping.
-    pub fn step(&mut self, frames: i32, clip: &Clip) {
+    pub fn step(&mut self, frames: i32, clip: &impl Span) {
         self.playing = false;
         let cur = self.frame(clip) as i64;
-        let n = clip.frames as i64;
+        let n = clip.frames() as i64;
         let mut f = cur + frames as i64;
         if self.looping && n > 0 {
             f = f.rem_euclid(n + 1);
@@ -87,8 +218,8 @@ impl Timeline {
         self.time = 0.0;
     }
 
-    pub fn to_end(&mut self, clip: &Clip) {
-        self.time = clip.duration_s;
+    pub fn to_end(&mut self, clip: &impl Span) {
+        self.time = clip.duration_s();
         self.playing = false;
     }
 }

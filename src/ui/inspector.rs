@@ -155,7 +155,11 @@ pub fn inspector(
                                 });
                                 ui.end_row();
                                 ui.label("animated");
-                                ui.label(if m.animation.is_some() { "yes" } else { "no" });
+                                ui.label(if m.animation.is_some() {
+                                    "yes (values above are the initial ones)"
+                                } else {
+                                    "no"
+                                });
                                 ui.end_row();
                                 for (what, t) in [("texture", m.texture), ("matcap", m.matcap)] {
                                     ui.label(what);
@@ -173,6 +177,12 @@ pub fn inspector(
                                     ui.end_row();
                                 }
                             });
+                        if m.animation.is_some() {
+                            egui::CollapsingHeader::new("Animation")
+                                .id_salt(("material animation", i))
+                                .default_open(true)
+                                .show(ui, |ui| super::material::animation(ui, scene, i, m, state));
+                        }
                     });
             }
         });

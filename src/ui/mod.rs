@@ -2,6 +2,7 @@
 //! [`Scene`] and edit [`UiState`]; the app applies what they ask for.
 
 pub mod inspector;
+pub mod material;
 pub mod timeline;
 
 use crate::anim::timeline::Timeline;
@@ -18,6 +19,8 @@ pub struct UiState {
     /// egui ids of the scene's textures (previews), when registered.
     pub texture_ids: Vec<Option<egui::TextureId>>,
     pub selected_bone: Option<usize>,
+    /// The material whose keyframes the timeline shows.
+    pub selected_material: Option<usize>,
     pub timeline: Timeline,
     /// The last load error, shown until dismissed; the old scene stays.
     pub error: Option<String>,
@@ -32,6 +35,7 @@ impl UiState {
     pub fn for_scene(scene: &Scene) -> Self {
         Self {
             view: ViewOptions::for_scene(scene),
+            timeline: Timeline::for_scene(scene),
             show_inspector: true,
             ..Default::default()
         }
@@ -45,7 +49,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Wheel", "zoom"),
     ("F", "fit the visible parts to the view"),
     ("R", "reset the camera"),
-    ("Space", "play / pause the clip"),
+    (
+        "Space",
+        "start the first clip, then play / pause (clip or animated materials)",
+    ),
     (", and .", "previous / next frame"),
     ("Home / End", "jump to the start / end of the clip"),
     ("W", "wireframe overlay"),
@@ -125,7 +132,8 @@ pub fn show(
             ui.label(&scene.source.file_name);
         });
     });
-    if !scene.clips.is_empty() || !scene.skeleton.bones.is_empty() {
+    let animated_materials = scene.materials.iter().any(|m| m.animation.is_some());
+    if !scene.clips.is_empty() || !scene.skeleton.bones.is_empty() || animated_materials {
         egui::Panel::bottom("timeline").show(ui, |ui| timeline::timeline(ui, scene, state));
     }
     if state.show_inspector {
