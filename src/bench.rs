@@ -1,11 +1,15 @@
-//! `facet bench skin`: GPU skinning throughput (dispatch only, timed with
-//! timestamp queries where the adapter has them, else wall time around a
-//! blocking submit) and the CPU reference's, on generated data.
+//! `facet bench skin` and `facet bench materials`: GPU compute throughput
+//! (dispatch only, timed with timestamp queries where the adapter has them,
+//! else wall time around a blocking submit) and the CPU reference's, on
+//! generated data.
 
 use crate::anim::skin_vertices;
 use crate::gpu::Gpu;
 use crate::gpu::skinning::{self, PosNormal, SkinVertex, Skinner};
-use crate::scene::{Skin, quantize_weights};
+use crate::scene::material_anim::{MatInterp, MatKey, MatLoop, MatTrack};
+use crate::scene::{
+    BlendMode, Material, MaterialAnim, Mesh, Scene, Skin, Texture, quantize_weights,
+};
 use glam::{Mat4, Quat, Vec3};
 use std::time::Instant;
 
@@ -106,75 +110,7 @@ pub fn skin(gpu: &Gpu, vertices: u32, bones: u32, iterations: u32) -> SkinBenchR
     let batch = skinner.batch(&gpu.device, &data, &bone_buf);
     drop(data);
 
-    let iterations = iterations.max(1);
-    let timestamps = gpu
-        .device
-        .features()
-        .contains(wgpu::Features::TIMESTAMP_QUERY);
-    // Warm-up.
-    let mut enc = gpu.device.create_command_encoder(&Default::default());
-    skinner.encode(&mut enc, &batch);
-    gpu.queue.submit([enc.finish()]);
-    let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
-
-    let mut times_ms: Vec<f64> = Vec::with_capacity(iterations as usize);
-    if timestamps {
-        let set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-            label: Some("skin timestamps"),
-            ty: wgpu::QueryType::Timestamp,
-            count: 2 * iterations,
-        });
-        let size = 16 * iterations as u64;
-        let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("timestamps"),
-            size,
-            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let read = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("timestamps read"),
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut enc = gpu.device.create_command_encoder(&Default::default());
-        for i in 0..iterations {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("skinning"),
-                timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
-                    query_set: &set,
-                    beginning_of_pass_write_index: Some(2 * i),
-                    end_of_pass_write_index: Some(2 * i + 1),
-                }),
-            });
-            skinner.dispatch(&mut pass, &batch);
-        }
-        enc.resolve_query_set(&set, 0..2 * iterations, &resolve, 0);
-        enc.copy_buffer_to_buffer(&resolve, 0, &read, 0, size);
-        gpu.queue.submit([enc.finish()]);
-        read.slice(..)
-            .map_async(wgpu::MapMode::Read, |r| r.expect("mapping timestamps"));
-        let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
-        let period = gpu.queue.get_timestamp_period() as f64;
-        let view = read
-            .slice(..)
-            .get_mapped_range()
-            .expect("mapped timestamps");
-        let ticks: &[u64] = bytemuck::cast_slice(&view);
-        for pair in ticks.chunks_exact(2) {
-            times_ms.push(pair[1].saturating_sub(pair[0]) as f64 * period / 1e6);
-        }
-    } else {
-        for _ in 0..iterations {
-            let mut enc = gpu.device.create_command_encoder(&Default::default());
-            skinner.encode(&mut enc, &batch);
-            let t = Instant::now();
-            gpu.queue.submit([enc.finish()]);
-            let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
-            times_ms.push(t.elapsed().as_secs_f64() * 1e3);
-        }
-    }
-    times_ms.sort_by(f64::total_cmp);
+    let (times_ms, timer) = gpu_times(gpu, iterations, |pass| skinner.dispatch(pass, &batch));
 
     // CPU reference on up to 1M of the same vertices.
     let m = positions.len();
@@ -188,13 +124,278 @@ pub fn skin(gpu: &Gpu, vertices: u32, bones: u32, iterations: u32) -> SkinBenchR
         adapter: gpu.describe(),
         vertices: n as u32,
         bones,
-        timer: if timestamps {
-            "timestamp queries"
-        } else {
-            "wall time around submit + wait"
-        },
+        timer,
         gpu_ms_median: times_ms[times_ms.len() / 2],
         gpu_ms_min: times_ms[0],
         cpu_vertices_per_s: cpu,
+    }
+}
+
+/// Times `iterations` compute passes recorded by `dispatch`, sorted (ms):
+/// with timestamp queries around each pass where the adapter has them, else
+/// wall time around a blocking submit. One warm-up pass first.
+pub fn gpu_times(
+    gpu: &Gpu,
+    iterations: u32,
+    dispatch: impl Fn(&mut wgpu::ComputePass<'_>),
+) -> (Vec<f64>, &'static str) {
+    let iterations = iterations.max(1);
+    let timestamps = gpu
+        .device
+        .features()
+        .contains(wgpu::Features::TIMESTAMP_QUERY);
+    let run = |timestamp_writes| {
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        dispatch(&mut enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("bench"),
+            timestamp_writes,
+        }));
+        enc
+    };
+    gpu.queue.submit([run(None).finish()]);
+    let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+
+    let mut times_ms: Vec<f64> = Vec::with_capacity(iterations as usize);
+    if !timestamps {
+        for _ in 0..iterations {
+            let enc = run(None);
+            let t = Instant::now();
+            gpu.queue.submit([enc.finish()]);
+            let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+            times_ms.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        times_ms.sort_by(f64::total_cmp);
+        return (times_ms, "wall time around submit + wait");
+    }
+    let set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+        label: Some("bench timestamps"),
+        ty: wgpu::QueryType::Timestamp,
+        count: 2 * iterations,
+    });
+    let size = 16 * iterations as u64;
+    let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("timestamps"),
+        size,
+        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let read = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("timestamps read"),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut enc = gpu.device.create_command_encoder(&Default::default());
+    for i in 0..iterations {
+        dispatch(&mut enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("bench"),
+            timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                query_set: &set,
+                beginning_of_pass_write_index: Some(2 * i),
+                end_of_pass_write_index: Some(2 * i + 1),
+            }),
+        }));
+    }
+    enc.resolve_query_set(&set, 0..2 * iterations, &resolve, 0);
+    enc.copy_buffer_to_buffer(&resolve, 0, &read, 0, size);
+    gpu.queue.submit([enc.finish()]);
+    read.slice(..)
+        .map_async(wgpu::MapMode::Read, |r| r.expect("mapping timestamps"));
+    let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+    let period = gpu.queue.get_timestamp_period() as f64;
+    let view = read
+        .slice(..)
+        .get_mapped_range()
+        .expect("mapped timestamps");
+    let ticks: &[u64] = bytemuck::cast_slice(&view);
+    for pair in ticks.chunks_exact(2) {
+        times_ms.push(pair[1].saturating_sub(pair[0]) as f64 * period / 1e6);
+    }
+    times_ms.sort_by(f64::total_cmp);
+    (times_ms, "timestamp queries")
+}
+
+fn byte(rng: &mut Rng) -> f32 {
+    (rng.next_u64() % 256) as f32 / 255.0
+}
+
+fn mat_track<T>(
+    rng: &mut Rng,
+    last_frame: u32,
+    interps: &[MatInterp],
+    mut value: impl FnMut(&mut Rng) -> T,
+) -> MatTrack<T> {
+    let mut keys = Vec::new();
+    let mut frame = (rng.next_u64() % 4) as u32;
+    while frame <= last_frame && keys.len() < 12 {
+        keys.push(MatKey {
+            frame,
+            interp: interps[(rng.next_u64() % interps.len() as u64) as usize],
+            value: value(rng),
+        });
+        frame += 1 + (rng.next_u64() % 6) as u32;
+    }
+    if rng.next_u64().is_multiple_of(5) {
+        keys.clear(); // some tracks stay at the initial value
+    }
+    MatTrack { keys }
+}
+
+/// A scene of `n` animated materials with random tracks of every
+/// interpolation and loop mode (used by `bench materials` and the parity
+/// tests): material `i` loops as `i % 3` (hold, loop, continue), every third
+/// switches textures among five of different sizes, every fourth is
+/// additive. One static material sits in the middle (index `n / 2`), and one
+/// triangle uses material 0.
+pub fn animated_materials(n: usize, seed: u64) -> Scene {
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut scene = Scene::default();
+    scene.source.file_name = "generated".into();
+    for (i, (w, h)) in [(4, 4), (16, 8), (2, 32), (8, 8), (1, 1)]
+        .into_iter()
+        .enumerate()
+    {
+        let mut t = Texture::checkerboard(&format!("t{i}"), "generated".into());
+        t.width = w;
+        t.height = h;
+        t.rgba8 = (0..w * h * 4)
+            .map(|_| (rng.next_u64() & 255) as u8)
+            .collect();
+        scene.textures.push(t);
+    }
+    let colors = [
+        MatInterp::Step,
+        MatInterp::Linear,
+        MatInterp::Hsv,
+        MatInterp::Oklch,
+    ];
+    let scalar = [MatInterp::Step, MatInterp::Linear];
+    let pick = |r: &mut Rng| match r.next_u64() % 6 {
+        5 => None,
+        t => Some(t as usize),
+    };
+    for i in 0..n {
+        let last_frame = 1 + (rng.next_u64() % 40) as u32;
+        let loop_mode = [MatLoop::Hold, MatLoop::Loop, MatLoop::Continue][i % 3];
+        let mut a = MaterialAnim::new(rng.range(0.01, 0.1), last_frame, loop_mode);
+        a.preserve_scroll = rng.next_u64().is_multiple_of(2);
+        a.texture_scroll = [rng.range(-2.0, 2.0), rng.range(-2.0, 2.0)];
+        a.matcap_scroll = [rng.range(-1.0, 1.0), 0.0];
+        a.color = mat_track(&mut rng, last_frame, &colors, |r| {
+            [byte(r), byte(r), byte(r), byte(r)]
+        });
+        a.emission = mat_track(&mut rng, last_frame, &colors, |r| {
+            [byte(r), byte(r), byte(r)]
+        });
+        a.shading = mat_track(&mut rng, last_frame, &scalar, byte);
+        if i % 3 == 1 {
+            a.texture = mat_track(&mut rng, last_frame, &[MatInterp::Step], pick);
+            a.matcap = mat_track(&mut rng, last_frame, &[MatInterp::Step], pick);
+        }
+        scene.materials.push(Material {
+            name: format!("m{i}"),
+            base_color: [
+                byte(&mut rng),
+                byte(&mut rng),
+                byte(&mut rng),
+                byte(&mut rng),
+            ],
+            emission: [byte(&mut rng), byte(&mut rng), byte(&mut rng)],
+            shading: byte(&mut rng),
+            texture: pick(&mut rng),
+            matcap: pick(&mut rng),
+            blend: if i % 4 == 0 {
+                BlendMode::Additive
+            } else {
+                BlendMode::Opaque
+            },
+            animation: Some(a),
+        });
+    }
+    scene.materials.insert(n / 2, Material::default());
+    scene.meshes.push(Mesh {
+        name: "triangle".into(),
+        positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+        normals: vec![Vec3::Z; 3],
+        uvs: vec![glam::Vec2::ZERO, glam::Vec2::X, glam::Vec2::Y],
+        indices: vec![0, 1, 2],
+        material: Some(0),
+        visible: true,
+        has_file_normals: true,
+        has_file_uvs: true,
+        skin: None,
+        material_overrides: vec![],
+    });
+    scene
+}
+
+pub struct MaterialBenchResult {
+    pub adapter: String,
+    pub materials: u32,
+    pub keys: usize,
+    pub timer: &'static str,
+    pub gpu_ms_median: f64,
+    pub gpu_ms_min: f64,
+    pub cpu_materials_per_s: f64,
+}
+
+impl MaterialBenchResult {
+    pub fn report(&self) -> String {
+        format!(
+            "adapter: {}\nanimated materials: {}  keyframes: {}\n\
+             GPU ({}): median {:.4} ms, min {:.4} ms -> {:.1} M materials/s\n\
+             CPU reference (1 thread): {:.2} M materials/s",
+            self.adapter,
+            self.materials,
+            self.keys,
+            self.timer,
+            self.gpu_ms_median,
+            self.gpu_ms_min,
+            self.materials as f64 / (self.gpu_ms_median * 1e-3) / 1e6,
+            self.cpu_materials_per_s / 1e6
+        )
+    }
+}
+
+/// One frame of material animation (the compute pass alone) for `n`
+/// generated materials, against the CPU reference evaluating the same.
+pub fn materials(gpu: &Gpu, n: u32, iterations: u32) -> MaterialBenchResult {
+    let scene = animated_materials(n.max(1) as usize, 11);
+    let renderer = crate::gpu::Renderer::new(gpu, crate::gpu::capture::CAPTURE_FORMAT, 1);
+    let gs = renderer.upload(gpu, &scene);
+    let batch = gs.material_anim.as_ref().expect("the materials animate");
+    renderer
+        .material_animator
+        .set_time(&gpu.queue, batch, 1.2345);
+    let (times_ms, timer) = gpu_times(gpu, iterations, |pass| {
+        renderer.material_animator.dispatch(pass, batch)
+    });
+    let t = Instant::now();
+    let mut sink = 0.0;
+    for m in &scene.materials {
+        sink += crate::anim::material::evaluate(m, 1.2345).color[0];
+    }
+    let cpu = scene.materials.len() as f64 / t.elapsed().as_secs_f64();
+    std::hint::black_box(sink);
+    let keys = scene
+        .materials
+        .iter()
+        .filter_map(|m| m.animation.as_ref())
+        .map(|a| {
+            a.color.keys.len()
+                + a.emission.keys.len()
+                + a.shading.keys.len()
+                + a.texture.keys.len()
+                + a.matcap.keys.len()
+        })
+        .sum();
+    MaterialBenchResult {
+        adapter: gpu.describe(),
+        materials: batch.count,
+        keys,
+        timer,
+        gpu_ms_median: times_ms[times_ms.len() / 2],
+        gpu_ms_min: times_ms[0],
+        cpu_materials_per_s: cpu,
     }
 }

@@ -76,7 +76,8 @@ enum Command {
         #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
         time: f32,
     },
-    /// Measure performance: `bench skin` times GPU skinning against the CPU reference.
+    /// Measure performance: `bench skin` (GPU skinning) and `bench materials`
+    /// (material keyframe animation), each against the CPU reference.
     Bench {
         #[command(subcommand)]
         what: BenchWhat,
@@ -97,6 +98,13 @@ enum BenchWhat {
         vertices: u32,
         #[arg(long, default_value_t = 64)]
         bones: u32,
+        #[arg(long, default_value_t = 20)]
+        iterations: u32,
+    },
+    /// One frame of material keyframe animation on the GPU and on the CPU reference.
+    Materials {
+        #[arg(long, default_value_t = 10_000)]
+        materials: u32,
         #[arg(long, default_value_t = 20)]
         iterations: u32,
     },
@@ -275,6 +283,20 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             println!(
                 "{}",
                 facet::bench::skin(&gpu, vertices, bones, iterations).report()
+            );
+            Ok(())
+        }
+        Some(Command::Bench {
+            what:
+                BenchWhat::Materials {
+                    materials,
+                    iterations,
+                },
+        }) => {
+            let gpu = Gpu::headless()?;
+            println!(
+                "{}",
+                facet::bench::materials(&gpu, materials, iterations).report()
             );
             Ok(())
         }

@@ -469,6 +469,19 @@ impl MaterialAnimator {
         })
     }
 
+    /// Sets the time the next dispatch evaluates.
+    pub fn set_time(&self, queue: &wgpu::Queue, batch: &MaterialAnimBatch, time: f32) {
+        let params: [u32; 4] = [time.to_bits(), batch.count, 0, 0];
+        queue.write_buffer(&batch.params, 0, bytemuck::cast_slice(&params));
+    }
+
+    /// Records the dispatch into a compute pass.
+    pub fn dispatch(&self, pass: &mut wgpu::ComputePass<'_>, batch: &MaterialAnimBatch) {
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &batch.bind_group, &[]);
+        pass.dispatch_workgroups(batch.count.div_ceil(WORKGROUP_SIZE), 1, 1);
+    }
+
     /// Records the dispatch that writes every animated slot for `time`.
     pub fn encode(
         &self,
@@ -477,15 +490,12 @@ impl MaterialAnimator {
         batch: &MaterialAnimBatch,
         time: f32,
     ) {
-        let params: [u32; 4] = [time.to_bits(), batch.count, 0, 0];
-        queue.write_buffer(&batch.params, 0, bytemuck::cast_slice(&params));
+        self.set_time(queue, batch, time);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("material animation"),
             timestamp_writes: None,
         });
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &batch.bind_group, &[]);
-        pass.dispatch_workgroups(batch.count.div_ceil(WORKGROUP_SIZE), 1, 1);
+        self.dispatch(&mut pass, batch);
     }
 }
 
