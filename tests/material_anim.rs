@@ -442,3 +442,56 @@ fn texture_keys_and_scrolls_render_like_static_materials() {
     let b = render_at(&gpu, &scene, 0.2, &[true, false, false]);
     assert_eq!(a, b);
 }
+
+#[test]
+fn hostile_animation_values_stay_finite() {
+    // NaN and infinite scrolls, no frame length, the longest frame, 255 keys
+    // a track, keys far past the last frame: warnings, finite values, and
+    // the GPU agrees.
+    let mut a = animation(0, 255, p3m::MatLoop::Cont);
+    a.texture_scroll = [f32::NAN, 1.0];
+    a.matcap_scroll = [f32::INFINITY, 0.0];
+    a.color = (0..255)
+        .map(|i| key(255, ColorInterp::LinearOklch, [i as u8; 4]))
+        .collect();
+    let mut b = animation(u32::MAX, 0, p3m::MatLoop::Loop);
+    b.shading = vec![key(0, Interp::Linear, 7), key(0, Interp::Linear, 9)];
+    let scene = quad_file(
+        vec![
+            p3m::Material {
+                render_mode: p3m::RenderMode::Normal,
+                data: still([1, 2, 3, 4], None),
+                animation: Some(a),
+            },
+            p3m::Material {
+                render_mode: p3m::RenderMode::Normal,
+                data: still([1, 2, 3, 4], None),
+                animation: Some(b),
+            },
+        ],
+        vec![],
+    );
+    let w = scene.warnings.join("\n");
+    for text in [
+        "material 0: 0 microseconds per frame",
+        "material 0: texture scroll (NaN, 1) is not a finite number",
+        "material 0: matcap scroll (inf, 0)",
+        "material 0: 254 of 255 color keyframes lie after the last frame (255)",
+        "material 1: 1 of 2 shading keyframes lie after the last frame (0)",
+    ] {
+        assert!(w.contains(text), "missing warning {text:?} in:\n{w}");
+    }
+    let gpu = common::gpu();
+    let renderer = Renderer::new(&gpu, capture::CAPTURE_FORMAT, 1);
+    let gs = renderer.upload(&gpu, &scene);
+    for t in [0.0, 1.5, 1e7] {
+        gs.set_material_time(&gpu, &renderer, t);
+        let got = slots(&gpu, &gs, 2);
+        for (i, m) in scene.materials.iter().enumerate() {
+            let want = materials::uniform(&scene, i, &material::evaluate(m, t), &gs.texture_layers);
+            let floats = [want.base_color, want.emission, want.params, want.uv_offset];
+            assert!(floats.iter().flatten().all(|x| x.is_finite()), "{want:?}");
+            compare(&want, &got[i]).unwrap_or_else(|e| panic!("material {i} at {t}: {e}"));
+        }
+    }
+}

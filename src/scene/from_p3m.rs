@@ -537,8 +537,20 @@ fn build_material_anim(
     }
     let index = |t: &u8| (*t != p3m::NONE_INDEX).then_some(*t as usize);
     let stepped = |_: ()| MatInterp::Step;
-    // File UVs have V up; scene UVs have V down.
-    let flip = |[u, v]: [f32; 2]| [u, -v];
+    // File UVs have V up; scene UVs have V down. A scroll that is not a
+    // finite number would smear NaN over the texture: it does not scroll.
+    let mut flip = |what: &str, [u, v]: [f32; 2]| {
+        if u.is_finite() && v.is_finite() {
+            [u, -v]
+        } else {
+            warnings.push(format!(
+                "material {i}: {what} scroll ({u}, {v}) is not a finite number; not scrolling"
+            ));
+            [0.0; 2]
+        }
+    };
+    let texture_scroll = flip("texture", a.texture_scroll);
+    let matcap_scroll = flip("matcap", a.matcap_scroll);
     MaterialAnim {
         seconds_per_frame: a.us_per_frame as f32 * 1e-6,
         last_frame: lf,
@@ -548,8 +560,8 @@ fn build_material_anim(
             p3m::MatLoop::Cont => MatLoop::Continue,
         },
         preserve_scroll: a.preserve_texture_scroll,
-        texture_scroll: flip(a.texture_scroll),
-        matcap_scroll: flip(a.matcap_scroll),
+        texture_scroll,
+        matcap_scroll,
         color: mat_track(
             "color",
             i,
