@@ -191,6 +191,27 @@ pub fn to_text(l: &Loaded) -> String {
                 ""
             }
         );
+        if let Some(a) = &m.animation {
+            let _ = writeln!(
+                o,
+                "     animation: {:.1} ms a frame, frames 0..={}, {}; keys: color {}, emission {}, shading {}, texture {}, matcap {}; scroll {:?} / {:?}{}",
+                a.seconds_per_frame * 1000.0,
+                a.last_frame,
+                a.loop_mode.name(),
+                a.color.keys.len(),
+                a.emission.keys.len(),
+                a.shading.keys.len(),
+                a.texture.keys.len(),
+                a.matcap.keys.len(),
+                a.texture_scroll,
+                a.matcap_scroll,
+                if a.preserve_scroll {
+                    " (preserved)"
+                } else {
+                    ""
+                }
+            );
+        }
     }
     let _ = writeln!(o, "textures:");
     for (i, t) in s.textures.iter().enumerate() {

@@ -169,6 +169,11 @@ fn cli_info_json_reports_every_section() {
     assert_eq!(p["bones"][2]["parent"], 1);
     assert_eq!(p["actions"][0]["bones"][0]["rotation"][1]["frame"], 12);
     assert_eq!(p["user_fields"][3]["value"], "[\"robot\", \"lantern\"]");
+    let glow = &p["materials"][2]["animation"];
+    assert_eq!(glow["loop"], "cont");
+    assert_eq!(glow["last_frame"], 23);
+    assert_eq!(glow["tracks"]["color"][1]["frame"], 12); // skip 11 after frame 0
+    assert_eq!(glow["tracks"]["color"][1]["interp"], "LinearOklch");
 
     let out = facet()
         .args(["info", "assets/demo.p3m"])
@@ -178,6 +183,10 @@ fn cli_info_json_reports_every_section() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.contains("5 parts, 928 vertices, 1464 triangles"),
+        "{text}"
+    );
+    assert!(
+        text.contains("animation: 50.0 ms a frame, frames 0..=23, continue (CONT); keys: color 2, emission 2, shading 0, texture 0, matcap 0; scroll [0.0, 0.0] / [0.0, 0.0]"),
         "{text}"
     );
 }

@@ -541,7 +541,7 @@ fn build_material_anim(
     // finite number would smear NaN over the texture: it does not scroll.
     let mut flip = |what: &str, [u, v]: [f32; 2]| {
         if u.is_finite() && v.is_finite() {
-            [u, -v]
+            [u, 0.0 - v] // (not -v: no -0 for 0)
         } else {
             warnings.push(format!(
                 "material {i}: {what} scroll ({u}, {v}) is not a finite number; not scrolling"
