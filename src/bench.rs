@@ -310,6 +310,7 @@ pub fn animated_materials(n: usize, seed: u64) -> Scene {
                 BlendMode::Opaque
             },
             animation: Some(a),
+            properties: Vec::new(),
         });
     }
     scene.materials.insert(n / 2, Material::default());
@@ -318,6 +319,7 @@ pub fn animated_materials(n: usize, seed: u64) -> Scene {
         positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
         normals: vec![Vec3::Z; 3],
         uvs: vec![glam::Vec2::ZERO, glam::Vec2::X, glam::Vec2::Y],
+        colors: None,
         indices: vec![0, 1, 2],
         material: Some(0),
         visible: true,

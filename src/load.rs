@@ -69,6 +69,7 @@ pub fn load_bytes(file: &str, bytes: &[u8], base_dir: Option<&Path>) -> Result<L
         format: String::new(),
         file_size: bytes.len() as u64,
         details: Vec::new(),
+        chunks: Vec::new(),
     };
     match Format::detect(bytes, file) {
         Some(Format::P3m) => {
@@ -126,6 +127,7 @@ fn texture_scene(t: &ptf::Ptf, file: &str, mut source: SourceInfo) -> Scene {
         has_file_uvs: false,
         skin: None,
         material_overrides: Vec::new(),
+        colors: None,
     };
     Scene {
         source,

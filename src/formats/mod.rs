@@ -4,6 +4,7 @@
 //! errors name the field and the absolute byte offset where reading failed, and
 //! which refuses to allocate for a count that the remaining bytes cannot back.
 
+pub mod m3d;
 pub mod p3m;
 pub mod p3m_write;
 pub mod ptf;

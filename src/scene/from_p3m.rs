@@ -88,6 +88,7 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, base_dir: Option<&Path>) -> Sce
                     .animation
                     .as_ref()
                     .map(|a| build_material_anim(i, a, &mut warnings)),
+                properties: Vec::new(),
             }
         })
         .collect();
@@ -121,6 +122,7 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, base_dir: Option<&Path>) -> Sce
                 has_file_normals: p.normals.is_some(),
                 has_file_uvs: p.uvs.is_some(),
                 skin,
+                colors: None,
                 material_overrides: p
                     .material_overrides
                     .iter()
@@ -177,6 +179,7 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, base_dir: Option<&Path>) -> Sce
         clips,
         user_fields,
         warnings,
+        ..Default::default()
     }
 }
 

@@ -21,6 +21,8 @@ pub struct SourceInfo {
     pub file_size: u64,
     /// Format-specific facts shown in the inspector and `info` (key, value).
     pub details: Vec<(String, String)>,
+    /// The file's chunks, for formats made of chunks.
+    pub chunks: Vec<ChunkRow>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -35,6 +37,35 @@ pub struct Scene {
     pub user_fields: Vec<UserField>,
     /// Non-fatal problems found while building the scene (missing textures...).
     pub warnings: Vec<String>,
+    /// Annotations attached to points of the model (M3D labels).
+    pub labels: Vec<Label>,
+    /// A preview image stored in the file (M3D PRVW).
+    pub preview: Option<Texture>,
+    /// Named rows for format-specific tables in the inspector (M3D voxel
+    /// types...): (table, rows of (key, value)).
+    pub tables: Vec<(String, Vec<(String, String)>)>,
+}
+
+/// A text attached to a point of the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Label {
+    pub position: Vec3,
+    pub text: String,
+    /// sRGB RGBA.
+    pub color: [u8; 4],
+    /// Annotation group and language code (may be empty).
+    pub group: String,
+    pub lang: String,
+}
+
+/// A chunk (or section) of the file as found, for the inspector.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkRow {
+    pub magic: String,
+    pub offset: usize,
+    pub size: u64,
+    /// What was done with it ("decoded", "listed, not rendered", "unknown").
+    pub note: String,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -53,6 +84,9 @@ pub struct Mesh {
     pub normals: Vec<Vec3>,
     /// Always filled (zeros when the file has none).
     pub uvs: Vec<Vec2>,
+    /// Per-vertex sRGB RGBA multiplied with the material (M3D vertex
+    /// colours); `None` is white.
+    pub colors: Option<Vec<[u8; 4]>>,
     pub indices: Vec<u32>,
     /// Index into `Scene::materials`; `None` draws with the default material.
     pub material: Option<usize>,
@@ -97,6 +131,9 @@ pub struct Material {
     pub blend: BlendMode,
     /// Keyframes over the values above (which are the initial values).
     pub animation: Option<MaterialAnim>,
+    /// Every property as stored, for the inspector: (name, value, texture
+    /// index for maps).
+    pub properties: Vec<(String, String, Option<usize>)>,
 }
 
 impl Default for Material {
@@ -110,6 +147,7 @@ impl Default for Material {
             matcap: None,
             blend: BlendMode::Opaque,
             animation: None,
+            properties: Vec::new(),
         }
     }
 }

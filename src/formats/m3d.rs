@@ -1,0 +1,997 @@
+//! Model 3D (`.m3d`, binary form) decoder: `specs/m3d.md`, with the reference
+//! SDK's (m3d.h) behaviour where the two differ (`notes/m3d.md`,
+//! `docs/formats.md`).
+//!
+//! The file is a `3DMO` header, an optional `PRVW` preview, then either a
+//! plain `HEAD` chunk or a zlib stream that inflates to one (capped at
+//! [`MAX_PAYLOAD`]). Everything after it is read from that payload; errors
+//! about it name offsets *in the inflated payload* and say so.
+//!
+//! Indices keep m3d.h's sign extension: a 1-byte index above 253 and a
+//! 2-byte index above 65533 are negative, so [`NONE`] (-1) and
+//! [`QUATERNION`] (-2) read the same at every width.
+
+use super::{DecodeError, ErrorKind, Reader, Result};
+
+/// The inflated payload may not exceed this (a zlib bomb stops here).
+pub const MAX_PAYLOAD: usize = 256 << 20;
+/// Voxels per block (w x h x d); larger blocks are refused.
+pub const MAX_BLOCK_VOXELS: u64 = 1 << 24;
+/// Index value -1: none / no parent / no skin.
+pub const NONE: u32 = u32::MAX;
+/// Index value -2: a vertex record holding a quaternion (skin id).
+pub const QUATERNION: u32 = u32::MAX - 1;
+
+/// Sizes in bytes of the header's variable types; 0 = "not defined" (the
+/// data does not exist in the file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Types {
+    /// Vertex coordinate: 1 (i8), 2 (i16), 4 (f32), 8 (f64).
+    pub vc: u8,
+    pub vi: u8,
+    pub si: u8,
+    pub ci: u8,
+    pub ti: u8,
+    pub bi: u8,
+    /// Bones per vertex: 1, 2, 4 or 8 (not a size).
+    pub nb: u8,
+    pub sk: u8,
+    pub fc: u8,
+    pub hi: u8,
+    pub fi: u8,
+    pub vd: u8,
+    pub vp: u8,
+}
+
+impl Types {
+    pub fn from_bits(bits: u32) -> Types {
+        let size = |shift: u32| 1u8 << ((bits >> shift) & 3);
+        let optional = |shift: u32| match (bits >> shift) & 3 {
+            3 => 0,
+            v => 1 << v,
+        };
+        Types {
+            vc: size(0),
+            vi: size(2),
+            si: size(4),
+            ci: optional(6),
+            ti: optional(8),
+            bi: optional(10),
+            nb: size(12),
+            sk: optional(14),
+            fc: optional(16),
+            hi: optional(18),
+            fi: optional(20),
+            vd: size(22),
+            vp: size(24),
+        }
+    }
+
+    pub fn to_bits(self) -> u32 {
+        let code = |size: u8| match size {
+            1 => 0,
+            2 => 1,
+            4 => 2,
+            _ => 3,
+        };
+        [
+            self.vc, self.vi, self.si, self.ci, self.ti, self.bi, self.nb, self.sk, self.fc,
+            self.hi, self.fi, self.vd, self.vp,
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| code(s) << (2 * i))
+        .fold(0, |a, b| a | b)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Vertex {
+    /// x, y, z, w as floats (integers scaled by 1/127 or 1/32767).
+    pub pos: [f32; 4],
+    /// RGBA, red in the low byte (from CMAP or literal).
+    pub color: Option<u32>,
+    /// Skin record index, [`NONE`], or [`QUATERNION`].
+    pub skin: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bone {
+    /// `None` for a root.
+    pub parent: Option<u32>,
+    pub name: String,
+    /// Vertex index of the position (parent-relative).
+    pub pos: u32,
+    /// Vertex index of the orientation quaternion.
+    pub ori: u32,
+}
+
+/// Up to `nb` influences: (bone, weight byte).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skin {
+    pub influences: Vec<(u32, u8)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum PropValue {
+    /// RGBA, red in the low byte.
+    Color(u32),
+    Float(f32),
+    Int(u32),
+    /// Texture name (string table).
+    Map(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Property {
+    pub ty: u8,
+    pub value: PropValue,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Material {
+    pub name: String,
+    pub props: Vec<Property>,
+}
+
+impl Material {
+    pub fn prop(&self, ty: u8) -> Option<&PropValue> {
+        self.props.iter().find(|p| p.ty == ty).map(|p| &p.value)
+    }
+}
+
+/// Property ids and their keywords (`specs/m3d.md`).
+pub const PROPERTIES: &[(u8, &str)] = &[
+    (0, "Kd diffuse"),
+    (1, "Ka ambient"),
+    (2, "Ks specular"),
+    (3, "Ns specular exponent"),
+    (4, "Ke emissive"),
+    (5, "Tf transmission"),
+    (6, "Km bump strength"),
+    (7, "d dissolve"),
+    (8, "il illumination model"),
+    (64, "Pr roughness"),
+    (65, "Pm metallic"),
+    (66, "Ps sheen"),
+    (67, "Ni refraction index"),
+    (68, "Nt thickness"),
+    (128, "map_Kd diffuse map"),
+    (129, "map_Ka ambient occlusion map"),
+    (130, "map_Ks specular map"),
+    (131, "map_Ns specular exponent map"),
+    (132, "map_Ke emissive map"),
+    (133, "map_Tf transmission map"),
+    (134, "map_Km bump map"),
+    (135, "map_d dissolve map"),
+    (136, "map_N normal map"),
+    (192, "map_Pr roughness map"),
+    (193, "map_Pm metallic map"),
+    (194, "map_Ps sheen map"),
+    (195, "map_Ni refraction map"),
+    (196, "map_Nt thickness map"),
+];
+
+pub fn property_name(ty: u8) -> &'static str {
+    PROPERTIES
+        .iter()
+        .find(|(t, _)| *t == ty)
+        .map_or("unknown", |(_, n)| n)
+}
+
+/// How a scalar property's value is stored (m3d.h's table).
+fn scalar_kind(ty: u8) -> Option<ScalarKind> {
+    Some(match ty {
+        0 | 1 | 2 | 4 | 5 => ScalarKind::Color,
+        3 | 6 | 7 | 64..=68 => ScalarKind::Float,
+        8 => ScalarKind::U8,
+        _ => return None,
+    })
+}
+
+#[derive(Clone, Copy)]
+enum ScalarKind {
+    Color,
+    Float,
+    U8,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FacePoint {
+    pub vertex: u32,
+    /// TMAP index.
+    pub uv: Option<u32>,
+    /// Vertex index of the normal.
+    pub normal: Option<u32>,
+    /// Maximum vertex (scalable polygons).
+    pub max: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Face {
+    /// Index into `materials`; `None`: vertex colours.
+    pub material: Option<u32>,
+    /// 1 to 15 points, counter-clockwise.
+    pub points: Vec<FacePoint>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct VoxelType {
+    pub color: u32,
+    pub name: String,
+    pub rotation: u8,
+    /// 0..511 (the high bit comes from the rotation byte).
+    pub shape: u16,
+    pub skin: u32,
+    pub items: Vec<(u16, String)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct VoxelBlock {
+    pub name: String,
+    pub pos: [i32; 3],
+    /// Width (x), height (y), depth (z).
+    pub size: [u32; 3],
+    pub uncertainty: u8,
+    pub group: u8,
+    /// `size` voxels in Y, Z, X order: a voxel type index, or
+    /// [`VOXEL_UNSET`] / [`VOXEL_CLEAR`].
+    pub data: Vec<u16>,
+}
+
+pub const VOXEL_UNSET: u16 = 0xFFFF;
+pub const VOXEL_CLEAR: u16 = 0xFFFE;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Label {
+    pub group: String,
+    pub lang: String,
+    pub color: u32,
+    pub vertex: u32,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transform {
+    pub bone: u32,
+    pub pos: u32,
+    pub ori: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frame {
+    pub msec: u32,
+    pub transforms: Vec<Transform>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Action {
+    pub name: String,
+    pub duration_ms: u32,
+    pub frames: Vec<Frame>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Asset {
+    pub name: String,
+    pub data: Vec<u8>,
+}
+
+/// A chunk as found: its magic, where it starts in the payload, its size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkInfo {
+    pub magic: String,
+    pub offset: usize,
+    pub size: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct M3d {
+    /// The payload was zlib-compressed in the file.
+    pub compressed: bool,
+    /// Bytes of the (inflated) payload, from HEAD to OMD3.
+    pub payload_len: usize,
+    /// PNG bytes of the PRVW chunk.
+    pub preview: Option<Vec<u8>>,
+    pub scale: f32,
+    pub types: Types,
+    pub name: String,
+    pub license: String,
+    pub author: String,
+    pub description: String,
+    pub cmap: Vec<u32>,
+    pub tmap: Vec<[f32; 2]>,
+    pub vertices: Vec<Vertex>,
+    pub bones: Vec<Bone>,
+    pub skins: Vec<Skin>,
+    pub materials: Vec<Material>,
+    pub faces: Vec<Face>,
+    /// Mesh "use parameter" names (scalable polygons), in order of use.
+    pub parameters: Vec<String>,
+    pub voxel_types: Vec<VoxelType>,
+    pub voxel_blocks: Vec<VoxelBlock>,
+    pub labels: Vec<Label>,
+    pub actions: Vec<Action>,
+    pub assets: Vec<Asset>,
+    /// SHPE chunks: (name, bytes); listed, not rendered.
+    pub shapes: Vec<(String, u32)>,
+    /// PROC chunks: script names; listed, not run.
+    pub procedures: Vec<String>,
+    /// Every chunk of the payload, HEAD included, in file order.
+    pub chunks: Vec<ChunkInfo>,
+    /// Non-fatal problems (undefined materials, unknown properties...).
+    pub warnings: Vec<String>,
+}
+
+/// Where the payload starts in the file when it is stored plainly.
+const PLAIN_BASE: usize = 8;
+
+pub fn decode(data: &[u8]) -> Result<M3d> {
+    let mut r = Reader::new(data);
+    r.magic(b"3DMO", "file magic")?;
+    let at = r.pos();
+    let size = r.u32("file size")? as usize;
+    // m3d.h trusts the size field; a file cut short must not read past it.
+    let end = size.min(data.len());
+    if size < 8 {
+        return Err(r.err(
+            at,
+            "file size",
+            format!("{size} is smaller than the 8-byte header"),
+        ));
+    }
+    let mut m = M3d::default();
+    let mut pos = PLAIN_BASE;
+    if data.get(pos..pos + 4) == Some(b"PRVW") {
+        let mut pr = Reader::new(&data[..end]);
+        pr.bytes(pos + 4, "")?;
+        let len = pr.u32("PRVW chunk length")? as usize;
+        if len < 8 {
+            return Err(pr.err(
+                pos + 4,
+                "PRVW chunk length",
+                format!("{len} is smaller than a chunk header"),
+            ));
+        }
+        pr.check_count(len - 8, 1, "PRVW preview image")?;
+        m.preview = Some(pr.bytes(len - 8, "PRVW preview image")?.to_vec());
+        pos += len;
+    }
+    if end < pos {
+        return Err(DecodeError {
+            offset: pos as u64,
+            field: "model header".into(),
+            kind: ErrorKind::Truncated {
+                needed: 4,
+                file_len: data.len() as u64,
+            },
+        });
+    }
+    let body = &data[pos..end];
+    if body.starts_with(b"HEAD") {
+        m.payload_len = body.len();
+        parse_payload(body, &mut m).map_err(|e| e.nested(pos as u64, "payload"))?;
+        if size > data.len() {
+            // The chunks parsed, but the file is shorter than it says.
+            return Err(DecodeError {
+                offset: data.len() as u64,
+                field: "file size".into(),
+                kind: ErrorKind::Truncated {
+                    needed: (size - data.len()) as u64,
+                    file_len: data.len() as u64,
+                },
+            });
+        }
+        return Ok(m);
+    }
+    let inflated = miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(body, MAX_PAYLOAD)
+        .map_err(|e| DecodeError {
+            offset: pos as u64,
+            field: "zlib payload".into(),
+            kind: ErrorKind::Compression(match e.status {
+                miniz_oxide::inflate::TINFLStatus::HasMoreOutput => {
+                    format!("inflates past the {} MiB limit", MAX_PAYLOAD >> 20)
+                }
+                s => format!("{s:?} (the payload is neither a HEAD chunk nor a valid zlib stream)"),
+            }),
+        })?;
+    m.compressed = true;
+    m.payload_len = inflated.len();
+    let what = format!(
+        "inflated payload ({} bytes; offsets are in it)",
+        inflated.len()
+    );
+    parse_payload(&inflated, &mut m).map_err(|e| DecodeError {
+        field: format!("{what}: {}", e.field),
+        ..e
+    })?;
+    Ok(m)
+}
+
+/// Reads an index of `size` bytes with m3d.h's sign extension.
+fn index(r: &mut Reader, size: u8, field: &str) -> Result<u32> {
+    Ok(match size {
+        0 => NONE,
+        1 => {
+            let v = r.u8(field)?;
+            if v > 253 {
+                v as i8 as i32 as u32
+            } else {
+                v as u32
+            }
+        }
+        2 => {
+            let v = r.u16(field)?;
+            if v > 65533 {
+                v as i16 as i32 as u32
+            } else {
+                v as u32
+            }
+        }
+        _ => r.u32(field)?,
+    })
+}
+
+fn opt(i: u32) -> Option<u32> {
+    (i != NONE).then_some(i)
+}
+
+struct Payload<'a> {
+    /// The string table: HEAD + 16 to the end of HEAD.
+    strings: &'a [u8],
+    t: Types,
+}
+
+impl Payload<'_> {
+    /// A string-table reference; 0 is no string.
+    fn string(&self, r: &mut Reader, field: &str) -> Result<String> {
+        let at = r.pos();
+        let off = index(r, self.t.si, field)?;
+        if off == 0 || off == NONE {
+            return Ok(String::new());
+        }
+        let bytes = self.strings.get(off as usize..).ok_or_else(|| {
+            r.err(
+                at,
+                field,
+                format!(
+                    "string offset {off} is past the string table ({} bytes)",
+                    self.strings.len()
+                ),
+            )
+        })?;
+        let len = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+        Ok(String::from_utf8_lossy(&bytes[..len]).into_owned())
+    }
+
+    fn color(&self, r: &mut Reader, cmap: &[u32], field: &str) -> Result<u32> {
+        let at = r.pos();
+        Ok(match self.t.ci {
+            0 => 0,
+            4 => r.u32(field)?,
+            size => {
+                let i = index(r, size, field)? as usize;
+                *cmap.get(i).ok_or_else(|| {
+                    r.err(
+                        at,
+                        field,
+                        format!(
+                            "colour index {i} is past the colour map ({} colours)",
+                            cmap.len()
+                        ),
+                    )
+                })?
+            }
+        })
+    }
+
+    fn coord(&self, r: &mut Reader, field: &str) -> Result<f32> {
+        Ok(match self.t.vc {
+            1 => r.i8(field)? as f32 / 127.0,
+            2 => r.i16(field)? as f32 / 32767.0,
+            4 => r.f32(field)?,
+            _ => r.f64(field)? as f32,
+        })
+    }
+}
+
+fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
+    let mut r = Reader::new(data);
+    r.magic(b"HEAD", "HEAD chunk magic")?;
+    let at = r.pos();
+    let head_len = r.u32("HEAD chunk length")? as usize;
+    if head_len < 16 || head_len > data.len() {
+        return Err(r.err(
+            at,
+            "HEAD chunk length",
+            format!(
+                "{head_len} is not between 16 and the payload size {}",
+                data.len()
+            ),
+        ));
+    }
+    m.scale = r.f32("scale")?;
+    let bits = r.u32("variable types")?;
+    let t = Types::from_bits(bits);
+    m.types = t;
+    if t.vi > 4 || t.si > 4 {
+        return Err(r.err(
+            12,
+            "variable types",
+            format!("{bits:#010X}: vertex and string indices must be 1, 2 or 4 bytes"),
+        ));
+    }
+    if t.vp == 4 {
+        return Err(r.err(
+            12,
+            "variable types",
+            format!("{bits:#010X}: voxel pixels are 1 or 2 bytes"),
+        ));
+    }
+    if !data.ends_with(b"OMD3") {
+        return Err(DecodeError::invalid(
+            data.len().saturating_sub(4) as u64,
+            "end chunk",
+            "the payload does not end with OMD3",
+        ));
+    }
+    let strings = &data[16..head_len];
+    let mut fields = strings
+        .split(|&b| b == 0)
+        .map(|s| String::from_utf8_lossy(s).into_owned());
+    m.name = fields.next().unwrap_or_default();
+    m.license = fields.next().unwrap_or_default();
+    m.author = fields.next().unwrap_or_default();
+    m.description = fields.next().unwrap_or_default();
+    m.chunks.push(ChunkInfo {
+        magic: "HEAD".into(),
+        offset: 0,
+        size: head_len as u32,
+    });
+    let p = Payload { strings, t };
+    let end = data.len() - 4;
+    let mut pos = head_len;
+    let mut undefined: Vec<String> = Vec::new();
+    while pos < end {
+        let mut h = Reader::new(&data[..end]);
+        h.bytes(pos, "")?;
+        let magic_bytes = h.fixed::<4>("chunk magic")?;
+        let magic = String::from_utf8_lossy(&magic_bytes).into_owned();
+        if &magic_bytes == b"OMD3" {
+            break;
+        }
+        let len_at = h.pos();
+        let len = h.u32("chunk length")? as usize;
+        if len < 8 || len > end - pos {
+            return Err(h.err(
+                len_at,
+                &format!("{magic} chunk length"),
+                format!(
+                    "{len} does not fit between 8 and the {} bytes left before OMD3",
+                    end - pos
+                ),
+            ));
+        }
+        m.chunks.push(ChunkInfo {
+            magic: magic.clone(),
+            offset: pos,
+            size: len as u32,
+        });
+        let body = pos + 8..pos + len;
+        let mut r = Reader::new(&data[..pos + len]);
+        r.bytes(body.start, "")?;
+        r.set_ctx(format!("{magic} chunk at {pos:#X}"));
+        match &magic_bytes {
+            b"CMAP" => {
+                m.cmap = (0..(len - 8) / 4)
+                    .map(|_| r.u32("colour"))
+                    .collect::<Result<_>>()?
+            }
+            b"TMAP" => {
+                let rec = 2 * t.vc as usize;
+                let n = (len - 8) / rec;
+                m.tmap = (0..n)
+                    .map(|_| {
+                        Ok(match t.vc {
+                            1 => [r.u8("u")? as f32 / 255.0, r.u8("v")? as f32 / 255.0],
+                            2 => [r.u16("u")? as f32 / 65535.0, r.u16("v")? as f32 / 65535.0],
+                            4 => [r.f32("u")?, r.f32("v")?],
+                            _ => [r.f64("u")? as f32, r.f64("v")? as f32],
+                        })
+                    })
+                    .collect::<Result<_>>()?;
+            }
+            b"VRTS" => {
+                let rec = 4 * t.vc as usize + t.ci as usize + t.sk as usize;
+                let n = (len - 8) / rec;
+                m.vertices = (0..n)
+                    .map(|i| {
+                        let f = format!("vertex {i}");
+                        let pos = [
+                            p.coord(&mut r, &f)?,
+                            p.coord(&mut r, &f)?,
+                            p.coord(&mut r, &f)?,
+                            p.coord(&mut r, &f)?,
+                        ];
+                        let color = (t.ci != 0)
+                            .then(|| p.color(&mut r, &m.cmap, &format!("vertex {i} colour")))
+                            .transpose()?;
+                        let skin = index(&mut r, t.sk, &format!("vertex {i} skin"))?;
+                        Ok(Vertex { pos, color, skin })
+                    })
+                    .collect::<Result<_>>()?;
+            }
+            b"BONE" => {
+                let nb = index(&mut r, t.bi, "bone count")? as usize;
+                let ns = index(&mut r, t.sk, "skin count")? as usize;
+                let rec = t.bi as usize + t.si as usize + 2 * t.vi as usize;
+                r.check_count(nb, rec, "bones")?;
+                for i in 0..nb {
+                    let f = |s: &str| format!("bone {i} {s}");
+                    let parent = opt(index(&mut r, t.bi, &f("parent"))?);
+                    let name = p.string(&mut r, &f("name"))?;
+                    let at = r.pos();
+                    let pos = index(&mut r, t.vi, &f("position"))?;
+                    let ori = index(&mut r, t.vi, &f("orientation"))?;
+                    if parent.is_some_and(|pa| pa as usize >= i) {
+                        return Err(r.err(
+                            at,
+                            &f("parent"),
+                            "a parent must come before its children",
+                        ));
+                    }
+                    for (what, v) in [("position", pos), ("orientation", ori)] {
+                        if v as usize >= m.vertices.len() {
+                            return Err(r.err(
+                                at,
+                                &f(what),
+                                format!(
+                                    "vertex {v} is out of range ({} vertices)",
+                                    m.vertices.len()
+                                ),
+                            ));
+                        }
+                    }
+                    m.bones.push(Bone {
+                        parent,
+                        name,
+                        pos,
+                        ori,
+                    });
+                }
+                r.check_count(
+                    ns,
+                    if t.nb == 1 {
+                        t.bi as usize
+                    } else {
+                        t.nb as usize
+                    },
+                    "skins",
+                )?;
+                for i in 0..ns {
+                    let weights: Vec<u8> = if t.nb == 1 {
+                        vec![255]
+                    } else {
+                        r.bytes(t.nb as usize, &format!("skin {i} weights"))?
+                            .to_vec()
+                    };
+                    let mut influences = Vec::new();
+                    for w in weights.into_iter().filter(|&w| w != 0) {
+                        let at = r.pos();
+                        let b = index(&mut r, t.bi, &format!("skin {i} bone"))?;
+                        if b as usize >= nb {
+                            return Err(r.err(
+                                at,
+                                &format!("skin {i} bone"),
+                                format!("bone {b} is out of range ({nb} bones)"),
+                            ));
+                        }
+                        influences.push((b, w));
+                    }
+                    m.skins.push(Skin { influences });
+                }
+            }
+            b"MTRL" => {
+                let name = p.string(&mut r, "material name")?;
+                let mut props = Vec::new();
+                while r.pos() < body.end {
+                    let at = r.pos();
+                    let ty = r.u8("property type")?;
+                    let value = if ty >= 128 {
+                        PropValue::Map(p.string(&mut r, "texture map name")?)
+                    } else {
+                        match scalar_kind(ty) {
+                            Some(ScalarKind::Color) => {
+                                PropValue::Color(p.color(&mut r, &m.cmap, "colour property")?)
+                            }
+                            Some(ScalarKind::Float) => PropValue::Float(r.f32("float property")?),
+                            Some(ScalarKind::U8) => {
+                                PropValue::Int(r.u8("integer property")? as u32)
+                            }
+                            None => {
+                                // m3d.h stops reading the material here.
+                                m.warnings.push(format!("material {name:?}: unknown property type {ty} at {at:#X}; the rest of its properties are skipped"));
+                                break;
+                            }
+                        }
+                    };
+                    props.push(Property { ty, value });
+                }
+                if m.materials.iter().any(|x| x.name == name) {
+                    m.warnings.push(format!(
+                        "material {name:?} is defined twice; the first definition is used"
+                    ));
+                } else {
+                    m.materials.push(Material { name, props });
+                }
+            }
+            b"MESH" => {
+                let mut material: Option<u32> = None;
+                while r.pos() < body.end {
+                    let at = r.pos();
+                    let magic = r.u8("record magic")?;
+                    let (n, k) = ((magic >> 4) as usize, magic & 15);
+                    if n == 0 {
+                        let sat = r.pos();
+                        let name = p.string(&mut r, "material or parameter name")?;
+                        match k {
+                            0 => {
+                                // As m3d.h: the material must be defined before.
+                                material = m
+                                    .materials
+                                    .iter()
+                                    .position(|x| x.name == name)
+                                    .map(|i| i as u32);
+                                if material.is_none()
+                                    && !name.is_empty()
+                                    && !undefined.contains(&name)
+                                {
+                                    m.warnings.push(format!("material {name:?} (used at {sat:#X}) is not defined (a material library would define it); drawn with vertex colours"));
+                                    undefined.push(name);
+                                }
+                            }
+                            1 => {
+                                if !name.is_empty() && !m.parameters.contains(&name) {
+                                    m.parameters.push(name);
+                                }
+                            }
+                            _ => {
+                                return Err(r.err(
+                                    at,
+                                    "record magic",
+                                    format!("{magic:#04X}: unknown special record {k}"),
+                                ));
+                            }
+                        }
+                        continue;
+                    }
+                    if k & 8 != 0 {
+                        return Err(r.err(
+                            at,
+                            "record magic",
+                            format!("{magic:#04X}: reserved bit 3 is set"),
+                        ));
+                    }
+                    let mut points = Vec::with_capacity(n);
+                    for j in 0..n {
+                        let f = |s: &str| format!("face {} point {j} {s}", m.faces.len());
+                        let vat = r.pos();
+                        let vertex = index(&mut r, t.vi, &f("vertex"))?;
+                        let uv = if k & 1 != 0 {
+                            opt(index(&mut r, t.ti, &f("UV"))?)
+                        } else {
+                            None
+                        };
+                        let normal = if k & 2 != 0 {
+                            opt(index(&mut r, t.vi, &f("normal"))?)
+                        } else {
+                            None
+                        };
+                        let max = if k & 4 != 0 {
+                            opt(index(&mut r, t.vi, &f("maximum vertex"))?)
+                        } else {
+                            None
+                        };
+                        let nv = m.vertices.len() as u32;
+                        for (what, v, limit) in [
+                            ("vertex", Some(vertex), nv),
+                            ("normal", normal, nv),
+                            ("maximum vertex", max, nv),
+                            ("UV", uv, m.tmap.len() as u32),
+                        ] {
+                            if let Some(v) = v
+                                && v >= limit
+                            {
+                                return Err(r.err(
+                                    vat,
+                                    &f(what),
+                                    format!("{v} is out of range ({limit} entries)"),
+                                ));
+                            }
+                        }
+                        points.push(FacePoint {
+                            vertex,
+                            uv,
+                            normal,
+                            max,
+                        });
+                    }
+                    m.faces.push(Face { material, points });
+                }
+            }
+            b"VOXT" => {
+                let mut types = Vec::new();
+                while r.pos() < body.end {
+                    let i = types.len();
+                    let color = p.color(&mut r, &m.cmap, &format!("voxel type {i} colour"))?;
+                    let name = p.string(&mut r, &format!("voxel type {i} name"))?;
+                    let rot = r.u8("rotation")?;
+                    let shape = ((rot as u16 & 0x40) << 2) | r.u8("voxel shape")? as u16;
+                    let n = r.u8("item count")? as usize;
+                    let skin = index(&mut r, t.sk, "voxel skin")?;
+                    r.check_count(n, 2 + t.si as usize, "voxel items")?;
+                    let items = (0..n)
+                        .map(|_| Ok((r.u16("item count")?, p.string(&mut r, "item name")?)))
+                        .collect::<Result<_>>()?;
+                    types.push(VoxelType {
+                        color,
+                        name,
+                        rotation: rot & 0xBF,
+                        shape,
+                        skin,
+                        items,
+                    });
+                }
+                m.voxel_types = types;
+            }
+            b"VOXD" => {
+                let name = p.string(&mut r, "block name")?;
+                let mut v = [0i64; 6];
+                for (k, x) in v.iter_mut().enumerate() {
+                    let f = ["x", "y", "z", "width", "height", "depth"][k];
+                    *x = match t.vd {
+                        1 if k < 3 => r.i8(f)? as i64,
+                        1 => r.u8(f)? as i64,
+                        2 if k < 3 => r.i16(f)? as i64,
+                        2 => r.u16(f)? as i64,
+                        _ if k < 3 => r.i32(f)? as i64,
+                        _ => r.u32(f)? as i64,
+                    };
+                }
+                let uncertainty = r.u8("uncertainty")?;
+                let group = r.u8("group")?;
+                let size = [v[3] as u32, v[4] as u32, v[5] as u32];
+                let count = size.iter().map(|&s| s as u64).product::<u64>();
+                if count > MAX_BLOCK_VOXELS {
+                    return Err(r.err(
+                        body.start,
+                        "block size",
+                        format!(
+                            "{}x{}x{} voxels is over the {MAX_BLOCK_VOXELS} voxel limit",
+                            size[0], size[1], size[2]
+                        ),
+                    ));
+                }
+                let vp = t.vp.min(2);
+                let mut data = vec![VOXEL_UNSET; count as usize];
+                let mut j = 0usize;
+                while r.pos() < body.end && j < data.len() {
+                    let n = r.u8("RLE record")?;
+                    let run = (n & 0x7F) as usize + 1;
+                    let pixel =
+                        |r: &mut Reader| -> Result<u16> { Ok(index(r, vp, "voxel")? as u16) };
+                    if n & 0x80 != 0 {
+                        let v = pixel(&mut r)?;
+                        for _ in 0..run.min(data.len() - j) {
+                            data[j] = v;
+                            j += 1;
+                        }
+                    } else {
+                        for _ in 0..run {
+                            let v = pixel(&mut r)?;
+                            if j < data.len() {
+                                data[j] = v;
+                                j += 1;
+                            }
+                        }
+                    }
+                }
+                m.voxel_blocks.push(VoxelBlock {
+                    name,
+                    pos: [v[0] as i32, v[1] as i32, v[2] as i32],
+                    size,
+                    uncertainty,
+                    group,
+                    data,
+                });
+            }
+            b"LBLS" => {
+                let group = p.string(&mut r, "group name")?;
+                let lang = p.string(&mut r, "language")?;
+                let color = p.color(&mut r, &m.cmap, "colour")?;
+                while r.pos() < body.end {
+                    let at = r.pos();
+                    let vertex = index(&mut r, t.vi, "label vertex")?;
+                    let text = p.string(&mut r, "label text")?;
+                    if vertex as usize >= m.vertices.len() {
+                        return Err(r.err(
+                            at,
+                            "label vertex",
+                            format!("{vertex} is out of range ({} vertices)", m.vertices.len()),
+                        ));
+                    }
+                    m.labels.push(Label {
+                        group: group.clone(),
+                        lang: lang.clone(),
+                        color,
+                        vertex,
+                        text,
+                    });
+                }
+            }
+            b"ACTN" => {
+                let name = p.string(&mut r, "action name")?;
+                let n = r.u16("frame count")? as usize;
+                let duration_ms = r.u32("duration")?;
+                r.check_count(n, 4 + t.fc as usize, "frames")?;
+                let mut frames = Vec::with_capacity(n);
+                for i in 0..n {
+                    let msec = r.u32(&format!("frame {i} time"))?;
+                    let nt = index(&mut r, t.fc, &format!("frame {i} bone count"))? as usize;
+                    r.check_count(
+                        nt,
+                        t.bi as usize + 2 * t.vi as usize,
+                        &format!("frame {i} transforms"),
+                    )?;
+                    let transforms = (0..nt)
+                        .map(|_| {
+                            let at = r.pos();
+                            let tr = Transform {
+                                bone: index(&mut r, t.bi, "bone")?,
+                                pos: index(&mut r, t.vi, "position")?,
+                                ori: index(&mut r, t.vi, "orientation")?,
+                            };
+                            if tr.bone as usize >= m.bones.len() || tr.pos as usize >= m.vertices.len() || tr.ori as usize >= m.vertices.len() {
+                                return Err(r.err(at, &format!("frame {i} transform"), format!("bone {} / vertices {}, {} out of range ({} bones, {} vertices)", tr.bone, tr.pos, tr.ori, m.bones.len(), m.vertices.len())));
+                            }
+                            Ok(tr)
+                        })
+                        .collect::<Result<_>>()?;
+                    frames.push(Frame { msec, transforms });
+                }
+                if n == 0 {
+                    m.warnings
+                        .push(format!("action {name:?} has no frames; skipped"));
+                } else {
+                    m.actions.push(Action {
+                        name,
+                        duration_ms,
+                        frames,
+                    });
+                }
+            }
+            b"ASET" => {
+                let name = p.string(&mut r, "asset name")?;
+                let rest = body.end - r.pos();
+                m.assets.push(Asset {
+                    name,
+                    data: r.bytes(rest, "asset data")?.to_vec(),
+                });
+            }
+            b"SHPE" => {
+                let name = p.string(&mut r, "shape name")?;
+                m.shapes.push((name, len as u32));
+            }
+            b"PROC" => m.procedures.push(p.string(&mut r, "script name")?),
+            _ => {
+                if magic_bytes[0].is_ascii_uppercase() {
+                    m.warnings.push(format!(
+                        "unknown chunk {magic:?} at {pos:#X} ({len} bytes) skipped"
+                    ));
+                }
+            }
+        }
+        pos += len;
+    }
+    Ok(())
+}
