@@ -41,12 +41,15 @@ struct VsIn {
     // Octahedral normal (2 x snorm16), written by upload or by skin.wgsl.
     @location(1) normal_oct: vec2<f32>,
     @location(2) uv: vec2<f32>,
+    // sRGB-encoded vertex colour (white when the file has none).
+    @location(3) color: vec4<f32>,
 };
 
 struct VsOut {
     @builtin(position) clip: vec4<f32>,
     @location(0) normal: vec3<f32>,
     @location(1) uv: vec2<f32>,
+    @location(2) color: vec4<f32>,
 };
 
 @vertex
@@ -55,6 +58,10 @@ fn vs_main(v: VsIn) -> VsOut {
     out.clip = globals.view_proj * vec4<f32>(v.position, 1.0);
     out.normal = oct_decode(v.normal_oct);
     out.uv = v.uv;
+    // sRGB -> linear (IEC 61966-2-1), once per vertex.
+    let c = v.color.rgb;
+    let lin = select(pow((c + 0.055) / 1.055, vec3<f32>(2.4)), c / 12.92, c <= vec3<f32>(0.04045));
+    out.color = vec4<f32>(lin, v.color.a);
     return out;
 }
 
@@ -74,7 +81,7 @@ fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f
     if (!front) {
         n = -n; // two-sided lighting
     }
-    let albedo = material.base_color * sample_texture(base_tex, material.layers.x, material.tex_rect, in.uv + material.uv_offset.xy);
+    let albedo = in.color * material.base_color * sample_texture(base_tex, material.layers.x, material.tex_rect, in.uv + material.uv_offset.xy);
 
     // Directional key light plus a soft fill; `shading` blends towards flat.
     let l = normalize(globals.light_dir.xyz);

@@ -1,7 +1,7 @@
 //! `facet info`: the decoded structure as text or JSON for scripts. The JSON
 //! `summary` object has the same keys for every format.
 
-use crate::formats::p3m;
+use crate::formats::{m3d, p3m};
 use crate::load::{Loaded, Raw};
 use serde_json::{Value, json};
 
@@ -109,6 +109,44 @@ fn p3m_json(m: &p3m::P3m) -> Value {
     })
 }
 
+fn m3d_json(m: &m3d::M3d) -> Value {
+    let t = &m.types;
+    json!({
+        "name": m.name, "license": m.license, "author": m.author, "description": m.description,
+        "scale": m.scale,
+        "compressed": m.compressed,
+        "payload_bytes": m.payload_len,
+        "preview_bytes": m.preview.as_ref().map(|p| p.len()),
+        "types": {"vc": t.vc, "vi": t.vi, "si": t.si, "ci": t.ci, "ti": t.ti, "bi": t.bi, "nb": t.nb, "sk": t.sk, "fc": t.fc, "hi": t.hi, "fi": t.fi, "vd": t.vd, "vp": t.vp},
+        "chunks": m.chunks.iter().map(|c| json!({"magic": c.magic, "offset": c.offset, "size": c.size})).collect::<Vec<_>>(),
+        "colors": m.cmap.len(),
+        "uvs": m.tmap.len(),
+        "vertices": m.vertices.len(),
+        "quaternions": m.vertices.iter().filter(|v| v.skin == m3d::QUATERNION).count(),
+        "faces": m.faces.len(),
+        "triangles": m.faces.iter().map(|f| f.points.len().saturating_sub(2)).sum::<usize>(),
+        "bones": m.bones.iter().map(|b| json!({"name": b.name, "parent": b.parent, "pos": b.pos, "ori": b.ori})).collect::<Vec<_>>(),
+        "skins": m.skins.len(),
+        "materials": m.materials.iter().map(|x| json!({
+            "name": x.name,
+            "properties": x.props.iter().map(|p| json!({"type": p.ty, "name": m3d::property_name(p.ty), "value": match &p.value {
+                m3d::PropValue::Color(c) => json!(format!("#{:08X}", c.swap_bytes())),
+                m3d::PropValue::Float(f) => json!(f),
+                m3d::PropValue::Int(i) => json!(i),
+                m3d::PropValue::Map(n) => json!(n),
+            }})).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "voxel_types": m.voxel_types.len(),
+        "voxel_blocks": m.voxel_blocks.iter().map(|b| json!({"name": b.name, "pos": b.pos, "size": b.size})).collect::<Vec<_>>(),
+        "labels": m.labels.iter().map(|l| json!({"group": l.group, "lang": l.lang, "vertex": l.vertex, "text": l.text})).collect::<Vec<_>>(),
+        "actions": m.actions.iter().map(|a| json!({"name": a.name, "duration_ms": a.duration_ms, "frames": a.frames.len()})).collect::<Vec<_>>(),
+        "assets": m.assets.iter().map(|a| json!({"name": a.name, "bytes": a.data.len()})).collect::<Vec<_>>(),
+        "shapes": m.shapes.iter().map(|(n, s)| json!({"name": n, "bytes": s})).collect::<Vec<_>>(),
+        "procedures": m.procedures,
+        "warnings": m.warnings,
+    })
+}
+
 pub fn to_json(l: &Loaded) -> Value {
     let s = &l.scene;
     let mut v = json!({
@@ -120,6 +158,7 @@ pub fn to_json(l: &Loaded) -> Value {
     });
     match &l.raw {
         Raw::P3m(m) => v["p3m"] = p3m_json(m),
+        Raw::M3d(m) => v["m3d"] = m3d_json(m),
         Raw::Ptf(t) => {
             v["ptf"] = json!({"width": t.width, "height": t.height, "format": t.format.name(), "layout": format!("{:?}", t.layout)})
         }

@@ -1,7 +1,7 @@
 //! Opening a file: detect the format, decode, convert to a [`Scene`].
 //! Errors are one line and start with the file name.
 
-use crate::formats::{self, Format, p3m, ptf};
+use crate::formats::{self, Format, m3d, p3m, ptf};
 use crate::scene::{self, Scene, SourceInfo};
 use glam::{Vec2, Vec3};
 use std::path::Path;
@@ -11,6 +11,7 @@ use std::path::Path;
 pub enum Raw {
     P3m(Box<p3m::P3m>),
     Ptf(ptf::Ptf),
+    M3d(Box<m3d::M3d>),
 }
 
 pub struct Loaded {
@@ -30,7 +31,7 @@ pub enum LoadError {
         file: String,
         source: formats::DecodeError,
     },
-    #[error("{file}: not a format facet knows (P3M, PTF), by magic bytes or extension")]
+    #[error("{file}: not a format facet knows (P3M, PTF, M3D), by magic bytes or extension")]
     Unknown { file: String },
 }
 
@@ -86,6 +87,14 @@ pub fn load_bytes(file: &str, bytes: &[u8], base_dir: Option<&Path>) -> Result<L
             Ok(Loaded {
                 scene,
                 raw: Raw::Ptf(t),
+            })
+        }
+        Some(Format::M3d) => {
+            let m = m3d::decode(bytes).map_err(decode_err)?;
+            let scene = scene::from_m3d::convert(&m, source, base_dir);
+            Ok(Loaded {
+                scene,
+                raw: Raw::M3d(Box::new(m)),
             })
         }
         None => Err(LoadError::Unknown {

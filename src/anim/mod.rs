@@ -6,9 +6,10 @@
 
 pub mod color;
 pub mod material;
+pub mod sequence;
 pub mod timeline;
 
-use crate::scene::clip::{ChannelSpace, Clip, Interp, RotationTrack, Track};
+use crate::scene::clip::{BoneState, ChannelSpace, Clip, Interp, RotationTrack, Track, m3d_mat};
 use crate::scene::{Skeleton, Skin};
 use glam::{Mat3, Mat4, Quat, Vec3};
 
@@ -71,6 +72,9 @@ pub struct Pose {
     pub skin: Vec<Mat4>,
     rest_local: Vec<Mat4>,
     rest_inverse: Vec<Mat4>,
+    /// Scratch for frame sequences (M3D).
+    seq_cur: Vec<BoneState>,
+    seq_next: Vec<BoneState>,
 }
 
 impl Pose {
@@ -82,6 +86,8 @@ impl Pose {
             skin: vec![Mat4::IDENTITY; n],
             rest_local: (0..n).map(|i| skeleton.rest_local(i)).collect(),
             rest_inverse: skeleton.bones.iter().map(|b| b.rest.inverse()).collect(),
+            seq_cur: Vec::with_capacity(n),
+            seq_next: Vec::with_capacity(n),
         };
         p.evaluate(skeleton, None, 0.0);
         p
@@ -90,7 +96,12 @@ impl Pose {
     /// Poses the skeleton with `clip` at `t` seconds (the rest pose without a clip).
     pub fn evaluate(&mut self, skeleton: &Skeleton, clip: Option<&Clip>, t: f32) {
         self.local.copy_from_slice(&self.rest_local);
-        if let Some(clip) = clip {
+        if let Some(seq) = clip.and_then(|c| c.sequence.as_ref()) {
+            sequence::evaluate(seq, t, &mut self.seq_cur, &mut self.seq_next);
+            for (i, b) in self.seq_cur.iter().enumerate().take(self.local.len()) {
+                self.local[i] = m3d_mat(b.pos, b.ori);
+            }
+        } else if let Some(clip) = clip {
             for ch in &clip.channels {
                 let Some(rest_local) = self.rest_local.get(ch.bone) else {
                     continue;

@@ -90,6 +90,7 @@ pub type Result<T> = std::result::Result<T, DecodeError>;
 pub enum Format {
     P3m,
     Ptf,
+    M3d,
 }
 
 impl Format {
@@ -97,6 +98,7 @@ impl Format {
         match self {
             Format::P3m => "P3M",
             Format::Ptf => "PTF",
+            Format::M3d => "M3D",
         }
     }
 
@@ -108,6 +110,9 @@ impl Format {
         if data.starts_with(b"PTF") {
             return Some(Format::Ptf);
         }
+        if data.starts_with(b"3DMO") {
+            return Some(Format::M3d);
+        }
         let ext = std::path::Path::new(file_name)
             .extension()?
             .to_str()?
@@ -115,6 +120,7 @@ impl Format {
         match ext.as_str() {
             "p3m" => Some(Format::P3m),
             "ptf" => Some(Format::Ptf),
+            "m3d" => Some(Format::M3d),
             _ => None,
         }
     }

@@ -200,7 +200,7 @@ impl Renderer {
             immediate_size: 0,
         });
         let stream_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Snorm16x2];
-        let uv_attrs = wgpu::vertex_attr_array![2 => Float32x2];
+        let uv_attrs = wgpu::vertex_attr_array![2 => Float32x2, 3 => Unorm8x4];
         let stream = |step_mode, attributes| wgpu::VertexBufferLayout {
             array_stride: std::mem::size_of::<PosNormal>() as u64,
             step_mode,
@@ -223,7 +223,7 @@ impl Renderer {
                     buffers: &[
                         Some(stream(wgpu::VertexStepMode::Vertex, &stream_attrs)),
                         Some(wgpu::VertexBufferLayout {
-                            array_stride: 8,
+                            array_stride: std::mem::size_of::<super::upload::UvColor>() as u64,
                             step_mode: wgpu::VertexStepMode::Vertex,
                             attributes: &uv_attrs,
                         }),

@@ -32,6 +32,14 @@ pub struct BoneVertex {
     pub bone: u32,
 }
 
+/// The second vertex stream: UV and sRGB vertex colour (12 B).
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub struct UvColor {
+    pub uv: [f32; 2],
+    pub color: [u8; 4],
+}
+
 /// Where a mesh's position/normal stream lives.
 pub enum Stream {
     Static(wgpu::Buffer),
@@ -401,8 +409,15 @@ pub fn upload(gpu: &super::Gpu, r: &Renderer, scene: &Scene) -> GpuScene {
                     )
                 }
             };
-            let uv: Vec<[f32; 2]> = (0..n)
-                .map(|i| m.uvs.get(i).copied().unwrap_or_default().into())
+            let uv: Vec<UvColor> = (0..n)
+                .map(|i| UvColor {
+                    uv: m.uvs.get(i).copied().unwrap_or_default().into(),
+                    color: m
+                        .colors
+                        .as_ref()
+                        .and_then(|c| c.get(i).copied())
+                        .unwrap_or([255; 4]),
+                })
                 .collect();
             let buffer = |label: &str, contents: &[u8], usage| {
                 device.create_buffer_init(&wgpu::util::BufferInitDescriptor {

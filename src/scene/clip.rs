@@ -2,7 +2,7 @@
 //! seconds, the clip's segments (for frame numbers and part lists), and the
 //! interpolation rules every format maps onto.
 
-use glam::{Quat, Vec3};
+use glam::{Mat3, Mat4, Quat, Vec3, Vec4};
 
 /// How a key is reached from the previous one (the segment that ends at it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +103,36 @@ pub struct Segment {
     pub part_list: Option<PartList>,
 }
 
+/// One bone's transform in a [`PoseFrame`]: parent-relative position and
+/// orientation quaternion as stored (not normalised), with the ids of the
+/// records they came from (equal ids are not interpolated, as in m3d.h).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BoneState {
+    pub pos: Vec3,
+    pub pos_id: u32,
+    pub ori: Quat,
+    pub ori_id: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoseFrame {
+    pub msec: u32,
+    pub bones: Vec<(usize, BoneState)>,
+}
+
+/// Whole-skeleton keyframes with Model 3D's rules (m3d.h's `m3d_pose`):
+/// starting from `bind`, every frame up to the time replaces the bones it
+/// lists; listed bones of the next frame move towards it (positions lerp,
+/// orientations m3d.h's approximated nlerp); after the last frame the bones
+/// of frame 0 jump to it. Time wraps at `duration_ms`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrameSequence {
+    pub duration_ms: u32,
+    pub bind: Vec<BoneState>,
+    /// In time order.
+    pub frames: Vec<PoseFrame>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Clip {
     pub name: String,
@@ -111,6 +141,8 @@ pub struct Clip {
     pub frames: u32,
     pub space: ChannelSpace,
     pub channels: Vec<Channel>,
+    /// Instead of channels: a Model 3D frame sequence.
+    pub sequence: Option<FrameSequence>,
     /// At least one; covers `0..duration_s` in order.
     pub segments: Vec<Segment>,
 }
@@ -148,4 +180,41 @@ impl Clip {
         }
         self.duration_s
     }
+}
+
+/// m3d.h's `_m3d_mat`: a bone's local matrix from its position and its
+/// quaternion *as stored* (an unnormalised quaternion scales the matrix,
+/// exactly as in the reference), with its two quirks: entries within 1e-7
+/// of 0 snap to 0, and (0, 0, ~0.7071, 0) means a half turn about every axis.
+pub fn m3d_mat(p: Vec3, q: Quat) -> Mat4 {
+    let eps = |v: f32| if v.abs() < 1e-7 { 0.0 } else { v };
+    let (x, y, z, w) = (q.x, q.y, q.z, q.w);
+    let r = if x == 0.0 && y == 0.0 && (0.707_106_5..=0.707_107_5).contains(&z) && w == 0.0 {
+        Mat3::from_diagonal(Vec3::splat(-1.0))
+    } else {
+        // Rows of m3d.h's row-major matrix, as glam columns (transposed).
+        Mat3::from_cols(
+            Vec3::new(
+                eps(1.0 - 2.0 * (y * y + z * z)),
+                eps(2.0 * (x * y + z * w)),
+                eps(2.0 * (x * z - y * w)),
+            ),
+            Vec3::new(
+                eps(2.0 * (x * y - z * w)),
+                eps(1.0 - 2.0 * (x * x + z * z)),
+                eps(2.0 * (y * z + x * w)),
+            ),
+            Vec3::new(
+                eps(2.0 * (x * z + y * w)),
+                eps(2.0 * (y * z - x * w)),
+                eps(1.0 - 2.0 * (x * x + y * y)),
+            ),
+        )
+    };
+    Mat4::from_cols(
+        r.x_axis.extend(0.0),
+        r.y_axis.extend(0.0),
+        r.z_axis.extend(0.0),
+        Vec4::new(p.x, p.y, p.z, 1.0),
+    )
 }

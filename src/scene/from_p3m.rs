@@ -401,6 +401,7 @@ fn build_clip(
         frames: frame0,
         space: clip::ChannelSpace::RestRelative,
         channels,
+        sequence: None,
         segments,
     }
 }

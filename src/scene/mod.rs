@@ -3,6 +3,7 @@
 //! counter-clockwise front faces, UV origin at the top left (wgpu's).
 
 pub mod clip;
+pub mod from_m3d;
 pub mod from_p3m;
 pub mod material_anim;
 

@@ -1,0 +1,83 @@
+//! Model 3D frame sequences, evaluated as the reference SDK's `m3d_pose`
+//! does (see `scene::clip::FrameSequence` and `docs/formats.md`): frames
+//! replace the bones they list; between the last applied frame and the next,
+//! the bones that the next frame lists move towards it.
+
+use crate::scene::clip::{BoneState, FrameSequence};
+use glam::Quat;
+
+/// m3d.h's orientation blend: an nlerp whose `t` is corrected by Arseny
+/// Kapoulkine's polynomial (an approximation of slerp), along the shorter
+/// arc, normalised (with an exact 1/sqrt where m3d.h uses a fast estimate).
+pub fn m3d_nlerp(p: Quat, f: Quat, t: f32) -> Quat {
+    let mut d = p.dot(f);
+    let s = if d < 0.0 {
+        d = -d;
+        -1.0
+    } else {
+        1.0
+    };
+    let c = t - 0.5;
+    let t = t + t
+        * c
+        * (t - 1.0)
+        * ((1.0904 + d * (-3.2452 + d * (3.55645 - d * 1.43519))) * c * c
+            + (0.848013 + d * (-1.06021 + d * 0.215638)));
+    let v = p + (f * s - p) * t;
+    let len2 = v.length_squared();
+    if len2 > 0.0 {
+        v * len2.sqrt().recip()
+    } else {
+        v
+    }
+}
+
+/// The bones' states at `t` seconds into `seq` (wrapping at its duration),
+/// in `cur`; `next` is scratch. Allocates nothing once the vectors have grown.
+pub fn evaluate(seq: &FrameSequence, t: f32, cur: &mut Vec<BoneState>, next: &mut Vec<BoneState>) {
+    cur.clear();
+    cur.extend_from_slice(&seq.bind);
+    let n = seq.frames.len();
+    if n == 0 {
+        return;
+    }
+    let ms = (t as f64 * 1000.0).rem_euclid(seq.duration_ms.max(1) as f64);
+    let mut l = 0.0f64;
+    let mut j = 0;
+    while j < n && seq.frames[j].msec as f64 <= ms {
+        let fr = &seq.frames[j];
+        for (b, s) in &fr.bones {
+            if let Some(c) = cur.get_mut(*b) {
+                *c = *s;
+            }
+        }
+        l = fr.msec as f64;
+        j += 1;
+    }
+    if l == ms {
+        return;
+    }
+    let fr = &seq.frames[j % n];
+    let tt = if l >= fr.msec as f64 {
+        1.0
+    } else {
+        ((ms - l) / (fr.msec as f64 - l)) as f32
+    };
+    next.clear();
+    next.extend_from_slice(cur);
+    for (b, s) in &fr.bones {
+        if let Some(x) = next.get_mut(*b) {
+            *x = *s;
+        }
+    }
+    for (c, x) in cur.iter_mut().zip(next.iter()) {
+        if c.pos_id != x.pos_id {
+            c.pos = c.pos + (x.pos - c.pos) * tt;
+            c.pos_id = u32::MAX - 2; // interpolated
+        }
+        if c.ori_id != x.ori_id {
+            c.ori = m3d_nlerp(c.ori, x.ori, tt);
+            c.ori_id = u32::MAX - 2;
+        }
+    }
+}

@@ -1,0 +1,735 @@
+//! Model 3D -> [`Scene`].
+//!
+//! M3D space is the scene's (right-handed, Y up, +Z towards the viewer,
+//! counter-clockwise fronts), so positions pass through. TMAP's V grows
+//! downwards ("-V is up"), which is wgpu's texture space: UVs pass through
+//! too. Faces are grouped into one mesh per material, in order of first use;
+//! voxels become one mesh per voxel type. See `docs/formats.md`.
+
+use super::clip::{BoneState, FrameSequence, PoseFrame, Segment, m3d_mat};
+use super::*;
+use crate::formats::m3d::{self, M3d, NONE, PropValue, VOXEL_CLEAR, VOXEL_UNSET};
+use glam::Quat;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// sRGB RGBA bytes of an M3D colour (red in the low byte).
+pub fn rgba(c: u32) -> [u8; 4] {
+    c.to_le_bytes()
+}
+
+fn rgba_f(c: u32) -> [f32; 4] {
+    rgba(c).map(|b| b as f32 / 255.0)
+}
+
+fn vec3(v: &m3d::Vertex) -> Vec3 {
+    Vec3::new(v.pos[0], v.pos[1], v.pos[2])
+}
+
+fn quat(v: &m3d::Vertex) -> Quat {
+    Quat::from_xyzw(v.pos[0], v.pos[1], v.pos[2], v.pos[3])
+}
+
+/// Loads a texture by name: an inlined PNG (ASET), else `NAME.png` or `NAME`
+/// next to the model; a checkerboard and a warning when neither works.
+fn load_texture(
+    m: &M3d,
+    name: &str,
+    base_dir: Option<&Path>,
+    warnings: &mut Vec<String>,
+) -> Texture {
+    let decode = |bytes: &[u8], source: TextureSource, what: String| -> Result<Texture, String> {
+        let img = image::load_from_memory_with_format(bytes, image::ImageFormat::Png)
+            .map_err(|e| format!("{what}: {e}"))?
+            .to_rgba8();
+        let (w, h) = img.dimensions();
+        Ok(Texture {
+            name: name.into(),
+            width: w,
+            height: h,
+            rgba8: img.into_raw(),
+            source,
+            format: format!("PNG {w}x{h} ({what})"),
+        })
+    };
+    let mut why = Vec::new();
+    if let Some(a) = m.assets.iter().find(|a| a.name == name) {
+        match decode(&a.data, TextureSource::Embedded, "inlined".into()) {
+            Ok(t) => return t,
+            Err(e) => why.push(e),
+        }
+    }
+    if let Some(dir) = base_dir {
+        for candidate in [format!("{name}.png"), name.to_string()] {
+            let path = dir.join(&candidate);
+            if let Ok(bytes) = std::fs::read(&path) {
+                match decode(&bytes, TextureSource::External(path.clone()), candidate) {
+                    Ok(t) => return t,
+                    Err(e) => why.push(e),
+                }
+            }
+        }
+    }
+    let why = if why.is_empty() {
+        format!("not inlined, and no {name}.png or {name} next to the model")
+    } else {
+        why.join("; ")
+    };
+    warnings.push(format!("texture {name:?}: {why}; showing a checkerboard"));
+    Texture::checkerboard(name, why)
+}
+
+/// The inspector's text for a property value.
+fn prop_text(v: &PropValue) -> String {
+    match v {
+        PropValue::Color(c) => {
+            let [r, g, b, a] = rgba(*c);
+            format!("#{r:02X}{g:02X}{b:02X}{a:02X}")
+        }
+        PropValue::Float(f) => format!("{f}"),
+        PropValue::Int(i) => i.to_string(),
+        PropValue::Map(n) => n.clone(),
+    }
+}
+
+pub fn convert(m: &M3d, source: SourceInfo, base_dir: Option<&Path>) -> Scene {
+    let mut warnings = m.warnings.clone();
+
+    // Textures: every map property, by name, once.
+    let mut textures: Vec<Texture> = Vec::new();
+    let mut texture_of: HashMap<String, usize> = HashMap::new();
+    for mat in &m.materials {
+        for p in &mat.props {
+            if let PropValue::Map(name) = &p.value
+                && !name.is_empty()
+                && !texture_of.contains_key(name)
+            {
+                texture_of.insert(name.clone(), textures.len());
+                textures.push(load_texture(m, name, base_dir, &mut warnings));
+            }
+        }
+    }
+
+    // Materials: the file's, then one for faces without a material.
+    let mut materials: Vec<Material> = m
+        .materials
+        .iter()
+        .map(|mat| {
+            let kd = mat.prop(0).and_then(|v| match v {
+                PropValue::Color(c) => Some(rgba_f(*c)),
+                _ => None,
+            });
+            let mut base = kd.unwrap_or([1.0; 4]);
+            if let (None, Some(PropValue::Float(d))) = (kd, mat.prop(7)) {
+                base[3] = d.clamp(0.0, 1.0);
+            }
+            let ke = match mat.prop(4) {
+                Some(PropValue::Color(c)) => rgba_f(*c),
+                _ => [0.0; 4],
+            };
+            let unlit = matches!(mat.prop(8), Some(PropValue::Int(0)));
+            let map = |ty: u8| match mat.prop(ty) {
+                Some(PropValue::Map(n)) => texture_of.get(n).copied(),
+                _ => None,
+            };
+            Material {
+                name: mat.name.clone(),
+                base_color: base,
+                emission: [ke[0], ke[1], ke[2]],
+                shading: if unlit { 0.0 } else { 1.0 },
+                texture: map(128),
+                matcap: None,
+                blend: BlendMode::Opaque,
+                animation: None,
+                properties: mat
+                    .props
+                    .iter()
+                    .map(|p| {
+                        let tex = match &p.value {
+                            PropValue::Map(n) => texture_of.get(n).copied(),
+                            _ => None,
+                        };
+                        (
+                            format!("{} ({})", m3d::property_name(p.ty), p.ty),
+                            prop_text(&p.value),
+                            tex,
+                        )
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    let plain = materials.len();
+    materials.push(Material {
+        name: "(no material: vertex colours)".into(),
+        base_color: [1.0; 4],
+        ..Material::default()
+    });
+
+    // Smooth normals per VRTS vertex for faces that store none (as m3d.h:
+    // the average of the unit normals of the faces around it).
+    let mut generated = vec![Vec3::ZERO; m.vertices.len()];
+    let mut need = false;
+    for f in &m.faces {
+        if f.points.len() >= 3 && f.points.iter().any(|p| p.normal.is_none()) {
+            need = true;
+            let v = |i: usize| vec3(&m.vertices[f.points[i].vertex as usize]);
+            for k in 1..f.points.len() - 1 {
+                let n = (v(k) - v(0)).cross(v(k + 1) - v(0)).normalize_or_zero();
+                for i in [0, k, k + 1] {
+                    generated[f.points[i].vertex as usize] += n;
+                }
+            }
+        }
+    }
+    if need {
+        for n in &mut generated {
+            *n = n.normalize_or(Vec3::Y);
+        }
+    }
+
+    // Skins: up to 4 influences (the largest), weights renormalised.
+    let skin_of = |v: &m3d::Vertex| -> Option<([u16; 4], [f32; 4])> {
+        let s = m.skins.get(v.skin as usize)?;
+        let mut inf: Vec<(u32, u8)> = s.influences.clone();
+        inf.sort_by_key(|x| std::cmp::Reverse(x.1));
+        let mut j = [0u16; 4];
+        let mut w = [0.0f32; 4];
+        for (k, (b, wt)) in inf.into_iter().take(4).enumerate() {
+            j[k] = b as u16;
+            w[k] = wt as f32 / 255.0;
+        }
+        Some((j, quantize_weights(w)))
+    };
+    let skinned = !m.bones.is_empty() && !m.skins.is_empty();
+
+    // Polygon meshes: one per material, vertices shared per (vertex, uv,
+    // normal) triple.
+    let mut groups: Vec<(Option<u32>, MeshBuilder)> = Vec::new();
+    let mut skipped = 0usize;
+    for f in &m.faces {
+        if f.points.len() < 3 {
+            skipped += 1;
+            continue;
+        }
+        let gi = match groups.iter().position(|(mat, _)| *mat == f.material) {
+            Some(i) => i,
+            None => {
+                groups.push((f.material, MeshBuilder::default()));
+                groups.len() - 1
+            }
+        };
+        let b = &mut groups[gi].1;
+        let corner: Vec<u32> = f
+            .points
+            .iter()
+            .map(|p| {
+                let key = (p.vertex, p.uv.unwrap_or(NONE), p.normal.unwrap_or(NONE));
+                if let Some(&i) = b.lookup.get(&key) {
+                    return i;
+                }
+                let v = &m.vertices[p.vertex as usize];
+                let i = b.positions.len() as u32;
+                b.positions.push(vec3(v));
+                b.normals.push(match p.normal {
+                    Some(n) => vec3(&m.vertices[n as usize]).normalize_or(Vec3::Y),
+                    None => generated[p.vertex as usize],
+                });
+                b.uvs.push(p.uv.map_or(Vec2::ZERO, |t| {
+                    let [u, v] = m.tmap[t as usize];
+                    Vec2::new(u, 1.0 - v)
+                }));
+                b.colors.push(v.color.map_or([255; 4], rgba));
+                if skinned {
+                    let (j, w) = skin_of(v).unwrap_or(([0; 4], [0.0; 4]));
+                    b.joints.push(j);
+                    b.weights.push(w);
+                }
+                b.has_uv |= p.uv.is_some();
+                b.lookup.insert(key, i);
+                i
+            })
+            .collect();
+        // Fan triangulation (the polygons are convex in practice).
+        for k in 1..corner.len() - 1 {
+            b.indices.extend([corner[0], corner[k], corner[k + 1]]);
+        }
+    }
+    if skipped > 0 {
+        warnings.push(format!(
+            "{skipped} faces with fewer than 3 points (points, lines) are not drawn"
+        ));
+    }
+    let has_colors = m.types.ci != 0;
+    let mut meshes: Vec<Mesh> = groups
+        .into_iter()
+        .map(|(mat, b)| {
+            let material = mat.map_or(plain, |i| i as usize);
+            // A material's diffuse colour replaces vertex colours.
+            let colors = (has_colors && mat.is_none()).then_some(b.colors);
+            Mesh {
+                name: mat.map_or("(no material)".into(), |i| {
+                    m.materials[i as usize].name.clone()
+                }),
+                positions: b.positions,
+                normals: b.normals,
+                uvs: b.uvs,
+                colors,
+                indices: b.indices,
+                material: Some(material),
+                visible: true,
+                has_file_normals: !need,
+                has_file_uvs: b.has_uv,
+                skin: skinned.then_some(Skin {
+                    joints: b.joints,
+                    weights: b.weights,
+                }),
+                material_overrides: Vec::new(),
+            }
+        })
+        .collect();
+
+    // Voxels.
+    let voxel_meshes = voxel_meshes(m, &mut materials, skinned.then_some(&skin_of));
+    meshes.extend(voxel_meshes);
+
+    // Skeleton: bind pose from positions and quaternions as stored.
+    let bind: Vec<BoneState> = m
+        .bones
+        .iter()
+        .map(|b| BoneState {
+            pos: vec3(&m.vertices[b.pos as usize]),
+            pos_id: b.pos,
+            ori: quat(&m.vertices[b.ori as usize]),
+            ori_id: b.ori,
+        })
+        .collect();
+    let mut world: Vec<Mat4> = Vec::with_capacity(m.bones.len());
+    for (i, b) in m.bones.iter().enumerate() {
+        let local = m3d_mat(bind[i].pos, bind[i].ori);
+        world.push(match b.parent {
+            Some(p) => world[p as usize] * local,
+            None => local,
+        });
+    }
+    let bones: Vec<Bone> = m
+        .bones
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let head = world[i].w_axis.truncate();
+            // Tail: the first child's head, else a short step along +Y.
+            let tail = m
+                .bones
+                .iter()
+                .position(|c| c.parent == Some(i as u32))
+                .map(|c| world[c].w_axis.truncate())
+                .filter(|t| t.distance(head) > 1e-6)
+                .unwrap_or(head + world[i].y_axis.truncate().normalize_or(Vec3::Y) * 0.05);
+            Bone {
+                name: if b.name.is_empty() {
+                    format!("bone {i}")
+                } else {
+                    b.name.clone()
+                },
+                parent: b.parent.map(|p| p as usize),
+                head,
+                tail,
+                rest: world[i],
+            }
+        })
+        .collect();
+
+    let clips = m
+        .actions
+        .iter()
+        .map(|a| build_clip(m, a, &bind, &mut warnings))
+        .collect();
+
+    let labels = m
+        .labels
+        .iter()
+        .map(|l| Label {
+            position: vec3(&m.vertices[l.vertex as usize]),
+            text: l.text.clone(),
+            color: rgba(l.color),
+            group: l.group.clone(),
+            lang: l.lang.clone(),
+        })
+        .collect();
+
+    let preview = m.preview.as_ref().map(|png| {
+        match image::load_from_memory_with_format(png, image::ImageFormat::Png) {
+            Ok(img) => {
+                let img = img.to_rgba8();
+                let (w, h) = img.dimensions();
+                Texture {
+                    name: "preview".into(),
+                    width: w,
+                    height: h,
+                    rgba8: img.into_raw(),
+                    source: TextureSource::Embedded,
+                    format: format!("PNG {w}x{h} (PRVW)"),
+                }
+            }
+            Err(e) => {
+                warnings.push(format!("preview image: {e}"));
+                Texture::checkerboard("preview", e.to_string())
+            }
+        }
+    });
+
+    let mut source = source;
+    source.format = "M3D".into();
+    let strings = [
+        ("model name", &m.name),
+        ("license", &m.license),
+        ("author", &m.author),
+        ("description", &m.description),
+    ];
+    source
+        .details
+        .extend(strings.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    source.details.extend([
+        ("scale".into(), format!("{} m per unit", m.scale)),
+        (
+            "payload".into(),
+            if m.compressed {
+                format!("zlib, {} bytes inflated", m.payload_len)
+            } else {
+                format!("plain, {} bytes", m.payload_len)
+            },
+        ),
+        ("actions".into(), m.actions.len().to_string()),
+        ("voxel types".into(), m.voxel_types.len().to_string()),
+        ("labels".into(), m.labels.len().to_string()),
+    ]);
+    source.chunks = m
+        .chunks
+        .iter()
+        .map(|c| ChunkRow {
+            magic: c.magic.clone(),
+            offset: c.offset,
+            size: c.size as u64,
+            note: match c.magic.as_str() {
+                "HEAD" | "CMAP" | "TMAP" | "VRTS" | "BONE" | "MTRL" | "MESH" | "VOXT" | "VOXD"
+                | "LBLS" | "ACTN" | "ASET" => "decoded".into(),
+                "SHPE" => "mathematical shape: listed, not rendered".into(),
+                "PROC" => "procedural surface: listed, not run".into(),
+                s if s.starts_with(|c: char| c.is_ascii_uppercase()) => {
+                    "unknown standard chunk: skipped".into()
+                }
+                _ => "application-specific: skipped".into(),
+            },
+        })
+        .collect();
+
+    let mut tables = Vec::new();
+    if !m.voxel_types.is_empty() {
+        tables.push((
+            "Voxel types".to_string(),
+            m.voxel_types
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let [r, g, b, a] = rgba(v.color);
+                    (
+                        format!(
+                            "{i}: {}",
+                            if v.name.is_empty() {
+                                "(unnamed)"
+                            } else {
+                                &v.name
+                            }
+                        ),
+                        format!(
+                            "#{r:02X}{g:02X}{b:02X}{a:02X}, shape {}, rotation {:#04X}{}{}",
+                            v.shape,
+                            v.rotation,
+                            if v.skin == NONE {
+                                String::new()
+                            } else {
+                                format!(", skin {}", v.skin)
+                            },
+                            if v.items.is_empty() {
+                                String::new()
+                            } else {
+                                format!(", {} items", v.items.len())
+                            }
+                        ),
+                    )
+                })
+                .collect(),
+        ));
+    }
+    if !m.shapes.is_empty() || !m.procedures.is_empty() {
+        tables.push((
+            "Not rendered".to_string(),
+            m.shapes
+                .iter()
+                .map(|(n, size)| (format!("shape {n:?}"), format!("SHPE, {size} bytes")))
+                .chain(
+                    m.procedures
+                        .iter()
+                        .map(|n| (format!("procedure {n:?}"), "PROC script".into())),
+                )
+                .collect(),
+        ));
+    }
+    let user_fields = if m.description.contains('\n') || m.description.contains('=') {
+        m.description
+            .lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| UserField {
+                name: k.trim().into(),
+                ty: "description".into(),
+                value: v.trim().into(),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+
+    Scene {
+        source,
+        meshes,
+        materials,
+        textures,
+        skeleton: Skeleton { bones },
+        clips,
+        user_fields,
+        warnings,
+        labels,
+        preview,
+        tables,
+    }
+}
+
+#[derive(Default)]
+struct MeshBuilder {
+    positions: Vec<Vec3>,
+    normals: Vec<Vec3>,
+    uvs: Vec<Vec2>,
+    colors: Vec<[u8; 4]>,
+    joints: Vec<[u16; 4]>,
+    weights: Vec<[f32; 4]>,
+    indices: Vec<u32>,
+    has_uv: bool,
+    lookup: HashMap<(u32, u32, u32), u32>,
+}
+
+type SkinOf<'a> = &'a dyn Fn(&m3d::Vertex) -> Option<([u16; 4], [f32; 4])>;
+
+/// Voxel blocks merged into one grid (later blocks override earlier ones;
+/// CLEAR empties a cell), then one mesh per voxel type with only the faces
+/// that touch no solid neighbour, in any block. Coordinates are scaled as
+/// m3d.h does: by 1 / the largest extent from the origin.
+fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>) -> Vec<Mesh> {
+    if m.voxel_blocks.is_empty() {
+        return Vec::new();
+    }
+    let ntypes = m.voxel_types.len();
+    let mut grid: HashMap<[i32; 3], u16> = HashMap::new();
+    let mut extent = 1i64;
+    for b in &m.voxel_blocks {
+        let [sx, sy, sz] = b.size.map(|s| s as i64);
+        for (p, s) in b.pos.iter().zip([sx, sy, sz]) {
+            extent = extent.max(-(*p as i64)).max(*p as i64 + s);
+        }
+        let mut j = 0usize;
+        for y in 0..sy {
+            for z in 0..sz {
+                for x in 0..sx {
+                    let v = b.data[j];
+                    j += 1;
+                    let key = [
+                        b.pos[0] + x as i32,
+                        b.pos[1] + y as i32,
+                        b.pos[2] + z as i32,
+                    ];
+                    match v {
+                        VOXEL_UNSET => {}
+                        VOXEL_CLEAR => {
+                            grid.remove(&key);
+                        }
+                        t if (t as usize) < ntypes => {
+                            grid.insert(key, t);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    let w = 1.0 / extent as f32;
+    let mut cells: Vec<(&[i32; 3], &u16)> = grid.iter().collect();
+    cells.sort();
+    let mut meshes: Vec<(u16, Mesh)> = Vec::new();
+    const FACES: [([i32; 3], [[i32; 3]; 4]); 6] = [
+        ([-1, 0, 0], [[0, 0, 0], [0, 0, 1], [0, 1, 1], [0, 1, 0]]),
+        ([1, 0, 0], [[1, 0, 1], [1, 0, 0], [1, 1, 0], [1, 1, 1]]),
+        ([0, -1, 0], [[0, 0, 0], [1, 0, 0], [1, 0, 1], [0, 0, 1]]),
+        ([0, 1, 0], [[0, 1, 1], [1, 1, 1], [1, 1, 0], [0, 1, 0]]),
+        ([0, 0, -1], [[1, 0, 0], [0, 0, 0], [0, 1, 0], [1, 1, 0]]),
+        ([0, 0, 1], [[0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]]),
+    ];
+    for (c, &t) in cells {
+        let vt = &m.voxel_types[t as usize];
+        let mi = match meshes.iter().position(|(k, _)| *k == t) {
+            Some(i) => i,
+            None => {
+                let material = match m
+                    .materials
+                    .iter()
+                    .position(|x| !vt.name.is_empty() && x.name == vt.name)
+                {
+                    Some(i) => i,
+                    None => {
+                        materials.push(Material {
+                            name: format!(
+                                "voxel type {t}{}",
+                                if vt.name.is_empty() {
+                                    String::new()
+                                } else {
+                                    format!(" {:?}", vt.name)
+                                }
+                            ),
+                            base_color: rgba_f(vt.color),
+                            ..Material::default()
+                        });
+                        materials.len() - 1
+                    }
+                };
+                meshes.push((
+                    t,
+                    Mesh {
+                        name: format!("voxels: type {t}"),
+                        material: Some(material),
+                        visible: true,
+                        ..Mesh::default()
+                    },
+                ));
+                meshes.len() - 1
+            }
+        };
+        let mesh = &mut meshes[mi].1;
+        for (n, corners) in FACES {
+            if grid.contains_key(&[c[0] + n[0], c[1] + n[1], c[2] + n[2]]) {
+                continue;
+            }
+            let base = mesh.positions.len() as u32;
+            for k in corners {
+                mesh.positions.push(
+                    Vec3::new(
+                        (c[0] + k[0]) as f32,
+                        (c[1] + k[1]) as f32,
+                        (c[2] + k[2]) as f32,
+                    ) * w,
+                );
+                mesh.normals
+                    .push(Vec3::new(n[0] as f32, n[1] as f32, n[2] as f32));
+                mesh.uvs.push(Vec2::ZERO);
+            }
+            mesh.indices
+                .extend([base, base + 1, base + 2, base, base + 2, base + 3]);
+        }
+    }
+    meshes
+        .into_iter()
+        .map(|(t, mut mesh)| {
+            if let Some(skin_of) = skin_of {
+                let v = m3d::Vertex {
+                    pos: [0.0; 4],
+                    color: None,
+                    skin: m.voxel_types[t as usize].skin,
+                };
+                let (j, wt) = skin_of(&v).unwrap_or(([0; 4], [0.0; 4]));
+                let n = mesh.positions.len();
+                mesh.skin = Some(Skin {
+                    joints: vec![j; n],
+                    weights: vec![wt; n],
+                });
+            }
+            mesh
+        })
+        .collect()
+}
+
+/// An M3D action as a [`FrameSequence`] clip; its timeline frames are the
+/// intervals between distinct frame times (M3D frames are not uniform).
+fn build_clip(m: &M3d, a: &m3d::Action, bind: &[BoneState], warnings: &mut Vec<String>) -> Clip {
+    let mut frames: Vec<PoseFrame> = a
+        .frames
+        .iter()
+        .map(|f| PoseFrame {
+            msec: f.msec,
+            bones: f
+                .transforms
+                .iter()
+                .map(|t| {
+                    (
+                        t.bone as usize,
+                        BoneState {
+                            pos: vec3(&m.vertices[t.pos as usize]),
+                            pos_id: t.pos,
+                            ori: quat(&m.vertices[t.ori as usize]),
+                            ori_id: t.ori,
+                        },
+                    )
+                })
+                .collect(),
+        })
+        .collect();
+    if frames.windows(2).any(|w| w[1].msec < w[0].msec) {
+        warnings.push(format!(
+            "action {:?}: frames are not in time order; sorted",
+            a.name
+        ));
+        frames.sort_by_key(|f| f.msec);
+    }
+    let duration_ms = if a.duration_ms == 0 {
+        warnings.push(format!(
+            "action {:?}: duration 0; using its last frame's time",
+            a.name
+        ));
+        frames.last().map_or(0, |f| f.msec).max(1)
+    } else {
+        a.duration_ms
+    };
+    let duration_s = duration_ms as f32 / 1000.0;
+    let mut stops: Vec<u32> = std::iter::once(0)
+        .chain(frames.iter().map(|f| f.msec))
+        .chain(std::iter::once(duration_ms))
+        .filter(|&t| t <= duration_ms)
+        .collect();
+    stops.dedup();
+    let segments: Vec<Segment> = stops
+        .windows(2)
+        .enumerate()
+        .map(|(i, w)| {
+            let d = (w[1] - w[0]) as f32 / 1000.0;
+            Segment {
+                name: a.name.clone(),
+                start_s: w[0] as f32 / 1000.0,
+                duration_s: d,
+                frame_s: d,
+                first_frame: i as u32,
+                frames: 1,
+                part_list: None,
+            }
+        })
+        .collect();
+    Clip {
+        name: a.name.clone(),
+        duration_s,
+        frames: segments.len() as u32,
+        space: clip::ChannelSpace::Local,
+        channels: Vec::new(),
+        sequence: Some(FrameSequence {
+            duration_ms,
+            bind: bind.to_vec(),
+            frames,
+        }),
+        segments,
+    }
+}
