@@ -327,6 +327,11 @@ pub struct M3d {
 const PLAIN_BASE: usize = 8;
 
 pub fn decode(data: &[u8]) -> Result<M3d> {
+    decode_with_limit(data, MAX_PAYLOAD)
+}
+
+/// [`decode`] with another cap on the inflated payload (tests use small ones).
+pub fn decode_with_limit(data: &[u8], max_payload: usize) -> Result<M3d> {
     let mut r = Reader::new(data);
     r.magic(b"3DMO", "file magic")?;
     let at = r.pos();
@@ -384,13 +389,13 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
         }
         return Ok(m);
     }
-    let inflated = miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(body, MAX_PAYLOAD)
+    let inflated = miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(body, max_payload)
         .map_err(|e| DecodeError {
             offset: pos as u64,
             field: "zlib payload".into(),
             kind: ErrorKind::Compression(match e.status {
                 miniz_oxide::inflate::TINFLStatus::HasMoreOutput => {
-                    format!("inflates past the {} MiB limit", MAX_PAYLOAD >> 20)
+                    format!("inflates past the {max_payload}-byte limit")
                 }
                 s => format!("{s:?} (the payload is neither a HEAD chunk nor a valid zlib stream)"),
             }),
@@ -622,8 +627,18 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                     .collect::<Result<_>>()?;
             }
             b"BONE" => {
+                if t.bi == 0 {
+                    m.warnings.push(format!("BONE chunk at {pos:#X} in a file without a bone index type; skipped (as m3d.h)"));
+                    pos += len;
+                    continue;
+                }
                 let nb = index(&mut r, t.bi, "bone count")? as usize;
-                let ns = index(&mut r, t.sk, "skin count")? as usize;
+                // A count of an undefined type is 0 (m3d.h starts it at 0).
+                let ns = if t.sk == 0 {
+                    0
+                } else {
+                    index(&mut r, t.sk, "skin count")? as usize
+                };
                 let rec = t.bi as usize + t.si as usize + 2 * t.vi as usize;
                 r.check_count(nb, rec, "bones")?;
                 for i in 0..nb {
@@ -937,7 +952,11 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                 let mut frames = Vec::with_capacity(n);
                 for i in 0..n {
                     let msec = r.u32(&format!("frame {i} time"))?;
-                    let nt = index(&mut r, t.fc, &format!("frame {i} bone count"))? as usize;
+                    let nt = if t.fc == 0 {
+                        0
+                    } else {
+                        index(&mut r, t.fc, &format!("frame {i} bone count"))? as usize
+                    };
                     r.check_count(
                         nt,
                         t.bi as usize + 2 * t.vi as usize,

@@ -5,6 +5,7 @@
 //! which refuses to allocate for a count that the remaining bytes cannot back.
 
 pub mod m3d;
+pub mod m3d_write;
 pub mod p3m;
 pub mod p3m_write;
 pub mod ptf;

@@ -1,0 +1,697 @@
+//! Model 3D: every fixture against the reference SDK's counts
+//! (`../shared/notes/m3d.md`), writer round trips for every width and record
+//! kind, truncation and hostile input.
+
+mod common;
+use facet::formats::m3d::{self, *};
+use facet::formats::m3d_write;
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(common::shared().join("fixtures/m3d").join(name)).unwrap()
+}
+
+fn decode_fixture(name: &str) -> M3d {
+    m3d::decode(&fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn triangles(m: &M3d) -> usize {
+    m.faces
+        .iter()
+        .map(|f| f.points.len().saturating_sub(2))
+        .sum()
+}
+
+/// m3d.h's `numvertex` after loading: the VRTS list, doubled when it had to
+/// generate normals (it appends one per vertex).
+fn reference_vertices(m: &M3d) -> usize {
+    let generated = m
+        .faces
+        .iter()
+        .any(|f| f.points.iter().any(|p| p.normal.is_none()));
+    m.vertices.len() * if generated { 2 } else { 1 }
+}
+
+#[test]
+fn fixtures_match_the_reference_sdk_counts() {
+    // (file, verts, faces, materials, bones, skins, actions, voxel types,
+    // shapes, inlined assets), from notes/m3d.md.
+    let cases: &[(
+        &str,
+        usize,
+        usize,
+        usize,
+        usize,
+        usize,
+        usize,
+        usize,
+        usize,
+        usize,
+    )] = &[
+        ("WusonBlitz0.m3d", 3846, 3732, 0, 0, 0, 0, 0, 0, 0),
+        ("WusonBlitz2.m3d", 4234, 3732, 0, 0, 0, 0, 0, 0, 0),
+        ("aliveai_character.m3d", 220, 84, 1, 6, 6, 1, 0, 0, 0),
+        ("cube_normals.m3d", 11, 12, 0, 0, 0, 0, 0, 0, 0),
+        ("cube_usemtl.m3d", 11, 12, 3, 0, 0, 0, 0, 0, 0),
+        ("cube_with_vertexcolors.m3d", 11, 12, 0, 0, 0, 0, 0, 0, 0),
+        ("suzanne.m3d", 1012, 968, 0, 0, 0, 0, 0, 0, 0),
+        ("suzanne_uncompressed.m3d", 1012, 968, 0, 0, 0, 0, 0, 0, 0),
+        ("viper.m3d", 2323, 2185, 2, 0, 0, 0, 0, 0, 1),
+        ("CesiumMan.m3d", 6189, 4672, 1, 19, 926, 1, 0, 0, 0),
+        (
+            "CesiumMan_uncompressed.m3d",
+            6189,
+            4672,
+            1,
+            19,
+            926,
+            1,
+            0,
+            0,
+            0,
+        ),
+        ("voxel.m3d", 0, 0, 0, 0, 0, 0, 3, 0, 0),
+        ("lantea.m3d", 0, 0, 0, 0, 0, 0, 23, 0, 0),
+        ("bezier.m3d", 13, 0, 0, 0, 0, 0, 0, 1, 0),
+        ("nurbs.m3d", 9, 0, 0, 0, 0, 0, 0, 1, 0),
+        ("cube.m3d", 16, 12, 0, 0, 0, 0, 0, 0, 0),
+        ("cube_uncompressed.m3d", 16, 12, 0, 0, 0, 0, 0, 0, 0),
+    ];
+    for &(file, verts, faces, mats, bones, skins, actions, voxt, shapes, inlined) in cases {
+        let m = decode_fixture(file);
+        let got = (
+            reference_vertices(&m),
+            triangles(&m),
+            m.materials.len(),
+            m.bones.len(),
+            m.skins.len(),
+            m.actions.len(),
+            m.voxel_types.len(),
+            m.shapes.len(),
+            m.assets.len(),
+        );
+        assert_eq!(
+            got,
+            (
+                verts, faces, mats, bones, skins, actions, voxt, shapes, inlined
+            ),
+            "{file}: (verts, faces, materials, bones, skins, actions, voxel types, shapes, inlined)"
+        );
+        assert!(m.warnings.is_empty(), "{file}: {:?}", m.warnings);
+    }
+    let a = &decode_fixture("aliveai_character.m3d").actions[0];
+    assert_eq!(
+        (a.name.as_str(), a.frames.len(), a.duration_ms),
+        ("Global", 102, 10250)
+    );
+    let a = &decode_fixture("CesiumMan.m3d").actions[0];
+    assert_eq!(
+        (a.name.as_str(), a.frames.len(), a.duration_ms),
+        ("Anim", 48, 1920)
+    );
+    // SOURCES.md: CesiumMan has 4 weights per vertex; the chunk sizes.
+    let m = decode_fixture("CesiumMan.m3d");
+    assert_eq!(m.types.nb, 4);
+    let sizes: Vec<(&str, u32)> = m
+        .chunks
+        .iter()
+        .map(|c| (c.magic.as_str(), c.size))
+        .collect();
+    assert_eq!(
+        sizes,
+        [
+            ("HEAD", 422),
+            ("CMAP", 16),
+            ("TMAP", 5232),
+            ("VRTS", 43331),
+            ("BONE", 6813),
+            ("MTRL", 34),
+            ("MESH", 88779),
+            ("ACTN", 4816)
+        ]
+    );
+    assert_eq!(m.name, "Cesium_Man");
+}
+
+#[test]
+fn compressed_and_plain_fixtures_decode_the_same() {
+    for (a, b) in [
+        ("cube.m3d", "cube_uncompressed.m3d"),
+        ("suzanne.m3d", "suzanne_uncompressed.m3d"),
+        ("CesiumMan.m3d", "CesiumMan_uncompressed.m3d"),
+    ] {
+        let (x, mut y) = (decode_fixture(a), decode_fixture(b));
+        assert!(x.compressed && !y.compressed);
+        y.compressed = true;
+        assert_eq!(x, y, "{a} vs {b}");
+    }
+}
+
+/// A PNG made with the image crate.
+fn png(w: u32, h: u32) -> Vec<u8> {
+    let img = image::RgbaImage::from_fn(w, h, |x, y| {
+        image::Rgba([(x * 40) as u8, (y * 40) as u8, 200, 255])
+    });
+    let mut out = Vec::new();
+    img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
+        .unwrap();
+    out
+}
+
+/// Every record kind, with values exact in `t` (coordinates k/127, colours
+/// in the map, indices small enough for 1-byte types).
+fn everything(t: Types) -> M3d {
+    // Coordinates exact in the chosen type: steps of 1/127 or 1/32767.
+    let q = if t.vc == 2 { 32767.0 } else { 127.0 };
+    let c = |x: i32| x as f32 / q;
+    let full = [0xFF00_00FFu32, 0xFF00_FF00, 0x80FF_0000, 0xFFFF_FFFF];
+    // Without a colour type every colour reads as 0 (as in m3d.h).
+    let cmap: Vec<u32> = full
+        .iter()
+        .map(|&c| if t.ci == 0 { 0 } else { c })
+        .collect();
+    let color = |i: usize| (t.ci != 0).then(|| cmap[i % cmap.len()]);
+    let mut vertices: Vec<Vertex> = (0..12)
+        .map(|i| Vertex {
+            pos: [c(i * 7 - 40), c(100 - i * 9), c(i * 3), c(127)],
+            color: color(i as usize),
+            skin: if t.sk == 0 { NONE } else { (i % 3) as u32 },
+        })
+        .collect();
+    // A quaternion record and a normal.
+    vertices.push(Vertex {
+        pos: [0.0, c(90), 0.0, c(90)],
+        color: color(0),
+        skin: if t.sk == 0 { NONE } else { QUATERNION },
+    });
+    vertices.push(Vertex {
+        pos: [0.0, c(127), 0.0, c(127)],
+        color: color(1),
+        skin: if t.sk == 0 { NONE } else { NONE },
+    });
+    let uv = |x: u32| x as f32 / 255.0;
+    let tmap = if t.ti == 0 {
+        vec![]
+    } else {
+        (0..6).map(|i| [uv(i * 40), uv(255 - i * 30)]).collect()
+    };
+    let with_uv = |i: u32| (t.ti != 0).then_some(i % 6);
+    let point = |v: u32, uv: Option<u32>, n: Option<u32>, max: Option<u32>| FacePoint {
+        vertex: v,
+        uv,
+        normal: n,
+        max,
+    };
+    let materials = vec![
+        Material {
+            name: "paint".into(),
+            props: vec![
+                Property {
+                    ty: 0,
+                    value: PropValue::Color(cmap[0]),
+                },
+                Property {
+                    ty: 3,
+                    value: PropValue::Float(32.5),
+                },
+                Property {
+                    ty: 8,
+                    value: PropValue::Int(2),
+                },
+                Property {
+                    ty: 64,
+                    value: PropValue::Float(0.25),
+                },
+                Property {
+                    ty: 128,
+                    value: PropValue::Map("skin_tex".into()),
+                },
+                Property {
+                    ty: 136,
+                    value: PropValue::Map("normals".into()),
+                },
+            ],
+        },
+        Material {
+            name: "glass".into(),
+            props: vec![
+                Property {
+                    ty: 4,
+                    value: PropValue::Color(cmap[2]),
+                },
+                Property {
+                    ty: 7,
+                    value: PropValue::Float(0.5),
+                },
+            ],
+        },
+    ];
+    let faces = vec![
+        Face {
+            material: None,
+            points: vec![
+                point(0, None, None, None),
+                point(1, None, None, None),
+                point(2, None, None, None),
+            ],
+        },
+        Face {
+            material: Some(0),
+            points: vec![
+                point(1, with_uv(1), None, None),
+                point(2, with_uv(2), None, None),
+                point(3, with_uv(3), None, None),
+            ],
+        },
+        Face {
+            material: Some(0),
+            points: vec![
+                point(3, None, Some(13), None),
+                point(4, None, Some(13), None),
+                point(5, None, Some(13), None),
+            ],
+        },
+        Face {
+            material: Some(1),
+            points: (4..8)
+                .map(|v| point(v, with_uv(v), Some(13), None))
+                .collect(),
+        },
+        Face {
+            material: Some(1),
+            points: (6..11).map(|v| point(v, None, None, Some(v + 1))).collect(),
+        },
+        Face {
+            material: None,
+            points: (0..15).map(|v| point(v % 12, None, None, None)).collect(),
+        },
+    ];
+    let bones = vec![
+        Bone {
+            parent: None,
+            name: "root".into(),
+            pos: 0,
+            ori: 12,
+        },
+        Bone {
+            parent: Some(0),
+            name: "arm".into(),
+            pos: 1,
+            ori: 12,
+        },
+        Bone {
+            parent: Some(1),
+            name: String::new(),
+            pos: 2,
+            ori: 12,
+        },
+    ];
+    let skins = if t.sk == 0 {
+        vec![]
+    } else {
+        vec![
+            Skin {
+                influences: vec![(0, 255)],
+            },
+            Skin {
+                influences: if t.nb == 1 {
+                    vec![(1, 255)]
+                } else {
+                    vec![(1, 127), (2, 128)]
+                },
+            },
+            Skin {
+                influences: if t.nb >= 4 {
+                    vec![(0, 100), (1, 100), (2, 55)]
+                } else {
+                    vec![(2, 255)]
+                },
+            },
+        ]
+    };
+    let voxel_types = vec![
+        VoxelType {
+            color: cmap[1],
+            name: "dirt".into(),
+            rotation: 0x05,
+            shape: 0,
+            skin: if t.sk == 0 { NONE } else { 1 },
+            items: vec![],
+        },
+        VoxelType {
+            color: cmap[3],
+            name: String::new(),
+            rotation: 0x80,
+            shape: 300,
+            skin: NONE,
+            items: vec![(3, "gold".into()), (1, "key".into())],
+        },
+    ];
+    let block = VoxelBlock {
+        name: "ground".into(),
+        pos: [-2, 0, -1],
+        size: [3, 2, 2],
+        uncertainty: 10,
+        group: 1,
+        data: vec![0, 0, 0, 1, VOXEL_UNSET, 1, 0, VOXEL_CLEAR, 0, 1, 1, 1],
+    };
+    M3d {
+        compressed: false,
+        payload_len: 0,
+        preview: Some(png(4, 4)),
+        scale: 2.5,
+        types: t,
+        name: "test model".into(),
+        license: "MIT".into(),
+        author: "facet tests".into(),
+        description: "META\nGENERATOR=facet-0".into(),
+        cmap: if t.ci == 1 || t.ci == 2 {
+            full.to_vec()
+        } else {
+            vec![]
+        },
+        tmap,
+        vertices,
+        bones,
+        skins,
+        materials,
+        faces,
+        parameters: vec!["open".into()],
+        voxel_types,
+        voxel_blocks: vec![block],
+        labels: vec![
+            Label {
+                group: "parts".into(),
+                lang: "en_GB".into(),
+                color: cmap[0],
+                vertex: 3,
+                text: "handle".into(),
+            },
+            Label {
+                group: "parts".into(),
+                lang: "en_GB".into(),
+                color: cmap[0],
+                vertex: 5,
+                text: "blade".into(),
+            },
+            Label {
+                group: String::new(),
+                lang: String::new(),
+                color: cmap[1],
+                vertex: 0,
+                text: "origin".into(),
+            },
+        ],
+        actions: vec![Action {
+            name: "wave".into(),
+            duration_ms: 1000,
+            frames: vec![
+                Frame {
+                    msec: 0,
+                    transforms: vec![Transform {
+                        bone: 1,
+                        pos: 1,
+                        ori: 12,
+                    }],
+                },
+                Frame {
+                    msec: 500,
+                    transforms: vec![
+                        Transform {
+                            bone: 1,
+                            pos: 4,
+                            ori: 13,
+                        },
+                        Transform {
+                            bone: 2,
+                            pos: 5,
+                            ori: 13,
+                        },
+                    ],
+                },
+            ],
+        }],
+        assets: vec![Asset {
+            name: "skin_tex".into(),
+            data: png(2, 2),
+        }],
+        shapes: vec![("sphere".into(), 0)],
+        procedures: vec!["terrain.lua".into()],
+        chunks: vec![],
+        warnings: vec![],
+    }
+}
+
+fn types(
+    vc: u8,
+    vi: u8,
+    si: u8,
+    ci: u8,
+    ti: u8,
+    bi: u8,
+    nb: u8,
+    sk: u8,
+    fc: u8,
+    vd: u8,
+    vp: u8,
+) -> Types {
+    Types {
+        vc,
+        vi,
+        si,
+        ci,
+        ti,
+        bi,
+        nb,
+        sk,
+        fc,
+        hi: 0,
+        fi: 0,
+        vd,
+        vp,
+    }
+}
+
+/// `decode(encode(m)) == m`, up to what the decoder adds (chunk list, sizes).
+fn round_trip(m: &M3d, compress: bool) -> M3d {
+    let bytes = m3d_write::encode(m, compress).unwrap();
+    let mut back = m3d::decode(&bytes).unwrap_or_else(|e| panic!("{:?}: {e}", m.types));
+    assert_eq!(back.compressed, compress);
+    back.compressed = false;
+    back.payload_len = 0;
+    back.chunks.clear();
+    for (n, s) in &mut back.shapes {
+        assert!(*s > 0, "shape {n}");
+        *s = 0;
+    }
+    back
+}
+
+#[test]
+fn every_width_round_trips() {
+    let base = types(1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1);
+    let mut variants = vec![base];
+    for vc in [2, 4, 8] {
+        variants.push(Types { vc, ..base });
+    }
+    for vi in [2, 4] {
+        variants.push(Types { vi, ..base });
+    }
+    for si in [2, 4] {
+        variants.push(Types { si, ..base });
+    }
+    for ci in [0, 2, 4] {
+        variants.push(Types { ci, ..base });
+    }
+    for ti in [0, 2, 4] {
+        variants.push(Types { ti, ..base });
+    }
+    for bi in [2, 4] {
+        variants.push(Types { bi, ..base });
+    }
+    for nb in [1, 4, 8] {
+        variants.push(Types { nb, ..base });
+    }
+    for sk in [0, 2, 4] {
+        variants.push(Types { sk, ..base });
+    }
+    for fc in [2, 4] {
+        variants.push(Types { fc, ..base });
+    }
+    for vd in [2, 4] {
+        variants.push(Types { vd, ..base });
+    }
+    variants.push(Types { vp: 2, ..base });
+    variants.push(types(4, 4, 4, 4, 4, 4, 8, 4, 4, 4, 2));
+    variants.push(types(8, 2, 2, 2, 2, 2, 4, 2, 2, 2, 2));
+    for t in variants {
+        let m = everything(t);
+        for compress in [false, true] {
+            let back = round_trip(&m, compress);
+            // Field by field, so a failure names the part that differs.
+            let fields = |x: &M3d| {
+                let d = format!("{x:#?}");
+                d.lines().map(str::to_string).collect::<Vec<_>>()
+            };
+            let (a, b) = (fields(&back), fields(&m));
+            if let Some(i) = (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i)) {
+                panic!(
+                    "types {t:?}, compressed {compress}: line {i}: decoded {:?}, written {:?}",
+                    a.get(i),
+                    b.get(i)
+                );
+            }
+            assert_eq!(back, m);
+        }
+    }
+}
+
+#[test]
+fn indices_sign_extend_like_the_reference() {
+    // 255 (1 byte) and 65535 (2 bytes) are -1; 254 / 65534 are -2.
+    let mut m = everything(types(1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1));
+    m.vertices[0].skin = QUATERNION;
+    m.vertices[1].skin = NONE;
+    let bytes = m3d_write::encode(&m, false).unwrap();
+    let back = m3d::decode(&bytes).unwrap();
+    assert_eq!(
+        (back.vertices[0].skin, back.vertices[1].skin),
+        (QUATERNION, NONE)
+    );
+    assert_eq!(back.bones[0].parent, None);
+}
+
+fn truncations(bytes: &[u8]) {
+    for len in 0..bytes.len() {
+        let r = std::panic::catch_unwind(|| m3d::decode(&bytes[..len]))
+            .unwrap_or_else(|_| panic!("decoder panicked on a file cut to {len} bytes"));
+        assert!(
+            r.is_err(),
+            "cut to {len} of {} bytes but decoded",
+            bytes.len()
+        );
+    }
+}
+
+#[test]
+fn truncation_at_every_byte_is_an_error() {
+    let m = everything(types(2, 2, 2, 1, 2, 1, 4, 1, 1, 1, 1));
+    truncations(&m3d_write::encode(&m, false).unwrap());
+    truncations(&m3d_write::encode(&m, true).unwrap());
+    truncations(&fixture("cube_with_vertexcolors.m3d"));
+    truncations(&fixture("voxel.m3d"));
+}
+
+fn err(bytes: &[u8]) -> String {
+    m3d::decode(bytes).unwrap_err().to_string()
+}
+
+#[test]
+fn hostile_files_give_clear_errors() {
+    let t = types(1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1);
+    // A face pointing past the vertex list.
+    let mut m = everything(t);
+    m.faces[0].points[1].vertex = 200;
+    let e = err(&m3d_write::encode(&m, false).unwrap());
+    assert!(
+        e.contains("face 0 point 1 vertex")
+            && e.contains("200 is out of range (14 entries)")
+            && e.contains("MESH chunk at 0x"),
+        "{e}"
+    );
+
+    // A voxel block of a billion voxels from a few bytes.
+    let mut m = everything(Types { vd: 2, ..t });
+    m.voxel_blocks[0].size = [1000, 1000, 1000];
+    m.voxel_blocks[0].data = vec![0; 4];
+    let e = err(&m3d_write::encode(&m, false).unwrap());
+    assert!(e.contains("VOXD chunk") && e.contains("voxel limit"), "{e}");
+
+    // A zlib bomb: the cap stops it (a 1 KiB cap here, 256 MiB by default).
+    let m = everything(t);
+    let bytes = m3d_write::encode(&m, true).unwrap();
+    let e = m3d::decode_with_limit(&bytes, 256).unwrap_err().to_string();
+    assert!(
+        e.contains("zlib payload at offset 0x") && e.contains("inflates past the 256-byte limit"),
+        "{e}"
+    );
+
+    // Not zlib, not HEAD.
+    let mut bad = b"3DMO\x10\x00\x00\x00garbage!".to_vec();
+    bad.truncate(16);
+    let e = err(&bad);
+    assert!(e.contains("decompression failed"), "{e}");
+
+    // A chunk whose length runs past the payload.
+    let m = everything(t);
+    let mut bytes = m3d_write::encode(&m, false).unwrap();
+    let vrts = bytes.windows(4).position(|w| w == b"VRTS").unwrap();
+    bytes[vrts + 4..vrts + 8].copy_from_slice(&0x7FFF_FFFFu32.to_le_bytes());
+    let e = err(&bytes);
+    assert!(
+        e.contains("VRTS chunk length") && e.contains("does not fit"),
+        "{e}"
+    );
+
+    // No OMD3 at the end.
+    let mut bytes = m3d_write::encode(&m, false).unwrap();
+    let n = bytes.len();
+    bytes[n - 1] = b'X';
+    assert!(err(&bytes).contains("does not end with OMD3"));
+
+    // A bone whose parent comes after it.
+    let mut m = everything(t);
+    m.bones[0].parent = Some(2);
+    let e = err(&m3d_write::encode(&m, false).unwrap());
+    assert!(
+        e.contains("bone 0 parent") && e.contains("must come before"),
+        "{e}"
+    );
+
+    // Errors inside an inflated payload say so.
+    let mut m = everything(t);
+    m.faces[0].points[0].vertex = 99;
+    let e = err(&m3d_write::encode(&m, true).unwrap());
+    assert!(
+        e.contains("inflated payload") && e.contains("offsets are in it"),
+        "{e}"
+    );
+}
+
+#[test]
+fn undefined_materials_and_unknown_chunks_are_warnings() {
+    let t = types(1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1);
+    let mut m = everything(t);
+    m.materials.remove(1);
+    m.faces
+        .iter_mut()
+        .filter(|f| f.material == Some(1))
+        .for_each(|f| f.material = Some(0));
+    let mut bytes = m3d_write::encode(&m, false).unwrap();
+    // Turn the MTRL chunk into an application chunk ("mtrl"): the faces now
+    // name a material the file does not define.
+    let at = bytes.windows(4).position(|w| w == b"MTRL").unwrap();
+    bytes[at..at + 4].copy_from_slice(b"mtrl");
+    // An application chunk before OMD3.
+    let n = bytes.len();
+    let mut tail = b"blnd\x0C\x00\x00\x00abcd".to_vec();
+    tail.extend(b"OMD3");
+    bytes.splice(n - 4.., tail);
+    let size = bytes.len() as u32;
+    bytes[4..8].copy_from_slice(&size.to_le_bytes());
+    let back = m3d::decode(&bytes).unwrap();
+    assert!(
+        back.warnings
+            .iter()
+            .any(|w| w.contains("material \"paint\"") && w.contains("not defined")),
+        "{:?}",
+        back.warnings
+    );
+    assert!(back.faces.iter().all(|f| f.material.is_none()));
+    assert!(
+        back.chunks
+            .iter()
+            .any(|c| c.magic == "blnd" && c.size == 12)
+    );
+    assert!(back.chunks.iter().any(|c| c.magic == "mtrl"));
+    assert!(back.materials.is_empty());
+}
