@@ -31,22 +31,26 @@ fn reference_vertices(m: &M3d) -> usize {
     m.vertices.len() * if generated { 2 } else { 1 }
 }
 
+/// (file, verts, faces, materials, bones, skins, actions, voxel types,
+/// shapes, inlined assets)
+type Counts = (
+    &'static str,
+    usize,
+    usize,
+    usize,
+    usize,
+    usize,
+    usize,
+    usize,
+    usize,
+    usize,
+);
+
 #[test]
 fn fixtures_match_the_reference_sdk_counts() {
     // (file, verts, faces, materials, bones, skins, actions, voxel types,
     // shapes, inlined assets), from notes/m3d.md.
-    let cases: &[(
-        &str,
-        usize,
-        usize,
-        usize,
-        usize,
-        usize,
-        usize,
-        usize,
-        usize,
-        usize,
-    )] = &[
+    let cases: &[Counts] = &[
         ("WusonBlitz0.m3d", 3846, 3732, 0, 0, 0, 0, 0, 0, 0),
         ("WusonBlitz2.m3d", 4234, 3732, 0, 0, 0, 0, 0, 0, 0),
         ("aliveai_character.m3d", 220, 84, 1, 6, 6, 1, 0, 0, 0),
@@ -186,7 +190,7 @@ fn everything(t: Types) -> M3d {
     vertices.push(Vertex {
         pos: [0.0, c(127), 0.0, c(127)],
         color: color(1),
-        skin: if t.sk == 0 { NONE } else { NONE },
+        skin: NONE,
     });
     let uv = |x: u32| x as f32 / 255.0;
     let tmap = if t.ti == 0 {
@@ -441,19 +445,9 @@ fn everything(t: Types) -> M3d {
     }
 }
 
-fn types(
-    vc: u8,
-    vi: u8,
-    si: u8,
-    ci: u8,
-    ti: u8,
-    bi: u8,
-    nb: u8,
-    sk: u8,
-    fc: u8,
-    vd: u8,
-    vp: u8,
-) -> Types {
+/// Types from sizes [vc, vi, si, ci, ti, bi, nb, sk, fc, vd, vp].
+fn types(s: [u8; 11]) -> Types {
+    let [vc, vi, si, ci, ti, bi, nb, sk, fc, vd, vp] = s;
     Types {
         vc,
         vi,
@@ -488,7 +482,7 @@ fn round_trip(m: &M3d, compress: bool) -> M3d {
 
 #[test]
 fn every_width_round_trips() {
-    let base = types(1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1);
+    let base = types([1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1]);
     let mut variants = vec![base];
     for vc in [2, 4, 8] {
         variants.push(Types { vc, ..base });
@@ -521,8 +515,8 @@ fn every_width_round_trips() {
         variants.push(Types { vd, ..base });
     }
     variants.push(Types { vp: 2, ..base });
-    variants.push(types(4, 4, 4, 4, 4, 4, 8, 4, 4, 4, 2));
-    variants.push(types(8, 2, 2, 2, 2, 2, 4, 2, 2, 2, 2));
+    variants.push(types([4, 4, 4, 4, 4, 4, 8, 4, 4, 4, 2]));
+    variants.push(types([8, 2, 2, 2, 2, 2, 4, 2, 2, 2, 2]));
     for t in variants {
         let m = everything(t);
         for compress in [false, true] {
@@ -548,7 +542,7 @@ fn every_width_round_trips() {
 #[test]
 fn indices_sign_extend_like_the_reference() {
     // 255 (1 byte) and 65535 (2 bytes) are -1; 254 / 65534 are -2.
-    let mut m = everything(types(1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1));
+    let mut m = everything(types([1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1]));
     m.vertices[0].skin = QUATERNION;
     m.vertices[1].skin = NONE;
     let bytes = m3d_write::encode(&m, false).unwrap();
@@ -574,7 +568,7 @@ fn truncations(bytes: &[u8]) {
 
 #[test]
 fn truncation_at_every_byte_is_an_error() {
-    let m = everything(types(2, 2, 2, 1, 2, 1, 4, 1, 1, 1, 1));
+    let m = everything(types([2, 2, 2, 1, 2, 1, 4, 1, 1, 1, 1]));
     truncations(&m3d_write::encode(&m, false).unwrap());
     truncations(&m3d_write::encode(&m, true).unwrap());
     truncations(&fixture("cube_with_vertexcolors.m3d"));
@@ -587,7 +581,7 @@ fn err(bytes: &[u8]) -> String {
 
 #[test]
 fn hostile_files_give_clear_errors() {
-    let t = types(1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1);
+    let t = types([1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1]);
     // A face pointing past the vertex list.
     let mut m = everything(t);
     m.faces[0].points[1].vertex = 200;
@@ -659,7 +653,7 @@ fn hostile_files_give_clear_errors() {
 
 #[test]
 fn undefined_materials_and_unknown_chunks_are_warnings() {
-    let t = types(1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1);
+    let t = types([1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1]);
     let mut m = everything(t);
     m.materials.remove(1);
     m.faces
