@@ -249,3 +249,29 @@ fn several_dispatches_cover_big_batches() {
         .fold(0.0, f32::max);
     assert!(worst <= 1e-4 * size, "max position error {worst}");
 }
+
+#[test]
+fn m3d_characters_match_the_cpu_through_their_actions() {
+    // CesiumMan (19 bones, 4 weights per vertex) and aliveai_character
+    // (6 bones, one weight per vertex), posed by their M3D frame sequences.
+    let gpu = common::gpu();
+    for (file, times) in [
+        ("CesiumMan.m3d", &[0.0, 0.3, 0.77, 1.5][..]),
+        ("aliveai_character.m3d", &[0.5, 3.3, 9.9][..]),
+    ] {
+        let path = common::shared().join("fixtures/m3d").join(file);
+        let scene = facet::load::load_file(&path).unwrap().scene;
+        let mut pose = Pose::new(&scene.skeleton);
+        let mut most = 0.0f32;
+        for &t in times {
+            pose.evaluate(&scene.skeleton, Some(&scene.clips[0]), t);
+            most = most.max(check_scene(
+                &gpu,
+                &scene,
+                &pose,
+                &format!("{file} at {t} s"),
+            ));
+        }
+        assert!(most > 0.01, "{file}: the action did not move the mesh");
+    }
+}

@@ -41,7 +41,16 @@ pub fn evaluate(seq: &FrameSequence, t: f32, cur: &mut Vec<BoneState>, next: &mu
     if n == 0 {
         return;
     }
-    let ms = (t as f64 * 1000.0).rem_euclid(seq.duration_ms.max(1) as f64);
+    // m3d.h counts whole milliseconds; keep sub-millisecond time for smooth
+    // slow motion, but snap float noise (0.6 s is 600.0000238 ms in f32) so
+    // that a frame's own time shows that frame.
+    let raw = t as f64 * 1000.0;
+    let raw = if (raw - raw.round()).abs() < 1e-3 {
+        raw.round()
+    } else {
+        raw
+    };
+    let ms = raw.rem_euclid(seq.duration_ms.max(1) as f64);
     let mut l = 0.0f64;
     let mut j = 0;
     while j < n && seq.frames[j].msec as f64 <= ms {

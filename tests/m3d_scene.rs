@@ -1,0 +1,390 @@
+//! Model 3D files as scenes: conversion (materials, vertex colours, voxels,
+//! skins, labels), m3d_pose animation against hand-computed poses, and image
+//! tests of the fixtures (tolerances in tests/common).
+
+mod common;
+use facet::anim::Pose;
+use facet::anim::sequence::m3d_nlerp;
+use facet::formats::m3d::{self, *};
+use facet::formats::m3d_write;
+use facet::scene::Scene;
+use glam::{Quat, Vec3};
+
+fn load(file: &str) -> Scene {
+    let path = common::shared().join("fixtures/m3d").join(file);
+    facet::load::load_file(&path)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .scene
+}
+
+fn render(scene: &Scene, req: facet::headless::RenderRequest) -> image::RgbaImage {
+    let gpu = common::gpu();
+    facet::headless::render(&gpu, scene, &req).unwrap().0
+}
+
+fn small() -> facet::headless::RenderRequest {
+    facet::headless::RenderRequest {
+        width: 200,
+        height: 150,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn fixtures_render_like_their_references() {
+    // Static with materials, textured (inlined PNG), vertex colours, voxels.
+    for (file, camera) in [
+        ("suzanne.m3d", None),
+        ("viper.m3d", Some((150.0, 35.0, 1.6))),
+        ("cube_with_vertexcolors.m3d", Some((30.0, 25.0, 1.0))),
+        ("lantea.m3d", Some((20.0, 30.0, 1.0))),
+        ("voxel.m3d", None),
+    ] {
+        let scene = load(file);
+        let img = render(&scene, facet::headless::RenderRequest { camera, ..small() });
+        common::assert_matches_reference(&format!("m3d_{}", file.trim_end_matches(".m3d")), &img);
+    }
+}
+
+#[test]
+fn cesium_man_walks() {
+    let scene = load("CesiumMan.m3d");
+    assert_eq!(scene.skeleton.bones.len(), 19);
+    assert_eq!(scene.clips[0].name, "Anim");
+    assert!((scene.clips[0].duration_s - 1.92).abs() < 1e-6);
+    let req = |time: f32| facet::headless::RenderRequest {
+        clip: Some("Anim".into()),
+        time,
+        camera: Some((60.0, 10.0, 1.0)),
+        ..small()
+    };
+    let a = render(&scene, req(0.5));
+    common::assert_matches_reference("m3d_CesiumMan_0.5s", &a);
+    let b = render(&scene, req(1.2));
+    let differing = a.pixels().zip(b.pixels()).filter(|(x, y)| x != y).count();
+    assert!(
+        differing > 300,
+        "the walk did not change the picture ({differing} pixels)"
+    );
+}
+
+#[test]
+fn conversion_keeps_colours_materials_and_textures() {
+    let s = load("cube_with_vertexcolors.m3d");
+    let colours = s.meshes[0].colors.as_ref().expect("vertex colours");
+    let distinct: std::collections::HashSet<_> = colours.iter().collect();
+    assert!(distinct.len() >= 6, "{distinct:?}");
+
+    let s = load("viper.m3d");
+    assert_eq!(s.textures.len(), 1);
+    assert_eq!(s.textures[0].source, facet::scene::TextureSource::Embedded);
+    assert_eq!((s.textures[0].width, s.textures[0].height), (256, 256));
+    let m = &s.materials[0];
+    assert_eq!(m.texture, Some(0));
+    assert!(
+        m.properties
+            .iter()
+            .any(|(k, v, t)| k.starts_with("map_Kd") && v == "M_01___Default1" && *t == Some(0))
+    );
+    assert!(
+        m.properties
+            .iter()
+            .any(|(k, v, _)| k.starts_with("Ns") && v == "1024")
+    );
+    assert_eq!(
+        s.source
+            .details
+            .iter()
+            .find(|(k, _)| k == "model name")
+            .map(|(_, v)| v.as_str()),
+        Some("BSG Viper")
+    );
+    assert!(
+        s.source
+            .chunks
+            .iter()
+            .any(|c| c.magic == "ASET" && c.note == "decoded")
+    );
+
+    let s = load("bezier.m3d");
+    assert!(
+        s.source
+            .chunks
+            .iter()
+            .any(|c| c.magic == "SHPE" && c.note.contains("not rendered"))
+    );
+    assert!(
+        s.tables
+            .iter()
+            .any(|(t, rows)| t == "Not rendered" && rows.len() == 1)
+    );
+}
+
+#[test]
+fn voxels_mesh_with_hidden_faces_removed() {
+    // m3d.h's mesher gives voxel.m3d 40 triangles and lantea.m3d 51,548; it
+    // culls only inside a block. Culling across blocks must not give more.
+    for (file, reference) in [("voxel.m3d", 40), ("lantea.m3d", 51_548)] {
+        let s = load(file);
+        let tris = s.triangle_count();
+        assert!(
+            tris > 0 && tris <= reference,
+            "{file}: {tris} triangles, m3d.h {reference}"
+        );
+        assert!(s.tables.iter().any(|(t, _)| t == "Voxel types"));
+    }
+    // A 2x2x2 solid block: only its outer faces, 6 sides x 4 quads x 2.
+    let mut m = M3d {
+        types: Types::from_bits(0),
+        name: "block".into(),
+        voxel_types: vec![VoxelType {
+            color: 0xFF00_80FF,
+            name: String::new(),
+            rotation: 0,
+            shape: 0,
+            skin: NONE,
+            items: vec![],
+        }],
+        voxel_blocks: vec![VoxelBlock {
+            name: String::new(),
+            pos: [0, 0, 0],
+            size: [2, 2, 2],
+            uncertainty: 0,
+            group: 0,
+            data: vec![0; 8],
+        }],
+        ..Default::default()
+    };
+    m.types.ci = 4;
+    m.types.sk = 0;
+    let bytes = m3d_write::encode(&m, true).unwrap();
+    let s = facet::load::load_bytes("block.m3d", &bytes, None)
+        .unwrap()
+        .scene;
+    assert_eq!(s.triangle_count(), 6 * 4 * 2);
+    assert_eq!(
+        s.materials.last().unwrap().base_color,
+        [1.0, 128.0 / 255.0, 0.0, 1.0]
+    );
+}
+
+/// Two bones: "root" at the origin, "arm" 0.5 up; frames at 200 ms (the
+/// arm turns 90 degrees about Z) and 600 ms (the arm moves to y = 1);
+/// 1000 ms long. Quaternions as vertex records (vc = float).
+fn two_bones() -> Scene {
+    let s = std::f32::consts::FRAC_1_SQRT_2;
+    let v = |p: [f32; 4], skin: u32| Vertex {
+        pos: p,
+        color: None,
+        skin,
+    };
+    let mut t = Types::from_bits(0);
+    t.vc = 4;
+    t.ci = 0;
+    t.ti = 0;
+    t.sk = 1;
+    let m = M3d {
+        types: t,
+        name: "two bones".into(),
+        vertices: vec![
+            v([0.0, 0.0, 0.0, 1.0], NONE),       // 0 root position
+            v([0.0, 0.0, 0.0, 1.0], QUATERNION), // 1 identity
+            v([0.0, 0.5, 0.0, 1.0], NONE),       // 2 arm position
+            v([0.0, 0.0, s, s], QUATERNION),     // 3 90 degrees about Z
+            v([0.0, 1.0, 0.0, 1.0], NONE),       // 4 arm moved
+            v([0.1, 0.9, 0.0, 1.0], 0),          // 5 a skinned vertex
+            v([0.2, 0.9, 0.0, 1.0], 0),
+            v([0.1, 1.0, 0.0, 1.0], 0),
+        ],
+        bones: vec![
+            Bone {
+                parent: None,
+                name: "root".into(),
+                pos: 0,
+                ori: 1,
+            },
+            Bone {
+                parent: Some(0),
+                name: "arm".into(),
+                pos: 2,
+                ori: 1,
+            },
+        ],
+        skins: vec![Skin {
+            influences: vec![(1, 255)],
+        }],
+        faces: vec![Face {
+            material: None,
+            points: (5..8)
+                .map(|i| FacePoint {
+                    vertex: i,
+                    uv: None,
+                    normal: None,
+                    max: None,
+                })
+                .collect(),
+        }],
+        actions: vec![Action {
+            name: "move".into(),
+            duration_ms: 1000,
+            frames: vec![
+                Frame {
+                    msec: 200,
+                    transforms: vec![Transform {
+                        bone: 1,
+                        pos: 2,
+                        ori: 3,
+                    }],
+                },
+                Frame {
+                    msec: 600,
+                    transforms: vec![Transform {
+                        bone: 1,
+                        pos: 4,
+                        ori: 3,
+                    }],
+                },
+            ],
+        }],
+        ..Default::default()
+    };
+    let bytes = m3d_write::encode(&m, false).unwrap();
+    facet::load::load_bytes("two_bones.m3d", &bytes, None)
+        .unwrap()
+        .scene
+}
+
+/// The arm's local translation and rotation at `t`.
+fn arm_at(scene: &Scene, pose: &mut Pose, t: f32) -> (Vec3, Quat) {
+    pose.evaluate(&scene.skeleton, Some(&scene.clips[0]), t);
+    let (_, r, p) = pose.local[1].to_scale_rotation_translation();
+    (p, r)
+}
+
+fn angle_z(q: Quat) -> f32 {
+    let (axis, angle) = q.to_axis_angle();
+    angle.to_degrees() * axis.z.signum()
+}
+
+#[test]
+fn m3d_pose_rules_hold() {
+    let scene = two_bones();
+    let clip = &scene.clips[0];
+    // Timeline frames are the intervals between frame times: 0-200-600-1000.
+    assert_eq!(clip.frames, 3);
+    assert!((clip.time_of_frame(1) - 0.2).abs() < 1e-6);
+    let mut pose = Pose::new(&scene.skeleton);
+
+    // Before the first frame: from the bind pose towards frame 0 (t' = 0.5 at
+    // 100 ms): about 45 degrees (m3d.h's nlerp approximates slerp).
+    let (p, r) = arm_at(&scene, &mut pose, 0.1);
+    assert!((p - Vec3::new(0.0, 0.5, 0.0)).length() < 1e-6);
+    assert!((angle_z(r) - 45.0).abs() < 0.2, "{}", angle_z(r));
+    let want = m3d_nlerp(
+        Quat::IDENTITY,
+        Quat::from_rotation_z(90f32.to_radians()),
+        0.5,
+    );
+    assert!(r.dot(want).abs() > 1.0 - 1e-6);
+
+    // Frame 0 applied; frame 1 moves only the position (same orientation
+    // record): halfway at 400 ms.
+    let (p, r) = arm_at(&scene, &mut pose, 0.4);
+    assert!((p - Vec3::new(0.0, 0.75, 0.0)).length() < 1e-6, "{p}");
+    assert!((angle_z(r) - 90.0).abs() < 1e-3);
+
+    // After the last frame the bones of frame 0 take its values at once
+    // (m3d.h: t' = 1 when the next frame wraps): the arm is back at 0.5.
+    let (p, _) = arm_at(&scene, &mut pose, 0.8);
+    assert!((p - Vec3::new(0.0, 0.5, 0.0)).length() < 1e-6, "{p}");
+    // Exactly at a frame's time, that frame.
+    let (p, _) = arm_at(&scene, &mut pose, 0.6);
+    assert!((p - Vec3::new(0.0, 1.0, 0.0)).length() < 1e-6, "{p}");
+    // Time wraps at the duration.
+    let (a, ra) = arm_at(&scene, &mut pose, 1.1);
+    let (b, rb) = arm_at(&scene, &mut pose, 0.1);
+    assert!((a - b).length() < 1e-5 && ra.dot(rb).abs() > 1.0 - 1e-5);
+
+    // The skinned vertex follows the arm: at 0.4 s it is rotated 90 degrees
+    // about the arm's origin and lifted by 0.25.
+    pose.evaluate(&scene.skeleton, Some(clip), 0.4);
+    let v = pose.skin[1].transform_point3(Vec3::new(0.1, 0.9, 0.0));
+    // Arm-local (0.1, 0.4) turned 90 degrees: (-0.4, 0.1), plus (0, 0.75).
+    assert!((v - Vec3::new(-0.4, 0.85, 0.0)).length() < 1e-5, "{v}");
+}
+
+#[test]
+fn m3d_nlerp_is_close_to_slerp() {
+    // The reference's polynomial keeps the blend within 0.2 degrees of slerp.
+    let a = Quat::IDENTITY;
+    for deg in [10.0f32, 60.0, 120.0, 170.0] {
+        let b = Quat::from_rotation_y(deg.to_radians());
+        for t in [0.1, 0.25, 0.5, 0.9] {
+            let q = m3d_nlerp(a, b, t);
+            let s = a.slerp(b, t);
+            assert!(
+                q.angle_between(s).to_degrees() < 0.5,
+                "{deg} {t}: {}",
+                q.angle_between(s).to_degrees()
+            );
+        }
+    }
+}
+
+#[test]
+fn labels_point_at_their_vertices() {
+    let mut t = Types::from_bits(0);
+    t.ci = 4;
+    let m = M3d {
+        types: t,
+        name: "labelled".into(),
+        vertices: vec![
+            Vertex {
+                pos: [0.0, 0.0, 0.0, 1.0],
+                color: Some(0xFFFF_FFFF),
+                skin: NONE,
+            },
+            Vertex {
+                pos: [1.0, 0.0, 0.0, 1.0],
+                color: Some(0xFFFF_FFFF),
+                skin: NONE,
+            },
+            Vertex {
+                pos: [0.0, 1.0, 0.0, 1.0],
+                color: Some(0xFFFF_FFFF),
+                skin: NONE,
+            },
+        ],
+        faces: vec![Face {
+            material: None,
+            points: (0..3)
+                .map(|i| FacePoint {
+                    vertex: i,
+                    uv: None,
+                    normal: None,
+                    max: None,
+                })
+                .collect(),
+        }],
+        labels: vec![Label {
+            group: "notes".into(),
+            lang: "en_GB".into(),
+            color: 0xFF00_00FF,
+            vertex: 2,
+            text: "apex".into(),
+        }],
+        ..Default::default()
+    };
+    let bytes = m3d_write::encode(&m, false).unwrap();
+    let s = facet::load::load_bytes("l.m3d", &bytes, None)
+        .unwrap()
+        .scene;
+    assert_eq!(s.labels.len(), 1);
+    let l = &s.labels[0];
+    assert_eq!(
+        (l.text.as_str(), l.position, l.color),
+        ("apex", Vec3::Y, [255, 0, 0, 255])
+    );
+    assert_eq!((l.group.as_str(), l.lang.as_str()), ("notes", "en_GB"));
+    let _ = m3d::NONE;
+}
