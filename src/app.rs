@@ -261,6 +261,18 @@ impl Running {
         for id in self.ui.texture_ids.drain(..).flatten() {
             self.egui_renderer.free_texture(&id);
         }
+        if let Some(id) = self.ui.preview_id.take() {
+            self.egui_renderer.free_texture(&id);
+        }
+        self.ui.preview_id = self.scene.preview.as_ref().map(|t| {
+            let gt =
+                crate::gpu::upload::upload_texture(&self.gpu, &t.name, t.width, t.height, &t.rgba8);
+            self.egui_renderer.register_native_texture(
+                &self.gpu.device,
+                &gt.ui_view,
+                wgpu::FilterMode::Linear,
+            )
+        });
         self.ui.texture_ids = self
             .gpu_scene
             .textures
@@ -337,6 +349,7 @@ impl Running {
                 "b" | "B" => self.ui.view.bounds ^= true,
                 "g" | "G" => self.ui.view.grid ^= true,
                 "k" | "K" => self.ui.view.skeleton ^= true,
+                "l" | "L" => self.ui.show_labels ^= true,
                 "," | "<" => self.step(-1),
                 "." | ">" => self.step(1),
                 "i" | "I" => self.ui.show_inspector ^= true,
@@ -413,6 +426,7 @@ impl Running {
         if let Some(span) = self.ui.timeline.span(&self.scene) {
             self.ui.timeline.advance(dt, &span);
         }
+        self.ui.view_proj = self.camera.view_proj(self.view_aspect());
         let scene = &self.scene;
         let ui_state = &mut self.ui;
         let pose = (!scene.skeleton.bones.is_empty()).then_some(&self.animator.pose);

@@ -8,6 +8,7 @@ pub mod anim;
 pub mod app;
 pub mod bench;
 pub mod demo;
+pub mod demo_m3d;
 pub mod formats;
 pub mod gpu;
 pub mod headless;

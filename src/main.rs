@@ -304,10 +304,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             if !dir.is_dir() {
                 bail!("{} is not a folder", dir.display());
             }
-            let path = dir.join("demo.p3m");
-            std::fs::write(&path, facet::demo::demo_bytes())
-                .with_context(|| format!("writing {}", path.display()))?;
-            println!("wrote {}", path.display());
+            for (name, bytes) in [
+                ("demo.p3m", facet::demo::demo_bytes()),
+                ("demo.m3d", facet::demo_m3d::demo_bytes()),
+            ] {
+                let path = dir.join(name);
+                std::fs::write(&path, bytes)
+                    .with_context(|| format!("writing {}", path.display()))?;
+                println!("wrote {}", path.display());
+            }
             Ok(())
         }
     }

@@ -35,3 +35,12 @@ fn ptf_corpus() {
             .map_err(|e| e.to_string())
     });
 }
+
+#[test]
+fn m3d_corpus() {
+    each("m3d", |b| {
+        facet::formats::m3d::decode(b)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    });
+}

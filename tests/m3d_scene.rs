@@ -388,3 +388,23 @@ fn labels_point_at_their_vertices() {
     assert_eq!((l.group.as_str(), l.lang.as_str()), ("notes", "en_GB"));
     let _ = m3d::NONE;
 }
+
+#[test]
+fn bundled_m3d_demo_is_up_to_date_and_animates() {
+    let path = common::repo().join("assets/demo.m3d");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        facet::demo_m3d::demo_bytes(),
+        "assets/demo.m3d is stale: run `cargo run -- gen-assets`"
+    );
+    let scene = facet::load::load_file(&path).unwrap().scene;
+    assert_eq!(scene.labels.len(), 3);
+    assert!(scene.meshes.iter().any(|m| m.colors.is_some()));
+    let mut pose = Pose::new(&scene.skeleton);
+    pose.evaluate(&scene.skeleton, Some(&scene.clips[0]), 0.65);
+    let moved = pose
+        .skin
+        .iter()
+        .any(|m| !m.abs_diff_eq(glam::Mat4::IDENTITY, 1e-3));
+    assert!(moved, "the sway does not move the bones");
+}

@@ -180,3 +180,41 @@ fn timeline_runs_materials_without_a_clip() {
     harness.run();
     assert!((harness.state().timeline.time - 2.4).abs() < 1e-5);
 }
+
+#[test]
+fn m3d_inspector_shows_strings_chunks_and_material_properties() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/m3d/viper.m3d");
+    assert!(
+        path.exists(),
+        "this test needs ../shared/fixtures (CI has it)"
+    );
+    let scene = facet::load::load_file(&path).unwrap().scene;
+    let state = UiState::for_scene(&scene);
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(420.0, 2400.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| inspector(ui, &scene, state, None),
+            state,
+        );
+    harness.run();
+    for text in ["M3D", "model name", "BSG Viper", "payload", "zlib, "] {
+        harness.get_by_label_contains(text);
+    }
+    harness.get_by_label("Chunks (8)").click();
+    harness.run();
+    for text in ["HEAD", "ASET", "0x0"] {
+        harness.get_by_label(text);
+    }
+    assert_eq!(harness.get_all_by_label("MTRL").count(), 2);
+    harness.get_all_by_label("decoded").next().unwrap();
+    harness
+        .get_all_by_label("Properties (9)")
+        .next()
+        .unwrap()
+        .click();
+    harness.run();
+    harness.get_by_label("map_Kd diffuse map (128)");
+    assert!(harness.get_all_by_label("M_01___Default1").count() >= 2);
+    harness.get_by_label("Ns specular exponent (3)");
+}

@@ -64,7 +64,84 @@ pub fn inspector(
                     row("bones", scene.skeleton.bones.len().to_string());
                     row("clips", scene.clips.len().to_string());
                 });
+            if let Some(p) = &scene.preview {
+                ui.label(format!("preview ({})", p.format));
+                match state.preview_id {
+                    Some(id) => {
+                        ui.add(egui::Image::new((id, egui::vec2(128.0, 128.0))));
+                    }
+                    None => {
+                        ui.weak(format!("[{}x{} image]", p.width, p.height));
+                    }
+                }
+            }
         });
+
+    if !s.chunks.is_empty() {
+        egui::CollapsingHeader::new(format!("Chunks ({})", s.chunks.len()))
+            .default_open(false)
+            .show(ui, |ui| {
+                egui::Grid::new("chunks")
+                    .num_columns(4)
+                    .striped(true)
+                    .show(ui, |ui| {
+                        ui.strong("chunk");
+                        ui.strong("offset");
+                        ui.strong("bytes");
+                        ui.strong("");
+                        ui.end_row();
+                        for c in &s.chunks {
+                            ui.monospace(&c.magic);
+                            ui.monospace(format!("{:#X}", c.offset));
+                            ui.monospace(c.size.to_string());
+                            ui.weak(&c.note);
+                            ui.end_row();
+                        }
+                    });
+            });
+    }
+    for (title, rows) in &scene.tables {
+        egui::CollapsingHeader::new(format!("{title} ({})", rows.len()))
+            .default_open(false)
+            .show(ui, |ui| {
+                egui::Grid::new(("table", title.as_str()))
+                    .num_columns(2)
+                    .striped(true)
+                    .show(ui, |ui| {
+                        for (k, v) in rows {
+                            ui.label(k);
+                            ui.label(v);
+                            ui.end_row();
+                        }
+                    });
+            });
+    }
+    if !scene.labels.is_empty() {
+        egui::CollapsingHeader::new(format!("Labels ({})", scene.labels.len()))
+            .default_open(false)
+            .show(ui, |ui| {
+                ui.checkbox(&mut state.show_labels, "draw over the model (L)");
+                egui::Grid::new("labels")
+                    .num_columns(2)
+                    .striped(true)
+                    .show(ui, |ui| {
+                        for l in &scene.labels {
+                            let [r, g, b, _] = l.color;
+                            ui.colored_label(egui::Color32::from_rgb(r, g, b), &l.text);
+                            ui.weak(format!(
+                                "{}{}{} at ({:.3}, {:.3}, {:.3})",
+                                l.group,
+                                if l.lang.is_empty() { "" } else { " · " },
+                                l.lang,
+                                l.position.x,
+                                l.position.y,
+                                l.position.z
+                            ));
+                            ui.end_row();
+                        }
+                    });
+            });
+    }
 
     egui::CollapsingHeader::new(format!("Parts ({})", scene.meshes.len()))
         .default_open(true)
@@ -177,6 +254,31 @@ pub fn inspector(
                                     ui.end_row();
                                 }
                             });
+                        if !m.properties.is_empty() {
+                            egui::CollapsingHeader::new(format!(
+                                "Properties ({})",
+                                m.properties.len()
+                            ))
+                            .id_salt(("material properties", i))
+                            .default_open(false)
+                            .show(ui, |ui| {
+                                egui::Grid::new(("matprops", i))
+                                    .num_columns(2)
+                                    .striped(true)
+                                    .show(ui, |ui| {
+                                        for (k, v, tex) in &m.properties {
+                                            ui.label(k);
+                                            ui.horizontal(|ui| {
+                                                if let Some(t) = tex {
+                                                    texture_preview(ui, state, *t, 32.0);
+                                                }
+                                                ui.monospace(v);
+                                            });
+                                            ui.end_row();
+                                        }
+                                    });
+                            });
+                        }
                         if m.animation.is_some() {
                             egui::CollapsingHeader::new("Animation")
                                 .id_salt(("material animation", i))

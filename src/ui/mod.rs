@@ -2,6 +2,7 @@
 //! [`Scene`] and edit [`UiState`]; the app applies what they ask for.
 
 pub mod inspector;
+pub mod labels;
 pub mod material;
 pub mod timeline;
 
@@ -21,6 +22,12 @@ pub struct UiState {
     pub selected_bone: Option<usize>,
     /// The material whose keyframes the timeline shows.
     pub selected_material: Option<usize>,
+    /// Draw the scene's annotation labels over the 3D view.
+    pub show_labels: bool,
+    /// The 3D view's projection, set by the app each frame (labels use it).
+    pub view_proj: glam::Mat4,
+    /// egui id of the file's preview image (M3D PRVW), when registered.
+    pub preview_id: Option<egui::TextureId>,
     pub timeline: Timeline,
     /// The last load error, shown until dismissed; the old scene stays.
     pub error: Option<String>,
@@ -36,6 +43,7 @@ impl UiState {
         Self {
             view: ViewOptions::for_scene(scene),
             timeline: Timeline::for_scene(scene),
+            show_labels: !scene.labels.is_empty(),
             show_inspector: true,
             ..Default::default()
         }
@@ -60,6 +68,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("B", "bounding boxes"),
     ("G", "grid"),
     ("K", "skeleton overlay"),
+    ("L", "annotation labels (M3D)"),
     ("I", "inspector panel"),
     ("?", "this help"),
     ("Ctrl + Q", "quit"),
@@ -80,6 +89,8 @@ pub fn toolbar(ui: &mut egui::Ui, state: &mut UiState) {
             .on_hover_text("G");
         ui.toggle_value(&mut state.view.skeleton, "Skeleton")
             .on_hover_text("K");
+        ui.toggle_value(&mut state.show_labels, "Labels")
+            .on_hover_text("L: annotation labels (M3D)");
         ui.separator();
         if ui.button("Fit").on_hover_text("F").clicked() {
             state.request_fit = true;
@@ -157,5 +168,9 @@ pub fn show(
             });
     }
     help_window(&ctx, state);
-    ui.available_rect_before_wrap()
+    let view = ui.available_rect_before_wrap();
+    if state.show_labels && !scene.labels.is_empty() {
+        labels::draw(ui, scene, state.view_proj, view);
+    }
+    view
 }
