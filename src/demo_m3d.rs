@@ -45,7 +45,8 @@ pub fn demo() -> M3d {
                     normal: None,
                     max: None,
                 })
-                .collect(),
+                .collect::<Vec<_>>()
+                .into(),
         });
     };
     // The stem: a hexagonal prism from y = -1 to 0 on bone 0, stone material.

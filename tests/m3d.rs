@@ -256,7 +256,8 @@ fn everything(t: Types) -> M3d {
                 point(0, None, None, None),
                 point(1, None, None, None),
                 point(2, None, None, None),
-            ],
+            ]
+            .into(),
         },
         Face {
             material: Some(0),
@@ -264,7 +265,8 @@ fn everything(t: Types) -> M3d {
                 point(1, with_uv(1), None, None),
                 point(2, with_uv(2), None, None),
                 point(3, with_uv(3), None, None),
-            ],
+            ]
+            .into(),
         },
         Face {
             material: Some(0),
@@ -272,21 +274,29 @@ fn everything(t: Types) -> M3d {
                 point(3, None, Some(13), None),
                 point(4, None, Some(13), None),
                 point(5, None, Some(13), None),
-            ],
+            ]
+            .into(),
         },
         Face {
             material: Some(1),
             points: (4..8)
                 .map(|v| point(v, with_uv(v), Some(13), None))
-                .collect(),
+                .collect::<Vec<_>>()
+                .into(),
         },
         Face {
             material: Some(1),
-            points: (6..11).map(|v| point(v, None, None, Some(v + 1))).collect(),
+            points: (6..11)
+                .map(|v| point(v, None, None, Some(v + 1)))
+                .collect::<Vec<_>>()
+                .into(),
         },
         Face {
             material: None,
-            points: (0..15).map(|v| point(v % 12, None, None, None)).collect(),
+            points: (0..15)
+                .map(|v| point(v % 12, None, None, None))
+                .collect::<Vec<_>>()
+                .into(),
         },
     ];
     let bones = vec![

@@ -222,7 +222,8 @@ fn two_bones() -> Scene {
                     normal: None,
                     max: None,
                 })
-                .collect(),
+                .collect::<Vec<_>>()
+                .into(),
         }],
         actions: vec![Action {
             name: "move".into(),
@@ -364,7 +365,8 @@ fn labels_point_at_their_vertices() {
                     normal: None,
                     max: None,
                 })
-                .collect(),
+                .collect::<Vec<_>>()
+                .into(),
         }],
         labels: vec![Label {
             group: "notes".into(),

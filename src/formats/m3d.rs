@@ -212,7 +212,43 @@ pub struct Face {
     /// Index into `materials`; `None`: vertex colours.
     pub material: Option<u32>,
     /// 1 to 15 points, counter-clockwise.
-    pub points: Vec<FacePoint>,
+    pub points: FacePoints,
+}
+
+/// A face's points: triangles (nearly every face) inline, other polygons on
+/// the heap, so decoding a mesh does not allocate per face.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FacePoints {
+    Triangle([FacePoint; 3]),
+    Polygon(Vec<FacePoint>),
+}
+
+impl From<Vec<FacePoint>> for FacePoints {
+    fn from(v: Vec<FacePoint>) -> Self {
+        match <[FacePoint; 3]>::try_from(v) {
+            Ok(t) => FacePoints::Triangle(t),
+            Err(v) => FacePoints::Polygon(v),
+        }
+    }
+}
+
+impl std::ops::Deref for FacePoints {
+    type Target = [FacePoint];
+    fn deref(&self) -> &[FacePoint] {
+        match self {
+            FacePoints::Triangle(t) => t,
+            FacePoints::Polygon(v) => v,
+        }
+    }
+}
+
+impl std::ops::DerefMut for FacePoints {
+    fn deref_mut(&mut self) -> &mut [FacePoint] {
+        match self {
+            FacePoints::Triangle(t) => t,
+            FacePoints::Polygon(v) => v,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -609,22 +645,29 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
             b"VRTS" => {
                 let rec = 4 * t.vc as usize + t.ci as usize + t.sk as usize;
                 let n = (len - 8) / rec;
-                m.vertices = (0..n)
-                    .map(|i| {
-                        let f = format!("vertex {i}");
+                // Static field names in the hot loop; the index goes into
+                // the error only when there is one.
+                m.vertices.reserve_exact(n);
+                for i in 0..n {
+                    let mut one = || -> Result<Vertex> {
                         let pos = [
-                            p.coord(&mut r, &f)?,
-                            p.coord(&mut r, &f)?,
-                            p.coord(&mut r, &f)?,
-                            p.coord(&mut r, &f)?,
+                            p.coord(&mut r, "x")?,
+                            p.coord(&mut r, "y")?,
+                            p.coord(&mut r, "z")?,
+                            p.coord(&mut r, "w")?,
                         ];
                         let color = (t.ci != 0)
-                            .then(|| p.color(&mut r, &m.cmap, &format!("vertex {i} colour")))
+                            .then(|| p.color(&mut r, &m.cmap, "colour"))
                             .transpose()?;
-                        let skin = index(&mut r, t.sk, &format!("vertex {i} skin"))?;
+                        let skin = index(&mut r, t.sk, "skin")?;
                         Ok(Vertex { pos, color, skin })
-                    })
-                    .collect::<Result<_>>()?;
+                    };
+                    let v = one().map_err(|e| DecodeError {
+                        field: e.field.replacen(": ", &format!(": vertex {i} "), 1),
+                        ..e
+                    })?;
+                    m.vertices.push(v);
+                }
             }
             b"BONE" => {
                 if t.bi == 0 {
@@ -687,13 +730,12 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                     let weights: Vec<u8> = if t.nb == 1 {
                         vec![255]
                     } else {
-                        r.bytes(t.nb as usize, &format!("skin {i} weights"))?
-                            .to_vec()
+                        r.bytes(t.nb as usize, "skin weights")?.to_vec()
                     };
                     let mut influences = Vec::new();
                     for w in weights.into_iter().filter(|&w| w != 0) {
                         let at = r.pos();
-                        let b = index(&mut r, t.bi, &format!("skin {i} bone"))?;
+                        let b = index(&mut r, t.bi, "skin bone")?;
                         if b as usize >= nb {
                             return Err(r.err(
                                 at,
@@ -741,6 +783,9 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                 }
             }
             b"MESH" => {
+                // Room for the most triangles the chunk can hold (bounded by
+                // its bytes), so the face list never regrows.
+                m.faces.reserve((len - 8) / (1 + 3 * t.vi as usize));
                 let mut material: Option<u32> = None;
                 while r.pos() < body.end {
                     let at = r.pos();
@@ -787,50 +832,74 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                             format!("{magic:#04X}: reserved bit 3 is set"),
                         ));
                     }
-                    let mut points = Vec::with_capacity(n);
+                    const NO_POINT: FacePoint = FacePoint {
+                        vertex: 0,
+                        uv: None,
+                        normal: None,
+                        max: None,
+                    };
+                    let mut tri = [NO_POINT; 3];
+                    let mut poly = Vec::new();
+                    let nv = m.vertices.len() as u32;
+                    let nt = m.tmap.len() as u32;
+                    #[allow(clippy::needless_range_loop)] // j also names the point in errors
                     for j in 0..n {
-                        let f = |s: &str| format!("face {} point {j} {s}", m.faces.len());
                         let vat = r.pos();
-                        let vertex = index(&mut r, t.vi, &f("vertex"))?;
+                        let face = m.faces.len();
+                        let named = |e: DecodeError| DecodeError {
+                            field: e
+                                .field
+                                .replacen(": ", &format!(": face {face} point {j} "), 1),
+                            ..e
+                        };
+                        let vertex = index(&mut r, t.vi, "vertex").map_err(named)?;
                         let uv = if k & 1 != 0 {
-                            opt(index(&mut r, t.ti, &f("UV"))?)
+                            opt(index(&mut r, t.ti, "UV").map_err(named)?)
                         } else {
                             None
                         };
                         let normal = if k & 2 != 0 {
-                            opt(index(&mut r, t.vi, &f("normal"))?)
+                            opt(index(&mut r, t.vi, "normal").map_err(named)?)
                         } else {
                             None
                         };
                         let max = if k & 4 != 0 {
-                            opt(index(&mut r, t.vi, &f("maximum vertex"))?)
+                            opt(index(&mut r, t.vi, "maximum vertex").map_err(named)?)
                         } else {
                             None
                         };
-                        let nv = m.vertices.len() as u32;
-                        for (what, v, limit) in [
+                        let bad = [
                             ("vertex", Some(vertex), nv),
                             ("normal", normal, nv),
                             ("maximum vertex", max, nv),
-                            ("UV", uv, m.tmap.len() as u32),
-                        ] {
-                            if let Some(v) = v
-                                && v >= limit
-                            {
-                                return Err(r.err(
-                                    vat,
-                                    &f(what),
-                                    format!("{v} is out of range ({limit} entries)"),
-                                ));
-                            }
+                            ("UV", uv, nt),
+                        ]
+                        .into_iter()
+                        .find(|(_, v, limit)| v.is_some_and(|v| v >= *limit));
+                        if let Some((what, Some(v), limit)) = bad {
+                            return Err(r.err(
+                                vat,
+                                &format!("face {face} point {j} {what}"),
+                                format!("{v} is out of range ({limit} entries)"),
+                            ));
                         }
-                        points.push(FacePoint {
+                        let point = FacePoint {
                             vertex,
                             uv,
                             normal,
                             max,
-                        });
+                        };
+                        if n == 3 {
+                            tri[j] = point;
+                        } else {
+                            poly.push(point);
+                        }
                     }
+                    let points = if n == 3 {
+                        FacePoints::Triangle(tri)
+                    } else {
+                        FacePoints::Polygon(poly)
+                    };
                     m.faces.push(Face { material, points });
                 }
             }

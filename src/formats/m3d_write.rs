@@ -249,7 +249,7 @@ pub fn encode(m: &M3d, compress: bool) -> Result<Vec<u8>, String> {
                 return Err(format!("face {i}: {} points, 15 at most", f.points.len()));
             }
             w.out.push((f.points.len() as u8) << 4 | k);
-            for p in &f.points {
+            for p in f.points.iter() {
                 w.idx(t.vi, p.vertex, "face vertex")?;
                 if k & 1 != 0 {
                     w.idx(t.ti, p.uv.unwrap_or(NONE), "face UV")?;

@@ -1,0 +1,69 @@
+//! `cargo bench --bench m3d`: Model 3D decode throughput per fixture of
+//! `../shared/fixtures/m3d`, in MB/s of file bytes and of the (inflated)
+//! payload, for the decoder alone and for decoder + scene conversion (the
+//! GPU-ready vertex and index lists). Median of many runs; std only, so
+//! nothing is added to the dependency tree.
+
+use std::time::{Duration, Instant};
+
+fn median(mut f: impl FnMut()) -> Duration {
+    // Warm up, then run for about 0.3 s.
+    f();
+    let mut times = Vec::new();
+    let start = Instant::now();
+    while times.len() < 5 || (start.elapsed() < Duration::from_millis(300) && times.len() < 2000) {
+        let t = Instant::now();
+        f();
+        times.push(t.elapsed());
+    }
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn main() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/m3d");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!(
+            "this benchmark needs the shared fixtures at {}",
+            dir.display()
+        );
+        std::process::exit(1);
+    };
+    let mut files: Vec<_> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "m3d"))
+        .collect();
+    files.sort();
+    println!(
+        "{:<28} {:>9} {:>9} {:>10} {:>11} {:>11} {:>13}",
+        "file", "bytes", "payload", "decode", "file MB/s", "payload MB/s", "+scene MB/s"
+    );
+    for path in files {
+        let bytes = std::fs::read(&path).unwrap();
+        let m = facet::formats::m3d::decode(&bytes).unwrap();
+        let decode = median(|| {
+            std::hint::black_box(
+                facet::formats::m3d::decode(std::hint::black_box(&bytes)).unwrap(),
+            );
+        });
+        let full = median(|| {
+            let m = facet::formats::m3d::decode(std::hint::black_box(&bytes)).unwrap();
+            std::hint::black_box(facet::scene::from_m3d::convert(
+                &m,
+                Default::default(),
+                None,
+            ));
+        });
+        let mbs = |n: usize, d: Duration| n as f64 / d.as_secs_f64() / 1e6;
+        println!(
+            "{:<28} {:>9} {:>9} {:>8.1}us {:>11.1} {:>11.1} {:>13.1}",
+            path.file_name().unwrap().to_string_lossy(),
+            bytes.len(),
+            m.payload_len,
+            decode.as_secs_f64() * 1e6,
+            mbs(bytes.len(), decode),
+            mbs(m.payload_len, decode),
+            mbs(bytes.len(), full),
+        );
+    }
+}
