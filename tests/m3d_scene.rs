@@ -166,6 +166,39 @@ fn voxels_mesh_with_hidden_faces_removed() {
         s.materials.last().unwrap().base_color,
         [1.0, 128.0 / 255.0, 0.0, 1.0]
     );
+
+    // A voxel type on a skin: its voxels follow the bone.
+    m.types.sk = 1;
+    m.types.bi = 1;
+    m.vertices = vec![
+        Vertex {
+            pos: [0.0, 0.0, 0.0, 1.0],
+            color: Some(0),
+            skin: NONE,
+        },
+        Vertex {
+            pos: [0.0, 0.0, 0.0, 1.0],
+            color: Some(0),
+            skin: QUATERNION,
+        },
+    ];
+    m.bones = vec![Bone {
+        parent: None,
+        name: "b".into(),
+        pos: 0,
+        ori: 1,
+    }];
+    m.skins = vec![Skin {
+        influences: vec![(0, 255)],
+    }];
+    m.voxel_types[0].skin = 0;
+    let bytes = m3d_write::encode(&m, false).unwrap();
+    let s = facet::load::load_bytes("block.m3d", &bytes, None)
+        .unwrap()
+        .scene;
+    let skin = s.meshes[0].skin.as_ref().expect("voxels on a skin");
+    assert!(skin.weights.iter().all(|w| *w == [1.0, 0.0, 0.0, 0.0]));
+    assert!(skin.joints.iter().all(|j| *j == [0; 4]));
 }
 
 /// Two bones: "root" at the origin, "arm" 0.5 up; frames at 200 ms (the
@@ -409,4 +442,118 @@ fn bundled_m3d_demo_is_up_to_date_and_animates() {
         .iter()
         .any(|m| !m.abs_diff_eq(glam::Mat4::IDENTITY, 1e-3));
     assert!(moved, "the sway does not move the bones");
+}
+
+#[test]
+fn preview_external_textures_and_info() {
+    // A material whose map is not inlined: found as NAME.png next to the
+    // file; a preview chunk becomes the scene's preview image.
+    let dir = common::output_dir().join("m3d_external");
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = |w: u32, h: u32| {
+        let img = image::RgbaImage::from_pixel(w, h, image::Rgba([10, 200, 30, 255]));
+        let mut out = Vec::new();
+        img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
+            .unwrap();
+        out
+    };
+    std::fs::write(dir.join("bark.png"), png(8, 4)).unwrap();
+    let mut t = Types::from_bits(0);
+    t.ci = 4;
+    let m = M3d {
+        types: t,
+        name: "tree".into(),
+        preview: Some(png(16, 16)),
+        vertices: (0..3)
+            .map(|i| Vertex {
+                pos: [i as f32 * 0.5, (i % 2) as f32, 0.0, 1.0],
+                color: Some(0xFFFF_FFFF),
+                skin: NONE,
+            })
+            .collect(),
+        materials: vec![
+            Material {
+                name: "bark".into(),
+                props: vec![Property {
+                    ty: 128,
+                    value: PropValue::Map("bark".into()),
+                }],
+            },
+            Material {
+                name: "leaf".into(),
+                props: vec![Property {
+                    ty: 128,
+                    value: PropValue::Map("leaf".into()),
+                }],
+            },
+        ],
+        faces: vec![
+            Face {
+                material: Some(0),
+                points: (0..3)
+                    .map(|i| FacePoint {
+                        vertex: i,
+                        uv: None,
+                        normal: None,
+                        max: None,
+                    })
+                    .collect::<Vec<_>>()
+                    .into(),
+            },
+            Face {
+                material: Some(1),
+                points: (0..3)
+                    .map(|i| FacePoint {
+                        vertex: i,
+                        uv: None,
+                        normal: None,
+                        max: None,
+                    })
+                    .collect::<Vec<_>>()
+                    .into(),
+            },
+        ],
+        ..Default::default()
+    };
+    let path = dir.join("tree.m3d");
+    std::fs::write(&path, m3d_write::encode(&m, true).unwrap()).unwrap();
+    let loaded = facet::load::load_file(&path).unwrap();
+    let s = &loaded.scene;
+    assert_eq!(s.textures.len(), 2);
+    assert_eq!(
+        s.textures[0].source,
+        facet::scene::TextureSource::External(dir.join("bark.png"))
+    );
+    assert_eq!((s.textures[0].width, s.textures[0].height), (8, 4));
+    assert!(matches!(
+        s.textures[1].source,
+        facet::scene::TextureSource::Missing(_)
+    ));
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w.contains("texture \"leaf\"") && w.contains("checkerboard")),
+        "{:?}",
+        s.warnings
+    );
+    let p = s.preview.as_ref().expect("preview");
+    assert_eq!((p.width, p.height), (16, 16));
+
+    // info --json: the common summary and the m3d section.
+    let v = facet::info::to_json(&loaded);
+    assert_eq!(v["summary"]["format"], "M3D");
+    assert_eq!(v["summary"]["triangles"], 2);
+    assert_eq!(v["m3d"]["name"], "tree");
+    assert_eq!(v["m3d"]["compressed"], true);
+    assert_eq!(
+        v["m3d"]["materials"][0]["properties"][0]["name"],
+        "map_Kd diffuse map"
+    );
+    assert_eq!(v["m3d"]["preview_bytes"], m.preview.as_ref().unwrap().len());
+    let cesium = facet::info::to_json(
+        &facet::load::load_file(&common::shared().join("fixtures/m3d/CesiumMan.m3d")).unwrap(),
+    );
+    assert_eq!(cesium["m3d"]["actions"][0]["frames"], 48);
+    assert_eq!(cesium["m3d"]["skins"], 926);
+    assert_eq!(cesium["summary"]["bones"], 19);
 }
