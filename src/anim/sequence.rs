@@ -6,10 +6,20 @@
 use crate::scene::clip::{BoneState, FrameSequence};
 use glam::Quat;
 
-/// m3d.h's orientation blend: an nlerp whose `t` is corrected by Arseny
-/// Kapoulkine's polynomial (an approximation of slerp), along the shorter
-/// arc, normalised (with an exact 1/sqrt where m3d.h uses a fast estimate).
-pub fn m3d_nlerp(p: Quat, f: Quat, t: f32) -> Quat {
+/// m3d.h's `_m3d_rsq`: 1/sqrt(x) by the bit trick with one Newton step
+/// (about 0.2% off), so orientations normalise exactly as the reference's.
+pub fn m3d_rsq(x: f32) -> f32 {
+    let half = x * 0.5;
+    let y = f32::from_bits(0x5f37_59df_u32.wrapping_sub(x.to_bits() >> 1));
+    y * (1.5 - half * y * y)
+}
+
+/// m3d.h's orientation blend: an nlerp whose `t` is first corrected by
+/// Arseny Kapoulkine's polynomial (an approximation of slerp), along the
+/// shorter arc, normalised with [`m3d_rsq`]. Returns the blend and the
+/// corrected `t`, which m3d.h carries on to the next bones (it updates one
+/// shared variable).
+pub fn m3d_nlerp(p: Quat, f: Quat, t: f32) -> (Quat, f32) {
     let mut d = p.dot(f);
     let s = if d < 0.0 {
         d = -d;
@@ -24,12 +34,7 @@ pub fn m3d_nlerp(p: Quat, f: Quat, t: f32) -> Quat {
         * ((1.0904 + d * (-3.2452 + d * (3.55645 - d * 1.43519))) * c * c
             + (0.848013 + d * (-1.06021 + d * 0.215638)));
     let v = p + (f * s - p) * t;
-    let len2 = v.length_squared();
-    if len2 > 0.0 {
-        v * len2.sqrt().recip()
-    } else {
-        v
-    }
+    (v * m3d_rsq(v.length_squared()), t)
 }
 
 /// The bones' states at `t` seconds into `seq` (wrapping at its duration),
@@ -79,13 +84,16 @@ pub fn evaluate(seq: &FrameSequence, t: f32, cur: &mut Vec<BoneState>, next: &mu
             *x = *s;
         }
     }
+    // As m3d.h: one `t` for the whole loop, which every orientation blend
+    // corrects in place, so later bones blend with the corrected value.
+    let mut tt = tt;
     for (c, x) in cur.iter_mut().zip(next.iter()) {
         if c.pos_id != x.pos_id {
             c.pos = c.pos + (x.pos - c.pos) * tt;
             c.pos_id = u32::MAX - 2; // interpolated
         }
         if c.ori_id != x.ori_id {
-            c.ori = m3d_nlerp(c.ori, x.ori, tt);
+            (c.ori, tt) = m3d_nlerp(c.ori, x.ori, tt);
             c.ori_id = u32::MAX - 2;
         }
     }

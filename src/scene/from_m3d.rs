@@ -188,19 +188,24 @@ pub fn convert(m: &M3d, source: SourceInfo, base_dir: Option<&Path>) -> Scene {
         }
     }
 
-    // Skins: up to 4 influences (the largest), weights renormalised.
-    let skin_of = |v: &m3d::Vertex| -> Option<([u16; 4], [f32; 4])> {
-        let s = m.skins.get(v.skin as usize)?;
-        let mut inf: Vec<(u32, u8)> = s.influences.clone();
-        inf.sort_by_key(|x| std::cmp::Reverse(x.1));
-        let mut j = [0u16; 4];
-        let mut w = [0.0f32; 4];
-        for (k, (b, wt)) in inf.into_iter().take(4).enumerate() {
-            j[k] = b as u16;
-            w[k] = wt as f32 / 255.0;
-        }
-        Some((j, quantize_weights(w)))
-    };
+    // Skins: up to 4 influences (the largest), weights renormalised; worked
+    // out once per skin record.
+    let skin_table: Vec<([u16; 4], [f32; 4])> = m
+        .skins
+        .iter()
+        .map(|s| {
+            let mut inf = s.influences.clone();
+            inf.sort_by_key(|x| std::cmp::Reverse(x.1));
+            let mut j = [0u16; 4];
+            let mut w = [0.0f32; 4];
+            for (k, (b, wt)) in inf.into_iter().take(4).enumerate() {
+                j[k] = b as u16;
+                w[k] = wt as f32 / 255.0;
+            }
+            (j, quantize_weights(w))
+        })
+        .collect();
+    let skin_of = |v: &m3d::Vertex| skin_table.get(v.skin as usize).copied();
     let skinned = !m.bones.is_empty() && !m.skins.is_empty();
 
     // Polygon meshes: one per material, vertices shared per (vertex, uv,
