@@ -8,6 +8,7 @@ pub mod m3d;
 pub mod m3d_write;
 pub mod p3m;
 pub mod p3m_write;
+pub mod papa;
 pub mod ptf;
 pub mod ptf_write;
 
@@ -33,6 +34,8 @@ pub enum ErrorKind {
     Invalid(String),
     /// Compressed data failed to decompress.
     Compression(String),
+    /// A table or blob that an offset points at runs past the end.
+    PastEnd { file_len: u64 },
 }
 
 impl fmt::Display for DecodeError {
@@ -55,6 +58,11 @@ impl fmt::Display for DecodeError {
             ErrorKind::Invalid(msg) => {
                 write!(f, "{} at offset {:#X}: {}", self.field, self.offset, msg)
             }
+            ErrorKind::PastEnd { file_len } => write!(
+                f,
+                "{}: data at offset {:#X} runs past the end of the file (size {:#X})",
+                self.field, self.offset, file_len
+            ),
             ErrorKind::Compression(msg) => write!(
                 f,
                 "{} at offset {:#X}: decompression failed: {}",

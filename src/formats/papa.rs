@@ -1,0 +1,1074 @@
+//! Planetary Annihilation `.papa` decoder: `specs/papa.txt` for the
+//! layout, `notes/papa.md` (facts checked against 1,443 real files) for the
+//! enum values, strides and quirks; where they disagree the notes win
+//! (`docs/formats.md`).
+//!
+//! A papa file is a 104-byte header of nine counts and nine absolute table
+//! offsets (-1 for none), tables of fixed-size entries, and blobs they point
+//! at. Every offset is checked against the file, every table and blob is
+//! checked against every other for overlap, and no count allocates more than
+//! the bytes that could back it.
+
+use super::{DecodeError, ErrorKind, Reader, Result};
+
+pub const MAGIC: &[u8; 4] = b"apaP";
+pub const VERSION: u32 = 0x0003_0000;
+
+/// Texture formats (1-based enum of the notes, §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TexFormat {
+    R8G8B8A8,
+    R8G8B8X8,
+    B8G8R8A8,
+    Dxt1,
+    Dxt3,
+    Dxt5,
+    R32F,
+    Rg32F,
+    Rgba32F,
+    R16F,
+    Rg16F,
+    Rgba16F,
+    R8,
+    Rg8,
+    /// Depth, shadow and integer formats: sized, listed, not displayed.
+    Other(u8),
+}
+
+impl TexFormat {
+    pub fn from_u8(v: u8) -> Option<TexFormat> {
+        use TexFormat::*;
+        Some(match v {
+            1 => R8G8B8A8,
+            2 => R8G8B8X8,
+            3 => B8G8R8A8,
+            4 => Dxt1,
+            5 => Dxt3,
+            6 => Dxt5,
+            7 => R32F,
+            8 => Rg32F,
+            9 => Rgba32F,
+            10 => R16F,
+            11 => Rg16F,
+            12 => Rgba16F,
+            13 => R8,
+            14 => Rg8,
+            15..=32 => Other(v),
+            _ => return None,
+        })
+    }
+
+    pub fn to_u8(self) -> u8 {
+        use TexFormat::*;
+        match self {
+            R8G8B8A8 => 1,
+            R8G8B8X8 => 2,
+            B8G8R8A8 => 3,
+            Dxt1 => 4,
+            Dxt3 => 5,
+            Dxt5 => 6,
+            R32F => 7,
+            Rg32F => 8,
+            Rgba32F => 9,
+            R16F => 10,
+            Rg16F => 11,
+            Rgba16F => 12,
+            R8 => 13,
+            Rg8 => 14,
+            Other(v) => v,
+        }
+    }
+
+    pub fn name(self) -> String {
+        use TexFormat::*;
+        match self {
+            R8G8B8A8 => "R8G8B8A8".into(),
+            R8G8B8X8 => "R8G8B8X8".into(),
+            B8G8R8A8 => "B8G8R8A8".into(),
+            Dxt1 => "DXT1".into(),
+            Dxt3 => "DXT3".into(),
+            Dxt5 => "DXT5".into(),
+            R32F => "R32F".into(),
+            Rg32F => "RG32F".into(),
+            Rgba32F => "RGBA32F".into(),
+            R16F => "R16F".into(),
+            Rg16F => "RG16F".into(),
+            Rgba16F => "RGBA16F".into(),
+            R8 => "R8".into(),
+            Rg8 => "RG8".into(),
+            Other(v) => format!("format {v}"),
+        }
+    }
+
+    /// Bytes of one mip level of `w` x `h`.
+    pub fn level_size(self, w: u32, h: u32) -> u64 {
+        use TexFormat::*;
+        let (w, h) = (w.max(1) as u64, h.max(1) as u64);
+        let blocks = w.div_ceil(4).max(1) * h.div_ceil(4).max(1);
+        match self {
+            Dxt1 => blocks * 8,
+            Dxt3 | Dxt5 => blocks * 16,
+            R8G8B8A8 | R8G8B8X8 | B8G8R8A8 | R32F | Rg16F => w * h * 4,
+            Rg32F | Rgba16F => w * h * 8,
+            Rgba32F => w * h * 16,
+            R16F | Rg8 => w * h * 2,
+            R8 => w * h,
+            Other(v) => {
+                w * h
+                    * match v {
+                        16 | 22 | 23 | 24 | 25 | 30 => 2,
+                        20 | 21 => 1,
+                        _ => 4,
+                    }
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TextureData {
+    /// Pixels of every level, largest first, tightly packed.
+    Embedded(Vec<u8>),
+    /// A reference to another papa by media path (`name`): format 0, no data.
+    Linked,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Texture {
+    pub name: String,
+    pub format: Option<TexFormat>,
+    /// Levels including the base.
+    pub mips: u8,
+    pub srgb: bool,
+    pub width: u16,
+    pub height: u16,
+    pub data: TextureData,
+}
+
+impl Texture {
+    /// Byte range of each level in the data.
+    pub fn levels(&self) -> Vec<std::ops::Range<usize>> {
+        let Some(f) = self.format else {
+            return Vec::new();
+        };
+        let mut at = 0usize;
+        (0..self.mips.max(1) as u32)
+            .map(|i| {
+                let n = f.level_size(self.width as u32 >> i, self.height as u32 >> i) as usize;
+                at += n;
+                at - n..at
+            })
+            .collect()
+    }
+}
+
+/// Vertex formats 0..=14 (notes §5): stride and where each attribute sits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VertexLayout {
+    pub name: &'static str,
+    pub stride: usize,
+    pub normal: Option<usize>,
+    pub color: Option<usize>,
+    pub uv: Option<usize>,
+    /// Weights (u8 x4) and bones (u8 x4).
+    pub skin: Option<(usize, usize)>,
+    pub has_position: bool,
+}
+
+const fn layout(
+    name: &'static str,
+    stride: usize,
+    normal: Option<usize>,
+    color: Option<usize>,
+    uv: Option<usize>,
+    skin: Option<(usize, usize)>,
+) -> VertexLayout {
+    VertexLayout {
+        name,
+        stride,
+        normal,
+        color,
+        uv,
+        skin,
+        has_position: true,
+    }
+}
+
+pub const VERTEX_LAYOUTS: [VertexLayout; 15] = [
+    layout("Position3", 12, None, None, None, None),
+    layout(
+        "Position3Color4bTexCoord2",
+        24,
+        None,
+        Some(12),
+        Some(16),
+        None,
+    ),
+    layout(
+        "Position3Color4bTexCoord4",
+        32,
+        None,
+        Some(12),
+        Some(16),
+        None,
+    ),
+    layout(
+        "Position3Color4bTexCoord6",
+        40,
+        None,
+        Some(12),
+        Some(16),
+        None,
+    ),
+    layout("Position3Normal3", 24, Some(12), None, None, None),
+    layout(
+        "Position3Normal3TexCoord2",
+        32,
+        Some(12),
+        None,
+        Some(24),
+        None,
+    ),
+    layout(
+        "Position3Normal3Color4TexCoord2",
+        36,
+        Some(12),
+        Some(24),
+        Some(28),
+        None,
+    ),
+    layout(
+        "Position3Normal3Color4TexCoord4",
+        44,
+        Some(12),
+        Some(24),
+        Some(28),
+        None,
+    ),
+    layout(
+        "Position3Weights4bBones4bNormal3TexCoord2",
+        40,
+        Some(20),
+        None,
+        Some(32),
+        Some((12, 16)),
+    ),
+    layout(
+        "Position3Normal3Tan3Bin3TexCoord2",
+        56,
+        Some(12),
+        None,
+        Some(48),
+        None,
+    ),
+    layout(
+        "Position3Normal3Tan3Bin3TexCoord4",
+        64,
+        Some(12),
+        None,
+        Some(48),
+        None,
+    ),
+    layout(
+        "Position3Normal3Tan3Bin3Color4TexCoord4",
+        68,
+        Some(12),
+        Some(48),
+        Some(52),
+        None,
+    ),
+    VertexLayout {
+        name: "TexCoord4",
+        stride: 16,
+        normal: None,
+        color: None,
+        uv: Some(0),
+        skin: None,
+        has_position: false,
+    },
+    layout("Position3Color8fTexCoord6", 68, None, None, Some(44), None),
+    VertexLayout {
+        name: "Matrix",
+        stride: 64,
+        normal: None,
+        color: None,
+        uv: None,
+        skin: None,
+        has_position: false,
+    },
+];
+
+/// One vertex as the scene wants it.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Vertex {
+    pub pos: [f32; 3],
+    pub normal: Option<[f32; 3]>,
+    pub uv: Option<[f32; 2]>,
+    pub color: Option<[u8; 4]>,
+    pub weights: Option<[u8; 4]>,
+    pub bones: Option<[u8; 4]>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct VertexBuffer {
+    pub format: u8,
+    pub count: u32,
+    /// `count * stride` bytes as stored.
+    pub data: Vec<u8>,
+}
+
+impl VertexBuffer {
+    pub fn layout(&self) -> &'static VertexLayout {
+        &VERTEX_LAYOUTS[self.format as usize]
+    }
+
+    pub fn vertices(&self) -> Vec<Vertex> {
+        let l = self.layout();
+        let f = |b: &[u8], at: usize| f32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+        let v3 = |b: &[u8], at: usize| [f(b, at), f(b, at + 4), f(b, at + 8)];
+        let b4 = |b: &[u8], at: usize| [b[at], b[at + 1], b[at + 2], b[at + 3]];
+        self.data
+            .chunks_exact(l.stride)
+            .map(|b| Vertex {
+                pos: if l.has_position { v3(b, 0) } else { [0.0; 3] },
+                normal: l.normal.map(|at| v3(b, at)),
+                uv: l.uv.map(|at| [f(b, at), f(b, at + 4)]),
+                color: l.color.map(|at| b4(b, at)),
+                weights: l.skin.map(|(w, _)| b4(b, w)),
+                bones: l.skin.map(|(_, j)| b4(b, j)),
+            })
+            .collect()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexBuffer {
+    /// 0: u16, 1: u32.
+    pub format: u8,
+    pub indices: Vec<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Material {
+    pub shader: String,
+    pub vectors: Vec<(String, [f32; 4])>,
+    pub textures: Vec<(String, u16)>,
+    pub matrices: Vec<(String, [f32; 16])>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct MaterialGroup {
+    pub name: String,
+    pub material: u16,
+    pub first_index: u32,
+    pub primitives: u32,
+    /// 0 points, 1 lines, 2 triangles.
+    pub primitive_type: u8,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mesh {
+    pub vertex_buffer: u16,
+    pub index_buffer: u16,
+    pub groups: Vec<MaterialGroup>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bone {
+    pub name: String,
+    pub parent: Option<u16>,
+    pub translation: [f32; 3],
+    /// x, y, z, w.
+    pub rotation: [f32; 4],
+    /// Column-major 3x3.
+    pub shear_scale: [f32; 9],
+    /// Column-major 4x4: model (bind) space -> bone space.
+    pub bind2bone: [f32; 16],
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skeleton {
+    pub bones: Vec<Bone>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeshBinding {
+    pub name: String,
+    pub mesh: u16,
+    /// Column-major.
+    pub mesh2model: [f32; 16],
+    /// Vertex bone index -> skeleton bone.
+    pub bone_map: Vec<u16>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    pub name: String,
+    pub skeleton: Option<u16>,
+    pub model2scene: [f32; 16],
+    pub bindings: Vec<MeshBinding>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Animation {
+    pub name: String,
+    /// Bone names (bound to a skeleton by name).
+    pub bones: Vec<String>,
+    pub frames: u32,
+    pub fps_num: u32,
+    pub fps_den: u32,
+    /// Frame-major: `frame * bones + bone`; (translation, rotation x y z w).
+    pub transforms: Vec<([f32; 3], [f32; 4])>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Papa {
+    /// The 6 header padding bytes (some exporters sign them, e.g. "Luther").
+    pub signature: [u8; 6],
+    pub textures: Vec<Texture>,
+    pub vertex_buffers: Vec<VertexBuffer>,
+    pub index_buffers: Vec<IndexBuffer>,
+    pub materials: Vec<Material>,
+    pub meshes: Vec<Mesh>,
+    pub skeletons: Vec<Skeleton>,
+    pub models: Vec<Model>,
+    pub animations: Vec<Animation>,
+    /// The header's counts and offsets, for the inspector.
+    pub tables: Vec<TableInfo>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableInfo {
+    pub name: &'static str,
+    pub count: u16,
+    pub offset: Option<u64>,
+}
+
+pub const TABLE_NAMES: [&str; 9] = [
+    "strings",
+    "textures",
+    "vertex buffers",
+    "index buffers",
+    "materials",
+    "meshes",
+    "skeletons",
+    "models",
+    "animations",
+];
+
+struct Ctx<'a> {
+    data: &'a [u8],
+    strings: Vec<String>,
+    /// (start, end, what) of every table and blob, for the overlap check.
+    regions: Vec<(u64, u64, String)>,
+    warnings: Vec<String>,
+}
+
+impl<'a> Ctx<'a> {
+    /// A reader at absolute `offset` that may read `len` bytes there; the
+    /// bytes are recorded for the overlap check.
+    fn at(&mut self, offset: i64, len: u64, what: &str) -> Result<Reader<'a>> {
+        let r = self.view(offset, len, what)?;
+        if len > 0 {
+            self.regions
+                .push((offset as u64, offset as u64 + len, what.to_string()));
+        }
+        Ok(r)
+    }
+
+    /// As [`Self::at`], without recording the bytes.
+    fn view(&self, offset: i64, len: u64, what: &str) -> Result<Reader<'a>> {
+        if offset < 0 {
+            return Err(DecodeError::invalid(
+                0,
+                what,
+                format!("offset {offset} for {len} bytes"),
+            ));
+        }
+        let file_len = self.data.len() as u64;
+        if (offset as u64)
+            .checked_add(len)
+            .is_none_or(|e| e > file_len)
+        {
+            return Err(DecodeError {
+                offset: offset as u64,
+                field: what.to_string(),
+                kind: ErrorKind::PastEnd { file_len },
+            });
+        }
+        let mut r = Reader::new(&self.data[..(offset as u64 + len) as usize]);
+        r.bytes(offset as usize, "")?;
+        r.set_ctx(what.to_string());
+        Ok(r)
+    }
+
+    fn name(&self, index: u16) -> String {
+        if index == 0xFFFF {
+            return String::new();
+        }
+        self.strings
+            .get(index as usize)
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+fn mat16(r: &mut Reader, field: &str) -> Result<[f32; 16]> {
+    let mut m = [0.0; 16];
+    for x in &mut m {
+        *x = r.f32(field)?;
+    }
+    Ok(m)
+}
+
+pub fn decode(data: &[u8]) -> Result<Papa> {
+    let mut r = Reader::new(data);
+    r.magic(MAGIC, "magic (apaP)")?;
+    let at = r.pos();
+    let version = r.u32("version")?;
+    if version != VERSION {
+        return Err(r.err(
+            at,
+            "version",
+            format!("{version:#010X}, only 0x00030000 (3.0) exists"),
+        ));
+    }
+    let mut counts = [0u16; 9];
+    for (i, c) in counts.iter_mut().enumerate() {
+        *c = r.u16(&format!("{} count", TABLE_NAMES[i]))?;
+    }
+    let signature = r.fixed::<6>("header padding")?;
+    let mut offsets = [0i64; 9];
+    for (i, o) in offsets.iter_mut().enumerate() {
+        *o = r.i64(&format!("{} table offset", TABLE_NAMES[i]))?;
+    }
+    let mut c = Ctx {
+        data,
+        strings: Vec::new(),
+        regions: vec![(0, 104, "header".into())],
+        warnings: Vec::new(),
+    };
+    fn table<'a>(
+        c: &mut Ctx<'a>,
+        counts: &[u16; 9],
+        offsets: &[i64; 9],
+        i: usize,
+        size: u64,
+    ) -> Result<Option<Reader<'a>>> {
+        if counts[i] == 0 {
+            return Ok(None);
+        }
+        c.at(
+            offsets[i],
+            counts[i] as u64 * size,
+            &format!("{} table", TABLE_NAMES[i]),
+        )
+        .map(Some)
+    }
+    let mut p = Papa {
+        signature,
+        ..Default::default()
+    };
+    p.tables = (0..9)
+        .map(|i| TableInfo {
+            name: TABLE_NAMES[i],
+            count: counts[i],
+            offset: (offsets[i] >= 0).then_some(offsets[i] as u64),
+        })
+        .collect();
+
+    // Strings first: everything else names things through them.
+    if let Some(mut t) = table(&mut c, &counts, &offsets, 0, 16)? {
+        let n = counts[0] as usize;
+        let entries: Vec<(u32, i64)> = (0..n)
+            .map(|_| {
+                Ok((t.u32("string length")?, {
+                    t.u32("string padding")?;
+                    t.i64("string offset")?
+                }))
+            })
+            .collect::<Result<_>>()?;
+        let mut starts: Vec<i64> = entries.iter().map(|e| e.1).collect();
+        starts.sort_unstable();
+        for (i, &(len, off)) in entries.iter().enumerate() {
+            let what = format!("string {i}");
+            // The slot runs to the next string (or the end of the file): a
+            // length in characters (a known exporter quirk) is read to the NUL.
+            let limit = starts
+                .iter()
+                .copied()
+                .find(|&s| s > off)
+                .map_or(data.len() as i64, |s| s.min(data.len() as i64));
+            let slot = ((limit - off).max(0) as u64).max(len as u64);
+            let bytes = c.view(off, slot, &what)?.bytes(slot as usize, &what)?;
+            let exact = &bytes[..len as usize];
+            let (s, used) =
+                if bytes.get(len as usize) == Some(&0) && std::str::from_utf8(exact).is_ok() {
+                    (String::from_utf8_lossy(exact).into_owned(), len as u64 + 1)
+                } else {
+                    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+                    c.warnings.push(format!(
+                        "string {i}: length {len} is not its byte length; read up to its NUL"
+                    ));
+                    (
+                        String::from_utf8_lossy(&bytes[..end]).into_owned(),
+                        (end as u64 + 1).min(slot),
+                    )
+                };
+            c.at(off, used, &what)?;
+            c.strings.push(s);
+        }
+    }
+
+    if let Some(mut t) = table(&mut c, &counts, &offsets, 1, 24)? {
+        for i in 0..counts[1] as usize {
+            let name = t.u16("texture name")?;
+            let at = t.pos();
+            let fmt = t.u8("texture format")?;
+            let mips_srgb = t.u8("texture mips")?;
+            let width = t.u16("texture width")?;
+            let height = t.u16("texture height")?;
+            let size = t.u64("texture data size")?;
+            let off = t.i64("texture data offset")?;
+            let name = c.name(name);
+            let (format, data) = if fmt == 0 && off == -1 {
+                (None, TextureData::Linked)
+            } else {
+                let format = TexFormat::from_u8(fmt).ok_or_else(|| {
+                    t.err(
+                        at,
+                        &format!("texture {i} format"),
+                        format!("{fmt} is not a texture format (1-32)"),
+                    )
+                })?;
+                let mut br = c.at(off, size, &format!("texture {i} {name:?} pixels"))?;
+                (
+                    Some(format),
+                    TextureData::Embedded(br.bytes(size as usize, "pixels")?.to_vec()),
+                )
+            };
+            let tex = Texture {
+                name,
+                format,
+                mips: mips_srgb & 0x7F,
+                srgb: mips_srgb & 0x80 != 0,
+                width,
+                height,
+                data,
+            };
+            if let (Some(f), TextureData::Embedded(d)) = (tex.format, &tex.data) {
+                let want: u64 = (0..tex.mips.max(1) as u32)
+                    .map(|l| f.level_size(width as u32 >> l, height as u32 >> l))
+                    .sum();
+                if want != d.len() as u64 {
+                    return Err(t.err(
+                        at,
+                        &format!("texture {i} data size"),
+                        format!(
+                            "{} bytes, but {}x{} {} with {} levels needs {want}",
+                            d.len(),
+                            width,
+                            height,
+                            f.name(),
+                            tex.mips
+                        ),
+                    ));
+                }
+            }
+            p.textures.push(tex);
+        }
+    }
+
+    if let Some(mut t) = table(&mut c, &counts, &offsets, 2, 24)? {
+        for i in 0..counts[2] as usize {
+            let at = t.pos();
+            let format = t.u8("vertex format")?;
+            t.bytes(3, "padding")?;
+            let count = t.u32("vertex count")?;
+            let size = t.u64("vertex data size")?;
+            let off = t.i64("vertex data offset")?;
+            let l = VERTEX_LAYOUTS.get(format as usize).ok_or_else(|| {
+                t.err(
+                    at,
+                    &format!("vertex buffer {i} format"),
+                    format!("{format} is not a vertex format (0-14)"),
+                )
+            })?;
+            if size != count as u64 * l.stride as u64 {
+                return Err(t.err(
+                    at,
+                    &format!("vertex buffer {i} data size"),
+                    format!(
+                        "{size} bytes for {count} {} vertices of {} bytes",
+                        l.name, l.stride
+                    ),
+                ));
+            }
+            let data = if size == 0 {
+                Vec::new()
+            } else {
+                c.at(off, size, &format!("vertex buffer {i}"))?
+                    .bytes(size as usize, "vertices")?
+                    .to_vec()
+            };
+            p.vertex_buffers.push(VertexBuffer {
+                format,
+                count,
+                data,
+            });
+        }
+    }
+
+    if let Some(mut t) = table(&mut c, &counts, &offsets, 3, 24)? {
+        for i in 0..counts[3] as usize {
+            let at = t.pos();
+            let format = t.u8("index format")?;
+            t.bytes(3, "padding")?;
+            let count = t.u32("index count")?;
+            let size = t.u64("index data size")?;
+            let off = t.i64("index data offset")?;
+            let width = match format {
+                0 => 2,
+                1 => 4,
+                f => {
+                    return Err(t.err(
+                        at,
+                        &format!("index buffer {i} format"),
+                        format!("{f} (0 UInt16, 1 UInt32)"),
+                    ));
+                }
+            };
+            if size != count as u64 * width {
+                return Err(t.err(
+                    at,
+                    &format!("index buffer {i} data size"),
+                    format!("{size} bytes for {count} indices of {width} bytes"),
+                ));
+            }
+            let indices = if size == 0 {
+                Vec::new()
+            } else {
+                let mut br = c.at(off, size, &format!("index buffer {i}"))?;
+                (0..count)
+                    .map(|_| {
+                        if width == 2 {
+                            br.u16("index").map(u32::from)
+                        } else {
+                            br.u32("index")
+                        }
+                    })
+                    .collect::<Result<_>>()?
+            };
+            p.index_buffers.push(IndexBuffer { format, indices });
+        }
+    }
+
+    if let Some(mut t) = table(&mut c, &counts, &offsets, 4, 32)? {
+        for i in 0..counts[4] as usize {
+            let shader = t.u16("shader name")?;
+            let (nv, nt, nm) = (
+                t.u16("vector count")?,
+                t.u16("texture count")?,
+                t.u16("matrix count")?,
+            );
+            let (ov, ot, om) = (
+                t.i64("vector offset")?,
+                t.i64("texture offset")?,
+                t.i64("matrix offset")?,
+            );
+            let mut m = Material {
+                shader: c.name(shader),
+                vectors: Vec::new(),
+                textures: Vec::new(),
+                matrices: Vec::new(),
+            };
+            if nv > 0 {
+                let mut r = c.at(ov, nv as u64 * 20, &format!("material {i} vector params"))?;
+                for _ in 0..nv {
+                    let n = r.u16("name")?;
+                    r.u16("padding")?;
+                    m.vectors.push((
+                        c.name(n),
+                        [r.f32("x")?, r.f32("y")?, r.f32("z")?, r.f32("w")?],
+                    ));
+                }
+            }
+            if nt > 0 {
+                let mut r = c.at(ot, nt as u64 * 4, &format!("material {i} texture params"))?;
+                for _ in 0..nt {
+                    let n = r.u16("name")?;
+                    m.textures.push((c.name(n), r.u16("texture index")?));
+                }
+            }
+            if nm > 0 {
+                let mut r = c.at(om, nm as u64 * 68, &format!("material {i} matrix params"))?;
+                for _ in 0..nm {
+                    let n = r.u16("name")?;
+                    r.u16("padding")?;
+                    m.matrices.push((c.name(n), mat16(&mut r, "matrix")?));
+                }
+            }
+            p.materials.push(m);
+        }
+    }
+
+    if let Some(mut t) = table(&mut c, &counts, &offsets, 5, 16)? {
+        for i in 0..counts[5] as usize {
+            let at = t.pos();
+            let vb = t.u16("vertex buffer")?;
+            let ib = t.u16("index buffer")?;
+            let ng = t.u16("material group count")?;
+            t.u16("padding")?;
+            let og = t.i64("material groups offset")?;
+            if vb as usize >= p.vertex_buffers.len() || ib as usize >= p.index_buffers.len() {
+                return Err(t.err(
+                    at,
+                    &format!("mesh {i}"),
+                    format!(
+                        "vertex buffer {vb} / index buffer {ib} out of range ({} / {})",
+                        p.vertex_buffers.len(),
+                        p.index_buffers.len()
+                    ),
+                ));
+            }
+            let mut groups = Vec::new();
+            if ng > 0 {
+                let mut r = c.at(og, ng as u64 * 16, &format!("mesh {i} material groups"))?;
+                for g in 0..ng {
+                    let gat = r.pos();
+                    let name = r.u16("name")?;
+                    let material = r.u16("material")?;
+                    let first_index = r.u32("first index")?;
+                    let primitives = r.u32("primitive count")?;
+                    let primitive_type = r.u8("primitive type")?;
+                    r.bytes(3, "padding")?;
+                    let per = match primitive_type {
+                        0 => 1u64,
+                        1 => 2,
+                        2 => 3,
+                        x => {
+                            return Err(r.err(
+                                gat,
+                                &format!("group {g} primitive type"),
+                                format!("{x} (0 points, 1 lines, 2 triangles)"),
+                            ));
+                        }
+                    };
+                    let n = p.index_buffers[ib as usize].indices.len() as u64;
+                    if first_index as u64 + per * primitives as u64 > n
+                        || material as usize >= counts[4] as usize
+                    {
+                        return Err(r.err(gat, &format!("group {g}"), format!("indices {first_index}+{}x{primitives} / material {material} out of range ({n} indices, {} materials)", per, counts[4])));
+                    }
+                    groups.push(MaterialGroup {
+                        name: c.name(name),
+                        material,
+                        first_index,
+                        primitives,
+                        primitive_type,
+                    });
+                }
+            }
+            let nv = p.vertex_buffers[vb as usize].count;
+            if let Some(&bad) = p.index_buffers[ib as usize]
+                .indices
+                .iter()
+                .find(|&&x| x >= nv)
+            {
+                return Err(t.err(
+                    at,
+                    &format!("mesh {i}"),
+                    format!("index {bad} is past its vertex buffer's {nv} vertices"),
+                ));
+            }
+            p.meshes.push(Mesh {
+                vertex_buffer: vb,
+                index_buffer: ib,
+                groups,
+            });
+        }
+    }
+
+    if let Some(mut t) = table(&mut c, &counts, &offsets, 6, 16)? {
+        for i in 0..counts[6] as usize {
+            let nb = t.u16("bone count")?;
+            t.bytes(6, "padding")?;
+            let ob = t.i64("bones offset")?;
+            let mut bones = Vec::with_capacity(nb as usize);
+            if nb > 0 {
+                let mut r = c.at(ob, nb as u64 * 132, &format!("skeleton {i} bones"))?;
+                for b in 0..nb {
+                    let bat = r.pos();
+                    let name = r.u16("name")?;
+                    let parent = r.i16("parent")?;
+                    if parent >= b as i16 || parent < -1 {
+                        return Err(r.err(
+                            bat + 2,
+                            &format!("bone {b} parent"),
+                            format!("{parent}: parents come before their children (-1 for a root)"),
+                        ));
+                    }
+                    let translation = [r.f32("t")?, r.f32("t")?, r.f32("t")?];
+                    let rotation = [r.f32("q")?, r.f32("q")?, r.f32("q")?, r.f32("q")?];
+                    let mut shear_scale = [0.0; 9];
+                    for x in &mut shear_scale {
+                        *x = r.f32("shear/scale")?;
+                    }
+                    let bind2bone = mat16(&mut r, "bind2bone")?;
+                    bones.push(Bone {
+                        name: c.name(name),
+                        parent: (parent >= 0).then_some(parent as u16),
+                        translation,
+                        rotation,
+                        shear_scale,
+                        bind2bone,
+                    });
+                }
+            }
+            p.skeletons.push(Skeleton { bones });
+        }
+    }
+
+    if let Some(mut t) = table(&mut c, &counts, &offsets, 7, 80)? {
+        for i in 0..counts[7] as usize {
+            let at = t.pos();
+            let name = t.u16("model name")?;
+            let skeleton = t.i16("skeleton")?;
+            let nb = t.u16("mesh binding count")?;
+            t.u16("padding")?;
+            let model2scene = mat16(&mut t, "model2scene")?;
+            let ob = t.i64("mesh bindings offset")?;
+            if skeleton < -1 || skeleton >= counts[6] as i16 {
+                return Err(t.err(
+                    at + 2,
+                    &format!("model {i} skeleton"),
+                    format!("{skeleton} out of range ({} skeletons)", counts[6]),
+                ));
+            }
+            let mut bindings = Vec::new();
+            if nb > 0 {
+                let mut r = c.at(ob, nb as u64 * 80, &format!("model {i} mesh bindings"))?;
+                for b in 0..nb {
+                    let bat = r.pos();
+                    let bname = r.u16("name")?;
+                    let mesh = r.u16("mesh")?;
+                    let nmap = r.u16("bone mapping count")?;
+                    r.u16("padding")?;
+                    let mesh2model = mat16(&mut r, "mesh2model")?;
+                    let om = r.i64("bone mappings offset")?;
+                    if mesh as usize >= p.meshes.len() {
+                        return Err(r.err(
+                            bat,
+                            &format!("binding {b} mesh"),
+                            format!("{mesh} out of range ({} meshes)", p.meshes.len()),
+                        ));
+                    }
+                    let bone_map = if nmap == 0 {
+                        Vec::new()
+                    } else {
+                        let mut mr = c.at(
+                            om,
+                            nmap as u64 * 2,
+                            &format!("model {i} binding {b} bone mappings"),
+                        )?;
+                        (0..nmap)
+                            .map(|_| mr.u16("bone"))
+                            .collect::<Result<Vec<_>>>()?
+                    };
+                    let nbones = if skeleton >= 0 {
+                        p.skeletons[skeleton as usize].bones.len()
+                    } else {
+                        0
+                    };
+                    if let Some(&bad) = bone_map.iter().find(|&&x| x as usize >= nbones) {
+                        return Err(r.err(
+                            bat,
+                            &format!("binding {b} bone mapping"),
+                            format!("bone {bad} out of range ({nbones} bones)"),
+                        ));
+                    }
+                    bindings.push(MeshBinding {
+                        name: c.name(bname),
+                        mesh,
+                        mesh2model,
+                        bone_map,
+                    });
+                }
+            }
+            p.models.push(Model {
+                name: c.name(name),
+                skeleton: (skeleton >= 0).then_some(skeleton as u16),
+                model2scene,
+                bindings,
+            });
+        }
+    }
+
+    if let Some(mut t) = table(&mut c, &counts, &offsets, 8, 32)? {
+        for i in 0..counts[8] as usize {
+            let name = t.u16("animation name")?;
+            let nb = t.u16("bone count")?;
+            let frames = t.u32("frame count")?;
+            let fps_num = t.u32("fps numerator")?;
+            let fps_den = t.u32("fps denominator")?;
+            let obt = t.i64("bone table offset")?;
+            let otr = t.i64("transforms offset")?;
+            let bones = if nb == 0 {
+                Vec::new()
+            } else {
+                let mut r = c.at(obt, nb as u64 * 2, &format!("animation {i} bone table"))?;
+                (0..nb)
+                    .map(|_| Ok(c.name(r.u16("bone name")?)))
+                    .collect::<Result<Vec<_>>>()?
+            };
+            let n = nb as u64 * frames as u64;
+            let mut transforms = Vec::new();
+            if n > 0 {
+                let mut r = c.at(otr, n * 28, &format!("animation {i} transforms"))?;
+                transforms.reserve_exact(n as usize);
+                for _ in 0..n {
+                    transforms.push((
+                        [r.f32("t")?, r.f32("t")?, r.f32("t")?],
+                        [r.f32("q")?, r.f32("q")?, r.f32("q")?, r.f32("q")?],
+                    ));
+                }
+            }
+            if fps_num == 0 || fps_den == 0 {
+                c.warnings.push(format!(
+                    "animation {i}: frame rate {fps_num}/{fps_den}; playing at 60 fps"
+                ));
+            }
+            p.animations.push(Animation {
+                name: c.name(name),
+                bones,
+                frames,
+                fps_num,
+                fps_den,
+                transforms,
+            });
+        }
+    }
+
+    // No two tables or blobs may share bytes.
+    let mut regions = std::mem::take(&mut c.regions);
+    regions.sort_by_key(|r| (r.0, r.1));
+    for w in regions.windows(2) {
+        if w[1].0 < w[0].1 {
+            return Err(DecodeError::invalid(
+                w[1].0,
+                w[1].2.clone(),
+                format!("overlaps {} ({:#X}..{:#X})", w[0].2, w[0].0, w[0].1),
+            ));
+        }
+    }
+    p.warnings = c.warnings;
+    Ok(p)
+}
+
+impl Papa {
+    /// The names in the string table that this file uses, for the writer.
+    pub fn is_texture_only(&self) -> bool {
+        self.models.is_empty() && self.animations.is_empty() && !self.textures.is_empty()
+    }
+}
