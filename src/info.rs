@@ -1,7 +1,7 @@
 //! `facet info`: the decoded structure as text or JSON for scripts. The JSON
 //! `summary` object has the same keys for every format.
 
-use crate::formats::{m3d, p3m};
+use crate::formats::{m3d, p3m, papa};
 use crate::load::{Loaded, Raw};
 use serde_json::{Value, json};
 
@@ -109,6 +109,38 @@ fn p3m_json(m: &p3m::P3m) -> Value {
     })
 }
 
+fn papa_json(p: &papa::Papa) -> Value {
+    let m16 = |m: &[f32; 16]| m.to_vec();
+    json!({
+        "tables": p.tables.iter().map(|t| json!({"table": t.name, "count": t.count, "offset": t.offset})).collect::<Vec<_>>(),
+        "textures": p.textures.iter().map(|t| json!({
+            "name": t.name, "format": t.format.map(|f| f.name()), "width": t.width, "height": t.height,
+            "mips": t.mips, "srgb": t.srgb, "linked": matches!(t.data, papa::TextureData::Linked),
+        })).collect::<Vec<_>>(),
+        "vertex_buffers": p.vertex_buffers.iter().map(|v| json!({"format": v.format, "layout": v.layout().name, "vertices": v.count})).collect::<Vec<_>>(),
+        "index_buffers": p.index_buffers.iter().map(|b| json!({"format": if b.format == 0 { "u16" } else { "u32" }, "indices": b.indices.len()})).collect::<Vec<_>>(),
+        "materials": p.materials.iter().map(|m| json!({
+            "shader": m.shader,
+            "vectors": m.vectors.iter().map(|(n, v)| json!({"name": n, "value": v})).collect::<Vec<_>>(),
+            "textures": m.textures.iter().map(|(n, t)| json!({"name": n, "texture": t})).collect::<Vec<_>>(),
+            "matrices": m.matrices.iter().map(|(n, x)| json!({"name": n, "value": x.to_vec()})).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "meshes": p.meshes.iter().map(|m| json!({
+            "vertex_buffer": m.vertex_buffer, "index_buffer": m.index_buffer,
+            "groups": m.groups.iter().map(|g| json!({"name": g.name, "material": g.material, "first_index": g.first_index, "primitives": g.primitives, "type": g.primitive_type})).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "skeletons": p.skeletons.iter().map(|s| json!({
+            "bones": s.bones.iter().map(|b| json!({"name": b.name, "parent": b.parent, "translation": b.translation, "rotation": b.rotation})).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "models": p.models.iter().map(|m| json!({
+            "name": m.name, "skeleton": m.skeleton, "model2scene": m16(&m.model2scene),
+            "bindings": m.bindings.iter().map(|b| json!({"name": b.name, "mesh": b.mesh, "mesh2model": m16(&b.mesh2model), "bone_map": b.bone_map})).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "animations": p.animations.iter().map(|a| json!({"name": a.name, "bones": a.bones, "frames": a.frames, "fps": [a.fps_num, a.fps_den]})).collect::<Vec<_>>(),
+        "warnings": p.warnings,
+    })
+}
+
 fn m3d_json(m: &m3d::M3d) -> Value {
     let t = &m.types;
     json!({
@@ -159,6 +191,7 @@ pub fn to_json(l: &Loaded) -> Value {
     match &l.raw {
         Raw::P3m(m) => v["p3m"] = p3m_json(m),
         Raw::M3d(m) => v["m3d"] = m3d_json(m),
+        Raw::Papa(p) => v["papa"] = papa_json(p),
         Raw::Ptf(t) => {
             v["ptf"] = json!({"width": t.width, "height": t.height, "format": t.format.name(), "layout": format!("{:?}", t.layout)})
         }

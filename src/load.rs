@@ -1,7 +1,7 @@
 //! Opening a file: detect the format, decode, convert to a [`Scene`].
 //! Errors are one line and start with the file name.
 
-use crate::formats::{self, Format, m3d, p3m, ptf};
+use crate::formats::{self, Format, m3d, p3m, papa, ptf};
 use crate::scene::{self, Scene, SourceInfo};
 use glam::{Vec2, Vec3};
 use std::path::Path;
@@ -12,6 +12,7 @@ pub enum Raw {
     P3m(Box<p3m::P3m>),
     Ptf(ptf::Ptf),
     M3d(Box<m3d::M3d>),
+    Papa(Box<papa::Papa>),
 }
 
 pub struct Loaded {
@@ -31,7 +32,7 @@ pub enum LoadError {
         file: String,
         source: formats::DecodeError,
     },
-    #[error("{file}: not a format facet knows (P3M, PTF, M3D), by magic bytes or extension")]
+    #[error("{file}: not a format facet knows (P3M, PTF, M3D, Papa), by magic bytes or extension")]
     Unknown { file: String },
 }
 
@@ -54,12 +55,23 @@ pub fn load_file(path: &Path) -> Result<Loaded, LoadError> {
         ))));
     }
     let bytes = std::fs::read(path).map_err(io)?;
-    let mut loaded = load_bytes(&file, &bytes, path.parent())?;
+    let mut loaded = load_bytes_at(&file, &bytes, path.parent(), Some(path))?;
     loaded.scene.source.path = Some(path.to_path_buf());
     Ok(loaded)
 }
 
 pub fn load_bytes(file: &str, bytes: &[u8], base_dir: Option<&Path>) -> Result<Loaded, LoadError> {
+    load_bytes_at(file, bytes, base_dir, None)
+}
+
+/// As [`load_bytes`]; `path` is where the file lies, for formats that look
+/// for companion files (Papa animations and textures next to a model).
+pub fn load_bytes_at(
+    file: &str,
+    bytes: &[u8],
+    base_dir: Option<&Path>,
+    path: Option<&Path>,
+) -> Result<Loaded, LoadError> {
     let decode_err = |source| LoadError::Decode {
         file: file.to_string(),
         source,
@@ -83,7 +95,23 @@ pub fn load_bytes(file: &str, bytes: &[u8], base_dir: Option<&Path>) -> Result<L
         }
         Some(Format::Ptf) => {
             let t = ptf::decode(bytes).map_err(decode_err)?;
-            let scene = texture_scene(&t, file, source);
+            let mut source = source;
+            source.format = "PTF".into();
+            let layout = match t.layout {
+                ptf::PtfLayout::Current { version } => format!("current (version {version})"),
+                ptf::PtfLayout::Rev2024 { revision } => format!("2024 (revision {revision})"),
+            };
+            source.details.push(("layout".into(), layout));
+            let tex = scene::Texture {
+                name: file.into(),
+                width: t.width,
+                height: t.height,
+                rgba8: t.to_rgba8(),
+                source: scene::TextureSource::Embedded,
+                format: format!("PTF {} {}x{}", t.format.name(), t.width, t.height),
+                srgb: true,
+            };
+            let scene = texture_scene(tex, source);
             Ok(Loaded {
                 scene,
                 raw: Raw::Ptf(t),
@@ -97,6 +125,41 @@ pub fn load_bytes(file: &str, bytes: &[u8], base_dir: Option<&Path>) -> Result<L
                 raw: Raw::M3d(Box::new(m)),
             })
         }
+        Some(Format::Papa) => {
+            let p = papa::decode(bytes).map_err(decode_err)?;
+            let scene = if p.is_texture_only() {
+                let t = &p.textures[0];
+                let mut source = source;
+                source.format = "Papa".into();
+                let tex = match scene::from_papa::decode_rgba(t) {
+                    Ok(rgba8) => scene::Texture {
+                        name: t.name.clone(),
+                        width: t.width as u32,
+                        height: t.height as u32,
+                        rgba8,
+                        source: scene::TextureSource::Embedded,
+                        format: format!(
+                            "{} {}x{}, {} mip levels, {}",
+                            t.format.map_or("linked".into(), |f| f.name()),
+                            t.width,
+                            t.height,
+                            t.mips,
+                            if t.srgb { "sRGB" } else { "linear" }
+                        ),
+                        srgb: t.srgb,
+                    },
+                    Err(why) => scene::Texture::checkerboard(&t.name, why),
+                };
+                source.details.push(("texture".into(), tex.format.clone()));
+                texture_scene(tex, source)
+            } else {
+                scene::from_papa::convert(&p, source, base_dir, path)
+            };
+            Ok(Loaded {
+                scene,
+                raw: Raw::Papa(Box::new(p)),
+            })
+        }
         None => Err(LoadError::Unknown {
             file: file.to_string(),
         }),
@@ -104,13 +167,7 @@ pub fn load_bytes(file: &str, bytes: &[u8], base_dir: Option<&Path>) -> Result<L
 }
 
 /// A texture on its own is shown on a unit quad facing +Z.
-fn texture_scene(t: &ptf::Ptf, file: &str, mut source: SourceInfo) -> Scene {
-    source.format = "PTF".into();
-    let layout = match t.layout {
-        ptf::PtfLayout::Current { version } => format!("current (version {version})"),
-        ptf::PtfLayout::Rev2024 { revision } => format!("2024 (revision {revision})"),
-    };
-    source.details.push(("layout".into(), layout));
+fn texture_scene(t: scene::Texture, source: SourceInfo) -> Scene {
     let aspect = t.width as f32 / t.height as f32;
     let (hw, hh) = (aspect.min(1.0), (1.0 / aspect).min(1.0));
     let positions = vec![
@@ -148,14 +205,7 @@ fn texture_scene(t: &ptf::Ptf, file: &str, mut source: SourceInfo) -> Scene {
             texture: Some(0),
             ..Default::default()
         }],
-        textures: vec![scene::Texture {
-            name: file.into(),
-            width: t.width,
-            height: t.height,
-            rgba8: t.to_rgba8(),
-            source: scene::TextureSource::Embedded,
-            format: format!("PTF {} {}x{}", t.format.name(), t.width, t.height),
-        }],
+        textures: vec![t],
         ..Default::default()
     }
 }

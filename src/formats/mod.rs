@@ -100,6 +100,7 @@ pub enum Format {
     P3m,
     Ptf,
     M3d,
+    Papa,
 }
 
 impl Format {
@@ -108,6 +109,7 @@ impl Format {
             Format::P3m => "P3M",
             Format::Ptf => "PTF",
             Format::M3d => "M3D",
+            Format::Papa => "Papa",
         }
     }
 
@@ -122,6 +124,9 @@ impl Format {
         if data.starts_with(b"3DMO") {
             return Some(Format::M3d);
         }
+        if data.starts_with(papa::MAGIC) {
+            return Some(Format::Papa);
+        }
         let ext = std::path::Path::new(file_name)
             .extension()?
             .to_str()?
@@ -130,6 +135,7 @@ impl Format {
             "p3m" => Some(Format::P3m),
             "ptf" => Some(Format::Ptf),
             "m3d" => Some(Format::M3d),
+            "papa" => Some(Format::Papa),
             _ => None,
         }
     }

@@ -114,12 +114,25 @@ impl GpuMesh {
     }
 }
 
+/// An sRGB colour texture.
 pub fn upload_texture(
     gpu: &super::Gpu,
     name: &str,
     width: u32,
     height: u32,
     rgba8: &[u8],
+) -> GpuTexture {
+    upload_texture_as(gpu, name, width, height, rgba8, true)
+}
+
+/// A texture sampled as sRGB colour (`srgb`) or as stored data.
+pub fn upload_texture_as(
+    gpu: &super::Gpu,
+    name: &str,
+    width: u32,
+    height: u32,
+    rgba8: &[u8],
+    srgb: bool,
 ) -> GpuTexture {
     let texture = gpu.device.create_texture_with_data(
         &gpu.queue,
@@ -133,7 +146,11 @@ pub fn upload_texture(
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::Rgba8UnormSrgb,
+            format: if srgb {
+                wgpu::TextureFormat::Rgba8UnormSrgb
+            } else {
+                wgpu::TextureFormat::Rgba8Unorm
+            },
             usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
             view_formats: &[wgpu::TextureFormat::Rgba8Unorm],
         },
@@ -231,7 +248,7 @@ pub fn upload(gpu: &super::Gpu, r: &Renderer, scene: &Scene) -> GpuScene {
     let textures: Vec<GpuTexture> = scene
         .textures
         .iter()
-        .map(|t| upload_texture(gpu, &t.name, t.width, t.height, &t.rgba8))
+        .map(|t| upload_texture_as(gpu, &t.name, t.width, t.height, &t.rgba8, t.srgb))
         .collect();
 
     let limits = device.limits();

@@ -50,6 +50,7 @@ fn load_texture(
             rgba8: img.into_raw(),
             source,
             format: format!("PNG {w}x{h} ({what})"),
+            srgb: true,
         })
     };
     let mut why = Vec::new();
@@ -375,6 +376,7 @@ pub fn convert(m: &M3d, source: SourceInfo, base_dir: Option<&Path>) -> Scene {
                     rgba8: img.into_raw(),
                     source: TextureSource::Embedded,
                     format: format!("PNG {w}x{h} (PRVW)"),
+                    srgb: true,
                 }
             }
             Err(e) => {

@@ -48,6 +48,7 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, base_dir: Option<&Path>) -> Sce
                 rgba8: p.to_rgba8(),
                 source: TextureSource::Embedded,
                 format: format!("PTF {} {}x{}", p.format.name(), p.width, p.height),
+                srgb: true,
             },
             p3m::Texture::Embedded { ptf: Err(e), .. } => {
                 let why = e.to_string();
@@ -471,6 +472,7 @@ fn load_external(path: &str, base_dir: Option<&Path>) -> Result<Texture, String>
             rgba8: p.to_rgba8(),
             source: TextureSource::External(found.clone()),
             format: format!("PTF {} {}x{}", p.format.name(), p.width, p.height),
+            srgb: true,
         });
     }
     let img = image::load_from_memory(&bytes).map_err(|e| format!("{}: {e}", found.display()))?;
@@ -482,6 +484,7 @@ fn load_external(path: &str, base_dir: Option<&Path>) -> Result<Texture, String>
         format: format!("image {}x{}", rgba.width(), rgba.height()),
         rgba8: rgba.into_raw(),
         source: TextureSource::External(found.clone()),
+        srgb: true,
     })
 }
 

@@ -5,6 +5,7 @@
 pub mod clip;
 pub mod from_m3d;
 pub mod from_p3m;
+pub mod from_papa;
 pub mod material_anim;
 
 pub use clip::Clip;
@@ -171,6 +172,9 @@ pub struct Texture {
     pub source: TextureSource,
     /// Description of the stored format, e.g. "PTF RGBA 64x64".
     pub format: String,
+    /// The texels are sRGB-encoded colour (false: data such as masks and
+    /// normal maps, sampled as stored).
+    pub srgb: bool,
 }
 
 impl Texture {
@@ -195,6 +199,7 @@ impl Texture {
             rgba8,
             source: TextureSource::Missing(why),
             format: "checkerboard (missing)".into(),
+            srgb: true,
         }
     }
 }

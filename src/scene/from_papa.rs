@@ -1,0 +1,659 @@
+//! Planetary Annihilation papa -> [`Scene`].
+//!
+//! Papa is Z-up; the scene is Y-up. Every position, normal, matrix and
+//! animation key goes through the rotation `C` of -90 degrees about X,
+//! `(x, y, z) -> (x, z, -y)` (a rotation: handedness and winding are kept),
+//! and matrices become `C M C^-1`. Each model's mesh bindings are placed at
+//! `model2scene * mesh2model`; each material group becomes a mesh. See
+//! `docs/formats.md`.
+
+use super::clip::{Channel, ChannelSpace, Interp, Key, RotationTrack, Segment, Track};
+use super::*;
+use crate::formats::papa::{self, Papa, TexFormat, TextureData};
+use glam::{Mat3, Quat};
+use std::path::Path;
+
+/// Papa's Z-up -> the scene's Y-up.
+pub fn axis() -> Mat4 {
+    Mat4::from_rotation_x(-std::f32::consts::FRAC_PI_2)
+}
+
+fn to_scene(v: [f32; 3]) -> Vec3 {
+    Vec3::new(v[0], v[2], -v[1])
+}
+
+fn quat_to_scene(q: [f32; 4]) -> Quat {
+    // C R C^-1 for a rotation R: rotate the quaternion's axis by C.
+    let v = to_scene([q[0], q[1], q[2]]);
+    Quat::from_xyzw(v.x, v.y, v.z, q[3])
+}
+
+fn mat_to_scene(m: &[f32; 16]) -> Mat4 {
+    let c = axis();
+    c * Mat4::from_cols_array(m) * c.inverse()
+}
+
+/// A texture's base level as RGBA8 (DXT through bcdec_rs), or why not.
+pub fn decode_rgba(t: &papa::Texture) -> Result<Vec<u8>, String> {
+    let (Some(f), TextureData::Embedded(data)) = (t.format, &t.data) else {
+        return Err(format!("linked to {:?}", t.name));
+    };
+    let (w, h) = (t.width as usize, t.height as usize);
+    let level = &data[t.levels().first().cloned().unwrap_or(0..0)];
+    let px = w * h;
+    let mut out = vec![0u8; px * 4];
+    match f {
+        TexFormat::Dxt1 | TexFormat::Dxt3 | TexFormat::Dxt5 => {
+            let block = if f == TexFormat::Dxt1 { 8 } else { 16 };
+            let (bw, bh) = (w.div_ceil(4), h.div_ceil(4));
+            let mut tile = [0u8; 64];
+            for by in 0..bh {
+                for bx in 0..bw {
+                    let at = (by * bw + bx) * block;
+                    let src = &level[at..at + block];
+                    match f {
+                        TexFormat::Dxt1 => bcdec_rs::bc1(src, &mut tile, 16),
+                        TexFormat::Dxt3 => bcdec_rs::bc2(src, &mut tile, 16),
+                        _ => bcdec_rs::bc3(src, &mut tile, 16),
+                    }
+                    for y in 0..4 {
+                        for x in 0..4 {
+                            let (px, py) = (bx * 4 + x, by * 4 + y);
+                            if px < w && py < h {
+                                let d = (py * w + px) * 4;
+                                out[d..d + 4].copy_from_slice(&tile[(y * 4 + x) * 4..][..4]);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        TexFormat::R8G8B8A8 => out.copy_from_slice(&level[..px * 4]),
+        TexFormat::R8G8B8X8 => {
+            for (o, i) in out.chunks_exact_mut(4).zip(level.chunks_exact(4)) {
+                o.copy_from_slice(&[i[0], i[1], i[2], 255]);
+            }
+        }
+        TexFormat::B8G8R8A8 => {
+            for (o, i) in out.chunks_exact_mut(4).zip(level.chunks_exact(4)) {
+                o.copy_from_slice(&[i[2], i[1], i[0], i[3]]);
+            }
+        }
+        TexFormat::R8 => {
+            for (o, &g) in out.chunks_exact_mut(4).zip(level) {
+                o.copy_from_slice(&[g, g, g, 255]);
+            }
+        }
+        TexFormat::Rg8 => {
+            for (o, i) in out.chunks_exact_mut(4).zip(level.chunks_exact(2)) {
+                o.copy_from_slice(&[i[0], i[1], 0, 255]);
+            }
+        }
+        TexFormat::R32F | TexFormat::Rg32F | TexFormat::Rgba32F => {
+            let n = match f {
+                TexFormat::R32F => 1,
+                TexFormat::Rg32F => 2,
+                _ => 4,
+            };
+            let byte = |c: &[u8]| {
+                (f32::from_le_bytes([c[0], c[1], c[2], c[3]]).clamp(0.0, 1.0) * 255.0).round() as u8
+            };
+            for (o, i) in out.chunks_exact_mut(4).zip(level.chunks_exact(4 * n)) {
+                let c: Vec<u8> = i.chunks_exact(4).map(byte).collect();
+                *o.first_chunk_mut::<4>().expect("4 bytes") = match n {
+                    1 => [c[0], c[0], c[0], 255],
+                    2 => [c[0], c[1], 0, 255],
+                    _ => [c[0], c[1], c[2], c[3]],
+                };
+            }
+        }
+        other => {
+            return Err(format!(
+                "{} is not shown (depth, half-float or integer data)",
+                other.name()
+            ));
+        }
+    }
+    Ok(out)
+}
+
+fn scene_texture(t: &papa::Texture, label: &str) -> Result<Texture, String> {
+    let rgba8 = decode_rgba(t)?;
+    Ok(Texture {
+        name: if t.name.is_empty() {
+            label.to_string()
+        } else {
+            t.name.clone()
+        },
+        width: t.width as u32,
+        height: t.height as u32,
+        rgba8,
+        source: TextureSource::Embedded,
+        format: format!(
+            "{} {}x{}, {} mip level{}, {}",
+            t.format.map_or("linked".into(), |f| f.name()),
+            t.width,
+            t.height,
+            t.mips,
+            if t.mips == 1 { "" } else { "s" },
+            if t.srgb { "sRGB" } else { "linear" }
+        ),
+        srgb: t.srgb,
+    })
+}
+
+/// Loads `file` (a texture papa) next to the model; its first texture.
+fn load_sibling_texture(dir: &Path, file: &str) -> Result<Texture, String> {
+    let path = dir.join(file);
+    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let p = papa::decode(&bytes).map_err(|e| format!("{file}: {e}"))?;
+    let t = p
+        .textures
+        .first()
+        .ok_or_else(|| format!("{file} holds no texture"))?;
+    let mut tex = scene_texture(t, file)?;
+    tex.source = TextureSource::External(path);
+    Ok(tex)
+}
+
+/// The animation clips of `anim` for `skeleton` (bones bound by name;
+/// names the skeleton lacks are ignored, bones the clip lacks keep their
+/// bind pose). `None` when no bone matches.
+pub fn animation_clip(anim: &papa::Animation, name: &str, skeleton: &Skeleton) -> Option<Clip> {
+    let fps = if anim.fps_num > 0 && anim.fps_den > 0 {
+        anim.fps_num as f32 / anim.fps_den as f32
+    } else {
+        60.0
+    };
+    let nb = anim.bones.len();
+    let channels: Vec<Channel> = anim
+        .bones
+        .iter()
+        .enumerate()
+        .filter_map(|(k, bname)| {
+            let bone = skeleton.bones.iter().position(|b| &b.name == bname)?;
+            let translation = Track {
+                keys: (0..anim.frames as usize)
+                    .map(|fr| Key {
+                        time: fr as f32 / fps,
+                        value: to_scene(anim.transforms[fr * nb + k].0),
+                        interp: Interp::Linear,
+                    })
+                    .collect(),
+            };
+            let rotation = Track {
+                keys: (0..anim.frames as usize)
+                    .map(|fr| Key {
+                        time: fr as f32 / fps,
+                        value: quat_to_scene(anim.transforms[fr * nb + k].1).normalize(),
+                        interp: Interp::Linear,
+                    })
+                    .collect(),
+            };
+            Some(Channel {
+                bone,
+                translation,
+                rotation: RotationTrack::Quat(rotation),
+                scale: Track::default(),
+            })
+        })
+        .collect();
+    if channels.is_empty() {
+        return None;
+    }
+    let frames = anim.frames.saturating_sub(1);
+    let duration_s = frames as f32 / fps;
+    Some(Clip {
+        name: name.to_string(),
+        duration_s,
+        frames,
+        space: ChannelSpace::Local,
+        channels,
+        sequence: None,
+        segments: vec![Segment {
+            name: name.to_string(),
+            start_s: 0.0,
+            duration_s,
+            frame_s: 1.0 / fps,
+            first_frame: 0,
+            frames,
+            part_list: None,
+        }],
+    })
+}
+
+/// Animation papas next to `model_path` (`<stem>_anim_<name>.papa`, or any
+/// `*.papa` holding only animations) whose bones match `skeleton`.
+pub fn sibling_animations(
+    model_path: &Path,
+    skeleton: &Skeleton,
+    warnings: &mut Vec<String>,
+) -> Vec<Clip> {
+    let (Some(dir), Some(stem)) = (
+        model_path.parent(),
+        model_path.file_stem().and_then(|s| s.to_str()),
+    ) else {
+        return Vec::new();
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<_> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "papa") && p.as_path() != model_path)
+        .collect();
+    files.sort();
+    let mut clips = Vec::new();
+    for path in files {
+        let file = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string();
+        // Cheap filter first: the header's counts say "animations only".
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        // Counts of textures .. models (bytes 10..24) all zero: animations only.
+        if bytes.len() < 26 || bytes[10..24].iter().any(|&b| b != 0) {
+            continue;
+        }
+        let Ok(p) = papa::decode(&bytes) else {
+            if file.contains("_anim_") {
+                warnings.push(format!("{file}: not a valid animation papa; skipped"));
+            }
+            continue;
+        };
+        let own = file.starts_with(&format!("{stem}_anim_"));
+        for (i, a) in p.animations.iter().enumerate() {
+            // "Its bones match": at least 80% of the animation's bones are
+            // in the skeleton (real animations name a few sockets a model
+            // lacks; another unit's share only generic names like bone_root).
+            let matched = a
+                .bones
+                .iter()
+                .filter(|n| skeleton.bones.iter().any(|b| &b.name == *n))
+                .count();
+            if a.bones.is_empty() || matched * 5 < a.bones.len() * 4 {
+                if own {
+                    warnings.push(format!(
+                        "{file}: only {matched} of its {} bones are in the skeleton; not listed",
+                        a.bones.len()
+                    ));
+                }
+                continue;
+            }
+            let name = file
+                .strip_prefix(&format!("{stem}_anim_"))
+                .unwrap_or(&file)
+                .trim_end_matches(".papa")
+                .to_string();
+            let name = if p.animations.len() > 1 {
+                format!("{name} {i}")
+            } else {
+                name
+            };
+            if let Some(c) = animation_clip(a, &name, skeleton) {
+                clips.push(c);
+            }
+        }
+    }
+    clips
+}
+
+pub fn convert(
+    p: &Papa,
+    source: SourceInfo,
+    base_dir: Option<&Path>,
+    model_path: Option<&Path>,
+) -> Scene {
+    let mut warnings = p.warnings.clone();
+    let mut scene = Scene::default();
+
+    // Textures in the file; linked ones are looked up next to the model.
+    let mut texture_of: Vec<Option<usize>> = Vec::new();
+    for (i, t) in p.textures.iter().enumerate() {
+        let tex = match (&t.data, base_dir) {
+            (TextureData::Linked, _) if t.name == "NO_TEXTURE" => None,
+            (TextureData::Linked, Some(dir)) => {
+                let file = t.name.rsplit('/').next().unwrap_or(&t.name).to_string();
+                Some(load_sibling_texture(dir, &file).unwrap_or_else(|why| {
+                    warnings.push(format!(
+                        "texture {i} {:?}: {why}; showing a checkerboard",
+                        t.name
+                    ));
+                    Texture::checkerboard(&t.name, why)
+                }))
+            }
+            _ => Some(
+                scene_texture(t, &format!("texture {i}")).unwrap_or_else(|why| {
+                    warnings.push(format!(
+                        "texture {i} {:?}: {why}; showing a checkerboard",
+                        t.name
+                    ));
+                    Texture::checkerboard(&t.name, why)
+                }),
+            ),
+        };
+        texture_of.push(tex.map(|t| {
+            scene.textures.push(t);
+            scene.textures.len() - 1
+        }));
+    }
+    // Unit models name no texture: the engine finds `<unit>_diffuse.papa`.
+    let convention = model_path.and_then(|path| {
+        let stem = path.file_stem()?.to_str()?;
+        let dir = path.parent()?;
+        let file = format!("{stem}_diffuse.papa");
+        dir.join(&file)
+            .exists()
+            .then(|| load_sibling_texture(dir, &file))
+    });
+    let convention = match convention {
+        Some(Ok(t)) => {
+            scene.textures.push(t);
+            Some(scene.textures.len() - 1)
+        }
+        Some(Err(why)) => {
+            warnings.push(why);
+            None
+        }
+        None => None,
+    };
+
+    for m in &p.materials {
+        let color = m
+            .vectors
+            .iter()
+            .find(|(n, _)| n == "DiffuseColor")
+            .map(|(_, v)| *v);
+        let diffuse = m
+            .textures
+            .iter()
+            .find(|(n, _)| n == "DiffuseTexture")
+            .and_then(|(_, t)| texture_of.get(*t as usize).copied().flatten());
+        let texture = diffuse.or(if m.shader == "solid" {
+            convention
+        } else {
+            None
+        });
+        let mut properties = vec![("shader".to_string(), m.shader.clone(), None)];
+        properties.extend(m.vectors.iter().map(|(n, v)| {
+            (
+                n.clone(),
+                format!("{:.4} {:.4} {:.4} {:.4}", v[0], v[1], v[2], v[3]),
+                None,
+            )
+        }));
+        properties.extend(m.textures.iter().map(|(n, t)| {
+            (
+                n.clone(),
+                p.textures
+                    .get(*t as usize)
+                    .map_or(format!("texture {t}"), |x| x.name.clone()),
+                texture_of.get(*t as usize).copied().flatten(),
+            )
+        }));
+        properties.extend(
+            m.matrices
+                .iter()
+                .map(|(n, x)| (n.clone(), format!("{x:?}"), None)),
+        );
+        scene.materials.push(Material {
+            name: m.shader.clone(),
+            // A textured unit shows its texture; the grey DiffuseColor of
+            // unit materials would only darken it.
+            base_color: match (texture, color) {
+                (None, Some(c)) => [c[0], c[1], c[2], 1.0],
+                _ => [1.0; 4],
+            },
+            texture,
+            properties,
+            ..Material::default()
+        });
+    }
+
+    // Skeletons (the first skinned model's skeleton is the scene's).
+    let skinned_model = p.models.iter().find(|m| m.skeleton.is_some());
+    if let Some(model) = skinned_model {
+        let sk = &p.skeletons[model.skeleton.expect("skinned") as usize];
+        let m2s = mat_to_scene(&model.model2scene);
+        let mut world: Vec<Mat4> = Vec::with_capacity(sk.bones.len());
+        for b in &sk.bones {
+            let s = Mat3::from_cols_array(&b.shear_scale);
+            let local = Mat4::from_rotation_translation(
+                quat_to_scene(b.rotation).normalize(),
+                to_scene(b.translation),
+            ) * Mat4::from_mat3(axis_mat3() * s * axis_mat3().inverse());
+            let w = match b.parent {
+                Some(pa) => world[pa as usize] * local,
+                None => m2s * local,
+            };
+            world.push(w);
+        }
+        scene.skeleton.bones = sk
+            .bones
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let head = world[i].w_axis.truncate();
+                let tail = sk
+                    .bones
+                    .iter()
+                    .position(|c| c.parent == Some(i as u16))
+                    .map(|c| world[c].w_axis.truncate())
+                    .filter(|t| t.distance(head) > 1e-5)
+                    .unwrap_or(head + world[i].y_axis.truncate().normalize_or(Vec3::Y) * 0.2);
+                Bone {
+                    name: if b.name.is_empty() {
+                        format!("bone {i}")
+                    } else {
+                        b.name.clone()
+                    },
+                    parent: b.parent.map(|x| x as usize),
+                    head,
+                    tail,
+                    rest: world[i],
+                }
+            })
+            .collect();
+    }
+
+    // Meshes: one per material group of every binding of every model.
+    for (mi, model) in p.models.iter().enumerate() {
+        let m2s = mat_to_scene(&model.model2scene);
+        let skinned = skinned_model.is_some_and(|s| std::ptr::eq(s, model));
+        for (bi, binding) in model.bindings.iter().enumerate() {
+            let mesh = &p.meshes[binding.mesh as usize];
+            let vb = &p.vertex_buffers[mesh.vertex_buffer as usize];
+            let ib = &p.index_buffers[mesh.index_buffer as usize];
+            let verts = vb.vertices();
+            let place = m2s * mat_to_scene(&binding.mesh2model);
+            let normal_m = Mat3::from_mat4(place).inverse().transpose();
+            for (gi, g) in mesh.groups.iter().enumerate() {
+                if g.primitive_type != 2 {
+                    if g.primitives > 0 {
+                        warnings.push(format!(
+                            "model {mi} binding {bi} group {gi}: {} points/lines are not drawn",
+                            g.primitives
+                        ));
+                    }
+                    continue;
+                }
+                if g.primitives == 0 {
+                    continue;
+                }
+                let range =
+                    g.first_index as usize..g.first_index as usize + 3 * g.primitives as usize;
+                let mut remap = std::collections::HashMap::new();
+                let mut out = Mesh {
+                    name: format!(
+                        "{} / {}",
+                        if model.name.is_empty() {
+                            format!("model {mi}")
+                        } else {
+                            model.name.clone()
+                        },
+                        if g.name.is_empty() {
+                            format!("group {gi}")
+                        } else {
+                            g.name.clone()
+                        }
+                    ),
+                    material: Some(g.material as usize),
+                    visible: true,
+                    has_file_normals: vb.layout().normal.is_some(),
+                    has_file_uvs: vb.layout().uv.is_some(),
+                    ..Mesh::default()
+                };
+                let mut joints = Vec::new();
+                let mut weights = Vec::new();
+                let mut colors = Vec::new();
+                for &i in &ib.indices[range] {
+                    let next = out.positions.len() as u32;
+                    let idx = *remap.entry(i).or_insert_with(|| {
+                        let v = &verts[i as usize];
+                        out.positions.push(place.transform_point3(to_scene(v.pos)));
+                        out.normals.push(v.normal.map_or(Vec3::ZERO, |n| {
+                            (normal_m * to_scene(n)).normalize_or(Vec3::Y)
+                        }));
+                        out.uvs.push(v.uv.map_or(Vec2::ZERO, Vec2::from));
+                        colors.push(v.color.unwrap_or([255; 4]));
+                        if skinned {
+                            let (w, j) = (v.weights.unwrap_or([0; 4]), v.bones.unwrap_or([0; 4]));
+                            let map = |b: u8| {
+                                binding
+                                    .bone_map
+                                    .get(b as usize)
+                                    .copied()
+                                    .unwrap_or(b as u16)
+                            };
+                            joints.push([map(j[0]), map(j[1]), map(j[2]), map(j[3])]);
+                            weights.push(quantize_weights(w.map(|x| x as f32 / 255.0)));
+                        }
+                        next
+                    });
+                    out.indices.push(idx);
+                }
+                if vb.layout().normal.is_none() {
+                    out.normals = smooth_normals(&out.positions, &out.indices);
+                }
+                if vb.layout().color.is_some()
+                    && colors.iter().any(|c| *c != [0; 4] && *c != [255; 4])
+                {
+                    out.colors = Some(colors);
+                }
+                if skinned {
+                    out.skin = Some(Skin { joints, weights });
+                }
+                scene.meshes.push(out);
+            }
+        }
+    }
+
+    // Animations in the file, then those next to it.
+    for (i, a) in p.animations.iter().enumerate() {
+        let name = if a.name.is_empty() {
+            format!("animation {i}")
+        } else {
+            a.name.clone()
+        };
+        match animation_clip(a, &name, &scene.skeleton) {
+            Some(c) => scene.clips.push(c),
+            None if !scene.skeleton.bones.is_empty() => {
+                warnings.push(format!("animation {i}: no bone matches the skeleton"))
+            }
+            None => {}
+        }
+    }
+    if let (Some(path), false) = (model_path, scene.skeleton.bones.is_empty()) {
+        scene
+            .clips
+            .extend(sibling_animations(path, &scene.skeleton, &mut warnings));
+    }
+
+    let mut source = source;
+    source.format = "Papa".into();
+    source.details.extend([
+        ("version".into(), "3.0".into()),
+        ("models".into(), p.models.len().to_string()),
+        (
+            "vertex buffers".into(),
+            p.vertex_buffers
+                .iter()
+                .map(|v| format!("{} x{}", v.layout().name, v.count))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+        (
+            "index buffers".into(),
+            p.index_buffers
+                .iter()
+                .map(|b| {
+                    format!(
+                        "{} x{}",
+                        if b.format == 0 { "u16" } else { "u32" },
+                        b.indices.len()
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+        ("animations".into(), p.animations.len().to_string()),
+    ]);
+    if p.signature.iter().any(|&b| b != 0) {
+        source.details.push((
+            "header signature".into(),
+            String::from_utf8_lossy(&p.signature)
+                .trim_end_matches('\0')
+                .to_string(),
+        ));
+    }
+    source.chunks = p
+        .tables
+        .iter()
+        .map(|t| ChunkRow {
+            magic: t.name.to_string(),
+            offset: t.offset.unwrap_or(0) as usize,
+            size: t.count as u64,
+            note: if t.offset.is_some() {
+                format!("{} entries", t.count)
+            } else {
+                "absent (-1)".into()
+            },
+        })
+        .collect();
+    scene.tables.push((
+        "Models".into(),
+        p.models
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                (
+                    format!("{i}: {}", m.name),
+                    format!(
+                        "skeleton {}, {} binding(s): {}",
+                        m.skeleton.map_or("none".into(), |s| s.to_string()),
+                        m.bindings.len(),
+                        m.bindings
+                            .iter()
+                            .map(|b| format!(
+                                "mesh {} ({} bone mappings)",
+                                b.mesh,
+                                b.bone_map.len()
+                            ))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )
+            })
+            .collect(),
+    ));
+    scene.source = source;
+    scene.warnings = warnings;
+    scene
+}
+
+fn axis_mat3() -> Mat3 {
+    Mat3::from_rotation_x(-std::f32::consts::FRAC_PI_2)
+}
