@@ -306,6 +306,25 @@ impl Running {
     }
 
     fn open(&mut self, path: PathBuf) {
+        // An animation papa dropped on a model with a skeleton adds clips.
+        if !self.scene.skeleton.bones.is_empty() && is_animation_papa(&path) {
+            match load::add_animation_file(&mut self.scene, &path) {
+                Ok(added) => {
+                    log::info!("{}: added clip(s) {added:?}", path.display());
+                    let last = self
+                        .scene
+                        .clips
+                        .iter()
+                        .position(|c| Some(&c.name) == added.first());
+                    self.ui.timeline.select(last, &self.scene);
+                }
+                Err(e) => {
+                    log::error!("{e}");
+                    self.ui.error = Some(e.to_string());
+                }
+            }
+            return;
+        }
         match load::load_file(&path) {
             Ok(l) => {
                 log::info!("opened {}", path.display());
@@ -574,4 +593,14 @@ impl Running {
         self.gpu.queue.present(frame);
         Ok(())
     }
+}
+
+/// A papa file holding animations and no model.
+fn is_animation_papa(path: &std::path::Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("papa"))
+        && std::fs::read(path)
+            .ok()
+            .and_then(|b| crate::formats::papa::decode(&b).ok())
+            .is_some_and(|p| p.models.is_empty() && !p.animations.is_empty())
 }

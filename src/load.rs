@@ -166,6 +166,60 @@ pub fn load_bytes_at(
     }
 }
 
+/// Adds the animations of a Papa animation file to `scene` (bones bound by
+/// name) and returns the new clips' names; an error when the file holds no
+/// animation or none of its bones is in the scene's skeleton.
+pub fn add_animation_file(scene: &mut Scene, path: &Path) -> Result<Vec<String>, LoadError> {
+    let file = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
+        file: file.clone(),
+        source,
+    })?;
+    let p = papa::decode(&bytes).map_err(|source| LoadError::Decode {
+        file: file.clone(),
+        source,
+    })?;
+    let stem = file.trim_end_matches(".papa");
+    let name = stem
+        .split_once("_anim_")
+        .map_or(stem, |(_, n)| n)
+        .to_string();
+    let mut added = Vec::new();
+    for (i, a) in p.animations.iter().enumerate() {
+        let name = if p.animations.len() > 1 {
+            format!("{name} {i}")
+        } else {
+            name.clone()
+        };
+        if let Some(clip) = scene::from_papa::animation_clip(a, &name, &scene.skeleton) {
+            scene.clips.retain(|c| c.name != name);
+            scene.clips.push(clip);
+            added.push(name);
+        }
+    }
+    if added.is_empty() {
+        return Err(LoadError::Decode {
+            file,
+            source: formats::DecodeError::invalid(
+                0,
+                "animations",
+                if p.animations.is_empty() {
+                    "the file holds no animation".to_string()
+                } else {
+                    format!(
+                        "none of its bones is in {}'s skeleton",
+                        scene.source.file_name
+                    )
+                },
+            ),
+        });
+    }
+    Ok(added)
+}
+
 /// A texture on its own is shown on a unit quad facing +Z.
 fn texture_scene(t: scene::Texture, source: SourceInfo) -> Scene {
     let aspect = t.width as f32 / t.height as f32;

@@ -71,6 +71,10 @@ enum Command {
         /// Pose the model with this clip (animation) ...
         #[arg(long, value_name = "NAME")]
         clip: Option<String>,
+        /// Add the animations of a separate file (Papa: `unit_anim_walk.papa`)
+        /// and pose with the first unless --clip names another.
+        #[arg(long, value_name = "FILE")]
+        anim: Option<PathBuf>,
         /// Time in seconds: into the clip, and on the clock of animated
         /// materials (which run with or without a clip).
         #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
@@ -230,9 +234,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             background,
             skeleton,
             clip,
+            anim,
             time,
         }) => {
-            let loaded = load::load_file(&file)?;
+            let mut loaded = load::load_file(&file)?;
+            let mut clip = clip;
+            if let Some(anim) = &anim {
+                let added = load::add_animation_file(&mut loaded.scene, anim)?;
+                clip = clip.or_else(|| added.first().cloned());
+            }
             let scene = &loaded.scene;
             for w in &scene.warnings {
                 log::warn!("{}: {w}", scene.source.file_name);

@@ -44,3 +44,12 @@ fn m3d_corpus() {
             .map_err(|e| e.to_string())
     });
 }
+
+#[test]
+fn papa_corpus() {
+    each("papa", |b| {
+        facet::formats::papa::decode(b)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    });
+}

@@ -275,3 +275,23 @@ fn m3d_characters_match_the_cpu_through_their_actions() {
         assert!(most > 0.01, "{file}: the action did not move the mesh");
     }
 }
+
+#[test]
+fn papa_units_match_the_cpu_through_their_animations() {
+    // bot_sun with its idle animation (14 bones, 4 weights a vertex) and
+    // radar_jammer with its bind animation, both found next to the model.
+    let gpu = common::gpu();
+    for (file, clip, times) in [
+        ("bot_sun.papa", "idle", &[0.0, 0.5, 1.7][..]),
+        ("radar_jammer.papa", "bind", &[0.0, 0.03][..]),
+    ] {
+        let path = common::shared().join("fixtures/papa").join(file);
+        let scene = facet::load::load_file(&path).unwrap().scene;
+        let c = scene.clips.iter().position(|c| c.name == clip).unwrap();
+        let mut pose = Pose::new(&scene.skeleton);
+        for &t in times {
+            pose.evaluate(&scene.skeleton, Some(&scene.clips[c]), t);
+            check_scene(&gpu, &scene, &pose, &format!("{file} {clip} at {t} s"));
+        }
+    }
+}

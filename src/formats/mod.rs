@@ -9,6 +9,7 @@ pub mod m3d_write;
 pub mod p3m;
 pub mod p3m_write;
 pub mod papa;
+pub mod papa_write;
 pub mod ptf;
 pub mod ptf_write;
 

@@ -607,7 +607,13 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
                 if bytes.get(len as usize) == Some(&0) && std::str::from_utf8(exact).is_ok() {
                     (String::from_utf8_lossy(exact).into_owned(), len as u64 + 1)
                 } else {
-                    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+                    let end = bytes.iter().position(|&b| b == 0).ok_or_else(|| {
+                        DecodeError::invalid(
+                            off as u64,
+                            what.clone(),
+                            format!("no NUL ends it before offset {:#X}", off as u64 + slot),
+                        )
+                    })?;
                     c.warnings.push(format!(
                         "string {i}: length {len} is not its byte length; read up to its NUL"
                     ));

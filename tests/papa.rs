@@ -1,0 +1,602 @@
+//! Planetary Annihilation papa: the fixtures against SOURCES.md, writer
+//! round trips for every vertex, index and texture format, truncation and
+//! hostile tables, the scene (axes, skeleton, animations) and images.
+
+mod common;
+use facet::formats::papa::{self, *};
+use facet::formats::papa_write;
+use facet::scene::from_papa::decode_rgba;
+
+fn path(name: &str) -> std::path::PathBuf {
+    common::shared().join("fixtures/papa").join(name)
+}
+
+fn fixture(name: &str) -> Papa {
+    papa::decode(&std::fs::read(path(name)).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn counts(p: &Papa) -> [usize; 8] {
+    [
+        p.textures.len(),
+        p.vertex_buffers.len(),
+        p.index_buffers.len(),
+        p.materials.len(),
+        p.meshes.len(),
+        p.skeletons.len(),
+        p.models.len(),
+        p.animations.len(),
+    ]
+}
+
+#[test]
+fn fixtures_match_sources_md() {
+    // T/VB/IB/Mat/Mesh/Sk/Mod/An and the contents column of SOURCES.md.
+    let cases: &[(&str, [usize; 8])] = &[
+        ("bot_sun.papa", [0, 1, 1, 2, 1, 1, 1, 0]),
+        ("bot_sun_anim_idle.papa", [0, 0, 0, 0, 0, 0, 0, 1]),
+        ("bot_sun_diffuse.papa", [1, 0, 0, 0, 0, 0, 0, 0]),
+        ("bot_sun_mask.papa", [1, 0, 0, 0, 0, 0, 0, 0]),
+        ("artillery_comet_anim_aimUp.papa", [0, 0, 0, 0, 0, 0, 0, 1]),
+        ("basic_cube.papa", [1, 1, 1, 1, 1, 0, 1, 0]),
+        ("gray_diffuse.papa", [1, 0, 0, 0, 0, 0, 0, 0]),
+        ("flower_03.papa", [3, 1, 1, 3, 1, 0, 1, 0]),
+        ("flower_04_normal.papa", [1, 0, 0, 0, 0, 0, 0, 0]),
+        ("transport.papa", [0, 1, 1, 1, 1, 0, 1, 0]),
+        ("radar_jammer_anim_bind.papa", [0, 0, 0, 0, 0, 0, 0, 1]),
+        ("radar_jammer.papa", [0, 1, 1, 1, 1, 1, 1, 0]),
+    ];
+    for (file, want) in cases {
+        assert_eq!(counts(&fixture(file)), *want, "{file}");
+    }
+    let p = fixture("bot_sun.papa");
+    assert_eq!(
+        (p.vertex_buffers[0].format, p.vertex_buffers[0].count),
+        (8, 946)
+    );
+    assert_eq!(p.index_buffers[0].indices.len(), 1542);
+    assert_eq!(p.skeletons[0].bones.len(), 14);
+    assert_eq!(
+        (
+            p.models[0].name.as_str(),
+            p.models[0].skeleton,
+            p.models[0].bindings.len()
+        ),
+        ("bot_aa_mesh", Some(0), 1)
+    );
+    assert!(p.materials.iter().all(|m| m.shader == "solid"));
+    let a = &fixture("bot_sun_anim_idle.papa").animations[0];
+    assert_eq!(
+        (
+            a.bones.len(),
+            a.frames,
+            a.fps_num,
+            a.fps_den,
+            a.name.as_str()
+        ),
+        (14, 160, 60, 1, "")
+    );
+    let a = &fixture("artillery_comet_anim_aimUp.papa").animations[0];
+    assert_eq!((a.bones.len(), a.frames), (8, 9));
+    let a = &fixture("radar_jammer_anim_bind.papa");
+    assert_eq!(
+        (a.animations[0].bones.len(), a.animations[0].frames),
+        (16, 4)
+    );
+    assert_eq!(&a.signature, b"Luther");
+    let t = &fixture("bot_sun_diffuse.papa").textures[0];
+    assert_eq!(
+        (t.format, t.width, t.height, t.mips, t.srgb),
+        (Some(TexFormat::Dxt5), 128, 128, 7, true)
+    );
+    let t = &fixture("bot_sun_mask.papa").textures[0];
+    assert_eq!(
+        (t.format, t.width, t.mips, t.srgb),
+        (Some(TexFormat::Dxt1), 128, 7, false)
+    );
+    let t = &fixture("gray_diffuse.papa").textures[0];
+    assert_eq!(
+        (t.format, t.width, t.height, t.mips, t.srgb),
+        (Some(TexFormat::Dxt1), 256, 256, 8, true)
+    );
+    let t = &fixture("flower_04_normal.papa").textures[0];
+    assert_eq!(
+        (t.format, t.width, t.mips, t.srgb),
+        (Some(TexFormat::Dxt5), 256, 8, false)
+    );
+    let p = fixture("basic_cube.papa");
+    assert_eq!(p.textures[0].data, TextureData::Linked);
+    assert_eq!(
+        p.textures[0].name,
+        "/pa/terrain/earth_csg/textures/moon_tile_diffuse.papa"
+    );
+    assert_eq!(
+        (
+            p.vertex_buffers[0].format,
+            p.vertex_buffers[0].count,
+            p.index_buffers[0].indices.len()
+        ),
+        (10, 24, 36)
+    );
+    assert_eq!(
+        (
+            p.materials[0].shader.as_str(),
+            p.models[0].name.as_str(),
+            p.models[0].skeleton
+        ),
+        ("textured", "Cube", None)
+    );
+    let p = fixture("flower_03.papa");
+    assert_eq!(
+        (p.vertex_buffers[0].count, p.index_buffers[0].indices.len()),
+        (1120, 2208)
+    );
+    let p = fixture("transport.papa");
+    assert_eq!(
+        (
+            p.vertex_buffers[0].format,
+            p.vertex_buffers[0].count,
+            p.index_buffers[0].indices.len()
+        ),
+        (5, 1499, 2814)
+    );
+    // The exporter wrote the name's length in characters: read to the NUL.
+    assert_eq!(p.models[0].name, "平面");
+    assert!(p.warnings.iter().any(|w| w.contains("not its byte length")));
+    let p = fixture("radar_jammer.papa");
+    assert_eq!(
+        (
+            p.vertex_buffers[0].count,
+            p.index_buffers[0].indices.len(),
+            p.skeletons[0].bones.len()
+        ),
+        (15947, 34110, 17)
+    );
+    assert_eq!(p.models[0].name, "radar_jammer.001");
+}
+
+#[test]
+fn fixtures_survive_the_writer() {
+    for file in [
+        "bot_sun.papa",
+        "bot_sun_anim_idle.papa",
+        "bot_sun_diffuse.papa",
+        "basic_cube.papa",
+        "flower_03.papa",
+        "transport.papa",
+        "radar_jammer_anim_bind.papa",
+    ] {
+        let p = fixture(file);
+        let mut back = papa::decode(&papa_write::encode(&p).unwrap()).unwrap();
+        let mut want = p.clone();
+        back.tables.clear();
+        back.warnings.clear();
+        want.tables.clear();
+        want.warnings.clear();
+        assert_eq!(back, want, "{file}");
+    }
+}
+
+fn identity() -> [f32; 16] {
+    glam::Mat4::IDENTITY.to_cols_array()
+}
+
+fn vertex(i: usize) -> Vertex {
+    let f = i as f32;
+    Vertex {
+        pos: [f, f * 0.5, -f],
+        normal: Some([0.0, 0.0, 1.0]),
+        uv: Some([f / 8.0, 1.0 - f / 8.0]),
+        color: Some([i as u8 * 20, 100, 200, 255]),
+        weights: Some([200, 55, 0, 0]),
+        bones: Some([1, 0, 0, 0]),
+    }
+}
+
+/// A file with one model over `vertices` in `format`, one texture of each
+/// listed format, a skeleton of two bones and an animation.
+fn built(format: u8, index_format: u8, textures: Vec<papa::Texture>) -> Papa {
+    let vs: Vec<Vertex> = (0..6).map(vertex).collect();
+    let bone = |name: &str, parent: Option<u16>| papa::Bone {
+        name: name.into(),
+        parent,
+        translation: [0.0, 0.0, 1.0],
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        shear_scale: glam::Mat3::IDENTITY.to_cols_array(),
+        bind2bone: identity(),
+    };
+    Papa {
+        signature: *b"facet\0",
+        textures,
+        vertex_buffers: vec![VertexBuffer {
+            format,
+            count: 6,
+            data: papa_write::encode_vertices(format, &vs),
+        }],
+        index_buffers: vec![IndexBuffer {
+            format: index_format,
+            indices: vec![0, 1, 2, 3, 4, 5],
+        }],
+        materials: vec![papa::Material {
+            shader: "textured".into(),
+            vectors: vec![("DiffuseColor".into(), [0.5, 0.25, 1.0, 0.0])],
+            textures: vec![("DiffuseTexture".into(), 0)],
+            matrices: vec![("Offset".into(), identity())],
+        }],
+        meshes: vec![papa::Mesh {
+            vertex_buffer: 0,
+            index_buffer: 0,
+            groups: vec![MaterialGroup {
+                name: String::new(),
+                material: 0,
+                first_index: 0,
+                primitives: 2,
+                primitive_type: 2,
+            }],
+        }],
+        skeletons: vec![Skeleton {
+            bones: vec![bone("root", None), bone("arm", Some(0))],
+        }],
+        models: vec![papa::Model {
+            name: "thing".into(),
+            skeleton: Some(0),
+            model2scene: identity(),
+            bindings: vec![MeshBinding {
+                name: "binding".into(),
+                mesh: 0,
+                mesh2model: identity(),
+                bone_map: vec![1, 0],
+            }],
+        }],
+        animations: vec![Animation {
+            name: "wave".into(),
+            bones: vec!["arm".into(), "root".into()],
+            frames: 2,
+            fps_num: 30,
+            fps_den: 1,
+            transforms: vec![([0.0; 3], [0.0, 0.0, 0.0, 1.0]); 4],
+        }],
+        ..Default::default()
+    }
+}
+
+fn texture(format: TexFormat, w: u16, h: u16, mips: u8, data: Vec<u8>) -> papa::Texture {
+    papa::Texture {
+        name: format!("{}.png", format.name()),
+        format: Some(format),
+        mips,
+        srgb: true,
+        width: w,
+        height: h,
+        data: TextureData::Embedded(data),
+    }
+}
+
+fn round_trip(p: &Papa) -> Papa {
+    let mut back = papa::decode(&papa_write::encode(p).unwrap()).unwrap_or_else(|e| panic!("{e}"));
+    back.tables.clear();
+    back
+}
+
+#[test]
+fn every_vertex_and_index_format_round_trips() {
+    for format in 0..15u8 {
+        for index_format in [0, 1] {
+            let p = built(
+                format,
+                index_format,
+                vec![texture(TexFormat::R8, 1, 1, 1, vec![7])],
+            );
+            let back = round_trip(&p);
+            assert_eq!(
+                back, p,
+                "vertex format {format}, index format {index_format}"
+            );
+            let l = &VERTEX_LAYOUTS[format as usize];
+            for (i, v) in back.vertex_buffers[0].vertices().iter().enumerate() {
+                let want = vertex(i);
+                if l.has_position {
+                    assert_eq!(v.pos, want.pos, "{}", l.name);
+                }
+                assert_eq!(
+                    v.normal,
+                    l.normal.map(|_| want.normal.unwrap()),
+                    "{}",
+                    l.name
+                );
+                assert_eq!(v.uv, l.uv.map(|_| want.uv.unwrap()), "{}", l.name);
+                assert_eq!(v.color, l.color.map(|_| want.color.unwrap()), "{}", l.name);
+                assert_eq!(
+                    v.weights,
+                    l.skin.map(|_| want.weights.unwrap()),
+                    "{}",
+                    l.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_texture_format_round_trips_and_decodes() {
+    // One pixel of known colour (or 4x4 for DXT), plus mip chains.
+    let red_bc1 = {
+        // color0 = color1 = pure red (RGB565 0xF800), all indices 0.
+        let mut b = vec![0x00, 0xF8, 0x00, 0xF8];
+        b.extend([0; 4]);
+        b
+    };
+    let mut bc3 = vec![255, 255, 0, 0, 0, 0, 0, 0]; // alpha 255
+    bc3.extend(&red_bc1);
+    let mut bc2 = vec![0xFF; 8]; // explicit alpha 15 everywhere
+    bc2.extend(&red_bc1);
+    let f = |x: f32| x.to_le_bytes();
+    let cases: Vec<(papa::Texture, [u8; 4])> = vec![
+        (
+            texture(TexFormat::R8G8B8A8, 1, 1, 1, vec![10, 20, 30, 40]),
+            [10, 20, 30, 40],
+        ),
+        (
+            texture(TexFormat::R8G8B8X8, 1, 1, 1, vec![10, 20, 30, 0]),
+            [10, 20, 30, 255],
+        ),
+        (
+            texture(TexFormat::B8G8R8A8, 1, 1, 1, vec![30, 20, 10, 40]),
+            [10, 20, 30, 40],
+        ),
+        (texture(TexFormat::R8, 1, 1, 1, vec![77]), [77, 77, 77, 255]),
+        (texture(TexFormat::Rg8, 1, 1, 1, vec![1, 2]), [1, 2, 0, 255]),
+        (
+            texture(TexFormat::R32F, 1, 1, 1, f(0.5).to_vec()),
+            [128, 128, 128, 255],
+        ),
+        (
+            texture(
+                TexFormat::Rgba32F,
+                1,
+                1,
+                1,
+                [f(1.0), f(0.0), f(0.5), f(1.0)].concat(),
+            ),
+            [255, 0, 128, 255],
+        ),
+        (
+            texture(TexFormat::Dxt1, 4, 4, 1, red_bc1.clone()),
+            [255, 0, 0, 255],
+        ),
+        (texture(TexFormat::Dxt3, 4, 4, 1, bc2), [255, 0, 0, 255]),
+        (texture(TexFormat::Dxt5, 4, 4, 1, bc3), [255, 0, 0, 255]),
+        // An 8x8 DXT1 with its 4x4 and 2x2 levels (one block each).
+        (
+            texture(
+                TexFormat::Dxt1,
+                8,
+                8,
+                3,
+                [red_bc1.repeat(4), red_bc1.clone(), red_bc1.clone()].concat(),
+            ),
+            [255, 0, 0, 255],
+        ),
+    ];
+    for (t, first) in cases {
+        let p = built(5, 0, vec![t.clone()]);
+        let back = round_trip(&p);
+        assert_eq!(back.textures[0], t, "{}", t.name);
+        let rgba = decode_rgba(&back.textures[0]).unwrap();
+        assert_eq!(rgba.len(), t.width as usize * t.height as usize * 4);
+        assert_eq!(&rgba[..4], &first, "{}", t.name);
+    }
+    // Depth formats are sized and kept, not shown.
+    let d = texture(TexFormat::Other(16), 2, 2, 1, vec![0; 8]);
+    let back = round_trip(&built(5, 0, vec![d]));
+    assert!(
+        decode_rgba(&back.textures[0])
+            .unwrap_err()
+            .contains("not shown")
+    );
+}
+
+/// Every cut is an error, except one that only drops the zero padding
+/// after the last blob (files are padded to 8 bytes), which must decode to
+/// the same thing.
+fn truncations(bytes: &[u8]) {
+    let full = papa::decode(bytes).unwrap();
+    for len in 0..bytes.len() {
+        let r = std::panic::catch_unwind(|| papa::decode(&bytes[..len]))
+            .unwrap_or_else(|_| panic!("decoder panicked on a file cut to {len} bytes"));
+        if let Ok(p) = r {
+            let padding = bytes[len..].iter().all(|&b| b == 0) && bytes.len() - len < 8;
+            assert!(
+                padding && p == full,
+                "cut to {len} of {} bytes but decoded",
+                bytes.len()
+            );
+        }
+    }
+}
+
+#[test]
+fn truncation_at_every_byte_is_an_error() {
+    truncations(
+        &papa_write::encode(&built(
+            8,
+            1,
+            vec![texture(TexFormat::R8, 2, 2, 2, vec![1, 2, 3, 4, 5])],
+        ))
+        .unwrap(),
+    );
+    truncations(&std::fs::read(path("artillery_comet_anim_aimUp.papa")).unwrap());
+    truncations(&std::fs::read(path("basic_cube.papa")).unwrap());
+}
+
+fn err(bytes: &[u8]) -> String {
+    papa::decode(bytes).unwrap_err().to_string()
+}
+
+fn set_i64(b: &mut [u8], at: usize, v: i64) {
+    b[at..at + 8].copy_from_slice(&v.to_le_bytes());
+}
+
+#[test]
+fn hostile_tables_give_clear_errors() {
+    let good =
+        papa_write::encode(&built(8, 0, vec![texture(TexFormat::R8, 1, 1, 1, vec![9])])).unwrap();
+    // The vertex buffer table points past the end.
+    let mut b = good.clone();
+    set_i64(&mut b, 32 + 2 * 8, good.len() as i64 - 8);
+    let e = err(&b);
+    assert!(
+        e.starts_with("vertex buffers table: data at offset")
+            && e.contains("runs past the end of the file (size"),
+        "{e}"
+    );
+    // Two tables at the same place.
+    let mut b = good.clone();
+    let meshes = i64::from_le_bytes(b[32 + 5 * 8..32 + 6 * 8].try_into().unwrap());
+    set_i64(&mut b, 32 + 4 * 8, meshes);
+    b[16..18].copy_from_slice(&1u16.to_le_bytes());
+    let e = err(&b);
+    assert!(e.contains("overlaps") || e.contains("material"), "{e}");
+    // 65,535 textures from a 200-byte table.
+    let mut b = good.clone();
+    b[10..12].copy_from_slice(&u16::MAX.to_le_bytes());
+    assert!(
+        err(&b).contains("textures table: data at offset"),
+        "{}",
+        err(&b)
+    );
+    // A negative offset with a count.
+    let mut b = good.clone();
+    set_i64(&mut b, 32 + 7 * 8, -1);
+    assert!(
+        err(&b).contains("models table") && err(&b).contains("offset -1"),
+        "{}",
+        err(&b)
+    );
+    // Another version.
+    let mut b = good.clone();
+    b[6] = 4;
+    assert!(err(&b).contains("only 0x00030000"));
+    // A bone whose parent comes after it, an index past the vertices, a
+    // group past the indices, a bone mapping past the skeleton.
+    let mut p = built(8, 0, vec![]);
+    p.materials[0].textures.clear();
+    p.skeletons[0].bones[0].parent = Some(1);
+    assert!(err(&papa_write::encode(&p).unwrap()).contains("bone 0 parent"));
+    let mut p = built(8, 0, vec![]);
+    p.materials[0].textures.clear();
+    p.index_buffers[0].indices[2] = 99;
+    assert!(
+        err(&papa_write::encode(&p).unwrap())
+            .contains("index 99 is past its vertex buffer's 6 vertices")
+    );
+    let mut p = built(8, 0, vec![]);
+    p.materials[0].textures.clear();
+    p.meshes[0].groups[0].primitives = 3;
+    assert!(err(&papa_write::encode(&p).unwrap()).contains("out of range (6 indices"));
+    let mut p = built(8, 0, vec![]);
+    p.materials[0].textures.clear();
+    p.models[0].bindings[0].bone_map = vec![5];
+    assert!(err(&papa_write::encode(&p).unwrap()).contains("bone 5 out of range (2 bones)"));
+    // A DXT texture whose size does not add up to its mip chain.
+    let p = built(5, 0, vec![texture(TexFormat::Dxt1, 8, 8, 3, vec![0; 40])]);
+    let e = err(&papa_write::encode(&p).unwrap());
+    assert!(
+        e.contains("40 bytes, but 8x8 DXT1 with 3 levels needs 48"),
+        "{e}"
+    );
+}
+
+#[test]
+fn skeleton_rest_matches_bind2bone_in_scene_space() {
+    // notes §9: bind2bone = inverse(world); both sides turned into Y-up.
+    let loaded = facet::load::load_file(&path("bot_sun.papa")).unwrap();
+    let facet::load::Raw::Papa(raw) = &loaded.raw else {
+        panic!()
+    };
+    let c = facet::scene::from_papa::axis();
+    for (b, pb) in loaded
+        .scene
+        .skeleton
+        .bones
+        .iter()
+        .zip(&raw.skeletons[0].bones)
+    {
+        let bind2bone = c * glam::Mat4::from_cols_array(&pb.bind2bone) * c.inverse();
+        let product = bind2bone * b.rest;
+        assert!(
+            product.abs_diff_eq(glam::Mat4::IDENTITY, 2e-4),
+            "{}: {product}",
+            b.name
+        );
+    }
+    // Y up: the unit stands on the ground, taller than deep.
+    let bounds = loaded.scene.bounds(None);
+    assert!(bounds.min.y > -0.5 && bounds.max.y > 1.0, "{bounds:?}");
+}
+
+#[test]
+fn sibling_animations_and_render_anim() {
+    let s = facet::load::load_file(&path("bot_sun.papa")).unwrap().scene;
+    let names: Vec<&str> = s.clips.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["idle"], "only the animation whose bones match");
+    assert_eq!(s.clips[0].frames, 159);
+    assert!((s.clips[0].duration_s - 159.0 / 60.0).abs() < 1e-6);
+    assert_eq!(
+        s.textures.len(),
+        1,
+        "bot_sun_diffuse.papa by the naming convention"
+    );
+    let s = facet::load::load_file(&path("radar_jammer.papa"))
+        .unwrap()
+        .scene;
+    assert_eq!(
+        s.clips.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+        ["bind"]
+    );
+
+    // render --anim with a file from elsewhere.
+    let out = common::output_dir().join("papa_anim.png");
+    let st = std::process::Command::new(env!("CARGO_BIN_EXE_facet"))
+        .args(["render"])
+        .arg(path("bot_sun.papa"))
+        .arg("--anim")
+        .arg(path("bot_sun_anim_idle.papa"))
+        .args(["--time", "1.2", "--size", "160x120", "-o"])
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let mut s = facet::load::load_file(&path("transport.papa"))
+        .unwrap()
+        .scene;
+    let e = facet::load::add_animation_file(&mut s, &path("bot_sun_anim_idle.papa"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("none of its bones is in transport.papa's skeleton"),
+        "{e}"
+    );
+}
+
+#[test]
+fn papa_renders_like_the_references() {
+    let gpu = common::gpu();
+    let req = |clip: Option<&str>, time: f32| facet::headless::RenderRequest {
+        width: 200,
+        height: 150,
+        clip: clip.map(str::to_string),
+        time,
+        camera: Some((30.0, 20.0, 1.0)),
+        ..Default::default()
+    };
+    for (file, clip, time, name) in [
+        ("transport.papa", None, 0.0, "papa_transport"),
+        ("bot_sun.papa", None, 0.0, "papa_bot_sun"),
+        ("bot_sun.papa", Some("idle"), 1.2, "papa_bot_sun_idle_1.2s"),
+        ("bot_sun_diffuse.papa", None, 0.0, "papa_bot_sun_diffuse"),
+    ] {
+        let scene = facet::load::load_file(&path(file)).unwrap().scene;
+        let (img, _) = facet::headless::render(&gpu, &scene, &req(clip, time)).unwrap();
+        common::assert_matches_reference(name, &img);
+    }
+}
