@@ -257,6 +257,20 @@ impl Running {
         Ok(r)
     }
 
+    /// The texture viewer's level and channels as the shown texture.
+    fn show_texture_view(&mut self) {
+        let Some(level) = self.scene.mip_levels.get(self.ui.mip_level) else {
+            return;
+        };
+        let mut tex = level.clone();
+        self.ui.channel.apply(&mut tex.rgba8);
+        if let Some(t) = self.scene.textures.first_mut() {
+            *t = tex;
+        }
+        self.gpu_scene = self.renderer.upload(&self.gpu, &self.scene);
+        self.register_textures();
+    }
+
     fn register_textures(&mut self) {
         for id in self.ui.texture_ids.drain(..).flatten() {
             self.egui_renderer.free_texture(&id);
@@ -456,6 +470,9 @@ impl Running {
         self.viewport = viewport;
         self.egui_state
             .handle_platform_output(&self.window, out.platform_output);
+        if std::mem::take(&mut self.ui.request_texture_view) {
+            self.show_texture_view();
+        }
         if std::mem::take(&mut self.ui.request_fit) {
             self.fit();
         }

@@ -151,7 +151,20 @@ pub fn load_bytes_at(
                     Err(why) => scene::Texture::checkerboard(&t.name, why),
                 };
                 source.details.push(("texture".into(), tex.format.clone()));
-                texture_scene(tex, source)
+                let mut s = texture_scene(tex.clone(), source);
+                s.mip_levels = (0..t.mips.max(1) as usize)
+                    .map_while(|l| {
+                        let (w, h, rgba8) = scene::from_papa::decode_level(t, l).ok()?;
+                        Some(scene::Texture {
+                            width: w,
+                            height: h,
+                            rgba8,
+                            format: format!("mip {l}: {w}x{h}"),
+                            ..tex.clone()
+                        })
+                    })
+                    .collect();
+                s
             } else {
                 scene::from_papa::convert(&p, source, base_dir, path)
             };

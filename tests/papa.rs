@@ -600,3 +600,37 @@ fn papa_renders_like_the_references() {
         common::assert_matches_reference(name, &img);
     }
 }
+
+#[test]
+fn texture_files_keep_every_mip_level_for_the_viewer() {
+    let s = facet::load::load_file(&path("bot_sun_diffuse.papa"))
+        .unwrap()
+        .scene;
+    let sizes: Vec<(u32, u32)> = s.mip_levels.iter().map(|t| (t.width, t.height)).collect();
+    assert_eq!(
+        sizes,
+        [
+            (128, 128),
+            (64, 64),
+            (32, 32),
+            (16, 16),
+            (8, 8),
+            (4, 4),
+            (2, 2)
+        ]
+    );
+    assert_eq!(s.mip_levels[0].rgba8, s.textures[0].rgba8);
+    assert!(s.textures[0].srgb);
+    let mask = facet::load::load_file(&path("bot_sun_mask.papa"))
+        .unwrap()
+        .scene;
+    assert!(!mask.textures[0].srgb, "masks sample as stored");
+    // Channels: one as grey, RGB opaque.
+    use facet::scene::from_papa::ViewChannel;
+    let mut px = vec![10, 20, 30, 40];
+    ViewChannel::G.apply(&mut px);
+    assert_eq!(px, [20, 20, 20, 255]);
+    let mut px = vec![10, 20, 30, 40];
+    ViewChannel::Rgb.apply(&mut px);
+    assert_eq!(px, [10, 20, 30, 255]);
+}

@@ -218,3 +218,33 @@ fn m3d_inspector_shows_strings_chunks_and_material_properties() {
     assert!(harness.get_all_by_label("M_01___Default1").count() >= 2);
     harness.get_by_label("Ns specular exponent (3)");
 }
+
+#[test]
+fn texture_viewer_picks_mip_levels_and_channels() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/fixtures/papa/bot_sun_diffuse.papa");
+    assert!(
+        path.exists(),
+        "this test needs ../shared/fixtures (CI has it)"
+    );
+    let scene = facet::load::load_file(&path).unwrap().scene;
+    let state = UiState::for_scene(&scene);
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(420.0, 1200.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| inspector(ui, &scene, state, None),
+            state,
+        );
+    harness.run();
+    assert!(
+        harness
+            .get_all_by_label_contains("DXT5 128x128, 7 mip levels, sRGB")
+            .count()
+            >= 1
+    );
+    harness.get_by_label("A").click();
+    harness.run();
+    let st = harness.state();
+    assert!(st.request_texture_view);
+    assert_eq!(st.channel, facet::scene::from_papa::ViewChannel::A);
+}

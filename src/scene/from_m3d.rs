@@ -509,6 +509,7 @@ pub fn convert(m: &M3d, source: SourceInfo, base_dir: Option<&Path>) -> Scene {
         labels,
         preview,
         tables,
+        mip_levels: Vec::new(),
     }
 }
 

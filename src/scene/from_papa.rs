@@ -35,11 +35,24 @@ fn mat_to_scene(m: &[f32; 16]) -> Mat4 {
 
 /// A texture's base level as RGBA8 (DXT through bcdec_rs), or why not.
 pub fn decode_rgba(t: &papa::Texture) -> Result<Vec<u8>, String> {
+    decode_level(t, 0).map(|(_, _, px)| px)
+}
+
+/// Mip level `level` (0 = base) as (width, height, RGBA8).
+pub fn decode_level(t: &papa::Texture, level: usize) -> Result<(u32, u32, Vec<u8>), String> {
     let (Some(f), TextureData::Embedded(data)) = (t.format, &t.data) else {
         return Err(format!("linked to {:?}", t.name));
     };
-    let (w, h) = (t.width as usize, t.height as usize);
-    let level = &data[t.levels().first().cloned().unwrap_or(0..0)];
+    let range = t
+        .levels()
+        .get(level)
+        .cloned()
+        .ok_or_else(|| format!("no mip level {level} (of {})", t.mips))?;
+    let (w, h) = (
+        (t.width as usize >> level).max(1),
+        (t.height as usize >> level).max(1),
+    );
+    let level = &data[range];
     let px = w * h;
     let mut out = vec![0u8; px * 4];
     match f {
@@ -114,7 +127,59 @@ pub fn decode_rgba(t: &papa::Texture) -> Result<Vec<u8>, String> {
             ));
         }
     }
-    Ok(out)
+    Ok((w as u32, h as u32, out))
+}
+
+/// Which channels the texture viewer shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ViewChannel {
+    #[default]
+    Rgba,
+    Rgb,
+    R,
+    G,
+    B,
+    A,
+}
+
+impl ViewChannel {
+    pub const ALL: [ViewChannel; 6] = [
+        ViewChannel::Rgba,
+        ViewChannel::Rgb,
+        ViewChannel::R,
+        ViewChannel::G,
+        ViewChannel::B,
+        ViewChannel::A,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ViewChannel::Rgba => "RGBA",
+            ViewChannel::Rgb => "RGB",
+            ViewChannel::R => "R",
+            ViewChannel::G => "G",
+            ViewChannel::B => "B",
+            ViewChannel::A => "A",
+        }
+    }
+
+    /// Shows only this channel (single channels as grey, opaque).
+    pub fn apply(self, rgba: &mut [u8]) {
+        for p in rgba.chunks_exact_mut(4) {
+            let v = match self {
+                ViewChannel::Rgba => continue,
+                ViewChannel::Rgb => {
+                    p[3] = 255;
+                    continue;
+                }
+                ViewChannel::R => p[0],
+                ViewChannel::G => p[1],
+                ViewChannel::B => p[2],
+                ViewChannel::A => p[3],
+            };
+            p.copy_from_slice(&[v, v, v, 255]);
+        }
+    }
 }
 
 fn scene_texture(t: &papa::Texture, label: &str) -> Result<Texture, String> {

@@ -46,6 +46,9 @@ pub struct Scene {
     /// Named rows for format-specific tables in the inspector (M3D voxel
     /// types...): (table, rows of (key, value)).
     pub tables: Vec<(String, Vec<(String, String)>)>,
+    /// For texture files: every mip level, decoded (the texture viewer
+    /// shows one of them as `textures[0]`).
+    pub mip_levels: Vec<Texture>,
 }
 
 /// A text attached to a point of the model.

@@ -289,6 +289,37 @@ pub fn inspector(
             }
         });
 
+    if !scene.mip_levels.is_empty() {
+        egui::CollapsingHeader::new("Texture viewer")
+            .default_open(true)
+            .show(ui, |ui| {
+                let mut level = state.mip_level;
+                egui::ComboBox::new("mip level", "mip level")
+                    .selected_text(
+                        scene
+                            .mip_levels
+                            .get(level)
+                            .map_or("?".into(), |t| t.format.clone()),
+                    )
+                    .show_ui(ui, |ui| {
+                        for (i, t) in scene.mip_levels.iter().enumerate() {
+                            ui.selectable_value(&mut level, i, &t.format);
+                        }
+                    });
+                let mut channel = state.channel;
+                ui.horizontal(|ui| {
+                    for c in crate::scene::from_papa::ViewChannel::ALL {
+                        ui.selectable_value(&mut channel, c, c.name());
+                    }
+                });
+                if (level, channel) != (state.mip_level, state.channel) {
+                    state.mip_level = level;
+                    state.channel = channel;
+                    state.request_texture_view = true;
+                }
+            });
+    }
+
     egui::CollapsingHeader::new(format!("Textures ({})", scene.textures.len()))
         .default_open(true)
         .show(ui, |ui| {

@@ -28,6 +28,11 @@ pub struct UiState {
     pub view_proj: glam::Mat4,
     /// egui id of the file's preview image (M3D PRVW), when registered.
     pub preview_id: Option<egui::TextureId>,
+    /// Texture files: the mip level and channels shown.
+    pub mip_level: usize,
+    pub channel: crate::scene::from_papa::ViewChannel,
+    /// Set when those change: the app rebuilds the shown texture.
+    pub request_texture_view: bool,
     pub timeline: Timeline,
     /// The last load error, shown until dismissed; the old scene stays.
     pub error: Option<String>,
