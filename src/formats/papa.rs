@@ -600,7 +600,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
                 .copied()
                 .find(|&s| s > off)
                 .map_or(data.len() as i64, |s| s.min(data.len() as i64));
-            let slot = ((limit - off).max(0) as u64).max(len as u64);
+            let slot = (limit.saturating_sub(off).max(0) as u64).max(len as u64);
             let bytes = c.view(off, slot, &what)?.bytes(slot as usize, &what)?;
             let exact = &bytes[..len as usize];
             let (s, used) =
