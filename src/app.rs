@@ -264,6 +264,7 @@ impl Running {
         };
         let mut tex = level.clone();
         self.ui.channel.apply(&mut tex.rgba8);
+        tex.compressed = None;
         if let Some(t) = self.scene.textures.first_mut() {
             *t = tex;
         }

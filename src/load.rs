@@ -110,6 +110,7 @@ pub fn load_bytes_at(
                 source: scene::TextureSource::Embedded,
                 format: format!("PTF {} {}x{}", t.format.name(), t.width, t.height),
                 srgb: true,
+                compressed: None,
             };
             let scene = texture_scene(tex, source);
             Ok(Loaded {
@@ -131,25 +132,8 @@ pub fn load_bytes_at(
                 let t = &p.textures[0];
                 let mut source = source;
                 source.format = "Papa".into();
-                let tex = match scene::from_papa::decode_rgba(t) {
-                    Ok(rgba8) => scene::Texture {
-                        name: t.name.clone(),
-                        width: t.width as u32,
-                        height: t.height as u32,
-                        rgba8,
-                        source: scene::TextureSource::Embedded,
-                        format: format!(
-                            "{} {}x{}, {} mip levels, {}",
-                            t.format.map_or("linked".into(), |f| f.name()),
-                            t.width,
-                            t.height,
-                            t.mips,
-                            if t.srgb { "sRGB" } else { "linear" }
-                        ),
-                        srgb: t.srgb,
-                    },
-                    Err(why) => scene::Texture::checkerboard(&t.name, why),
-                };
+                let tex = scene::from_papa::scene_texture(t, &t.name)
+                    .unwrap_or_else(|why| scene::Texture::checkerboard(&t.name, why));
                 source.details.push(("texture".into(), tex.format.clone()));
                 let mut s = texture_scene(tex.clone(), source);
                 s.mip_levels = (0..t.mips.max(1) as usize)
@@ -160,6 +144,7 @@ pub fn load_bytes_at(
                             height: h,
                             rgba8,
                             format: format!("mip {l}: {w}x{h}"),
+                            compressed: None,
                             ..tex.clone()
                         })
                     })

@@ -634,3 +634,35 @@ fn texture_files_keep_every_mip_level_for_the_viewer() {
     ViewChannel::Rgb.apply(&mut px);
     assert_eq!(px, [10, 20, 30, 255]);
 }
+
+#[test]
+fn bc_textures_render_like_their_cpu_decode() {
+    // The same DXT5 texture, magnified on a quad: uploaded as BC3 (where
+    // the adapter samples BC) and decoded by bcdec_rs on the CPU.
+    let scene = facet::load::load_file(&path("bot_sun_diffuse.papa"))
+        .unwrap()
+        .scene;
+    assert!(scene.textures[0].compressed.is_some());
+    let req = facet::headless::RenderRequest {
+        width: 256,
+        height: 256,
+        camera: Some((0.0, 0.0, 1.4)),
+        ..Default::default()
+    };
+    let mut gpu = common::gpu();
+    if !gpu.supports_bc() {
+        panic!("this adapter samples no BC textures: the CPU path is the only one tested here");
+    }
+    let (bc, _) = facet::headless::render(&gpu, &scene, &req).unwrap();
+    gpu.use_bc = false;
+    let (cpu, _) = facet::headless::render(&gpu, &scene, &req).unwrap();
+    let differing = bc
+        .pixels()
+        .zip(cpu.pixels())
+        .filter(|(a, b)| a.0.iter().zip(b.0).any(|(x, y)| x.abs_diff(y) > 10))
+        .count();
+    assert!(
+        differing * 200 < (256 * 256),
+        "{differing} pixels differ between BC and CPU decoding"
+    );
+}

@@ -21,9 +21,18 @@ pub struct Gpu {
     pub adapter: wgpu::Adapter,
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
+    /// Upload BC (DXT) textures as they are stored: on where the device
+    /// samples BC formats, unless `FACET_NO_BC` is set (or a caller turns it
+    /// off); otherwise their decoded RGBA is uploaded.
+    pub use_bc: bool,
 }
 
 impl Gpu {
+    /// Whether BC1-3 (DXT) textures are uploaded as they are stored.
+    pub fn supports_bc(&self) -> bool {
+        self.use_bc
+    }
+
     /// A device for offscreen work (no window).
     pub fn headless() -> Result<Gpu, GpuError> {
         let (gpu, _) = Self::create(None)?;
@@ -95,7 +104,9 @@ impl Gpu {
                 pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
                     label: Some("facet device"),
                     // Timestamps when the adapter has them (benchmarks).
-                    required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
+                    required_features: adapter.features()
+                        & (wgpu::Features::TIMESTAMP_QUERY
+                            | wgpu::Features::TEXTURE_COMPRESSION_BC),
                     // Everything the adapter allows: big scenes need big buffers.
                     required_limits: adapter.limits(),
                     experimental_features: wgpu::ExperimentalFeatures::disabled(),
@@ -104,6 +115,10 @@ impl Gpu {
                 }))?;
             return Ok((
                 Gpu {
+                    use_bc: device
+                        .features()
+                        .contains(wgpu::Features::TEXTURE_COMPRESSION_BC)
+                        && std::env::var_os("FACET_NO_BC").is_none(),
                     instance,
                     adapter,
                     device,

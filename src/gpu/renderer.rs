@@ -388,6 +388,8 @@ impl Renderer {
             address_mode_v: wgpu::AddressMode::Repeat,
             mag_filter: wgpu::FilterMode::Linear,
             min_filter: wgpu::FilterMode::Linear,
+            // Only BC textures from files carry mip levels.
+            mipmap_filter: wgpu::MipmapFilterMode::Linear,
             ..Default::default()
         });
         let white = super::upload::upload_texture(gpu, "white", 1, 1, &[255; 4]);

@@ -114,6 +114,70 @@ impl GpuMesh {
     }
 }
 
+/// BC1-3 data as stored, every mip level (the adapter samples them).
+pub fn upload_compressed(
+    gpu: &super::Gpu,
+    t: &crate::scene::Texture,
+    c: &crate::scene::Compressed,
+) -> GpuTexture {
+    use crate::scene::BcFormat;
+    use wgpu::TextureFormat as F;
+    let (format, plain, block) = match (c.format, t.srgb) {
+        (BcFormat::Bc1, true) => (F::Bc1RgbaUnormSrgb, F::Bc1RgbaUnorm, 8),
+        (BcFormat::Bc1, false) => (F::Bc1RgbaUnorm, F::Bc1RgbaUnorm, 8),
+        (BcFormat::Bc2, true) => (F::Bc2RgbaUnormSrgb, F::Bc2RgbaUnorm, 16),
+        (BcFormat::Bc2, false) => (F::Bc2RgbaUnorm, F::Bc2RgbaUnorm, 16),
+        (BcFormat::Bc3, true) => (F::Bc3RgbaUnormSrgb, F::Bc3RgbaUnorm, 16),
+        (BcFormat::Bc3, false) => (F::Bc3RgbaUnorm, F::Bc3RgbaUnorm, 16),
+    };
+    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(&t.name),
+        size: wgpu::Extent3d {
+            width: t.width,
+            height: t.height,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: c.levels.len().max(1) as u32,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[plain],
+    });
+    for (level, data) in c.levels.iter().enumerate() {
+        let (w, h) = ((t.width >> level).max(1), (t.height >> level).max(1));
+        gpu.queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &texture,
+                mip_level: level as u32,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            data,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(w.div_ceil(4) * block),
+                rows_per_image: Some(h.div_ceil(4)),
+            },
+            wgpu::Extent3d {
+                width: w.div_ceil(4) * 4,
+                height: h.div_ceil(4) * 4,
+                depth_or_array_layers: 1,
+            },
+        );
+    }
+    let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+    let ui_view = texture.create_view(&wgpu::TextureViewDescriptor {
+        format: Some(plain),
+        ..Default::default()
+    });
+    GpuTexture {
+        texture,
+        view,
+        ui_view,
+    }
+}
+
 /// An sRGB colour texture.
 pub fn upload_texture(
     gpu: &super::Gpu,
@@ -248,7 +312,12 @@ pub fn upload(gpu: &super::Gpu, r: &Renderer, scene: &Scene) -> GpuScene {
     let textures: Vec<GpuTexture> = scene
         .textures
         .iter()
-        .map(|t| upload_texture_as(gpu, &t.name, t.width, t.height, &t.rgba8, t.srgb))
+        .map(|t| match &t.compressed {
+            Some(c) if gpu.supports_bc() && t.width % 4 == 0 && t.height % 4 == 0 => {
+                upload_compressed(gpu, t, c)
+            }
+            _ => upload_texture_as(gpu, &t.name, t.width, t.height, &t.rgba8, t.srgb),
+        })
         .collect();
 
     let limits = device.limits();

@@ -51,6 +51,7 @@ fn load_texture(
             source,
             format: format!("PNG {w}x{h} ({what})"),
             srgb: true,
+            compressed: None,
         })
     };
     let mut why = Vec::new();
@@ -377,6 +378,7 @@ pub fn convert(m: &M3d, source: SourceInfo, base_dir: Option<&Path>) -> Scene {
                     source: TextureSource::Embedded,
                     format: format!("PNG {w}x{h} (PRVW)"),
                     srgb: true,
+                    compressed: None,
                 }
             }
             Err(e) => {

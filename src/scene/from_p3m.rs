@@ -49,6 +49,7 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, base_dir: Option<&Path>) -> Sce
                 source: TextureSource::Embedded,
                 format: format!("PTF {} {}x{}", p.format.name(), p.width, p.height),
                 srgb: true,
+                compressed: None,
             },
             p3m::Texture::Embedded { ptf: Err(e), .. } => {
                 let why = e.to_string();
@@ -473,6 +474,7 @@ fn load_external(path: &str, base_dir: Option<&Path>) -> Result<Texture, String>
             source: TextureSource::External(found.clone()),
             format: format!("PTF {} {}x{}", p.format.name(), p.width, p.height),
             srgb: true,
+            compressed: None,
         });
     }
     let img = image::load_from_memory(&bytes).map_err(|e| format!("{}: {e}", found.display()))?;
@@ -485,6 +487,7 @@ fn load_external(path: &str, base_dir: Option<&Path>) -> Result<Texture, String>
         rgba8: rgba.into_raw(),
         source: TextureSource::External(found.clone()),
         srgb: true,
+        compressed: None,
     })
 }
 

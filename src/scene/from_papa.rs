@@ -182,7 +182,9 @@ impl ViewChannel {
     }
 }
 
-fn scene_texture(t: &papa::Texture, label: &str) -> Result<Texture, String> {
+/// A papa texture as a scene texture (base level decoded; DXT data kept
+/// for the GPU).
+pub fn scene_texture(t: &papa::Texture, label: &str) -> Result<Texture, String> {
     let rgba8 = decode_rgba(t)?;
     Ok(Texture {
         name: if t.name.is_empty() {
@@ -204,6 +206,20 @@ fn scene_texture(t: &papa::Texture, label: &str) -> Result<Texture, String> {
             if t.srgb { "sRGB" } else { "linear" }
         ),
         srgb: t.srgb,
+        compressed: match (t.format, &t.data) {
+            (
+                Some(f @ (TexFormat::Dxt1 | TexFormat::Dxt3 | TexFormat::Dxt5)),
+                TextureData::Embedded(d),
+            ) => Some(Compressed {
+                format: match f {
+                    TexFormat::Dxt1 => BcFormat::Bc1,
+                    TexFormat::Dxt3 => BcFormat::Bc2,
+                    _ => BcFormat::Bc3,
+                },
+                levels: t.levels().into_iter().map(|r| d[r].to_vec()).collect(),
+            }),
+            _ => None,
+        },
     })
 }
 

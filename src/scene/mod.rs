@@ -178,6 +178,27 @@ pub struct Texture {
     /// The texels are sRGB-encoded colour (false: data such as masks and
     /// normal maps, sampled as stored).
     pub srgb: bool,
+    /// The file's block-compressed data, uploaded as is (all mip levels)
+    /// where the GPU samples BC formats; `rgba8` is its decoded base level.
+    pub compressed: Option<Compressed>,
+}
+
+/// Block-compressed texels as stored in the file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compressed {
+    pub format: BcFormat,
+    /// Mip levels, largest first.
+    pub levels: Vec<Vec<u8>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BcFormat {
+    /// DXT1.
+    Bc1,
+    /// DXT3.
+    Bc2,
+    /// DXT5.
+    Bc3,
 }
 
 impl Texture {
@@ -203,6 +224,7 @@ impl Texture {
             source: TextureSource::Missing(why),
             format: "checkerboard (missing)".into(),
             srgb: true,
+            compressed: None,
         }
     }
 }
