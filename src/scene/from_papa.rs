@@ -331,14 +331,18 @@ pub fn sibling_animations(
             .and_then(|n| n.to_str())
             .unwrap_or_default()
             .to_string();
-        // Cheap filter first: the header's counts say "animations only".
+        // Read the header first: counts of textures .. models (bytes 10..24)
+        // all zero mean "animations only"; other files are not read whole.
+        let mut header = [0u8; 26];
+        let animations_only = std::fs::File::open(&path)
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut header))
+            .is_ok_and(|_| &header[..4] == papa::MAGIC && header[10..24].iter().all(|&b| b == 0));
+        if !animations_only {
+            continue;
+        }
         let Ok(bytes) = std::fs::read(&path) else {
             continue;
         };
-        // Counts of textures .. models (bytes 10..24) all zero: animations only.
-        if bytes.len() < 26 || bytes[10..24].iter().any(|&b| b != 0) {
-            continue;
-        }
         let Ok(p) = papa::decode(&bytes) else {
             if file.contains("_anim_") {
                 warnings.push(format!("{file}: not a valid animation papa; skipped"));
