@@ -130,7 +130,7 @@ fn papa_json(p: &papa::Papa) -> Value {
             "groups": m.groups.iter().map(|g| json!({"name": g.name, "material": g.material, "first_index": g.first_index, "primitives": g.primitives, "type": g.primitive_type})).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "skeletons": p.skeletons.iter().map(|s| json!({
-            "bones": s.bones.iter().map(|b| json!({"name": b.name, "parent": b.parent, "translation": b.translation, "rotation": b.rotation})).collect::<Vec<_>>(),
+            "bones": s.bones.iter().map(|b| json!({"name": b.name, "parent": b.parent, "translation": b.translation, "rotation": b.rotation, "shear_scale": b.shear_scale, "bind2bone": b.bind2bone.to_vec()})).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "models": p.models.iter().map(|m| json!({
             "name": m.name, "skeleton": m.skeleton, "model2scene": m16(&m.model2scene),

@@ -675,3 +675,37 @@ fn bc_textures_render_like_their_cpu_decode() {
         "{differing} pixels differ between BC and CPU decoding"
     );
 }
+
+#[test]
+fn info_json_describes_papa_files() {
+    let v = facet::info::to_json(&facet::load::load_file(&path("bot_sun.papa")).unwrap());
+    assert_eq!(v["summary"]["format"], "Papa");
+    assert_eq!(v["summary"]["bones"], 14);
+    assert_eq!(v["summary"]["clips"], 1);
+    let p = &v["papa"];
+    assert_eq!(
+        p["vertex_buffers"][0]["layout"],
+        "Position3Weights4bBones4bNormal3TexCoord2"
+    );
+    assert_eq!(p["vertex_buffers"][0]["vertices"], 946);
+    assert_eq!(p["materials"][0]["shader"], "solid");
+    assert_eq!(p["materials"][0]["vectors"][0]["name"], "DiffuseColor");
+    assert_eq!(
+        p["skeletons"][0]["bones"][0]["bind2bone"]
+            .as_array()
+            .unwrap()
+            .len(),
+        16
+    );
+    assert_eq!(
+        p["models"][0]["bindings"][0]["bone_map"]
+            .as_array()
+            .unwrap()
+            .len(),
+        14
+    );
+    assert_eq!(p["tables"][8]["table"], "animations");
+    let t = facet::info::to_json(&facet::load::load_file(&path("gray_diffuse.papa")).unwrap());
+    assert_eq!(t["papa"]["textures"][0]["format"], "DXT1");
+    assert_eq!(t["papa"]["textures"][0]["mips"], 8);
+}
