@@ -9,6 +9,7 @@ pub mod app;
 pub mod bench;
 pub mod demo;
 pub mod demo_m3d;
+pub mod desktop;
 pub mod formats;
 pub mod gpu;
 pub mod headless;

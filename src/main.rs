@@ -34,6 +34,21 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Install (or remove) the desktop entry, MIME types (by extension and
+    /// magic), icon and thumbnailer for this user, under $XDG_DATA_HOME.
+    InstallDesktop {
+        #[arg(long)]
+        uninstall: bool,
+    },
+    /// Write a square thumbnail of FILE (the file-manager thumbnailer):
+    /// the model framed on a transparent background, no grid.
+    Thumbnail {
+        input: PathBuf,
+        output: PathBuf,
+        /// Width and height in pixels.
+        #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(16..=2048))]
+        size: u32,
+    },
     /// Render FILE headless (no window) to a PNG.
     Render {
         file: PathBuf,
@@ -279,6 +294,37 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 stats.triangles,
                 output.display()
             );
+            Ok(())
+        }
+        Some(Command::InstallDesktop { uninstall }) => {
+            let home = facet::desktop::data_home()?;
+            let exe = std::env::current_exe().context("finding this program's path")?;
+            for line in facet::desktop::install(&home, &exe, uninstall)? {
+                println!("{line}");
+            }
+            Ok(())
+        }
+        Some(Command::Thumbnail {
+            input,
+            output,
+            size,
+        }) => {
+            let loaded = load::load_file(&input)?;
+            let gpu = Gpu::headless()?;
+            let req = headless::RenderRequest {
+                width: size,
+                height: size,
+                camera: Some((30.0, 20.0, 1.15)),
+                view: ViewOptions {
+                    grid: false,
+                    background: [0.0; 4],
+                    ..Default::default()
+                },
+                ..Default::default()
+            };
+            let (img, _) = headless::render(&gpu, &loaded.scene, &req)?;
+            img.save_with_format(&output, image::ImageFormat::Png)
+                .with_context(|| format!("writing {}", output.display()))?;
             Ok(())
         }
         Some(Command::Bench {
