@@ -88,6 +88,8 @@ struct Running {
     modifiers: ModifiersState,
     last_frame: Instant,
     frame: u32,
+    /// The open file, watched for changes (reload on save).
+    watch: Option<crate::watch::FileWatch>,
 }
 
 impl ApplicationHandler for App {
@@ -251,7 +253,14 @@ impl Running {
             modifiers: ModifiersState::empty(),
             last_frame: Instant::now(),
             frame: 0,
+            watch: None,
         };
+        r.watch = r
+            .scene
+            .source
+            .path
+            .as_deref()
+            .and_then(crate::watch::FileWatch::new);
         r.register_textures();
         r.fit();
         Ok(r)
@@ -355,10 +364,62 @@ impl Running {
                 self.register_textures();
                 self.camera = OrbitCamera::default();
                 self.fit();
+                self.watch = crate::watch::FileWatch::new(&path);
             }
             Err(e) => {
                 log::error!("{e}");
                 self.ui.error = Some(e.to_string());
+            }
+        }
+    }
+
+    /// The open file changed on disk: load it again, keeping the camera,
+    /// the view options and the timeline (same clip by name, same time).
+    /// A file that no longer loads leaves the last good scene on screen and
+    /// says why.
+    fn reload(&mut self) {
+        let Some(path) = self.scene.source.path.clone() else {
+            return;
+        };
+        match load::load_file(&path) {
+            Ok(l) => {
+                log::info!("reloaded {}", path.display());
+                let clip_name = self
+                    .ui
+                    .timeline
+                    .clip
+                    .and_then(|c| self.scene.clips.get(c))
+                    .map(|c| c.name.clone());
+                let keep_parts = l.scene.meshes.len() == self.scene.meshes.len();
+                let mut view = self.ui.view.clone();
+                if !keep_parts {
+                    view.visible = l.scene.meshes.iter().map(|m| m.visible).collect();
+                }
+                view.material_override.clear();
+                let mut timeline = self.ui.timeline.clone();
+                timeline.clip =
+                    clip_name.and_then(|n| l.scene.clips.iter().position(|c| c.name == n));
+                self.gpu_scene = self.renderer.upload(&self.gpu, &l.scene);
+                self.animator = Animator::new(&l.scene);
+                self.ui.view = view;
+                self.ui.timeline = timeline;
+                self.ui.error = None;
+                self.ui.selected_bone = self
+                    .ui
+                    .selected_bone
+                    .filter(|&b| b < l.scene.skeleton.bones.len());
+                self.ui.selected_material = self
+                    .ui
+                    .selected_material
+                    .filter(|&m| m < l.scene.materials.len());
+                self.scene = l.scene;
+                self.register_textures();
+            }
+            Err(e) => {
+                log::error!("reload failed, still showing the last good version: {e}");
+                self.ui.error = Some(format!(
+                    "Reloading failed; still showing the last good version.\n{e}"
+                ));
             }
         }
     }
@@ -455,6 +516,9 @@ impl Running {
             _ => return Ok(()),
         };
 
+        if self.watch.as_mut().is_some_and(|w| w.poll()) {
+            self.reload();
+        }
         // UI first: it decides the 3D viewport and what is visible.
         let raw = self.egui_state.take_egui_input(&self.window);
         if let Some(span) = self.ui.timeline.span(&self.scene) {

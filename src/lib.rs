@@ -17,3 +17,4 @@ pub mod info;
 pub mod load;
 pub mod scene;
 pub mod ui;
+pub mod watch;

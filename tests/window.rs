@@ -169,3 +169,45 @@ fn space_plays_the_animation() {
         "{line}"
     );
 }
+
+#[test]
+fn a_changed_file_reloads_and_a_broken_one_keeps_the_last_good_scene() {
+    // Open a copy of the demo, rewrite it (reload), then break it (the last
+    // good scene stays and the error is shown), then quit with Ctrl+Q: the
+    // viewer must still be running.
+    let dir = common::output_dir().join("reload");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("model.p3m");
+    std::fs::copy(common::repo().join("assets/demo.p3m"), &file).unwrap();
+    let script = format!(
+        r#"
+        "$FACET" "{f}" & pid=$!
+        wid=$(xdotool search --sync --name 'facet' | head -1)
+        sleep 1
+        cat assets/demo.p3m > "{f}"
+        sleep 1
+        printf 'P3M broken' > "{f}"
+        sleep 1
+        xdotool windowfocus --sync "$wid"
+        xdotool key ctrl+q
+        wait $pid
+    "#,
+        f = file.display()
+    );
+    let out = under_xvfb(&script);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    assert!(
+        log.contains(&format!("reloaded {}", file.display())),
+        "{log}"
+    );
+    assert!(
+        log.contains("reload failed, still showing the last good version: model.p3m:"),
+        "{log}"
+    );
+    assert!(
+        log.contains("at exit:"),
+        "the viewer did not run to Ctrl+Q:\n{log}"
+    );
+}

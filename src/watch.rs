@@ -1,0 +1,73 @@
+//! Reload on change: watches the open file's folder (editors often replace
+//! a file by renaming a new one over it) and reports a change once the file
+//! has been quiet for a moment, so a save in several writes reloads once.
+
+use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+/// How long the file must be quiet after a change before it is reloaded.
+pub const SETTLE: Duration = Duration::from_millis(150);
+
+pub struct FileWatch {
+    _watcher: RecommendedWatcher,
+    rx: Receiver<notify::Result<Event>>,
+    name: std::ffi::OsString,
+    changed_at: Option<Instant>,
+}
+
+impl FileWatch {
+    /// Starts watching `path`; `None` (with a log line) when the platform
+    /// refuses.
+    pub fn new(path: &Path) -> Option<FileWatch> {
+        let name = path.file_name()?.to_os_string();
+        let dir: PathBuf = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let (tx, rx) = channel();
+        let mut watcher = match notify::recommended_watcher(tx) {
+            Ok(w) => w,
+            Err(e) => {
+                log::warn!("cannot watch {} for changes: {e}", path.display());
+                return None;
+            }
+        };
+        if let Err(e) = watcher.watch(&dir, RecursiveMode::NonRecursive) {
+            log::warn!("cannot watch {} for changes: {e}", dir.display());
+            return None;
+        }
+        Some(FileWatch {
+            _watcher: watcher,
+            rx,
+            name,
+            changed_at: None,
+        })
+    }
+
+    /// True once per change, when the file has been quiet for [`SETTLE`].
+    pub fn poll(&mut self) -> bool {
+        while let Ok(event) = self.rx.try_recv() {
+            let Ok(event) = event else { continue };
+            let ours = event
+                .paths
+                .iter()
+                .any(|p| p.file_name() == Some(self.name.as_os_str()));
+            let writes = matches!(
+                event.kind,
+                EventKind::Create(_) | EventKind::Modify(_) | EventKind::Any
+            );
+            if ours && writes {
+                self.changed_at = Some(Instant::now());
+            }
+        }
+        match self.changed_at {
+            Some(t) if t.elapsed() >= SETTLE => {
+                self.changed_at = None;
+                true
+            }
+            _ => false,
+        }
+    }
+}
