@@ -2,6 +2,7 @@
 
 use crate::anim::Animator;
 use crate::anim::timeline::TimeSpan;
+use crate::gpu::camera::AxisView;
 use crate::gpu::capture::Targets;
 use crate::gpu::{Gpu, GpuScene, OrbitCamera, Renderer};
 use crate::load;
@@ -90,6 +91,10 @@ struct Running {
     frame: u32,
     /// The open file, watched for changes (reload on save).
     watch: Option<crate::watch::FileWatch>,
+    /// Physical keys held down (fly mode moves while they are).
+    held: std::collections::HashSet<winit::keyboard::KeyCode>,
+    /// egui points to physical pixels, from the last frame.
+    ppp: f32,
 }
 
 impl ApplicationHandler for App {
@@ -133,6 +138,8 @@ impl ApplicationHandler for App {
                         || (button == MouseButton::Left && r.modifiers.shift_key());
                     if pan {
                         r.camera.pan(dx, dy, r.config.height as f32);
+                    } else if button == MouseButton::Left && r.ui.fly {
+                        r.camera.look(dx, dy);
                     } else if button == MouseButton::Left {
                         r.camera.orbit(dx, dy);
                     }
@@ -144,13 +151,29 @@ impl ApplicationHandler for App {
                     MouseScrollDelta::LineDelta(_, y) => y,
                     MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
                 };
-                r.camera.zoom(steps);
+                if r.ui.fly {
+                    // In fly mode the wheel sets the speed.
+                    r.ui.fly_speed = (r.ui.fly_speed * 1.2f32.powf(steps)).clamp(0.01, 100.0);
+                } else {
+                    let ndc = r.cursor_ndc();
+                    let aspect = r.view_aspect();
+                    r.camera.zoom_at(steps, ndc, aspect);
+                }
             }
-            WindowEvent::KeyboardInput { event, .. }
-                if !consumed
-                    && event.state == ElementState::Pressed
-                    && !r.egui_ctx.egui_wants_keyboard_input() =>
+            WindowEvent::KeyboardInput { ref event, .. }
+                if !r.egui_ctx.egui_wants_keyboard_input() =>
             {
+                if let winit::keyboard::PhysicalKey::Code(code) = event.physical_key {
+                    if event.state == ElementState::Pressed {
+                        r.held.insert(code);
+                    } else {
+                        r.held.remove(&code);
+                    }
+                }
+                if consumed || event.state != ElementState::Pressed {
+                    r.window.request_redraw();
+                    return;
+                }
                 if r.modifiers.control_key()
                     && matches!(&event.logical_key, Key::Character(c) if c.eq_ignore_ascii_case("q"))
                 {
@@ -254,6 +277,8 @@ impl Running {
             last_frame: Instant::now(),
             frame: 0,
             watch: None,
+            held: Default::default(),
+            ppp: 1.0,
         };
         r.watch = r
             .scene
@@ -424,6 +449,77 @@ impl Running {
         }
     }
 
+    /// The cursor in normalised device coordinates of the 3D view.
+    fn cursor_ndc(&self) -> glam::Vec2 {
+        let Some((x, y)) = self.cursor else {
+            return glam::Vec2::ZERO;
+        };
+        let vp = if self.viewport.is_positive() {
+            egui::Rect::from_min_max(
+                (self.viewport.min.to_vec2() * self.ppp).to_pos2(),
+                (self.viewport.max.to_vec2() * self.ppp).to_pos2(),
+            )
+        } else {
+            egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(self.config.width as f32, self.config.height as f32),
+            )
+        };
+        glam::Vec2::new(
+            ((x as f32 - vp.left()) / vp.width()) * 2.0 - 1.0,
+            1.0 - ((y as f32 - vp.top()) / vp.height()) * 2.0,
+        )
+        .clamp(glam::Vec2::splat(-1.0), glam::Vec2::splat(1.0))
+    }
+
+    /// Frames the selected bone (head to tail), else the visible parts.
+    fn fit_selection(&mut self) {
+        let Some(b) = self
+            .ui
+            .selected_bone
+            .and_then(|b| self.scene.skeleton.bones.get(b))
+        else {
+            self.fit();
+            return;
+        };
+        let (head, tail) = match self
+            .animator
+            .pose
+            .world
+            .get(self.ui.selected_bone.unwrap_or(0))
+        {
+            Some(w) => {
+                let m = *w * b.rest.inverse();
+                (m.transform_point3(b.head), m.transform_point3(b.tail))
+            }
+            None => (b.head, b.tail),
+        };
+        let pad = glam::Vec3::splat(head.distance(tail).max(1e-3) * 0.5);
+        let bounds = crate::scene::Aabb {
+            min: head.min(tail) - pad,
+            max: head.max(tail) + pad,
+        };
+        let aspect = self.view_aspect();
+        self.camera.fit(&bounds, aspect);
+    }
+
+    /// Fly mode: moves by the held W/A/S/D (and Q/E down/up) for `dt`.
+    fn fly(&mut self, dt: f32) {
+        use winit::keyboard::KeyCode as K;
+        let axis = |plus: K, minus: K| {
+            self.held.contains(&plus) as i32 as f32 - self.held.contains(&minus) as i32 as f32
+        };
+        let (f, r, u) = (
+            axis(K::KeyW, K::KeyS),
+            axis(K::KeyD, K::KeyA),
+            axis(K::KeyE, K::KeyQ),
+        );
+        if f != 0.0 || r != 0.0 || u != 0.0 {
+            let step = self.camera.scene_radius.max(1e-3) * self.ui.fly_speed * dt.min(0.1);
+            self.camera.fly(f * step, r * step, u * step);
+        }
+    }
+
     /// A keyboard shortcut. Held keys repeat only for frame stepping: a
     /// toggle must not flip back because the key auto-repeated.
     fn key(&mut self, key: &Key, repeat: bool) {
@@ -432,9 +528,34 @@ impl Running {
         if repeat && !stepping {
             return;
         }
+        // In fly mode W/A/S/D/Q/E move the camera (see `fly`).
+        if self.ui.fly
+            && matches!(key, Key::Character(c) if matches!(c.to_ascii_lowercase().as_str(), "w" | "a" | "s" | "d" | "q" | "e"))
+        {
+            return;
+        }
+        let ctrl = self.modifiers.control_key();
         match key {
             Key::Character(c) => match c.as_str() {
-                "f" | "F" => self.fit(),
+                "F" => self.fit_selection(),
+                "f" if self.modifiers.shift_key() => self.fit_selection(),
+                "f" => self.fit(),
+                "1" | "!" => self.camera.set_view(if ctrl {
+                    AxisView::Back
+                } else {
+                    AxisView::Front
+                }),
+                "3" | "#" => self.camera.set_view(if ctrl {
+                    AxisView::Left
+                } else {
+                    AxisView::Right
+                }),
+                "7" | "&" => self.camera.set_view(if ctrl {
+                    AxisView::Bottom
+                } else {
+                    AxisView::Top
+                }),
+                "5" | "%" => self.ui.ortho ^= true,
                 "r" | "R" => {
                     self.camera = OrbitCamera::default();
                     self.fit();
@@ -452,6 +573,7 @@ impl Running {
                 _ => {}
             },
             Key::Named(NamedKey::F1) => self.ui.show_help ^= true,
+            Key::Named(NamedKey::Tab) => self.ui.fly ^= true,
             Key::Named(NamedKey::Space) => {
                 // The first press starts the first clip; later ones pause and
                 // resume (clip or animated materials).
@@ -519,6 +641,10 @@ impl Running {
         if self.watch.as_mut().is_some_and(|w| w.poll()) {
             self.reload();
         }
+        self.camera.ortho = self.ui.ortho;
+        if self.ui.fly {
+            self.fly(dt);
+        }
         // UI first: it decides the 3D viewport and what is visible.
         let raw = self.egui_state.take_egui_input(&self.window);
         if let Some(span) = self.ui.timeline.span(&self.scene) {
@@ -547,6 +673,7 @@ impl Running {
         }
 
         let ppp = out.pixels_per_point;
+        self.ppp = ppp;
         let (w, h) = (self.config.width as f32, self.config.height as f32);
         let vp = egui::Rect::from_min_max(
             (viewport.min.to_vec2() * ppp)

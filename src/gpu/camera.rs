@@ -14,10 +14,26 @@ pub struct OrbitCamera {
     pub fov_y: f32,
     /// Radius of what is framed: sets clip planes and pan/zoom speeds.
     pub scene_radius: f32,
+    /// Orthographic projection (the visible height is what the perspective
+    /// view shows at the target's distance).
+    pub ortho: bool,
+}
+
+/// The axis views (Blender's numpad keys).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AxisView {
+    Front,
+    Back,
+    Right,
+    Left,
+    Top,
+    Bottom,
 }
 
 pub const DEFAULT_YAW: f32 = 30.0 * std::f32::consts::PI / 180.0;
 pub const DEFAULT_PITCH: f32 = 20.0 * std::f32::consts::PI / 180.0;
+/// Just short of straight up or down (look_at needs a horizon).
+pub const MAX_PITCH: f32 = 1.55;
 
 impl Default for OrbitCamera {
     fn default() -> Self {
@@ -28,6 +44,7 @@ impl Default for OrbitCamera {
             distance: 3.0,
             fov_y: 45f32.to_radians(),
             scene_radius: 1.0,
+            ortho: false,
         }
     }
 }
@@ -67,7 +84,69 @@ impl OrbitCamera {
             .max(self.distance * 1e-3)
             .max(1e-5);
         let far = self.distance + 6.0 * r;
+        if self.ortho {
+            let hh = self.distance * (self.fov_y * 0.5).tan();
+            let hw = hh * aspect.max(1e-3);
+            // Depth covers the scene in front of and behind the target.
+            let near = self.distance - 4.0 * r;
+            return Mat4::orthographic_rh(-hw, hw, -hh, hh, near, far);
+        }
         Mat4::perspective_rh(self.fov_y, aspect.max(1e-3), near, far)
+    }
+
+    /// Looks along an axis at the same target and distance.
+    pub fn set_view(&mut self, v: AxisView) {
+        use std::f32::consts::FRAC_PI_2;
+        (self.yaw, self.pitch) = match v {
+            AxisView::Front => (0.0, 0.0),
+            AxisView::Back => (std::f32::consts::PI, 0.0),
+            AxisView::Right => (FRAC_PI_2, 0.0),
+            AxisView::Left => (-FRAC_PI_2, 0.0),
+            AxisView::Top => (0.0, MAX_PITCH),
+            AxisView::Bottom => (0.0, -MAX_PITCH),
+        };
+    }
+
+    /// The point on the plane through the target facing the camera that is
+    /// under `ndc` (-1..1, y up) at `aspect`.
+    pub fn point_under(&self, ndc: glam::Vec2, aspect: f32) -> Vec3 {
+        let inv = self.view_proj(aspect).inverse();
+        let a = inv.project_point3(ndc.extend(0.0));
+        let b = inv.project_point3(ndc.extend(1.0));
+        let dir = (b - a).normalize_or(Vec3::NEG_Z);
+        let normal = (self.eye() - self.target).normalize_or(Vec3::Z);
+        let denom = dir.dot(normal);
+        if denom.abs() < 1e-6 {
+            return self.target;
+        }
+        a + dir * ((self.target - a).dot(normal) / denom)
+    }
+
+    /// Wheel zoom towards the point under the cursor: that point stays under
+    /// the cursor.
+    pub fn zoom_at(&mut self, steps: f32, ndc: glam::Vec2, aspect: f32) {
+        let before = self.point_under(ndc, aspect);
+        let old = self.distance;
+        self.zoom(steps);
+        let k = self.distance / old;
+        self.target = before + (self.target - before) * k;
+    }
+
+    /// Fly mode: turns the view around the eye (the eye stays put).
+    pub fn look(&mut self, dx: f32, dy: f32) {
+        let eye = self.eye();
+        self.yaw -= dx * 0.004;
+        self.pitch = (self.pitch - dy * 0.004).clamp(-MAX_PITCH, MAX_PITCH);
+        let (sy, cy) = self.yaw.sin_cos();
+        let (sp, cp) = self.pitch.sin_cos();
+        self.target = eye - self.distance * Vec3::new(cp * sy, sp, cp * cy);
+    }
+
+    /// Fly mode: moves eye and target by `forward`, `right`, `up` units.
+    pub fn fly(&mut self, forward: f32, right: f32, up: f32) {
+        let dir = (self.target - self.eye()).normalize_or(Vec3::NEG_Z);
+        let side = dir.cross(Vec3::Y).normalize_or(Vec3::X);
+        self.target += dir * forward + side * right + Vec3::Y * up;
     }
 
     pub fn view_proj(&self, aspect: f32) -> Mat4 {
@@ -77,7 +156,7 @@ impl OrbitCamera {
     /// Drag to orbit: pixels to radians.
     pub fn orbit(&mut self, dx: f32, dy: f32) {
         self.yaw -= dx * 0.008;
-        self.pitch = (self.pitch + dy * 0.008).clamp(-1.55, 1.55);
+        self.pitch = (self.pitch + dy * 0.008).clamp(-MAX_PITCH, MAX_PITCH);
     }
 
     /// Drag to pan: moves the target in the view plane so the point under the
@@ -155,5 +234,67 @@ mod tests {
         let world_per_px = 2.0 * c.distance * (c.fov_y * 0.5).tan() / 600.0;
         assert!(c.target.y.abs() < 1e-6);
         assert!((c.target.length() - 10.0 * world_per_px).abs() < 1e-5);
+    }
+
+    #[test]
+    fn zoom_at_keeps_the_point_under_the_cursor() {
+        for ortho in [false, true] {
+            let mut c = OrbitCamera {
+                ortho,
+                target: Vec3::new(1.0, 2.0, 0.0),
+                ..Default::default()
+            };
+            let ndc = glam::Vec2::new(0.4, -0.3);
+            let before = c.point_under(ndc, 1.5);
+            c.zoom_at(3.0, ndc, 1.5);
+            let p = c.view_proj(1.5).project_point3(before);
+            assert!((p.truncate() - ndc).length() < 1e-4, "{ortho}: {p}");
+            assert!(c.distance < 3.0);
+        }
+    }
+
+    #[test]
+    fn axis_views_look_along_the_axes() {
+        let mut c = OrbitCamera::default();
+        for (v, dir) in [
+            (AxisView::Front, Vec3::Z),
+            (AxisView::Back, Vec3::NEG_Z),
+            (AxisView::Right, Vec3::X),
+            (AxisView::Left, Vec3::NEG_X),
+            (AxisView::Top, Vec3::Y),
+            (AxisView::Bottom, Vec3::NEG_Y),
+        ] {
+            c.set_view(v);
+            let from = (c.eye() - c.target).normalize();
+            assert!(from.dot(dir) > 0.999, "{v:?}: {from}");
+        }
+    }
+
+    #[test]
+    fn fly_look_keeps_the_eye() {
+        let mut c = OrbitCamera::default();
+        let eye = c.eye();
+        c.look(40.0, -25.0);
+        assert!((c.eye() - eye).length() < 1e-4);
+        let t = c.target;
+        c.fly(1.0, 0.0, 0.0);
+        assert!(((c.target - t).length() - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn ortho_fits_the_same_height_at_the_target() {
+        // Level view: target + Y lies in the plane facing the camera.
+        let persp = OrbitCamera {
+            pitch: 0.0,
+            ..Default::default()
+        };
+        let ortho = OrbitCamera {
+            ortho: true,
+            ..persp
+        };
+        let top = persp.target + Vec3::Y * 0.5;
+        let a = persp.view_proj(1.0).project_point3(top);
+        let b = ortho.view_proj(1.0).project_point3(top);
+        assert!((a.y - b.y).abs() < 1e-4, "{a} {b}");
     }
 }

@@ -33,6 +33,12 @@ pub struct UiState {
     pub channel: crate::scene::from_papa::ViewChannel,
     /// Set when those change: the app rebuilds the shown texture.
     pub request_texture_view: bool,
+    /// Orthographic projection.
+    pub ortho: bool,
+    /// Fly mode: W/A/S/D/Q/E move, dragging looks around, the wheel sets
+    /// `fly_speed` (scene radii per second).
+    pub fly: bool,
+    pub fly_speed: f32,
     pub timeline: Timeline,
     /// The last load error, shown until dismissed; the old scene stays.
     pub error: Option<String>,
@@ -49,6 +55,7 @@ impl UiState {
             view: ViewOptions::for_scene(scene),
             timeline: Timeline::for_scene(scene),
             show_labels: !scene.labels.is_empty(),
+            fly_speed: 1.0,
             show_inspector: true,
             ..Default::default()
         }
@@ -59,8 +66,21 @@ impl UiState {
 pub const KEYS: &[(&str, &str)] = &[
     ("Left drag", "orbit"),
     ("Middle drag / Shift + left drag", "pan"),
-    ("Wheel", "zoom"),
     ("F", "fit the visible parts to the view"),
+    (
+        "Shift + F",
+        "fit the selected bone (else the visible parts)",
+    ),
+    ("Wheel", "zoom towards the point under the cursor"),
+    (
+        "1 / 3 / 7",
+        "front / right / top view (with Ctrl: back / left / bottom)",
+    ),
+    ("5", "orthographic / perspective"),
+    (
+        "Tab",
+        "fly mode: W A S D move, Q E down / up, drag to look, wheel sets the speed",
+    ),
     ("R", "reset the camera"),
     (
         "Space",
@@ -96,6 +116,10 @@ pub fn toolbar(ui: &mut egui::Ui, state: &mut UiState) {
             .on_hover_text("K");
         ui.toggle_value(&mut state.show_labels, "Labels")
             .on_hover_text("L: annotation labels (M3D)");
+        ui.toggle_value(&mut state.ortho, "Ortho")
+            .on_hover_text("5: orthographic projection");
+        ui.toggle_value(&mut state.fly, "Fly")
+            .on_hover_text("Tab: fly with W A S D, Q E; drag to look; wheel for speed");
         ui.separator();
         if ui.button("Fit").on_hover_text("F").clicked() {
             state.request_fit = true;
