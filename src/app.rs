@@ -286,6 +286,7 @@ impl Running {
             .path
             .as_deref()
             .and_then(crate::watch::FileWatch::new);
+        r.ui.log_warnings(&r.scene);
         r.register_textures();
         r.fit();
         Ok(r)
@@ -369,7 +370,7 @@ impl Running {
                 }
                 Err(e) => {
                     log::error!("{e}");
-                    self.ui.error = Some(e.to_string());
+                    self.ui.report(ui::Level::Error, e.to_string());
                 }
             }
             return;
@@ -382,8 +383,12 @@ impl Running {
                 self.gpu_scene = self.renderer.upload(&self.gpu, &l.scene);
                 self.ui = UiState {
                     show_inspector: self.ui.show_inspector,
+                    show_log: self.ui.show_log,
+                    log: std::mem::take(&mut self.ui.log),
+                    toasts: std::mem::take(&mut self.ui.toasts),
                     ..UiState::for_scene(&l.scene)
                 };
+                self.ui.log_warnings(&l.scene);
                 self.animator = Animator::new(&l.scene);
                 self.scene = l.scene;
                 self.register_textures();
@@ -393,7 +398,10 @@ impl Running {
             }
             Err(e) => {
                 log::error!("{e}");
-                self.ui.error = Some(e.to_string());
+                self.ui.report(
+                    ui::Level::Error,
+                    format!("{e} (the previous scene is still shown)"),
+                );
             }
         }
     }
@@ -428,7 +436,10 @@ impl Running {
                 self.animator = Animator::new(&l.scene);
                 self.ui.view = view;
                 self.ui.timeline = timeline;
-                self.ui.error = None;
+                self.ui.report(
+                    ui::Level::Info,
+                    format!("reloaded {}", self.scene.source.file_name),
+                );
                 self.ui.selected_bone = self
                     .ui
                     .selected_bone
@@ -438,13 +449,15 @@ impl Running {
                     .selected_material
                     .filter(|&m| m < l.scene.materials.len());
                 self.scene = l.scene;
+                self.ui.log_warnings(&self.scene);
                 self.register_textures();
             }
             Err(e) => {
                 log::error!("reload failed, still showing the last good version: {e}");
-                self.ui.error = Some(format!(
-                    "Reloading failed; still showing the last good version.\n{e}"
-                ));
+                self.ui.report(
+                    ui::Level::Error,
+                    format!("reloading failed; still showing the last good version: {e}"),
+                );
             }
         }
     }

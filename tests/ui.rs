@@ -248,3 +248,44 @@ fn texture_viewer_picks_mip_levels_and_channels() {
     assert!(st.request_texture_view);
     assert_eq!(st.channel, facet::scene::from_papa::ViewChannel::A);
 }
+
+#[test]
+fn errors_show_as_toasts_and_everything_stays_in_the_log() {
+    let scene = demo();
+    let mut state = UiState::for_scene(&scene);
+    state.report(
+        facet::ui::Level::Error,
+        "bot.papa: vertex buffer 0: data at offset 0x1F40 runs past the end of the file (size 0x1A00)",
+    );
+    state.report(
+        facet::ui::Level::Warning,
+        "texture 1: missing; showing a checkerboard",
+    );
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1000.0, 700.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| {
+                facet::ui::show(ui, &scene, state, None);
+            },
+            state,
+        );
+    harness.run();
+    // The error is a toast; the warning only counts in the log.
+    harness
+        .get_by_label_contains("runs past the end of the file (size 0x1A00)")
+        .click();
+    harness.run();
+    assert!(
+        harness.state().toasts.is_empty(),
+        "a click dismisses the toast"
+    );
+    assert!(
+        harness
+            .query_by_label_contains("runs past the end")
+            .is_none()
+    );
+    harness.get_by_label("Log (2)").click();
+    harness.run();
+    harness.get_by_label_contains("runs past the end of the file");
+    harness.get_by_label_contains("showing a checkerboard");
+}

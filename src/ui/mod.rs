@@ -40,8 +40,11 @@ pub struct UiState {
     pub fly: bool,
     pub fly_speed: f32,
     pub timeline: Timeline,
-    /// The last load error, shown until dismissed; the old scene stays.
-    pub error: Option<String>,
+    /// Errors and warnings of this session, newest last (the Log window).
+    pub log: Vec<LogLine>,
+    /// Messages shown as toasts until they expire or are dismissed.
+    pub toasts: Vec<Toast>,
+    pub show_log: bool,
     pub show_inspector: bool,
     pub show_help: bool,
     /// Requests for the app, cleared after handling.
@@ -49,7 +52,52 @@ pub struct UiState {
     pub request_reset: bool,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Error,
+    Warning,
+    Info,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogLine {
+    pub level: Level,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Toast {
+    pub level: Level,
+    pub text: String,
+    /// egui time when first shown (set on the first frame it is drawn).
+    pub since: Option<f64>,
+}
+
+/// How long a toast stays up.
+pub const TOAST_SECONDS: f64 = 8.0;
+
 impl UiState {
+    /// Reports a message: into the log, and as a toast (errors and infos;
+    /// warnings only go to the log, which the toolbar counts).
+    pub fn report(&mut self, level: Level, text: impl Into<String>) {
+        let text = text.into();
+        if level != Level::Warning {
+            self.toasts.push(Toast {
+                level,
+                text: text.clone(),
+                since: None,
+            });
+        }
+        self.log.push(LogLine { level, text });
+    }
+
+    /// The scene's load warnings, into the log.
+    pub fn log_warnings(&mut self, scene: &Scene) {
+        for w in &scene.warnings {
+            self.report(Level::Warning, format!("{}: {w}", scene.source.file_name));
+        }
+    }
+
     pub fn for_scene(scene: &Scene) -> Self {
         Self {
             view: ViewOptions::for_scene(scene),
@@ -130,9 +178,74 @@ pub fn toolbar(ui: &mut egui::Ui, state: &mut UiState) {
         ui.separator();
         ui.toggle_value(&mut state.show_inspector, "Inspector")
             .on_hover_text("I");
+        ui.toggle_value(&mut state.show_log, format!("Log ({})", state.log.len()))
+            .on_hover_text("errors and warnings of this session");
         ui.toggle_value(&mut state.show_help, "?")
             .on_hover_text("keyboard and mouse");
     });
+}
+
+fn level_color(level: Level) -> egui::Color32 {
+    match level {
+        Level::Error => egui::Color32::from_rgb(255, 120, 100),
+        Level::Warning => egui::Color32::from_rgb(255, 200, 90),
+        Level::Info => egui::Color32::from_rgb(150, 210, 255),
+    }
+}
+
+/// Non-blocking messages in the top-right corner; they expire after
+/// [`TOAST_SECONDS`] or when clicked.
+pub fn toasts(ctx: &egui::Context, state: &mut UiState) {
+    let now = ctx.input(|i| i.time);
+    state
+        .toasts
+        .retain(|t| t.since.is_none_or(|s| now - s < TOAST_SECONDS));
+    if state.toasts.is_empty() {
+        return;
+    }
+    let mut dismiss = None;
+    egui::Area::new(egui::Id::unique("toasts"))
+        .anchor(egui::Align2::RIGHT_TOP, egui::vec2(-12.0, 40.0))
+        .order(egui::Order::Foreground)
+        .show(ctx, |ui| {
+            ui.set_max_width(420.0);
+            for (i, t) in state.toasts.iter_mut().enumerate() {
+                t.since.get_or_insert(now);
+                let resp = egui::Frame::popup(ui.style())
+                    .stroke(egui::Stroke::new(1.0, level_color(t.level)))
+                    .show(ui, |ui| {
+                        ui.colored_label(level_color(t.level), &t.text);
+                    })
+                    .response
+                    .interact(egui::Sense::click())
+                    .on_hover_text("click to dismiss; every message stays in the Log");
+                if resp.clicked() {
+                    dismiss = Some(i);
+                }
+            }
+        });
+    if let Some(i) = dismiss {
+        state.toasts.remove(i);
+    }
+    ctx.request_repaint_after(std::time::Duration::from_millis(250));
+}
+
+pub fn log_window(ctx: &egui::Context, state: &mut UiState) {
+    let mut open = state.show_log;
+    egui::Window::new(format!("Log ({})", state.log.len()))
+        .open(&mut open)
+        .default_width(520.0)
+        .show(ctx, |ui| {
+            if state.log.is_empty() {
+                ui.weak("no messages");
+            }
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                for l in &state.log {
+                    ui.colored_label(level_color(l.level), &l.text);
+                }
+            });
+        });
+    state.show_log = open;
 }
 
 pub fn help_window(ctx: &egui::Context, state: &mut UiState) {
@@ -185,17 +298,8 @@ pub fn show(
                     .show(ui, |ui| inspector::inspector(ui, scene, state, pose));
             });
     }
-    if let Some(err) = state.error.clone() {
-        egui::Window::new("Could not open the file")
-            .collapsible(false)
-            .show(&ctx, |ui| {
-                ui.colored_label(egui::Color32::from_rgb(255, 120, 100), err);
-                ui.label("The previous scene is still shown.");
-                if ui.button("Dismiss").clicked() {
-                    state.error = None;
-                }
-            });
-    }
+    toasts(&ctx, state);
+    log_window(&ctx, state);
     help_window(&ctx, state);
     let view = ui.available_rect_before_wrap();
     if state.show_labels && !scene.labels.is_empty() {
