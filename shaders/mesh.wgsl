@@ -6,7 +6,8 @@ struct Globals {
     view: mat4x4<f32>,
     // xyz: direction towards the key light (world space).
     light_dir: vec4<f32>,
-    // x: scene radius, y: depth pull for lines (fraction of w), zw: unused.
+    // x: scene radius, y: depth pull for lines (fraction of w), z: 1 with a
+    // directional light, 0 for flat lighting; w: unused.
     params: vec4<f32>,
 };
 
@@ -88,7 +89,7 @@ fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f
     let key = max(dot(n, l), 0.0);
     let fill = 0.5 + 0.5 * n.y;
     let directional = 0.25 + 0.6 * key + 0.2 * fill;
-    let light = mix(1.0, directional, material.params.x);
+    let light = mix(1.0, directional, material.params.x * globals.params.z);
 
     // Matcap: sphere texture looked up by the view-space normal.
     let vn = normalize((globals.view * vec4<f32>(n, 0.0)).xyz);

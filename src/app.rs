@@ -95,6 +95,9 @@ struct Running {
     held: std::collections::HashSet<winit::keyboard::KeyCode>,
     /// egui points to physical pixels, from the last frame.
     ppp: f32,
+    /// Background, lighting and recent files, saved when they change.
+    settings: crate::settings::Settings,
+    settings_path: Option<PathBuf>,
 }
 
 impl ApplicationHandler for App {
@@ -279,7 +282,17 @@ impl Running {
             watch: None,
             held: Default::default(),
             ppp: 1.0,
+            settings: Default::default(),
+            settings_path: crate::settings::path(),
         };
+        if let Some(p) = &r.settings_path {
+            r.settings = crate::settings::Settings::load_from(p);
+        }
+        if let Some(p) = r.scene.source.path.clone() {
+            r.settings.opened(&p);
+            r.save_settings();
+        }
+        r.apply_settings();
         r.watch = r
             .scene
             .source
@@ -290,6 +303,22 @@ impl Running {
         r.register_textures();
         r.fit();
         Ok(r)
+    }
+
+    /// Background, lighting and recent files from the settings into the UI.
+    fn apply_settings(&mut self) {
+        self.ui.view.background = self.settings.background;
+        self.ui.view.lighting = self.settings.lighting;
+        self.ui.recent.clone_from(&self.settings.recent);
+    }
+
+    fn save_settings(&mut self) {
+        self.ui.recent.clone_from(&self.settings.recent);
+        if let Some(p) = &self.settings_path
+            && let Err(e) = self.settings.save_to(p)
+        {
+            log::warn!("{}: {e}; settings not saved", p.display());
+        }
     }
 
     /// The texture viewer's level and channels as the shown texture.
@@ -389,6 +418,9 @@ impl Running {
                     ..UiState::for_scene(&l.scene)
                 };
                 self.ui.log_warnings(&l.scene);
+                self.apply_settings();
+                self.settings.opened(&path);
+                self.save_settings();
                 self.animator = Animator::new(&l.scene);
                 self.scene = l.scene;
                 self.register_textures();
@@ -674,6 +706,16 @@ impl Running {
         self.viewport = viewport;
         self.egui_state
             .handle_platform_output(&self.window, out.platform_output);
+        if let Some(p) = self.ui.request_open.take() {
+            self.open(p);
+        }
+        if (self.ui.view.background, self.ui.view.lighting)
+            != (self.settings.background, self.settings.lighting)
+        {
+            self.settings.background = self.ui.view.background;
+            self.settings.lighting = self.ui.view.lighting;
+            self.save_settings();
+        }
         if std::mem::take(&mut self.ui.request_texture_view) {
             self.show_texture_view();
         }
@@ -701,7 +743,8 @@ impl Running {
         } else {
             w / h
         };
-        self.renderer.prepare(&self.gpu.queue, &self.camera, aspect);
+        self.renderer
+            .prepare(&self.gpu.queue, &self.camera, aspect, self.ui.view.lighting);
 
         let srgb_view = frame.texture.create_view(&wgpu::TextureViewDescriptor {
             format: Some(self.config.format.add_srgb_suffix()),
@@ -791,7 +834,17 @@ impl Running {
         }
         self.frame += 1;
         let shoot = opts.frames.is_some_and(|n| self.frame >= n);
-        if let (true, Some(path)) = (shoot, &opts.screenshot) {
+        let path = match (shoot, &opts.screenshot) {
+            (true, Some(p)) => Some(p.clone()),
+            _ if std::mem::take(&mut self.ui.request_screenshot) => {
+                let secs = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                Some(PathBuf::from(format!("facet-screenshot-{secs}.png")))
+            }
+            _ => None,
+        };
+        if let Some(path) = &path {
             if !self.config.usage.contains(wgpu::TextureUsages::COPY_SRC) {
                 anyhow::bail!("this surface cannot be read back for a screenshot");
             }
@@ -806,6 +859,12 @@ impl Running {
             img.save(path)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
             log::info!("screenshot saved to {}", path.display());
+            if !shoot {
+                self.ui.report(
+                    ui::Level::Info,
+                    format!("screenshot saved to {}", path.display()),
+                );
+            }
         } else {
             self.gpu
                 .queue

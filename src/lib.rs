@@ -16,5 +16,6 @@ pub mod headless;
 pub mod info;
 pub mod load;
 pub mod scene;
+pub mod settings;
 pub mod ui;
 pub mod watch;

@@ -289,3 +289,33 @@ fn errors_show_as_toasts_and_everything_stays_in_the_log() {
     harness.get_by_label_contains("runs past the end of the file");
     harness.get_by_label_contains("showing a checkerboard");
 }
+
+#[test]
+fn view_and_file_menus_set_lighting_and_ask_for_files() {
+    let scene = demo();
+    let mut state = UiState::for_scene(&scene);
+    state.recent = vec![std::path::PathBuf::from("/models/bot.papa")];
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1000.0, 400.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| facet::ui::toolbar(ui, state),
+            state,
+        );
+    harness.run();
+    harness.get_by_label("View").click();
+    harness.run();
+    harness.get_by_label("flat").click();
+    harness.run();
+    assert_eq!(
+        harness.state().view.lighting,
+        facet::gpu::renderer::Lighting::Flat
+    );
+    harness.get_by_label("File").click();
+    harness.run();
+    harness.get_by_label("bot.papa").click();
+    harness.run();
+    assert_eq!(
+        harness.state().request_open.as_deref(),
+        Some(std::path::Path::new("/models/bot.papa"))
+    );
+}

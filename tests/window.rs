@@ -17,6 +17,7 @@ fn window_shows_the_model_and_the_inspector() {
     let shot = common::output_dir().join("window.png");
     let _ = std::fs::remove_file(&shot);
     let out = Command::new("xvfb-run")
+        .env("XDG_CONFIG_HOME", common::output_dir().join("config"))
         .args(["-a", "-s", "-screen 0 1280x800x24"])
         .arg(env!("CARGO_BIN_EXE_facet"))
         .arg("assets/demo.p3m")
@@ -101,6 +102,7 @@ fn under_xvfb(script: &str) -> std::process::Output {
         ])
         .env("FACET", env!("CARGO_BIN_EXE_facet"))
         .env("RUST_LOG", "facet=info")
+        .env("XDG_CONFIG_HOME", common::output_dir().join("config"))
         .current_dir(common::repo())
         .output()
         .unwrap()

@@ -124,7 +124,12 @@ pub fn render_to_image(
         renderer.color_format,
         renderer.sample_count,
     );
-    renderer.prepare(&gpu.queue, camera, width as f32 / height as f32);
+    renderer.prepare(
+        &gpu.queue,
+        camera,
+        width as f32 / height as f32,
+        opts.lighting,
+    );
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
         label: Some("capture"),
     });

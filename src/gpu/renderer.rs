@@ -33,6 +33,36 @@ pub struct ViewOptions {
     pub material_override: Vec<Option<usize>>,
     /// Linear RGBA clear colour.
     pub background: [f64; 4],
+    pub lighting: Lighting,
+}
+
+/// Lighting presets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Lighting {
+    /// A key light above-right of the camera plus a soft fill (materials'
+    /// shading decides how directional).
+    #[default]
+    Studio,
+    /// No directional light: every surface at its colour (texture checks).
+    Flat,
+    /// A fixed light from above the world, whatever the camera does.
+    Top,
+}
+
+impl Lighting {
+    pub const ALL: [Lighting; 3] = [Lighting::Studio, Lighting::Flat, Lighting::Top];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Lighting::Studio => "studio",
+            Lighting::Flat => "flat",
+            Lighting::Top => "top",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Lighting> {
+        Lighting::ALL.into_iter().find(|l| l.name() == s)
+    }
 }
 
 impl Default for ViewOptions {
@@ -46,6 +76,7 @@ impl Default for ViewOptions {
             skeleton: false,
             material_override: Vec::new(),
             background: [0.035, 0.04, 0.05, 1.0],
+            lighting: Lighting::Studio,
         }
     }
 }
@@ -70,6 +101,7 @@ impl ViewOptions {
             skeleton,
             material_override,
             background,
+            lighting,
         } = other;
         self.visible.clone_from(visible);
         self.material_override.clone_from(material_override);
@@ -81,6 +113,7 @@ impl ViewOptions {
             self.skeleton,
         ) = (*wireframe, *normals, *bounds, *grid, *skeleton);
         self.background = *background;
+        self.lighting = *lighting;
     }
 
     pub fn is_visible(&self, mesh: usize) -> bool {
@@ -489,17 +522,27 @@ impl Renderer {
     }
 
     /// Writes the per-frame uniforms.
-    pub fn prepare(&self, queue: &wgpu::Queue, camera: &OrbitCamera, aspect: f32) {
+    pub fn prepare(
+        &self,
+        queue: &wgpu::Queue,
+        camera: &OrbitCamera,
+        aspect: f32,
+        lighting: Lighting,
+    ) {
         let view = camera.view();
         // Key light from above-front-right of the camera.
         let eye_dir = (camera.eye() - camera.target).normalize_or(Vec3::Z);
         let right = Vec3::Y.cross(eye_dir).normalize_or(Vec3::X);
-        let light = (eye_dir + right * 0.5 + Vec3::Y * 0.8).normalize();
+        let light = match lighting {
+            Lighting::Top => Vec3::new(0.3, 1.0, 0.4).normalize(),
+            _ => (eye_dir + right * 0.5 + Vec3::Y * 0.8).normalize(),
+        };
+        let directional = if lighting == Lighting::Flat { 0.0 } else { 1.0 };
         let g = Globals {
             view_proj: camera.view_proj(aspect).to_cols_array_2d(),
             view: view.to_cols_array_2d(),
             light_dir: [light.x, light.y, light.z, 0.0],
-            params: [camera.scene_radius, 2e-4, 0.0, 0.0],
+            params: [camera.scene_radius, 2e-4, directional, 0.0],
         };
         queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&g));
     }

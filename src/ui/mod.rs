@@ -45,6 +45,11 @@ pub struct UiState {
     /// Messages shown as toasts until they expire or are dismissed.
     pub toasts: Vec<Toast>,
     pub show_log: bool,
+    /// Recently opened files, newest first (File menu).
+    pub recent: Vec<std::path::PathBuf>,
+    /// Requests for the app: open a file, save a window screenshot.
+    pub request_open: Option<std::path::PathBuf>,
+    pub request_screenshot: bool,
     pub show_inspector: bool,
     pub show_help: bool,
     /// Requests for the app, cleared after handling.
@@ -151,6 +156,59 @@ pub const KEYS: &[(&str, &str)] = &[
 pub fn toolbar(ui: &mut egui::Ui, state: &mut UiState) {
     ui.horizontal(|ui| {
         ui.strong("facet");
+        ui.separator();
+        ui.menu_button("File", |ui| {
+            ui.label("Recent files");
+            if state.recent.is_empty() {
+                ui.weak("none yet (drop a file on the window)");
+            }
+            for p in state.recent.clone() {
+                let name = p.file_name().map_or_else(
+                    || p.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                );
+                if ui
+                    .button(name)
+                    .on_hover_text(p.display().to_string())
+                    .clicked()
+                {
+                    state.request_open = Some(p);
+                    ui.close();
+                }
+            }
+            ui.separator();
+            if ui
+                .button("Save screenshot")
+                .on_hover_text("the window as a PNG in the current folder")
+                .clicked()
+            {
+                state.request_screenshot = true;
+                ui.close();
+            }
+        });
+        ui.menu_button("View", |ui| {
+            ui.label("Lighting");
+            for l in crate::gpu::renderer::Lighting::ALL {
+                ui.radio_value(&mut state.view.lighting, l, l.name());
+            }
+            ui.separator();
+            ui.horizontal(|ui| {
+                ui.label("Background");
+                let b = state.view.background;
+                let mut rgba =
+                    egui::Rgba::from_rgba_premultiplied(b[0] as f32, b[1] as f32, b[2] as f32, 1.0);
+                if egui::color_picker::color_edit_button_rgba(
+                    ui,
+                    &mut rgba,
+                    egui::color_picker::Alpha::Opaque,
+                )
+                .changed()
+                {
+                    state.view.background =
+                        [rgba.r() as f64, rgba.g() as f64, rgba.b() as f64, 1.0];
+                }
+            });
+        });
         ui.separator();
         ui.toggle_value(&mut state.view.wireframe, "Wireframe")
             .on_hover_text("W");

@@ -1,0 +1,130 @@
+//! The viewer's settings, kept in `$XDG_CONFIG_HOME/facet/settings.json`
+//! (default `~/.config/facet/settings.json`): background colour, lighting
+//! preset and the recently opened files. A missing or unreadable file gives
+//! the defaults (and a log line); unknown keys are ignored.
+
+use crate::gpu::renderer::Lighting;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+/// Recent files kept.
+pub const RECENT: usize = 10;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Linear RGBA.
+    pub background: [f64; 4],
+    pub lighting: Lighting,
+    /// Newest first.
+    pub recent: Vec<PathBuf>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            background: crate::gpu::ViewOptions::default().background,
+            lighting: Lighting::Studio,
+            recent: Vec::new(),
+        }
+    }
+}
+
+/// `$XDG_CONFIG_HOME/facet/settings.json`, else under `$HOME/.config`.
+pub fn path() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    Some(base.join("facet/settings.json"))
+}
+
+impl Settings {
+    pub fn from_json(v: &Value) -> Settings {
+        let mut s = Settings::default();
+        if let Some(bg) = v["background"].as_array()
+            && bg.len() == 4
+            && bg
+                .iter()
+                .all(|x| x.as_f64().is_some_and(|x| (0.0..=1.0).contains(&x)))
+        {
+            s.background = std::array::from_fn(|i| bg[i].as_f64().unwrap_or(0.0));
+        }
+        if let Some(l) = v["lighting"].as_str().and_then(Lighting::from_name) {
+            s.lighting = l;
+        }
+        if let Some(r) = v["recent"].as_array() {
+            s.recent = r
+                .iter()
+                .filter_map(|p| p.as_str().map(PathBuf::from))
+                .take(RECENT)
+                .collect();
+        }
+        s
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({
+            "background": self.background,
+            "lighting": self.lighting.name(),
+            "recent": self.recent.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+        })
+    }
+
+    pub fn load_from(path: &Path) -> Settings {
+        match std::fs::read(path) {
+            Ok(bytes) => match serde_json::from_slice::<Value>(&bytes) {
+                Ok(v) => Settings::from_json(&v),
+                Err(e) => {
+                    log::warn!("{}: {e}; using the default settings", path.display());
+                    Settings::default()
+                }
+            },
+            Err(_) => Settings::default(),
+        }
+    }
+
+    pub fn save_to(&self, path: &Path) -> std::io::Result<()> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let text = serde_json::to_string_pretty(&self.to_json()).map_err(std::io::Error::other)?;
+        std::fs::write(path, text)
+    }
+
+    /// Puts `file` first in the recent list (once), keeping [`RECENT`].
+    pub fn opened(&mut self, file: &Path) {
+        let file = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+        self.recent.retain(|p| p != &file);
+        self.recent.insert(0, file);
+        self.recent.truncate(RECENT);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_tolerates_junk() {
+        let mut s = Settings {
+            background: [0.1, 0.2, 0.3, 1.0],
+            lighting: Lighting::Flat,
+            recent: vec![],
+        };
+        for i in 0..12 {
+            s.opened(Path::new(&format!("/nowhere/{i}.p3m")));
+        }
+        s.opened(Path::new("/nowhere/3.p3m"));
+        assert_eq!(s.recent.len(), RECENT);
+        assert_eq!(s.recent[0], PathBuf::from("/nowhere/3.p3m"));
+        assert_eq!(s.recent.iter().filter(|p| p.ends_with("3.p3m")).count(), 1);
+        assert_eq!(Settings::from_json(&s.to_json()), s);
+        let junk = json!({"background": [2, "x"], "lighting": "disco", "recent": [1, "/a.m3d"], "extra": true});
+        let d = Settings::from_json(&junk);
+        assert_eq!(
+            (d.background, d.lighting),
+            (Settings::default().background, Lighting::Studio)
+        );
+        assert_eq!(d.recent, vec![PathBuf::from("/a.m3d")]);
+    }
+}
