@@ -4,36 +4,12 @@
 //! GPU-ready vertex and index lists). Median of many runs; std only, so
 //! nothing is added to the dependency tree.
 
-use std::time::{Duration, Instant};
-
-fn median(mut f: impl FnMut()) -> Duration {
-    // Warm up, then run for about 0.3 s.
-    f();
-    let mut times = Vec::new();
-    let start = Instant::now();
-    while times.len() < 5 || (start.elapsed() < Duration::from_millis(300) && times.len() < 2000) {
-        let t = Instant::now();
-        f();
-        times.push(t.elapsed());
-    }
-    times.sort();
-    times[times.len() / 2]
-}
+mod common;
+use common::{fixtures, median};
+use std::time::Duration;
 
 fn main() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/m3d");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!(
-            "this benchmark needs the shared fixtures at {}",
-            dir.display()
-        );
-        std::process::exit(1);
-    };
-    let mut files: Vec<_> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "m3d"))
-        .collect();
-    files.sort();
+    let files = fixtures("m3d", "m3d");
     println!(
         "{:<28} {:>9} {:>9} {:>10} {:>11} {:>11} {:>13}",
         "file", "bytes", "payload", "decode", "file MB/s", "payload MB/s", "+scene MB/s"

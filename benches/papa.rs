@@ -4,35 +4,12 @@
 //! conversion, DXT decoding, skeletons, sibling animations). Median of runs
 //! over about 0.3 s; std only.
 
-use std::time::{Duration, Instant};
-
-fn median(mut f: impl FnMut()) -> Duration {
-    f();
-    let mut times = Vec::new();
-    let start = Instant::now();
-    while times.len() < 5 || (start.elapsed() < Duration::from_millis(300) && times.len() < 2000) {
-        let t = Instant::now();
-        f();
-        times.push(t.elapsed());
-    }
-    times.sort();
-    times[times.len() / 2]
-}
+mod common;
+use common::{fixtures, median};
+use std::time::Duration;
 
 fn main() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/papa");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!(
-            "this benchmark needs the shared fixtures at {}",
-            dir.display()
-        );
-        std::process::exit(1);
-    };
-    let mut files: Vec<_> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "papa"))
-        .collect();
-    files.sort();
+    let files = fixtures("papa", "papa");
     println!(
         "{:<34} {:>8} {:>10} {:>10} {:>12} {:>12}",
         "file", "bytes", "decode", "+scene", "MB/s", "+scene MB/s"
