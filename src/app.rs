@@ -305,6 +305,39 @@ impl Running {
         Ok(r)
     }
 
+    /// Renders the 3D view alone at `w` x `h` with this camera, pose, material
+    /// time and view options (an offscreen renderer of the capture format)
+    /// and saves it in the current folder.
+    fn save_render(&mut self, w: u32, h: u32) {
+        let format = crate::gpu::capture::CAPTURE_FORMAT;
+        let renderer = Renderer::new(&self.gpu, format, self.gpu.sample_count(format));
+        let mut scene = renderer.upload(&self.gpu, &self.scene);
+        scene.set_pose(&self.gpu, &renderer, &self.animator.pose.skin);
+        scene.set_material_time(&self.gpu, &renderer, self.ui.timeline.time);
+        let (img, _) = crate::gpu::capture::render_to_image(
+            &self.gpu,
+            &renderer,
+            &scene,
+            &self.camera,
+            &self.effective,
+            w,
+            h,
+        );
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let path = PathBuf::from(format!("facet-render-{w}x{h}-{secs}.png"));
+        match img.save(&path) {
+            Ok(()) => self.ui.report(
+                ui::Level::Info,
+                format!("render saved to {}", path.display()),
+            ),
+            Err(e) => self
+                .ui
+                .report(ui::Level::Error, format!("{}: {e}", path.display())),
+        }
+    }
+
     /// Background, lighting and recent files from the settings into the UI.
     fn apply_settings(&mut self) {
         self.ui.view.background = self.settings.background;
@@ -708,6 +741,9 @@ impl Running {
             .handle_platform_output(&self.window, out.platform_output);
         if let Some(p) = self.ui.request_open.take() {
             self.open(p);
+        }
+        if let Some((w, h)) = self.ui.request_render.take() {
+            self.save_render(w, h);
         }
         if (self.ui.view.background, self.ui.view.lighting)
             != (self.settings.background, self.settings.lighting)

@@ -213,3 +213,50 @@ fn a_changed_file_reloads_and_a_broken_one_keeps_the_last_good_scene() {
         "the viewer did not run to Ctrl+Q:\n{log}"
     );
 }
+
+#[test]
+fn file_menu_saves_a_render_at_1920x1080() {
+    // Click File, then "Save render 1920x1080" (egui embeds its fonts and
+    // the settings start empty, so the menu lays out the same every time);
+    // the render lands in the current folder.
+    let dir = common::output_dir().join("menu-render");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = format!(
+        r#"
+        cd "{d}"
+        export XDG_CONFIG_HOME="{d}/config"  # a fresh recent-files list
+        "$FACET" "{m}" & pid=$!
+        wid=$(xdotool search --sync --name 'facet' | head -1)
+        sleep 1.2
+        xdotool windowfocus --sync "$wid"
+        xdotool mousemove 78 12 click 1
+        sleep 0.6
+        xdotool mousemove 140 112 click 1
+        sleep 4
+        xdotool key ctrl+q
+        wait $pid
+    "#,
+        d = dir.display(),
+        m = common::repo().join("assets/demo.m3d").display()
+    );
+    let out = under_xvfb(&script);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    let saved: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("facet-render-1920x1080-")
+        })
+        .collect();
+    assert_eq!(saved.len(), 1, "no render saved:\n{log}");
+    let img = image::open(&saved[0]).unwrap().to_rgba8();
+    assert_eq!(img.dimensions(), (1920, 1080));
+    let colours: std::collections::HashSet<[u8; 4]> =
+        img.pixels().step_by(97).map(|p| p.0).collect();
+    assert!(colours.len() > 50, "the render looks blank");
+}

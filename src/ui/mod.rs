@@ -50,6 +50,8 @@ pub struct UiState {
     /// Requests for the app: open a file, save a window screenshot.
     pub request_open: Option<std::path::PathBuf>,
     pub request_screenshot: bool,
+    /// A render of the 3D view alone at this size (File menu).
+    pub request_render: Option<(u32, u32)>,
     pub show_inspector: bool,
     pub show_help: bool,
     /// Requests for the app, cleared after handling.
@@ -184,6 +186,18 @@ pub fn toolbar(ui: &mut egui::Ui, state: &mut UiState) {
             {
                 state.request_screenshot = true;
                 ui.close();
+            }
+            for (w, h) in [(1920, 1080), (3840, 2160)] {
+                if ui
+                    .button(format!("Save render {w}x{h}"))
+                    .on_hover_text(
+                        "the 3D view alone, this camera and pose, as a PNG in the current folder",
+                    )
+                    .clicked()
+                {
+                    state.request_render = Some((w, h));
+                    ui.close();
+                }
             }
         });
         ui.menu_button("View", |ui| {
