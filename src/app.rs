@@ -26,10 +26,19 @@ pub struct AppOptions {
     pub frames: Option<u32>,
 }
 
+/// Test hook: `FACET_TEST_DROP=N:PATH` delivers PATH at frame N exactly as
+/// a file dropped on the window (Xvfb has no drag and drop to synthesise).
+fn test_drop() -> Option<(u32, PathBuf)> {
+    let v = std::env::var("FACET_TEST_DROP").ok()?;
+    let (n, path) = v.split_once(':')?;
+    Some((n.parse().ok()?, PathBuf::from(path)))
+}
+
 pub fn run(scene: Scene, opts: AppOptions) -> anyhow::Result<()> {
     let event_loop = EventLoop::new()?;
     let mut app = App {
         pending: Some(scene),
+        test_drop: test_drop(),
         opts,
         running: None,
         error: None,
@@ -64,6 +73,7 @@ struct App {
     opts: AppOptions,
     running: Option<Running>,
     error: Option<anyhow::Error>,
+    test_drop: Option<(u32, PathBuf)>,
 }
 
 struct Running {
@@ -126,7 +136,10 @@ impl ApplicationHandler for App {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::Resized(size) => r.resize(size.width, size.height),
             WindowEvent::ModifiersChanged(m) => r.modifiers = m.state(),
-            WindowEvent::DroppedFile(path) => r.open(path),
+            WindowEvent::DroppedFile(path) => {
+                log::info!("dropped {}", path.display());
+                r.open(path)
+            }
             WindowEvent::MouseInput { state, button, .. } => match state {
                 ElementState::Pressed if !r.egui_ctx.egui_wants_pointer_input() => {
                     r.drag = Some(button)
@@ -193,6 +206,12 @@ impl ApplicationHandler for App {
                 }
                 if self.opts.frames.is_some_and(|n| r.frame >= n) {
                     event_loop.exit();
+                }
+                if let Some((n, path)) = &self.test_drop
+                    && r.frame == *n
+                {
+                    log::info!("dropped {} (FACET_TEST_DROP)", path.display());
+                    r.open(path.clone());
                 }
             }
             _ => {}
