@@ -319,32 +319,16 @@ pub fn convert(m: &M3d, source: SourceInfo, base_dir: Option<&Path>) -> Scene {
             None => local,
         });
     }
+    let parents: Vec<Option<usize>> = m
+        .bones
+        .iter()
+        .map(|b| b.parent.map(|p| p as usize))
+        .collect();
     let bones: Vec<Bone> = m
         .bones
         .iter()
         .enumerate()
-        .map(|(i, b)| {
-            let head = world[i].w_axis.truncate();
-            // Tail: the first child's head, else a short step along +Y.
-            let tail = m
-                .bones
-                .iter()
-                .position(|c| c.parent == Some(i as u32))
-                .map(|c| world[c].w_axis.truncate())
-                .filter(|t| t.distance(head) > 1e-6)
-                .unwrap_or(head + world[i].y_axis.truncate().normalize_or(Vec3::Y) * 0.05);
-            Bone {
-                name: if b.name.is_empty() {
-                    format!("bone {i}")
-                } else {
-                    b.name.clone()
-                },
-                parent: b.parent.map(|p| p as usize),
-                head,
-                tail,
-                rest: world[i],
-            }
-        })
+        .map(|(i, b)| Bone::from_rest(i, &b.name, &parents, &world, 0.05))
         .collect();
 
     let clips = m

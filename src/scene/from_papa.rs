@@ -516,31 +516,16 @@ pub fn convert(
             };
             world.push(w);
         }
+        let parents: Vec<Option<usize>> = sk
+            .bones
+            .iter()
+            .map(|b| b.parent.map(|p| p as usize))
+            .collect();
         scene.skeleton.bones = sk
             .bones
             .iter()
             .enumerate()
-            .map(|(i, b)| {
-                let head = world[i].w_axis.truncate();
-                let tail = sk
-                    .bones
-                    .iter()
-                    .position(|c| c.parent == Some(i as u16))
-                    .map(|c| world[c].w_axis.truncate())
-                    .filter(|t| t.distance(head) > 1e-5)
-                    .unwrap_or(head + world[i].y_axis.truncate().normalize_or(Vec3::Y) * 0.2);
-                Bone {
-                    name: if b.name.is_empty() {
-                        format!("bone {i}")
-                    } else {
-                        b.name.clone()
-                    },
-                    parent: b.parent.map(|x| x as usize),
-                    head,
-                    tail,
-                    rest: world[i],
-                }
-            })
+            .map(|(i, b)| Bone::from_rest(i, &b.name, &parents, &world, 0.2))
             .collect();
     }
 

@@ -247,6 +247,40 @@ pub struct Bone {
     pub rest: Mat4,
 }
 
+impl Bone {
+    /// A bone from formats that store only rest matrices (M3D, Papa): the
+    /// head is the matrix's origin and the tail the first child's head, else
+    /// `step` along the bone's own +Y so the overlay still draws a stick.
+    /// `world` holds every bone's model-space rest matrix, `parents` every
+    /// bone's parent; an empty name becomes "bone N".
+    pub fn from_rest(
+        i: usize,
+        name: &str,
+        parents: &[Option<usize>],
+        world: &[Mat4],
+        step: f32,
+    ) -> Bone {
+        let head = world[i].w_axis.truncate();
+        let tail = parents
+            .iter()
+            .position(|&p| p == Some(i))
+            .map(|c| world[c].w_axis.truncate())
+            .filter(|t| t.distance(head) > 1e-6)
+            .unwrap_or(head + world[i].y_axis.truncate().normalize_or(Vec3::Y) * step);
+        Bone {
+            name: if name.is_empty() {
+                format!("bone {i}")
+            } else {
+                name.to_owned()
+            },
+            parent: parents[i],
+            head,
+            tail,
+            rest: world[i],
+        }
+    }
+}
+
 impl Skeleton {
     /// The rest transform of each bone relative to its parent.
     pub fn rest_local(&self, i: usize) -> Mat4 {
