@@ -46,3 +46,10 @@ fn vs_normals(@builtin(vertex_index) vi: u32, @location(0) position: vec3<f32>, 
 fn vs_wire(@location(0) position: vec3<f32>) -> VsOut {
     return line_vertex(position, vec4<f32>(0.08, 0.9, 1.0, 1.0));
 }
+
+// The selected part: its wireframe in the selection colour (skinned parts
+// included: it reads the same stream as the faces).
+@vertex
+fn vs_wire_selected(@location(0) position: vec3<f32>) -> VsOut {
+    return line_vertex(position, vec4<f32>(1.0, 0.62, 0.1, 1.0));
+}

@@ -7,7 +7,7 @@ struct Globals {
     // xyz: direction towards the key light (world space).
     light_dir: vec4<f32>,
     // x: scene radius, y: depth pull for lines (fraction of w), z: 1 with a
-    // directional light, 0 for flat lighting; w: unused.
+    // directional light, 0 for flat lighting; w: 1 for the matcap preset.
     params: vec4<f32>,
 };
 
@@ -76,6 +76,18 @@ fn sample_texture(bound: texture_2d<f32>, layer: i32, rect: vec4<f32>, uv: vec2<
     return textureSampleLevel(tex_array, samp, rect.zw + fract(uv) * rect.xy, layer, 0.0);
 }
 
+// The matcap preset's sphere, as a function of the view-space normal: a
+// soft key from the upper left, a tight highlight and a cool rim, so that
+// curvature reads at any camera angle (the light turns with the camera).
+fn clay_matcap(vn: vec3<f32>) -> vec3<f32> {
+    let key_dir = normalize(vec3<f32>(-0.45, 0.6, 0.65));
+    let key = max(dot(vn, key_dir), 0.0);
+    let highlight = pow(key, 32.0) * 0.35;
+    let rim = pow(1.0 - clamp(vn.z, 0.0, 1.0), 3.0);
+    let base = 0.12 + 0.78 * key;
+    return vec3<f32>(base + highlight) * vec3<f32>(1.0, 0.96, 0.9) + rim * vec3<f32>(0.18, 0.22, 0.3);
+}
+
 @fragment
 fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
     var n = normalize(in.normal);
@@ -89,10 +101,15 @@ fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f
     let key = max(dot(n, l), 0.0);
     let fill = 0.5 + 0.5 * n.y;
     let directional = 0.25 + 0.6 * key + 0.2 * fill;
-    let light = mix(1.0, directional, material.params.x * globals.params.z);
+    var light = vec3<f32>(mix(1.0, directional, material.params.x * globals.params.z));
 
     // Matcap: sphere texture looked up by the view-space normal.
     let vn = normalize((globals.view * vec4<f32>(n, 0.0)).xyz);
+    if (globals.params.w > 0.5) {
+        // The matcap preset: every surface lit by the built-in clay sphere
+        // (shape reading, whatever the material's shading says).
+        light = clay_matcap(vn);
+    }
     let muv = vec2<f32>(vn.x * 0.5 + 0.5, 0.5 - vn.y * 0.5) + material.uv_offset.zw;
     let matcap = sample_texture(matcap_tex, material.layers.y, material.matcap_rect, muv).rgb;
     let shaded = mix(albedo.rgb * light, albedo.rgb * matcap, material.params.y);

@@ -10,6 +10,7 @@ use crate::scene::Scene;
 use crate::ui::{self, UiState};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 use winit::application::ApplicationHandler;
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
@@ -34,10 +35,32 @@ fn test_drop() -> Option<(u32, PathBuf)> {
     Some((n.parse().ok()?, PathBuf::from(path)))
 }
 
-pub fn run(scene: Scene, opts: AppOptions) -> anyhow::Result<()> {
+/// What the window starts with.
+pub enum Start {
+    /// A scene already loaded.
+    Scene(Box<Scene>),
+    /// A file to load once the window is up (on the loader thread, with a
+    /// progress bar; a file that fails is reported in the window).
+    Load(PathBuf),
+}
+
+pub fn run(start: Start, opts: AppOptions) -> anyhow::Result<()> {
     let event_loop = EventLoop::new()?;
+    let (scene, initial) = match start {
+        Start::Scene(s) => (*s, None),
+        Start::Load(path) => {
+            let mut placeholder = Scene::default();
+            placeholder.source.file_name = path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            placeholder.source.format = "loading".into();
+            (placeholder, Some(path))
+        }
+    };
     let mut app = App {
         pending: Some(scene),
+        initial,
         test_drop: test_drop(),
         opts,
         running: None,
@@ -70,6 +93,8 @@ pub fn run(scene: Scene, opts: AppOptions) -> anyhow::Result<()> {
 
 struct App {
     pending: Option<Scene>,
+    /// The file to open once the window is up.
+    initial: Option<PathBuf>,
     opts: AppOptions,
     running: Option<Running>,
     error: Option<anyhow::Error>,
@@ -96,6 +121,8 @@ struct Running {
     viewport: egui::Rect,
     drag: Option<MouseButton>,
     cursor: Option<(f64, f64)>,
+    /// Where the pointer went down (a release nearby is a click).
+    press_at: Option<(f64, f64)>,
     modifiers: ModifiersState,
     last_frame: Instant,
     frame: u32,
@@ -108,6 +135,52 @@ struct Running {
     /// Background, lighting and recent files, saved when they change.
     settings: crate::settings::Settings,
     settings_path: Option<PathBuf>,
+    /// File -> Open's dialog while it is up.
+    open_dialog: Option<crate::open_dialog::OpenDialog>,
+    /// A file being decoded on its own thread.
+    loading: Option<Loading>,
+    /// The first file must load (automation): its failure ends the app.
+    initial_must_load: bool,
+    /// An error that ends the app at the next frame.
+    fatal: Option<anyhow::Error>,
+    /// Maps: what the overlay lines and draw ranges were built from.
+    map_cache: MapCache,
+}
+
+type CubeRef = crate::scene::map_query::CubeRef;
+
+/// The map's derived view state, rebuilt only when its inputs change (the
+/// inputs are compared every frame; they are a few small values).
+#[derive(Default)]
+struct MapCache {
+    /// (show visibility, selected sector, selected cube) -> what they see.
+    shown_key: Option<ShownKey>,
+    shown: Option<Vec<CubeRef>>,
+    /// The overlay's inputs other than `shown`.
+    overlay_key: Option<OverlayKey>,
+    /// `shown_key` and the camera's cell.
+    ranges_key: Option<(ShownKey, Option<CubeRef>)>,
+    ranges: Option<Arc<Vec<Vec<std::ops::Range<u32>>>>>,
+}
+
+type ShownKey = (bool, Option<usize>, Option<CubeRef>);
+/// Sector grid, selected sector, box depth, selected and hovered cube, props.
+type OverlayKey = (
+    bool,
+    Option<usize>,
+    Option<u32>,
+    Option<CubeRef>,
+    Option<CubeRef>,
+    bool,
+);
+
+struct Loading {
+    path: PathBuf,
+    answer: std::sync::mpsc::Receiver<Result<load::Loaded, load::LoadError>>,
+    /// Per mille, written by the loader.
+    progress: Arc<std::sync::atomic::AtomicU32>,
+    /// Frames drawn since it started.
+    frames: u32,
 }
 
 impl ApplicationHandler for App {
@@ -119,7 +192,15 @@ impl ApplicationHandler for App {
             return;
         };
         match Running::new(event_loop, scene) {
-            Ok(r) => self.running = Some(r),
+            Ok(mut r) => {
+                if let Some(path) = self.initial.take() {
+                    // Automation (--screenshot) fails on a file that does
+                    // not load; a person sees why in the window.
+                    r.initial_must_load = self.opts.screenshot.is_some();
+                    r.open(path);
+                }
+                self.running = Some(r);
+            }
             Err(e) => {
                 self.error = Some(e);
                 event_loop.exit();
@@ -141,10 +222,21 @@ impl ApplicationHandler for App {
                 r.open(path)
             }
             WindowEvent::MouseInput { state, button, .. } => match state {
-                ElementState::Pressed if !r.egui_ctx.egui_wants_pointer_input() => {
-                    r.drag = Some(button)
+                ElementState::Pressed if r.pointer_in_view() => {
+                    r.drag = Some(button);
+                    r.press_at = r.cursor;
                 }
-                ElementState::Released => r.drag = None,
+                ElementState::Released => {
+                    // A click (no drag) in the 3D view picks what is under it.
+                    if let (Some(MouseButton::Left), Some(a), Some(b)) =
+                        (r.drag, r.press_at, r.cursor)
+                        && (a.0 - b.0).abs() + (a.1 - b.1).abs() < 4.0
+                    {
+                        r.pick();
+                    }
+                    r.drag = None;
+                    r.press_at = None;
+                }
                 _ => {}
             },
             WindowEvent::CursorMoved { position, .. } => {
@@ -162,7 +254,7 @@ impl ApplicationHandler for App {
                 }
                 r.cursor = Some((position.x, position.y));
             }
-            WindowEvent::MouseWheel { delta, .. } if !r.egui_ctx.egui_wants_pointer_input() => {
+            WindowEvent::MouseWheel { delta, .. } if r.pointer_in_view() => {
                 let steps = match delta {
                     MouseScrollDelta::LineDelta(_, y) => y,
                     MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
@@ -295,6 +387,7 @@ impl Running {
             viewport: egui::Rect::NOTHING,
             drag: None,
             cursor: None,
+            press_at: None,
             modifiers: ModifiersState::empty(),
             last_frame: Instant::now(),
             frame: 0,
@@ -303,6 +396,11 @@ impl Running {
             ppp: 1.0,
             settings: Default::default(),
             settings_path: crate::settings::path(),
+            open_dialog: None,
+            loading: None,
+            initial_must_load: false,
+            fatal: None,
+            map_cache: MapCache::default(),
         };
         if let Some(p) = &r.settings_path {
             r.settings = crate::settings::Settings::load_from(p);
@@ -328,6 +426,16 @@ impl Running {
     /// time and view options (an offscreen renderer of the capture format)
     /// and saves it in the current folder.
     fn save_render(&mut self, w: u32, h: u32) {
+        let max = self.gpu.device.limits().max_texture_dimension_2d;
+        if w > max || h > max {
+            self.ui.report(
+                ui::Level::Error,
+                format!(
+                    "a {w}x{h} render is larger than this GPU's textures ({max} pixels a side)"
+                ),
+            );
+            return;
+        }
         let format = crate::gpu::capture::CAPTURE_FORMAT;
         let renderer = Renderer::new(&self.gpu, format, self.gpu.sample_count(format));
         let mut scene = renderer.upload(&self.gpu, &self.scene);
@@ -345,22 +453,147 @@ impl Running {
         let secs = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
-        let path = PathBuf::from(format!("facet-render-{w}x{h}-{secs}.png"));
+        let path = saved_file_path(&format!("facet-render-{w}x{h}-{secs}.png"));
         match img.save(&path) {
-            Ok(()) => self.ui.report(
-                ui::Level::Info,
-                format!("render saved to {}", path.display()),
-            ),
+            Ok(()) => {
+                log::info!("render saved to {}", path.display());
+                self.ui.report(
+                    ui::Level::Info,
+                    format!("render saved to {}", path.display()),
+                );
+            }
             Err(e) => self
                 .ui
                 .report(ui::Level::Error, format!("{}: {e}", path.display())),
         }
     }
 
-    /// Background, lighting and recent files from the settings into the UI.
+    /// Maps: rebuilds the meshes when the shading changes, uploads the
+    /// overlay lines when what they show changes, and picks the draw ranges
+    /// (what the selection sees, or what the camera's cell sees).
+    fn update_map(&mut self) {
+        use crate::scene::map_query;
+        if std::mem::take(&mut self.ui.map.request_shading) {
+            self.rebuild_map();
+        }
+        let Some(info) = self.scene.map.as_deref() else {
+            self.map_cache.ranges = None;
+            return;
+        };
+        let m = &self.ui.map;
+        let c = &mut self.map_cache;
+        let shown_key = (m.show_visibility, m.selected_sector, m.selected_cube);
+        let shown_changed = c.shown_key != Some(shown_key);
+        if shown_changed {
+            c.shown = if m.show_visibility {
+                m.viewpoint(&info.map)
+            } else {
+                None
+            };
+            c.shown_key = Some(shown_key);
+        }
+        let overlay_key = (
+            m.show_sectors,
+            m.selected_sector,
+            m.box_depth,
+            m.selected_cube,
+            m.hovered_cube,
+            m.show_props,
+        );
+        if shown_changed || c.overlay_key != Some(overlay_key) {
+            let overlay = crate::gpu::map_overlay::MapOverlay {
+                sectors: m.show_sectors,
+                selected_sector: m.selected_sector,
+                depth: m.box_depth,
+                selected_cube: m.selected_cube,
+                hovered_cube: m.hovered_cube,
+                props: m.show_props,
+                outline_visible_cubes: m.selected_cube.is_some(),
+                visible: c.shown.clone(),
+            };
+            let lines = crate::gpu::map_overlay::lines(info, &overlay);
+            self.gpu_scene.set_extra_lines(&self.gpu, &lines);
+            c.overlay_key = Some(overlay_key);
+        }
+        let cell = if m.cull {
+            map_query::cell_at(&info.map, self.camera.eye())
+        } else {
+            None
+        };
+        if c.ranges_key != Some((shown_key, cell)) {
+            let wanted = c
+                .shown
+                .clone()
+                .or_else(|| cell.map(|(s, k)| map_query::visible_cubes(&info.map, s, k)));
+            c.ranges = wanted.map(|v| Arc::new(map_query::draw_ranges(info, &v)));
+            c.ranges_key = Some((shown_key, cell));
+        }
+        let all = self.scene.triangle_count() as u64;
+        let m = &mut self.ui.map;
+        m.camera_cell = cell;
+        m.triangles_all = all;
+        m.triangles_drawn = self.ui.stats.triangles;
+    }
+
+    /// The map's meshes again with the shading the inspector picked.
+    fn rebuild_map(&mut self) {
+        let Some(info) = &self.scene.map else {
+            return;
+        };
+        let mut source = self.scene.source.clone();
+        source.details.clear();
+        let scene = crate::scene::from_pmf::convert(info.map.clone(), source, self.ui.map.shading);
+        self.gpu_scene = self.renderer.upload(&self.gpu, &scene);
+        self.animator = Animator::new(&scene);
+        self.scene = scene;
+        self.register_textures();
+    }
+
+    /// File -> Open: the native dialog, one at a time, starting in the open
+    /// file's folder.
+    fn show_open_dialog(&mut self) {
+        if self.open_dialog.is_some() {
+            return;
+        }
+        let folder = self.scene.source.path.as_deref().and_then(|p| p.parent());
+        let window = self.window.clone();
+        match crate::open_dialog::OpenDialog::show(&self.window, folder, move || {
+            window.request_redraw()
+        }) {
+            Ok(d) => self.open_dialog = Some(d),
+            Err(e) => self
+                .ui
+                .report(ui::Level::Error, format!("the open dialog: {e}")),
+        }
+    }
+
+    fn poll_open_dialog(&mut self) {
+        use crate::open_dialog::Answer;
+        let Some(dialog) = &self.open_dialog else {
+            return;
+        };
+        match dialog.poll() {
+            Answer::Waiting => {}
+            Answer::Picked(path) => {
+                self.open_dialog = None;
+                log::info!("picked {} in the open dialog", path.display());
+                self.open(path);
+            }
+            Answer::Cancelled => {
+                self.open_dialog = None;
+                if let Some(why) = crate::open_dialog::no_dialog_reason() {
+                    self.ui.report(ui::Level::Error, why);
+                }
+            }
+        }
+    }
+
+    /// Background, lighting, render size and recent files from the
+    /// settings into the UI.
     fn apply_settings(&mut self) {
         self.ui.view.background = self.settings.background;
         self.ui.view.lighting = self.settings.lighting;
+        self.ui.render_size = self.settings.render_size;
         self.ui.recent.clone_from(&self.settings.recent);
     }
 
@@ -389,6 +622,8 @@ impl Running {
     }
 
     fn register_textures(&mut self) {
+        // Called after every new GPU scene: map overlays and ranges follow.
+        self.map_cache = MapCache::default();
         for id in self.ui.texture_ids.drain(..).flatten() {
             self.egui_renderer.free_texture(&id);
         }
@@ -456,9 +691,78 @@ impl Running {
             }
             return;
         }
-        match load::load_file(&path) {
+        if self.loading.is_some() {
+            self.ui.report(
+                ui::Level::Warning,
+                format!("{}: still loading the previous file", path.display()),
+            );
+            return;
+        }
+        // Decoding runs on a thread of its own: the window keeps drawing
+        // (and shows how far it is) while a large map loads.
+        let progress = Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (p, w, file) = (progress.clone(), self.window.clone(), path.clone());
+        let spawned = std::thread::Builder::new()
+            .name("load".into())
+            .spawn(move || {
+                let set = |f: f32| {
+                    p.store((f.clamp(0.0, 1.0) * 1000.0) as u32, Ordering::Relaxed);
+                };
+                let _ = tx.send(load::load_file_with_progress(&file, &set));
+                w.request_redraw();
+            });
+        if let Err(e) = spawned {
+            self.ui
+                .report(ui::Level::Error, format!("{}: {e}", path.display()));
+            return;
+        }
+        log::info!("loading {}", path.display());
+        self.loading = Some(Loading {
+            path,
+            answer: rx,
+            progress,
+            frames: 0,
+        });
+    }
+
+    /// A file loading in the background: its progress for the UI, and the
+    /// result once it is there.
+    fn poll_loading(&mut self) {
+        let Some(l) = &mut self.loading else {
+            self.ui.loading = None;
+            return;
+        };
+        l.frames += 1;
+        let name = l.path.file_name().map_or_else(
+            || l.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let fraction = l.progress.load(Ordering::Relaxed) as f32 / 1000.0;
+        self.ui.loading = Some((name, fraction));
+        let result = match l.answer.try_recv() {
+            Ok(r) => r,
+            Err(std::sync::mpsc::TryRecvError::Empty) => return,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                let path = l.path.display().to_string();
+                self.loading = None;
+                self.ui.loading = None;
+                self.ui
+                    .report(ui::Level::Error, format!("{path}: the loader stopped"));
+                return;
+            }
+        };
+        let Some(Loading { path, frames, .. }) = self.loading.take() else {
+            return;
+        };
+        self.ui.loading = None;
+        log::info!("{} frames drawn while {} loaded", frames, path.display());
+        self.opened(path, result);
+    }
+
+    fn opened(&mut self, path: PathBuf, result: Result<load::Loaded, load::LoadError>) {
+        match result {
             Ok(l) => {
-                log::info!("opened {}", path.display());
                 self.window
                     .set_title(&format!("{} — facet", l.scene.source.file_name));
                 self.gpu_scene = self.renderer.upload(&self.gpu, &l.scene);
@@ -479,15 +783,22 @@ impl Running {
                 self.camera = OrbitCamera::default();
                 self.fit();
                 self.watch = crate::watch::FileWatch::new(&path);
+                // Last, so that whoever waits for this line (the Xvfb tests)
+                // finds the scene, the timeline and the file watch in place.
+                log::info!("opened {}", path.display());
             }
             Err(e) => {
                 log::error!("{e}");
+                if std::mem::take(&mut self.initial_must_load) {
+                    self.fatal = Some(anyhow::anyhow!("{e}"));
+                }
                 self.ui.report(
                     ui::Level::Error,
                     format!("{e} (the previous scene is still shown)"),
                 );
             }
         }
+        self.initial_must_load = false;
     }
 
     /// The open file changed on disk: load it again, keeping the camera,
@@ -528,6 +839,7 @@ impl Running {
                     .ui
                     .selected_bone
                     .filter(|&b| b < l.scene.skeleton.bones.len());
+                self.ui.selected_part = self.ui.selected_part.filter(|_| keep_parts);
                 self.ui.selected_material = self
                     .ui
                     .selected_material
@@ -544,6 +856,22 @@ impl Running {
                 );
             }
         }
+    }
+
+    /// The pointer is over the 3D view and no egui window, menu or widget
+    /// is in the way or busy with it. (egui's `egui_wants_pointer_input`
+    /// compares with the root UI's leftover rect, which is not the view
+    /// when the inspector's content is wider than the panel.)
+    fn pointer_in_view(&self) -> bool {
+        let Some((x, y)) = self.cursor else {
+            return false;
+        };
+        let p = egui::pos2(x as f32 / self.ppp, y as f32 / self.ppp);
+        let background = self
+            .egui_ctx
+            .layer_id_at(p)
+            .is_none_or(|l| l.order == egui::Order::Background);
+        self.viewport.contains(p) && background && !self.egui_ctx.egui_is_using_pointer()
     }
 
     /// The cursor in normalised device coordinates of the 3D view.
@@ -569,22 +897,55 @@ impl Running {
         .clamp(glam::Vec2::splat(-1.0), glam::Vec2::splat(1.0))
     }
 
-    /// Frames the selected bone (head to tail), else the visible parts.
+    /// Maps: selects the sector and the cube under the cursor.
+    fn pick(&mut self) {
+        use crate::scene::map_query;
+        let Some(info) = self.scene.map.as_deref() else {
+            return;
+        };
+        let ndc = self.cursor_ndc();
+        let inv = self.camera.view_proj(self.view_aspect()).inverse();
+        let near = inv.project_point3(glam::Vec3::new(ndc.x, ndc.y, 0.0));
+        let far = inv.project_point3(glam::Vec3::new(ndc.x, ndc.y, 1.0));
+        match map_query::pick(&info.map, near, far - near) {
+            Some((sector, triangle, _)) => {
+                let cube = map_query::cube_of_triangle(&info.map, sector, triangle);
+                log::info!(
+                    "picked sector {:?}, triangle {triangle}, cube {cube:?}",
+                    info.map.sector_coords(sector)
+                );
+                self.ui.map.selected_sector = Some(sector);
+                self.ui.map.selected_cube = cube.map(|c| (sector, c));
+                self.ui.show_inspector = true;
+            }
+            None => {
+                log::info!("picked nothing (no map triangle under the cursor)");
+                self.ui.map.selected_sector = None;
+                self.ui.map.selected_cube = None;
+            }
+        }
+    }
+
+    /// Frames the selected bone (head to tail) or part, else the visible
+    /// parts.
     fn fit_selection(&mut self) {
-        let Some(b) = self
+        let aspect = self.view_aspect();
+        if let Some(part) = self.ui.selected_part.and_then(|p| self.scene.meshes.get(p)) {
+            let bounds = part.bounds();
+            if !bounds.is_empty() {
+                self.camera.fit(&bounds, aspect);
+                return;
+            }
+        }
+        let Some((i, b)) = self
             .ui
             .selected_bone
-            .and_then(|b| self.scene.skeleton.bones.get(b))
+            .and_then(|i| Some((i, self.scene.skeleton.bones.get(i)?)))
         else {
             self.fit();
             return;
         };
-        let (head, tail) = match self
-            .animator
-            .pose
-            .world
-            .get(self.ui.selected_bone.unwrap_or(0))
-        {
+        let (head, tail) = match self.animator.pose.world.get(i) {
             Some(w) => {
                 let m = *w * b.rest.inverse();
                 (m.transform_point3(b.head), m.transform_point3(b.tail))
@@ -596,7 +957,6 @@ impl Running {
             min: head.min(tail) - pad,
             max: head.max(tail) + pad,
         };
-        let aspect = self.view_aspect();
         self.camera.fit(&bounds, aspect);
     }
 
@@ -633,6 +993,7 @@ impl Running {
         }
         let ctrl = self.modifiers.control_key();
         match key {
+            Key::Character(c) if ctrl && c.eq_ignore_ascii_case("o") => self.show_open_dialog(),
             Key::Character(c) => match c.as_str() {
                 "F" => self.fit_selection(),
                 "f" if self.modifiers.shift_key() => self.fit_selection(),
@@ -670,6 +1031,10 @@ impl Running {
                 _ => {}
             },
             Key::Named(NamedKey::F1) => self.ui.show_help ^= true,
+            Key::Named(NamedKey::Escape) => {
+                self.ui.select_bone(None);
+                self.ui.select_part(None);
+            }
             Key::Named(NamedKey::Tab) => self.ui.fly ^= true,
             Key::Named(NamedKey::Space) => {
                 // The first press starts the first clip; later ones pause and
@@ -764,18 +1129,38 @@ impl Running {
         if let Some((w, h)) = self.ui.request_render.take() {
             self.save_render(w, h);
         }
-        if (self.ui.view.background, self.ui.view.lighting)
-            != (self.settings.background, self.settings.lighting)
-        {
-            self.settings.background = self.ui.view.background;
-            self.settings.lighting = self.ui.view.lighting;
+        let shown = (
+            self.ui.view.background,
+            self.ui.view.lighting,
+            self.ui.render_size,
+        );
+        let kept = (
+            self.settings.background,
+            self.settings.lighting,
+            self.settings.render_size,
+        );
+        if shown != kept {
+            (
+                self.settings.background,
+                self.settings.lighting,
+                self.settings.render_size,
+            ) = shown;
             self.save_settings();
         }
+        self.update_map();
+        self.poll_loading();
+        if std::mem::take(&mut self.ui.request_open_dialog) {
+            self.show_open_dialog();
+        }
+        self.poll_open_dialog();
         if std::mem::take(&mut self.ui.request_texture_view) {
             self.show_texture_view();
         }
         if std::mem::take(&mut self.ui.request_fit) {
             self.fit();
+        }
+        if std::mem::take(&mut self.ui.request_fit_selection) {
+            self.fit_selection();
         }
         if std::mem::take(&mut self.ui.request_reset) {
             self.camera = OrbitCamera::default();
@@ -829,6 +1214,8 @@ impl Running {
         self.gpu_scene
             .set_selected_bone(&self.gpu.queue, self.ui.selected_bone);
         self.effective.copy_from(&self.ui.view);
+        self.effective.selected_part = self.ui.selected_part;
+        self.effective.ranges.clone_from(&self.map_cache.ranges);
         self.effective.visible.clone_from(&self.animator.visible);
         self.effective
             .material_override
@@ -887,7 +1274,14 @@ impl Running {
         for id in textures_delta.free.drain() {
             self.egui_renderer.free_texture(&id);
         }
-        self.frame += 1;
+        // Frames count once nothing is loading, so `--frames N` means N
+        // frames of the file, however long it took to load.
+        if self.loading.is_none() {
+            self.frame += 1;
+        }
+        if let Some(e) = self.fatal.take() {
+            return Err(e);
+        }
         let shoot = opts.frames.is_some_and(|n| self.frame >= n);
         let path = match (shoot, &opts.screenshot) {
             (true, Some(p)) => Some(p.clone()),
@@ -895,7 +1289,7 @@ impl Running {
                 let secs = std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs());
-                Some(PathBuf::from(format!("facet-screenshot-{secs}.png")))
+                Some(saved_file_path(&format!("facet-screenshot-{secs}.png")))
             }
             _ => None,
         };
@@ -929,6 +1323,12 @@ impl Running {
         self.gpu.queue.present(frame);
         Ok(())
     }
+}
+
+/// Where the File menu saves `name`: the current folder, spelled out in
+/// full so that the toast says exactly where it went.
+fn saved_file_path(name: &str) -> PathBuf {
+    std::path::absolute(name).unwrap_or_else(|_| PathBuf::from(name))
 }
 
 /// A papa file holding animations and no model.

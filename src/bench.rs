@@ -401,3 +401,94 @@ pub fn materials(gpu: &Gpu, n: u32, iterations: u32) -> MaterialBenchResult {
         cpu_materials_per_s: cpu,
     }
 }
+
+/// `facet bench map`: frame times of a map with and without visibility
+/// culling, from a player's eye in a ground-level cell.
+pub struct MapBenchResult {
+    pub name: String,
+    pub adapter: String,
+    pub size: (u32, u32),
+    pub cell: Option<(usize, usize)>,
+    /// (label, triangles drawn, draw calls, median ms, p90 ms)
+    pub rows: Vec<(&'static str, u64, u32, f64, f64)>,
+}
+
+impl MapBenchResult {
+    pub fn report(&self) -> String {
+        let mut s = format!(
+            "{} on {} at {}x{}, eye in cell {:?}\n",
+            self.name, self.adapter, self.size.0, self.size.1, self.cell
+        );
+        s += &format!(
+            "{:<22} {:>10} {:>6} {:>10} {:>10}\n",
+            "", "triangles", "draws", "median ms", "p90 ms"
+        );
+        for (label, tris, draws, med, p90) in &self.rows {
+            s += &format!("{label:<22} {tris:>10} {draws:>6} {med:>10.2} {p90:>10.2}\n");
+        }
+        s
+    }
+}
+
+pub fn map_frames(
+    gpu: &Gpu,
+    name: &str,
+    scene: &Scene,
+    size: (u32, u32),
+    frames: u32,
+) -> MapBenchResult {
+    use crate::gpu::capture;
+    use crate::scene::map_query;
+    let format = capture::CAPTURE_FORMAT;
+    let renderer = crate::gpu::Renderer::new(gpu, format, gpu.sample_count(format));
+    let gs = renderer.upload(gpu, scene);
+    let info = scene.map.as_ref().expect("a map");
+    let bounds = scene.bounds(None);
+    // A player's eye: 1.6 units above the ground near the middle of the map,
+    // looking along +X, slightly down.
+    let mid = bounds.center();
+    let ground = map_query::pick(
+        &info.map,
+        glam::Vec3::new(mid.x + 0.3, bounds.max.y + 1.0, mid.z + 0.3),
+        glam::Vec3::NEG_Y,
+    )
+    .map_or(bounds.min.y, |(_, _, t)| bounds.max.y + 1.0 - t);
+    let eye = glam::Vec3::new(mid.x + 0.3, ground + 1.6, mid.z + 0.3);
+    let mut camera = crate::gpu::OrbitCamera::framing(&bounds, size.0 as f32 / size.1 as f32);
+    camera.target = eye + glam::Vec3::new(1.0, -0.1, 0.0);
+    camera.distance = 1.0;
+    camera.yaw = std::f32::consts::FRAC_PI_2 + std::f32::consts::PI;
+    camera.pitch = 0.1;
+    let eye = camera.eye();
+    let cell = map_query::cell_at(&info.map, eye);
+    let mut opts = crate::gpu::ViewOptions::for_scene(scene);
+    opts.grid = false;
+    let mut rows = Vec::new();
+    let row = |label, opts: &crate::gpu::ViewOptions| {
+        let (t, stats) =
+            capture::time_frames(gpu, &renderer, &gs, &camera, opts, size.0, size.1, frames);
+        let p90 = t[(t.len() * 9 / 10).min(t.len() - 1)];
+        (
+            label,
+            stats.triangles,
+            stats.draw_calls,
+            t[t.len() / 2],
+            p90,
+        )
+    };
+    rows.push(row("everything", &opts));
+    if let Some((s, c)) = cell {
+        opts.ranges = Some(std::sync::Arc::new(map_query::draw_ranges(
+            info,
+            &map_query::visible_cubes(&info.map, s, c),
+        )));
+        rows.push(row("visible from the cell", &opts));
+    }
+    MapBenchResult {
+        name: name.to_string(),
+        adapter: gpu.describe(),
+        size,
+        cell,
+        rows,
+    }
+}

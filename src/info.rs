@@ -1,13 +1,13 @@
 //! `facet info`: the decoded structure as text or JSON for scripts. The JSON
 //! `summary` object has the same keys for every format.
 
-use crate::formats::{m3d, p3m, papa};
+use crate::formats::{m3d, p3m, papa, pmf};
 use crate::load::{Loaded, Raw};
 use serde_json::{Value, json};
 
 pub fn summary(l: &Loaded) -> Value {
     let s = &l.scene;
-    json!({
+    let mut v = json!({
         "format": s.source.format,
         "parts": s.meshes.len(),
         "vertices": s.vertex_count(),
@@ -16,6 +16,93 @@ pub fn summary(l: &Loaded) -> Value {
         "textures": s.textures.len(),
         "bones": s.skeleton.bones.len(),
         "clips": s.clips.len(),
+    });
+    if let Some(m) = &s.map {
+        let map = &m.map;
+        v["sectors"] = json!(map.sectors.len());
+        v["cubes"] = json!(map.sectors.iter().map(|s| s.cubes.len()).sum::<usize>());
+        v["lightmaps"] = json!(map.sectors.iter().map(|s| s.lightmaps.len()).sum::<usize>());
+    }
+    v
+}
+
+fn text_json(t: &pmf::Text) -> Value {
+    json!(t.text)
+}
+
+fn pmf_value(v: &pmf::Value) -> Value {
+    use pmf::Value as V;
+    match v {
+        V::Flags(x) | V::Enum(x) => json!(x),
+        V::U16(x) | V::Material(x) | V::Light(x) => json!(x),
+        V::U32(x) | V::Filter(x) | V::Selector(x) | V::Team(x) => json!(x),
+        V::I16(x) => json!(x),
+        V::F32(x) => json!(x),
+        V::Vec2(x) => json!(x),
+        V::Vec3(x) => json!(x),
+        V::Vec4(x) => json!(x),
+        V::I8x2(x) => json!(x),
+        V::Str(t) => text_json(t),
+        V::Signals(l) => json!(l.iter().map(text_json).collect::<Vec<_>>()),
+        V::Actions(l) => json!(l),
+    }
+}
+
+fn pmf_fields(names: &[(&str, pmf::Field)], values: &[pmf::Value]) -> Value {
+    let mut o = serde_json::Map::new();
+    for ((n, _), v) in names.iter().zip(values) {
+        o.insert(n.to_string(), pmf_value(v));
+    }
+    Value::Object(o)
+}
+
+fn pmf_json(map: &pmf::Pmf) -> Value {
+    let records = |list: &[pmf::Record], kinds: &[(&str, &[(&str, pmf::Field)])]| {
+        list.iter()
+            .map(|r| {
+                let (name, fields) = kinds[r.kind as usize];
+                json!({"at": r.at, "type": name, "fields": pmf_fields(fields, &r.fields)})
+            })
+            .collect::<Vec<_>>()
+    };
+    json!({
+        "version": [map.version.0, map.version.1],
+        "name": map.name,
+        "authors": map.authors,
+        "description": map.description,
+        "created": map.created,
+        "gamemodes": map.gamemodes,
+        "difficulties": map.difficulties,
+        "materials": map.materials.iter().map(|m| json!({
+            "appearance": m.appearance.text, "fluid": m.is_fluid, "alpha": m.has_alpha,
+            "speed_mul": m.speed_mul, "accel_mul": m.accel_mul,
+            "min_damage_speed": m.min_damage_speed, "base_damage": m.base_damage,
+            "damage_per_mps": m.damage_per_mps,
+        })).collect::<Vec<_>>(),
+        "dynamic_lights": map.dynamic_light_count,
+        "fast_lights": map.fast_lights,
+        "teams": map.teams.iter().map(|t| json!({"name": t.name.text, "color": t.color})).collect::<Vec<_>>(),
+        "sector_counts": map.sector_counts,
+        "sector_size": map.sector_size(),
+        "sectors": map.sectors.iter().enumerate().map(|(i, s)| json!({
+            "coords": map.sector_coords(i),
+            "load_radius": s.load_radius,
+            "lightmaps": s.lightmaps.iter().map(|l| l.size()).collect::<Vec<_>>(),
+            "extra_lightmaps": s.extra_lightmaps.len(),
+            "props": s.props.len(),
+            "cubes": s.cubes.len(),
+            "chunk_cubes": s.cubes.iter().filter(|c| c.chunk.is_some()).count(),
+            "triangles": s.triangles.len(),
+            "dynamic_lights": s.dynamic_lights.iter().map(|d| d.light).collect::<Vec<_>>(),
+            "fast_lights": s.fast_lights.iter().map(|f| json!({"light": f.light, "points": f.points.len()})).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "entities": map.entities.entities.iter().map(|e| json!({
+            "name": e.name.text, "type": e.kind_name(), "difficulties": e.difficulties,
+            "gamemodes": e.gamemodes, "fields": pmf_fields(e.field_names(), &e.fields),
+        })).collect::<Vec<_>>(),
+        "actions": records(&map.entities.actions, &pmf::ACTION_KINDS),
+        "filters": records(&map.entities.filters, &pmf::FILTER_KINDS),
+        "selectors": records(&map.entities.selectors, &pmf::SELECTOR_KINDS),
     })
 }
 
@@ -192,6 +279,11 @@ pub fn to_json(l: &Loaded) -> Value {
         Raw::P3m(m) => v["p3m"] = p3m_json(m),
         Raw::M3d(m) => v["m3d"] = m3d_json(m),
         Raw::Papa(p) => v["papa"] = papa_json(p),
+        Raw::Pmf => {
+            if let Some(m) = &s.map {
+                v["pmf"] = pmf_json(&m.map);
+            }
+        }
         Raw::Ptf(t) => {
             v["ptf"] = json!({"width": t.width, "height": t.height, "format": t.format.name(), "layout": format!("{:?}", t.layout)})
         }
@@ -222,6 +314,36 @@ pub fn to_text(l: &Loaded) -> String {
         s.skeleton.bones.len(),
         s.clips.len()
     );
+    if let Some(info) = &s.map {
+        let map = &info.map;
+        let _ = writeln!(o, "sectors:");
+        for (i, sec) in map.sectors.iter().enumerate() {
+            let _ = writeln!(
+                o,
+                "  {i} {:?}: {} cubes ({} chunk), {} triangles, {} lightmap(s) of {}, {} props, {} dynamic / {} fast lights",
+                map.sector_coords(i),
+                sec.cubes.len(),
+                sec.cubes.iter().filter(|c| c.chunk.is_some()).count(),
+                sec.triangles.len(),
+                sec.lightmaps.len(),
+                sec.lightmaps.first().map_or(0, |l| l.size()),
+                sec.props.len(),
+                sec.dynamic_lights.len(),
+                sec.fast_lights.len()
+            );
+        }
+        let _ = writeln!(o, "entities:");
+        for e in &map.entities.entities {
+            let _ = writeln!(
+                o,
+                "  {:?} ({}){}",
+                e.name.text,
+                e.kind_name(),
+                e.position()
+                    .map_or(String::new(), |p| format!(" at {p:.2?}"))
+            );
+        }
+    }
     let _ = writeln!(o, "parts:");
     for (i, m) in s.meshes.iter().enumerate() {
         let _ = writeln!(

@@ -15,6 +15,8 @@ pub mod gpu;
 pub mod headless;
 pub mod info;
 pub mod load;
+pub mod mapgen;
+pub mod open_dialog;
 pub mod scene;
 pub mod settings;
 pub mod ui;

@@ -13,6 +13,8 @@ pub enum Raw {
     Ptf(ptf::Ptf),
     M3d(Box<m3d::M3d>),
     Papa(Box<papa::Papa>),
+    /// Maps keep the decoded map in `Scene::map`.
+    Pmf,
 }
 
 pub struct Loaded {
@@ -27,12 +29,16 @@ pub enum LoadError {
         file: String,
         source: std::io::Error,
     },
-    #[error("{file}: {source}")]
+    /// The decoder's error is part of this one's text (not a separate
+    /// cause), so the CLI's one line says it once.
+    #[error("{file}: {error}")]
     Decode {
         file: String,
-        source: formats::DecodeError,
+        error: formats::DecodeError,
     },
-    #[error("{file}: not a format facet knows (P3M, PTF, M3D, Papa), by magic bytes or extension")]
+    #[error(
+        "{file}: not a format facet knows (P3M, PTF, M3D, Papa, PMF), by magic bytes or extension"
+    )]
     Unknown { file: String },
 }
 
@@ -40,6 +46,12 @@ pub enum LoadError {
 pub const MAX_FILE_SIZE: u64 = 1 << 30;
 
 pub fn load_file(path: &Path) -> Result<Loaded, LoadError> {
+    load_file_with_progress(path, &|_| {})
+}
+
+/// As [`load_file`], telling `progress` how far decoding is (0..1) where
+/// the format can say (maps, sector by sector).
+pub fn load_file_with_progress(path: &Path, progress: &dyn Fn(f32)) -> Result<Loaded, LoadError> {
     let file = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -55,7 +67,7 @@ pub fn load_file(path: &Path) -> Result<Loaded, LoadError> {
         ))));
     }
     let bytes = std::fs::read(path).map_err(io)?;
-    let mut loaded = load_bytes_at(&file, &bytes, path.parent(), Some(path))?;
+    let mut loaded = load_bytes_inner(&file, &bytes, path.parent(), Some(path), progress)?;
     loaded.scene.source.path = Some(path.to_path_buf());
     Ok(loaded)
 }
@@ -72,9 +84,19 @@ pub fn load_bytes_at(
     base_dir: Option<&Path>,
     path: Option<&Path>,
 ) -> Result<Loaded, LoadError> {
-    let decode_err = |source| LoadError::Decode {
+    load_bytes_inner(file, bytes, base_dir, path, &|_| {})
+}
+
+fn load_bytes_inner(
+    file: &str,
+    bytes: &[u8],
+    base_dir: Option<&Path>,
+    path: Option<&Path>,
+    progress: &dyn Fn(f32),
+) -> Result<Loaded, LoadError> {
+    let decode_err = |error| LoadError::Decode {
         file: file.to_string(),
-        source,
+        error,
     };
     let source = SourceInfo {
         file_name: file.to_string(),
@@ -158,6 +180,15 @@ pub fn load_bytes_at(
                 raw: Raw::Papa(Box::new(p)),
             })
         }
+        Some(Format::Pmf) => {
+            let map = crate::formats::pmf::decode_with_progress(bytes, &|f| progress(f * 0.9))
+                .map_err(decode_err)?;
+            let scene = scene::from_pmf::convert(map, source, Default::default());
+            Ok(Loaded {
+                scene,
+                raw: Raw::Pmf,
+            })
+        }
         None => Err(LoadError::Unknown {
             file: file.to_string(),
         }),
@@ -176,9 +207,9 @@ pub fn add_animation_file(scene: &mut Scene, path: &Path) -> Result<Vec<String>,
         file: file.clone(),
         source,
     })?;
-    let p = papa::decode(&bytes).map_err(|source| LoadError::Decode {
+    let p = papa::decode(&bytes).map_err(|error| LoadError::Decode {
         file: file.clone(),
-        source,
+        error,
     })?;
     let stem = file.trim_end_matches(".papa");
     let name = stem
@@ -201,7 +232,7 @@ pub fn add_animation_file(scene: &mut Scene, path: &Path) -> Result<Vec<String>,
     if added.is_empty() {
         return Err(LoadError::Decode {
             file,
-            source: formats::DecodeError::invalid(
+            error: formats::DecodeError::invalid(
                 0,
                 "animations",
                 if p.animations.is_empty() {

@@ -2,6 +2,7 @@
 
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
+use facet::gpu::renderer::Lighting;
 use facet::gpu::{Gpu, ViewOptions};
 use facet::{app, headless, info, load};
 use std::path::{Path, PathBuf};
@@ -83,6 +84,9 @@ enum Command {
         /// Draw the skeleton overlay.
         #[arg(long)]
         skeleton: bool,
+        /// Lighting preset: studio, flat, top or matcap.
+        #[arg(long, default_value = "studio", value_parser = parse_lighting)]
+        lighting: Lighting,
         /// Pose the model with this clip (animation) ...
         #[arg(long, value_name = "NAME")]
         clip: Option<String>,
@@ -120,6 +124,16 @@ enum BenchWhat {
         #[arg(long, default_value_t = 20)]
         iterations: u32,
     },
+    /// Frame times of a map with and without visibility culling, from a
+    /// player's eye: FILE, or the generated ~1M-triangle map.
+    Map {
+        /// A .pmf file (default: generate the ~1M-triangle benchmark map).
+        file: Option<PathBuf>,
+        #[arg(long, default_value_t = 30)]
+        frames: u32,
+        #[arg(long, default_value = "1280x720", value_parser = parse_size)]
+        size: (u32, u32),
+    },
     /// One frame of material keyframe animation on the GPU and on the CPU reference.
     Materials {
         #[arg(long, default_value_t = 10_000)]
@@ -127,6 +141,13 @@ enum BenchWhat {
         #[arg(long, default_value_t = 20)]
         iterations: u32,
     },
+}
+
+fn parse_lighting(s: &str) -> Result<Lighting, String> {
+    Lighting::from_name(s).ok_or_else(|| {
+        let names: Vec<_> = Lighting::ALL.iter().map(|l| l.name()).collect();
+        format!("expected one of {}", names.join(", "))
+    })
 }
 
 fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -215,12 +236,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 _ => cli.file,
             }
             .unwrap_or_else(default_file);
-            let loaded = load::load_file(&file)?;
-            for w in &loaded.scene.warnings {
-                log::warn!("{}: {w}", loaded.scene.source.file_name);
-            }
+            // A file that is not there fails here; its contents load in
+            // the window, with a progress bar.
+            std::fs::metadata(&file).with_context(|| format!("{}", file.display()))?;
             app::run(
-                loaded.scene,
+                app::Start::Load(file),
                 app::AppOptions {
                     screenshot: cli.screenshot,
                     frames: cli.frames,
@@ -248,6 +268,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             all_parts,
             background,
             skeleton,
+            lighting,
             clip,
             anim,
             time,
@@ -270,6 +291,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 bounds,
                 skeleton,
                 grid: !no_grid,
+                lighting,
                 ..Default::default()
             };
             if let Some(bg) = background {
@@ -356,6 +378,36 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             );
             Ok(())
         }
+        Some(Command::Bench {
+            what: BenchWhat::Map { file, frames, size },
+        }) => {
+            let (name, loaded) = match &file {
+                Some(f) => (f.display().to_string(), load::load_file(f)?),
+                None => {
+                    let t = std::time::Instant::now();
+                    let map = facet::mapgen::generate(&facet::mapgen::Params::MILLION);
+                    let bytes =
+                        facet::formats::pmf_write::encode(&map).map_err(anyhow::Error::msg)?;
+                    eprintln!(
+                        "generated the benchmark map in {:.1} s",
+                        t.elapsed().as_secs_f32()
+                    );
+                    (
+                        "generated 12x1x12 map".to_string(),
+                        load::load_bytes("bench.pmf", &bytes, None)?,
+                    )
+                }
+            };
+            if loaded.scene.map.is_none() {
+                bail!("{name} is not a map");
+            }
+            let gpu = Gpu::headless()?;
+            println!(
+                "{}",
+                facet::bench::map_frames(&gpu, &name, &loaded.scene, size, frames.max(1)).report()
+            );
+            Ok(())
+        }
         Some(Command::GenAssets { dir }) => {
             if !dir.is_dir() {
                 bail!("{} is not a folder", dir.display());
@@ -363,6 +415,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             for (name, bytes) in [
                 ("demo.p3m", facet::demo::demo_bytes()),
                 ("demo.m3d", facet::demo_m3d::demo_bytes()),
+                ("demo.pmf", facet::mapgen::demo_bytes()),
             ] {
                 let path = dir.join(name);
                 std::fs::write(&path, bytes)

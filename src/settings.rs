@@ -1,11 +1,15 @@
 //! The viewer's settings, kept in `$XDG_CONFIG_HOME/facet/settings.json`
 //! (default `~/.config/facet/settings.json`): background colour, lighting
-//! preset and the recently opened files. A missing or unreadable file gives
+//! preset, the size of renders saved from the File menu and the recently
+//! opened files. A missing or unreadable file gives
 //! the defaults (and a log line); unknown keys are ignored.
 
 use crate::gpu::renderer::Lighting;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
+
+/// Render sizes accepted, per side.
+pub const RENDER_SIZES: std::ops::RangeInclusive<u32> = 16..=8192;
 
 /// Recent files kept.
 pub const RECENT: usize = 10;
@@ -15,6 +19,8 @@ pub struct Settings {
     /// Linear RGBA.
     pub background: [f64; 4],
     pub lighting: Lighting,
+    /// File -> Save render: width and height in pixels.
+    pub render_size: (u32, u32),
     /// Newest first.
     pub recent: Vec<PathBuf>,
 }
@@ -24,6 +30,7 @@ impl Default for Settings {
         Settings {
             background: crate::gpu::ViewOptions::default().background,
             lighting: Lighting::Studio,
+            render_size: (1920, 1080),
             recent: Vec::new(),
         }
     }
@@ -52,6 +59,14 @@ impl Settings {
         if let Some(l) = v["lighting"].as_str().and_then(Lighting::from_name) {
             s.lighting = l;
         }
+        if let Some([w, h]) = v["render_size"].as_array().map(Vec::as_slice)
+            && let Some(w) = w.as_u64().and_then(|w| u32::try_from(w).ok())
+            && let Some(h) = h.as_u64().and_then(|h| u32::try_from(h).ok())
+            && RENDER_SIZES.contains(&w)
+            && RENDER_SIZES.contains(&h)
+        {
+            s.render_size = (w, h);
+        }
         if let Some(r) = v["recent"].as_array() {
             s.recent = r
                 .iter()
@@ -66,6 +81,7 @@ impl Settings {
         json!({
             "background": self.background,
             "lighting": self.lighting.name(),
+            "render_size": [self.render_size.0, self.render_size.1],
             "recent": self.recent.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
         })
     }
@@ -109,6 +125,7 @@ mod tests {
         let mut s = Settings {
             background: [0.1, 0.2, 0.3, 1.0],
             lighting: Lighting::Flat,
+            render_size: (1000, 500),
             recent: vec![],
         };
         for i in 0..12 {
@@ -119,11 +136,15 @@ mod tests {
         assert_eq!(s.recent[0], PathBuf::from("/nowhere/3.p3m"));
         assert_eq!(s.recent.iter().filter(|p| p.ends_with("3.p3m")).count(), 1);
         assert_eq!(Settings::from_json(&s.to_json()), s);
-        let junk = json!({"background": [2, "x"], "lighting": "disco", "recent": [1, "/a.m3d"], "extra": true});
+        let junk = json!({"background": [2, "x"], "lighting": "disco", "render_size": [0, 99999999999u64], "recent": [1, "/a.m3d"], "extra": true});
         let d = Settings::from_json(&junk);
         assert_eq!(
-            (d.background, d.lighting),
-            (Settings::default().background, Lighting::Studio)
+            (d.background, d.lighting, d.render_size),
+            (
+                Settings::default().background,
+                Lighting::Studio,
+                (1920, 1080)
+            )
         );
         assert_eq!(d.recent, vec![PathBuf::from("/a.m3d")]);
     }

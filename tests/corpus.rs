@@ -53,3 +53,12 @@ fn papa_corpus() {
             .map_err(|e| e.to_string())
     });
 }
+
+#[test]
+fn pmf_corpus() {
+    each("pmf", |b| {
+        facet::formats::pmf::decode(b)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    });
+}

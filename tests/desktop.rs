@@ -29,6 +29,7 @@ fn samples() -> Vec<(&'static str, PathBuf)> {
         ("image/x-ptf", f("ptf/missing.ptf")),
         ("model/x-3d-model", f("m3d/cube.m3d")),
         ("model/x-papa", f("papa/basic_cube.papa")),
+        ("model/x-pmf", common::repo().join("assets/demo.pmf")),
     ]
 }
 
@@ -66,6 +67,85 @@ fn mime_xml_names_every_type_with_globs_and_magic() {
     );
 }
 
+/// `xmllint --dtdvalid packaging/shared-mime-info.dtd FILE`: (success, messages).
+fn xmllint(file: &Path) -> (bool, String) {
+    let out = Command::new("xmllint")
+        .args(["--noout", "--dtdvalid"])
+        .arg(common::repo().join("packaging/shared-mime-info.dtd"))
+        .arg(file)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn installed_mime_package_validates_against_the_spec_grammar() {
+    need("xmllint");
+    let home = common::output_dir().join("xdg-data-xmllint");
+    let _ = std::fs::remove_dir_all(&home);
+    install(&home, false);
+    let installed = home.join("mime/packages/facet.xml");
+    let (ok, msg) = xmllint(&installed);
+    assert!(ok, "{msg}");
+
+    // The grammar has teeth: each of these breaks it.
+    let xml = std::fs::read_to_string(&installed).unwrap();
+    let dir = common::output_dir().join("xmllint-broken");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (what, broken) in [
+        (
+            "unknown match type",
+            xml.replacen("type=\"string\"", "type=\"word\"", 1),
+        ),
+        (
+            "glob without pattern",
+            xml.replacen("<glob pattern=", "<glob name=", 1),
+        ),
+        (
+            "element outside the spec",
+            xml.replacen("<comment>", "<remark>x</remark><comment>", 1),
+        ),
+        ("match without offset", xml.replacen(" offset=\"0\"", "", 1)),
+    ] {
+        let f = dir.join("facet.xml");
+        std::fs::write(&f, broken).unwrap();
+        let (ok, msg) = xmllint(&f);
+        assert!(!ok, "{what}: xmllint accepted it");
+        assert!(
+            msg.contains("validity error") || msg.contains("error"),
+            "{what}: {msg}"
+        );
+    }
+
+    // What a DTD cannot say, from the same specification: at most one icon
+    // and one generic-icon per type, priorities and weights in 0..=100,
+    // offsets a number or a start:end range.
+    for block in xml.split("<mime-type ").skip(1) {
+        assert!(block.matches("<icon ").count() <= 1);
+        assert!(block.matches("<generic-icon ").count() <= 1);
+    }
+    let attr = |name: &str| -> Vec<String> {
+        xml.split(&format!(" {name}=\""))
+            .skip(1)
+            .map(|rest| rest[..rest.find('"').unwrap()].to_string())
+            .collect()
+    };
+    for v in attr("priority").into_iter().chain(attr("weight")) {
+        assert!(v.parse::<u32>().is_ok_and(|p| p <= 100), "{v}");
+    }
+    let offsets = attr("offset");
+    assert!(!offsets.is_empty());
+    for v in offsets {
+        assert!(
+            v.split(':').all(|n| n.parse::<u64>().is_ok()) && v.split(':').count() <= 2,
+            "offset {v}"
+        );
+    }
+}
+
 fn install(home: &Path, uninstall: bool) -> String {
     let mut c = facet();
     c.arg("install-desktop").env("XDG_DATA_HOME", home);
@@ -91,7 +171,20 @@ fn install_desktop_registers_types_by_extension_and_magic() {
     let log = install(&home, false);
     assert!(log.contains("ran update-mime-database"), "{log}");
 
-    let desktop = std::fs::read_to_string(home.join("applications/facet.desktop")).unwrap();
+    // freedesktop's own validator accepts the desktop entry.
+    need("desktop-file-validate");
+    let entry = home.join("applications/facet.desktop");
+    let v = Command::new("desktop-file-validate")
+        .arg(&entry)
+        .output()
+        .unwrap();
+    assert!(
+        v.status.success() && v.stdout.is_empty(),
+        "{}{}",
+        String::from_utf8_lossy(&v.stdout),
+        String::from_utf8_lossy(&v.stderr)
+    );
+    let desktop = std::fs::read_to_string(&entry).unwrap();
     let exe = env!("CARGO_BIN_EXE_facet");
     assert!(desktop.contains(&format!("Exec={exe} %f")), "{desktop}");
     assert!(

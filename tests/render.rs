@@ -56,6 +56,48 @@ fn overlays_match_reference() {
 }
 
 #[test]
+fn matcap_preset_matches_reference() {
+    use facet::gpu::renderer::Lighting;
+    let scene = demo();
+    let (studio, _) = render(&scene, |_| {}, 320, 240);
+    let (img, _) = render(&scene, |o| o.lighting = Lighting::Matcap, 320, 240);
+    common::assert_matches_reference("demo_matcap", &img);
+    // The preset really changes the shading (not just a renamed studio).
+    let changed = img
+        .pixels()
+        .zip(studio.pixels())
+        .filter(|(a, b)| (0..3).any(|c| a.0[c].abs_diff(b.0[c]) > 10))
+        .count();
+    assert!(changed > 2000, "only {changed} pixels differ from studio");
+}
+
+#[test]
+fn the_selected_part_is_outlined_in_the_selection_colour() {
+    let scene = demo();
+    // The selection colour (1.0, 0.62, 0.1) in sRGB, give or take blending.
+    let orange = |img: &image::RgbaImage| {
+        img.pixels()
+            .filter(|p| p.0[0] > 230 && (180..=225).contains(&p.0[1]) && p.0[2] < 120)
+            .count()
+    };
+    let (plain, plain_stats) = render(&scene, |_| {}, 320, 240);
+    let (img, stats) = render(&scene, |o| o.selected_part = Some(2), 320, 240);
+    assert_eq!(orange(&plain), 0);
+    assert!(orange(&img) > 300, "{} outline pixels", orange(&img));
+    assert_eq!(stats.draw_calls, plain_stats.draw_calls + 1);
+    // A hidden part is not outlined.
+    let (_, hidden) = render(
+        &scene,
+        |o| {
+            o.selected_part = Some(4);
+        },
+        320,
+        240,
+    );
+    assert_eq!(hidden.draw_calls, plain_stats.draw_calls);
+}
+
+#[test]
 fn additive_parts_add_light() {
     // The glow part alone, over a mid-grey background: additive blending can
     // only brighten, so no pixel gets darker than the background.
@@ -129,6 +171,31 @@ fn cli_render_writes_the_expected_png() {
     let img = image::open(&out2).unwrap().to_rgba8();
     assert_eq!(img.dimensions(), (200, 100));
     assert_eq!(img.get_pixel(0, 0).0, [255, 255, 255, 255]);
+
+    let out3 = common::output_dir().join("cli_demo_matcap.png");
+    let st = facet()
+        .args(["render", "assets/demo.p3m", "--lighting", "matcap", "-o"])
+        .arg(&out3)
+        .args(["--size", "320x240"])
+        .current_dir(common::repo())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let img = image::open(&out3).unwrap().to_rgba8();
+    common::assert_matches_reference("demo_matcap", &img);
+
+    let bad = facet()
+        .args(["render", "assets/demo.p3m", "--lighting", "disco", "-o"])
+        .arg(&out3)
+        .current_dir(common::repo())
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("expected one of studio, flat, top, matcap"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -325,4 +392,116 @@ fn cli_render_time_moves_animated_materials_without_a_clip() {
         "{redder} of {} changed pixels got redder",
         changed.len()
     );
+}
+
+#[test]
+fn demo_map_with_lightmaps_matches_reference() {
+    // The bundled map from a fixed camera: sector meshes textured by their
+    // RGB565 lightmaps, tinted by material.
+    let loaded = facet::load::load_file(&common::repo().join("assets/demo.pmf")).unwrap();
+    let gpu = common::gpu();
+    let req = facet::headless::RenderRequest {
+        width: 320,
+        height: 240,
+        camera: Some((-20.0, 12.0, 3.0)),
+        ..Default::default()
+    };
+    let (img, stats) = facet::headless::render(&gpu, &loaded.scene, &req).unwrap();
+    let tris: u64 = loaded
+        .scene
+        .map
+        .as_ref()
+        .unwrap()
+        .map
+        .sectors
+        .iter()
+        .map(|s| s.triangles.len() as u64)
+        .sum();
+    assert_eq!(stats.triangles, tris);
+    common::assert_matches_reference("pmf_demo", &img);
+}
+
+#[test]
+fn visibility_culling_draws_exactly_the_visible_cubes_triangles() {
+    use facet::scene::map_query;
+    let map = facet::mapgen::generate(&facet::mapgen::Params::SMALL);
+    let scene = facet::scene::from_pmf::convert(map, Default::default(), Default::default());
+    let info = scene.map.as_ref().unwrap();
+    let total: u64 = scene.triangle_count() as u64;
+    // The camera's cell: above the ground in the first sector's corner.
+    let eye = glam::Vec3::new(3.5, 9.5, 3.5);
+    let (si, cell) = map_query::cell_at(&info.map, eye).expect("a cell holds the eye");
+    let visible = map_query::visible_cubes(&info.map, si, cell);
+    assert!(!visible.is_empty());
+    // Counted from the leaves up: every faced leaf whose cell is visible.
+    let set: std::collections::HashSet<_> = visible.iter().copied().collect();
+    let mut expected = 0u64;
+    for (s, sector) in info.map.sectors.iter().enumerate() {
+        for (c, cube) in sector.cubes.iter().enumerate() {
+            if let Some((_, n)) = cube.kind.triangles()
+                && let Some(chunk) = map_query::chunk_of(&info.map, s, c)
+                && set.contains(&(s, chunk))
+            {
+                expected += n as u64;
+            }
+        }
+    }
+    assert_eq!(map_query::triangle_count(&info.map, &visible), expected);
+    assert!(expected > 0 && expected < total, "{expected} of {total}");
+
+    let ranges = map_query::draw_ranges(info, &visible);
+    let (_, culled) = render(
+        &scene,
+        |o| {
+            o.grid = false;
+            o.ranges = Some(std::sync::Arc::new(ranges));
+        },
+        160,
+        120,
+    );
+    assert_eq!(culled.triangles, expected);
+    let (_, all) = render(&scene, |o| o.grid = false, 160, 120);
+    assert_eq!(all.triangles, total);
+}
+
+#[test]
+fn a_sectors_visibility_highlighted_matches_reference() {
+    // A ground-level cell of sector (1, 0, 1) selected with "show only
+    // what the selection sees": the cubes it sees drawn (the rest hidden)
+    // and outlined green, their sectors blue, the selected sector white.
+    use facet::gpu::map_overlay::{self, MapOverlay};
+    use facet::scene::map_query;
+    let loaded = facet::load::load_file(&common::repo().join("assets/demo.pmf")).unwrap();
+    let scene = &loaded.scene;
+    let info = scene.map.as_ref().unwrap();
+    let (sector, cell) = map_query::cell_at(&info.map, glam::Vec3::new(40.0, 3.0, 44.0)).unwrap();
+    assert_eq!(info.map.sector_coords(sector), [1, 0, 1]);
+    let visible = map_query::visible_cubes(&info.map, sector, cell);
+    let gpu = common::gpu();
+    let format = capture::CAPTURE_FORMAT;
+    let renderer = Renderer::new(&gpu, format, gpu.sample_count(format));
+    let mut gs = renderer.upload(&gpu, scene);
+    let overlay = MapOverlay {
+        sectors: true,
+        selected_sector: Some(sector),
+        selected_cube: Some((sector, cell)),
+        visible: Some(visible.clone()),
+        outline_visible_cubes: true,
+        ..Default::default()
+    };
+    gs.set_extra_lines(&gpu, &map_overlay::lines(info, &overlay));
+    let mut o = ViewOptions::for_scene(scene);
+    o.grid = false;
+    o.ranges = Some(std::sync::Arc::new(map_query::draw_ranges(info, &visible)));
+    let mut cam = OrbitCamera::framing(&scene.bounds(None), 4.0 / 3.0);
+    cam.yaw = 0.6;
+    cam.pitch = 0.9;
+    cam.distance *= 0.6;
+    let (img, stats) = capture::render_to_image(&gpu, &renderer, &gs, &cam, &o, 320, 240);
+    assert_eq!(
+        stats.triangles,
+        map_query::triangle_count(&info.map, &visible)
+    );
+    assert!(stats.triangles < scene.triangle_count() as u64);
+    common::assert_matches_reference("pmf_visibility", &img);
 }

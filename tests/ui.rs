@@ -26,12 +26,13 @@ fn inspector_lists_the_model_and_toggles_parts() {
             state,
         );
     harness.run();
+    for part in ["base", "eye glow", "armor (hidden)"] {
+        harness.get_by_label(part);
+        harness.get_by_label(&format!("show {part}"));
+    }
     for text in [
         "demo.p3m",
         "P3M",
-        "base",
-        "eye glow",
-        "armor (hidden)",
         "root",
         "neck",
         "health",
@@ -45,12 +46,24 @@ fn inspector_lists_the_model_and_toggles_parts() {
         harness.state().view.visible,
         vec![true, true, true, true, false]
     );
-    harness.get_by_label("head").click();
+    harness.get_by_label("show head").click();
     harness.run();
     assert_eq!(
         harness.state().view.visible,
         vec![true, true, false, true, false]
     );
+    // The part's name selects it (and no bone); a second click clears it.
+    harness.state_mut().selected_bone = Some(1);
+    harness.get_by_label("eye glow").click();
+    harness.run();
+    assert_eq!(harness.state().selected_part, Some(3));
+    assert_eq!(harness.state().selected_bone, None);
+    harness.get_by_label("fit").click();
+    harness.run();
+    assert!(harness.state().request_fit_selection);
+    harness.get_by_label("eye glow").click();
+    harness.run();
+    assert_eq!(harness.state().selected_part, None);
     harness.get_by_label("all").click();
     harness.run();
     assert_eq!(harness.state().view.visible, vec![true; 5]);
@@ -318,4 +331,96 @@ fn view_and_file_menus_set_lighting_and_ask_for_files() {
         harness.state().request_open.as_deref(),
         Some(std::path::Path::new("/models/bot.papa"))
     );
+    // A preset sets the render size and the menu stays open for the save.
+    harness.get_by_label("File").click();
+    harness.run();
+    harness.get_by_label("4K").click();
+    harness.run();
+    assert_eq!(harness.state().render_size, (3840, 2160));
+    harness.get_by_label("Save render 3840x2160").click();
+    harness.run();
+    assert_eq!(harness.state().request_render, Some((3840, 2160)));
+    harness.get_by_label("File").click();
+    harness.run();
+    harness.get_by_label("Open…").click();
+    harness.run();
+    assert!(harness.state().request_open_dialog);
+}
+
+#[test]
+fn map_inspector_selects_sectors_cubes_and_views() {
+    let map = facet::mapgen::generate(&facet::mapgen::Params::SMALL);
+    let scene = facet::scene::from_pmf::convert(map, Default::default(), Default::default());
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(520.0, 2400.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| {
+                inspector(ui, &scene, state, None);
+            },
+            UiState::for_scene(&scene),
+        );
+    harness.run();
+    // Maps open on their own panel, the file's facts folded.
+    assert!(harness.query_by_label("Facet demo town").is_none());
+    harness.get_by_label("File").click();
+    harness.run();
+    harness.get_by_label("Facet demo town");
+    harness.get_by_label("deathmatch, team deathmatch");
+    harness.get_by_label_contains("Sectors (4)");
+    harness.get_by_label("lightmaps only").click();
+    harness.run();
+    assert_eq!(
+        harness.state().map.shading,
+        facet::scene::from_pmf::MapShading::Lightmaps
+    );
+    assert!(harness.state().map.request_shading);
+    harness.get_by_label("1 0,0,1").click();
+    harness.run();
+    assert_eq!(harness.state().map.selected_sector, Some(1));
+    harness.get_by_label_contains("Octree of sector [0, 0, 1]");
+    harness.get_by_label("#0 parent").click();
+    harness.run();
+    assert_eq!(harness.state().map.selected_cube, Some((1, 0)));
+    harness.get_by_label("#0 of sector [0, 0, 1]");
+    harness.get_by_label("cube boxes to depth").click();
+    harness
+        .get_by_label("show only what the selection sees")
+        .click();
+    harness
+        .get_by_label("render only what is visible from the camera's cell")
+        .click();
+    harness.run();
+    let m = &harness.state().map;
+    assert_eq!(m.box_depth, Some(1));
+    assert!(m.show_visibility && m.cull);
+    harness.get_by_label_contains("Entities (8)");
+    // Both lamps of the small map light sector 0: their extra lightmaps
+    // are listed (with their images in the app).
+    harness.get_by_label("0 0,0,0").click();
+    harness.run();
+    harness
+        .get_by_label_contains("Lightmaps (1 + 2 extra)")
+        .click();
+    harness.run();
+    harness.get_by_label("dynamic light 0 extra lightmap 0 (over lightmap 0)");
+    harness.get_by_label("1 0,0,1").click();
+    harness.run();
+    // A cube picked deep in the octree (as a click in 3D does) opens the
+    // tree down to it.
+    let info = scene.map.as_ref().unwrap();
+    let places = facet::scene::map_query::cube_places(&info.map, 1);
+    let deep = (0..places.len())
+        .filter(|&c| places[c].is_some_and(|p| p.depth >= 3))
+        .find(|&c| {
+            info.map.sectors[1].cubes[c]
+                .kind
+                .triangles()
+                .is_some_and(|(_, n)| n > 0)
+        })
+        .unwrap();
+    harness.state_mut().map.selected_cube = Some((1, deep));
+    harness.run();
+    harness.run();
+    let kind = info.map.sectors[1].cubes[deep].kind.name();
+    harness.get_by_label_contains(&format!("#{deep} {kind}"));
 }

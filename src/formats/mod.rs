@@ -10,6 +10,8 @@ pub mod p3m;
 pub mod p3m_write;
 pub mod papa;
 pub mod papa_write;
+pub mod pmf;
+pub mod pmf_write;
 pub mod ptf;
 pub mod ptf_write;
 
@@ -102,6 +104,7 @@ pub enum Format {
     Ptf,
     M3d,
     Papa,
+    Pmf,
 }
 
 impl Format {
@@ -111,6 +114,7 @@ impl Format {
             Format::Ptf => "PTF",
             Format::M3d => "M3D",
             Format::Papa => "Papa",
+            Format::Pmf => "PMF",
         }
     }
 
@@ -128,6 +132,9 @@ impl Format {
         if data.starts_with(papa::MAGIC) {
             return Some(Format::Papa);
         }
+        if data.starts_with(pmf::MAGIC) {
+            return Some(Format::Pmf);
+        }
         let ext = std::path::Path::new(file_name)
             .extension()?
             .to_str()?
@@ -137,6 +144,7 @@ impl Format {
             "ptf" => Some(Format::Ptf),
             "m3d" => Some(Format::M3d),
             "papa" => Some(Format::Papa),
+            "pmf" => Some(Format::Pmf),
             _ => None,
         }
     }
@@ -237,6 +245,11 @@ impl<'a> Reader<'a> {
             }
             None => Err(self.truncated(field, N)),
         }
+    }
+
+    /// The bytes from the cursor on, without moving it.
+    pub fn peek_rest(&self) -> &'a [u8] {
+        &self.data[self.pos..]
     }
 
     pub fn rest(&mut self) -> &'a [u8] {

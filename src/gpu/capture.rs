@@ -91,6 +91,47 @@ impl Targets {
     }
 }
 
+/// An offscreen colour target of the renderer's format with its depth and
+/// multisample targets, and the frame's uniforms written for `camera`.
+fn offscreen(
+    gpu: &Gpu,
+    renderer: &Renderer,
+    camera: &OrbitCamera,
+    opts: &ViewOptions,
+    (width, height): (u32, u32),
+    usage: wgpu::TextureUsages,
+) -> (wgpu::Texture, wgpu::TextureView, Targets) {
+    let output = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("offscreen frame"),
+        size: wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: renderer.color_format,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | usage,
+        view_formats: &[],
+    });
+    let view = output.create_view(&wgpu::TextureViewDescriptor::default());
+    let targets = Targets::new(
+        &gpu.device,
+        width,
+        height,
+        renderer.color_format,
+        renderer.sample_count,
+    );
+    renderer.prepare(
+        &gpu.queue,
+        camera,
+        width as f32 / height as f32,
+        opts.lighting,
+    );
+    (output, view, targets)
+}
+
 /// Renders `scene` from `camera` into a `width` x `height` RGBA8 (sRGB) image.
 pub fn render_to_image(
     gpu: &Gpu,
@@ -102,33 +143,13 @@ pub fn render_to_image(
     height: u32,
 ) -> (image::RgbaImage, FrameStats) {
     let device = &gpu.device;
-    let output = device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("capture"),
-        size: wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: renderer.color_format,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    });
-    let view = output.create_view(&wgpu::TextureViewDescriptor::default());
-    let targets = Targets::new(
-        device,
-        width,
-        height,
-        renderer.color_format,
-        renderer.sample_count,
-    );
-    renderer.prepare(
-        &gpu.queue,
+    let (output, view, targets) = offscreen(
+        gpu,
+        renderer,
         camera,
-        width as f32 / height as f32,
-        opts.lighting,
+        opts,
+        (width, height),
+        wgpu::TextureUsages::COPY_SRC,
     );
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
         label: Some("capture"),
@@ -232,4 +253,46 @@ pub fn read_buffer(gpu: &Gpu, buffer: &wgpu::Buffer, size: u64) -> Vec<u8> {
     let data = slice.get_mapped_range().expect("mapped readback").to_vec();
     staging.unmap();
     data
+}
+
+/// Renders `frames` frames offscreen (targets made once) and returns each
+/// frame's wall time in ms, submit to GPU idle, sorted; and the last
+/// frame's stats. For benchmarks.
+#[allow(clippy::too_many_arguments)]
+pub fn time_frames(
+    gpu: &Gpu,
+    renderer: &Renderer,
+    scene: &GpuScene,
+    camera: &OrbitCamera,
+    opts: &ViewOptions,
+    width: u32,
+    height: u32,
+    frames: u32,
+) -> (Vec<f64>, FrameStats) {
+    let device = &gpu.device;
+    let (_output, view, targets) = offscreen(
+        gpu,
+        renderer,
+        camera,
+        opts,
+        (width, height),
+        wgpu::TextureUsages::empty(),
+    );
+    let mut stats = FrameStats::default();
+    let mut times = Vec::with_capacity(frames as usize);
+    for i in 0..=frames {
+        let t = std::time::Instant::now();
+        let mut encoder = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = targets.begin_pass(&mut encoder, &view, opts.background);
+            stats = renderer.draw(&mut pass, scene, opts);
+        }
+        gpu.queue.submit([encoder.finish()]);
+        let _ = device.poll(wgpu::PollType::wait_indefinitely());
+        if i > 0 {
+            times.push(t.elapsed().as_secs_f64() * 1e3); // frame 0 warms up
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    (times, stats)
 }

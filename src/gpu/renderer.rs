@@ -34,6 +34,12 @@ pub struct ViewOptions {
     /// Linear RGBA clear colour.
     pub background: [f64; 4],
     pub lighting: Lighting,
+    /// The part the inspector selected, outlined in the selection colour.
+    pub selected_part: Option<usize>,
+    /// Per mesh, the index ranges to draw (maps culled by visibility);
+    /// `None` draws every mesh whole.
+    /// Shared, not copied: the app hands the same ranges to every frame.
+    pub ranges: Option<std::sync::Arc<Vec<Vec<std::ops::Range<u32>>>>>,
 }
 
 /// Lighting presets.
@@ -47,16 +53,26 @@ pub enum Lighting {
     Flat,
     /// A fixed light from above the world, whatever the camera does.
     Top,
+    /// A built-in clay sphere looked up by the view-space normal (lit from
+    /// the viewer's upper left, with a rim): every surface shaded, for
+    /// reading shape; materials with a matcap of their own keep it.
+    Matcap,
 }
 
 impl Lighting {
-    pub const ALL: [Lighting; 3] = [Lighting::Studio, Lighting::Flat, Lighting::Top];
+    pub const ALL: [Lighting; 4] = [
+        Lighting::Studio,
+        Lighting::Flat,
+        Lighting::Top,
+        Lighting::Matcap,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Lighting::Studio => "studio",
             Lighting::Flat => "flat",
             Lighting::Top => "top",
+            Lighting::Matcap => "matcap",
         }
     }
 
@@ -77,6 +93,8 @@ impl Default for ViewOptions {
             material_override: Vec::new(),
             background: [0.035, 0.04, 0.05, 1.0],
             lighting: Lighting::Studio,
+            selected_part: None,
+            ranges: None,
         }
     }
 }
@@ -102,6 +120,8 @@ impl ViewOptions {
             material_override,
             background,
             lighting,
+            selected_part,
+            ranges,
         } = other;
         self.visible.clone_from(visible);
         self.material_override.clone_from(material_override);
@@ -114,6 +134,8 @@ impl ViewOptions {
         ) = (*wireframe, *normals, *bounds, *grid, *skeleton);
         self.background = *background;
         self.lighting = *lighting;
+        self.selected_part = *selected_part;
+        self.ranges.clone_from(ranges);
     }
 
     pub fn is_visible(&self, mesh: usize) -> bool {
@@ -137,6 +159,7 @@ pub struct Renderer {
     additive: wgpu::RenderPipeline,
     lines: wgpu::RenderPipeline,
     wire: wgpu::RenderPipeline,
+    wire_selected: wgpu::RenderPipeline,
     normals: wgpu::RenderPipeline,
     bones: wgpu::RenderPipeline,
     bones_bgl: wgpu::BindGroupLayout,
@@ -397,6 +420,13 @@ impl Renderer {
             "vs_wire",
             stream(wgpu::VertexStepMode::Vertex, &wire_attrs),
         );
+        let wire_selected = overlay(
+            "selected part",
+            &line_layout,
+            &line_shader,
+            "vs_wire_selected",
+            stream(wgpu::VertexStepMode::Vertex, &wire_attrs),
+        );
         let normals = overlay(
             "normals",
             &line_layout,
@@ -441,6 +471,7 @@ impl Renderer {
             additive,
             lines,
             wire,
+            wire_selected,
             normals,
             bones,
             bones_bgl,
@@ -542,7 +573,12 @@ impl Renderer {
             view_proj: camera.view_proj(aspect).to_cols_array_2d(),
             view: view.to_cols_array_2d(),
             light_dir: [light.x, light.y, light.z, 0.0],
-            params: [camera.scene_radius, 2e-4, directional, 0.0],
+            params: [
+                camera.scene_radius,
+                2e-4,
+                directional,
+                (lighting == Lighting::Matcap) as u32 as f32,
+            ],
         };
         queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&g));
     }
@@ -581,9 +617,24 @@ impl Renderer {
                 pass.set_vertex_buffer(0, stream);
                 pass.set_vertex_buffer(1, m.uvs.slice(..));
                 pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
-                pass.draw_indexed(0..m.index_count, 0, 0..1);
-                stats.draw_calls += 1;
-                stats.triangles += m.index_count as u64 / 3;
+                match opts.ranges.as_ref().and_then(|r| r.get(i)) {
+                    Some(ranges) => {
+                        for r in ranges {
+                            let r = r.start.min(m.index_count)..r.end.min(m.index_count);
+                            if r.is_empty() {
+                                continue;
+                            }
+                            stats.triangles += (r.end - r.start) as u64 / 3;
+                            pass.draw_indexed(r, 0, 0..1);
+                            stats.draw_calls += 1;
+                        }
+                    }
+                    None => {
+                        pass.draw_indexed(0..m.index_count, 0, 0..1);
+                        stats.draw_calls += 1;
+                        stats.triangles += m.index_count as u64 / 3;
+                    }
+                }
             }
         }
         pass.set_pipeline(&self.lines);
@@ -605,6 +656,13 @@ impl Renderer {
                 }
             }
         }
+        if let Some(extra) = &scene.extra_lines
+            && scene.extra_line_count > 0
+        {
+            pass.set_vertex_buffer(0, extra.slice(..));
+            pass.draw(0..scene.extra_line_count, 0..1);
+            stats.draw_calls += 1;
+        }
         let visible = || {
             scene
                 .meshes
@@ -623,6 +681,17 @@ impl Renderer {
                 pass.draw_indexed(0..m.edge_index_count, 0, 0..1);
                 stats.draw_calls += 1;
             }
+        }
+        if let Some((_, m)) = opts
+            .selected_part
+            .and_then(|i| visible().find(|(j, _)| *j == i))
+            && let Some(stream) = m.stream(scene)
+        {
+            pass.set_pipeline(&self.wire_selected);
+            pass.set_vertex_buffer(0, stream);
+            pass.set_index_buffer(m.edges.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..m.edge_index_count, 0, 0..1);
+            stats.draw_calls += 1;
         }
         if opts.normals {
             pass.set_pipeline(&self.normals);

@@ -101,6 +101,10 @@ pub struct GpuScene {
     pub skeleton_vertices: u32,
     pub overlay: wgpu::Buffer,
     pub overlay_bind_group: wgpu::BindGroup,
+    /// Lines the app rewrites as the user inspects (map boxes and grids):
+    /// a line list, `extra_line_count` vertices used.
+    pub extra_lines: Option<wgpu::Buffer>,
+    pub extra_line_count: u32,
     /// Scratch for bone uploads (no per-frame allocation).
     pub(crate) bone_scratch: Vec<skinning::BoneRows>,
 }
@@ -233,7 +237,8 @@ pub fn upload_texture_as(
     }
 }
 
-fn push_box(out: &mut Vec<LineVertex>, b: &Aabb, color: [u8; 4]) {
+/// The 12 edges of a box as 24 line-list vertices (nothing for an empty box).
+pub(crate) fn push_box(out: &mut Vec<LineVertex>, b: &Aabb, color: [u8; 4]) {
     if b.is_empty() {
         return;
     }
@@ -598,6 +603,8 @@ pub fn upload(gpu: &super::Gpu, r: &Renderer, scene: &Scene) -> GpuScene {
         skin,
         skeleton,
         skeleton_vertices: skel.len() as u32,
+        extra_lines: None,
+        extra_line_count: 0,
         overlay,
         overlay_bind_group,
         bone_scratch: Vec::with_capacity(bone_count.max(1)),
@@ -670,6 +677,30 @@ impl GpuScene {
             });
         self.encode_materials(&gpu.queue, r, &mut encoder, time);
         gpu.queue.submit([encoder.finish()]);
+    }
+
+    /// Replaces the extra overlay lines (a line list); the buffer grows when
+    /// it must and is reused otherwise.
+    pub fn set_extra_lines(&mut self, gpu: &super::Gpu, lines: &[LineVertex]) {
+        let bytes: &[u8] = bytemuck::cast_slice(lines);
+        let fits = self
+            .extra_lines
+            .as_ref()
+            .is_some_and(|b| b.size() >= bytes.len() as u64);
+        if !fits && !bytes.is_empty() {
+            self.extra_lines = Some(gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("extra overlay lines"),
+                size: (bytes.len() as u64).next_power_of_two().max(1024),
+                usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+        }
+        if let Some(b) = &self.extra_lines
+            && !bytes.is_empty()
+        {
+            gpu.queue.write_buffer(b, 0, bytes);
+        }
+        self.extra_line_count = lines.len() as u32;
     }
 
     /// Highlights a bone in the skeleton overlay.

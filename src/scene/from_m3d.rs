@@ -496,6 +496,7 @@ pub fn convert(m: &M3d, source: SourceInfo, base_dir: Option<&Path>) -> Scene {
         preview,
         tables,
         mip_levels: Vec::new(),
+        map: None,
     }
 }
 

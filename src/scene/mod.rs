@@ -6,6 +6,8 @@ pub mod clip;
 pub mod from_m3d;
 pub mod from_p3m;
 pub mod from_papa;
+pub mod from_pmf;
+pub mod map_query;
 pub mod material_anim;
 
 pub use clip::Clip;
@@ -49,6 +51,8 @@ pub struct Scene {
     /// For texture files: every mip level, decoded (the texture viewer
     /// shows one of them as `textures[0]`).
     pub mip_levels: Vec<Texture>,
+    /// For maps: the decoded map and how its meshes relate to it.
+    pub map: Option<Box<from_pmf::MapInfo>>,
 }
 
 /// A text attached to a point of the model.

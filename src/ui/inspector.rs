@@ -38,8 +38,9 @@ pub fn inspector(
     pose: Option<&crate::anim::Pose>,
 ) {
     let s = &scene.source;
+    // Maps open on their own panel; the file's facts stay one click away.
     egui::CollapsingHeader::new("File")
-        .default_open(true)
+        .default_open(scene.map.is_none())
         .show(ui, |ui| {
             egui::Grid::new("file")
                 .num_columns(2)
@@ -47,7 +48,8 @@ pub fn inspector(
                 .show(ui, |ui| {
                     let mut row = |k: &str, v: String| {
                         ui.label(k);
-                        ui.label(v);
+                        // Long values (descriptions) wrap inside the panel.
+                        ui.add(egui::Label::new(v).wrap());
                         ui.end_row();
                     };
                     row("name", s.file_name.clone());
@@ -76,6 +78,10 @@ pub fn inspector(
                 }
             }
         });
+
+    if let Some(info) = &scene.map {
+        super::map::map_panel(ui, info, state);
+    }
 
     if !s.chunks.is_empty() {
         egui::CollapsingHeader::new(format!("Chunks ({})", s.chunks.len()))
@@ -164,16 +170,41 @@ pub fn inspector(
                 } else {
                     m.name.clone()
                 };
-                ui.checkbox(&mut state.view.visible[i], label).on_hover_text(format!(
-                "{} vertices, {} triangles\nnormals: {}\nUVs: {}\nmaterial: {}\n{}default: {}",
-                m.positions.len(),
-                m.triangle_count(),
-                if m.has_file_normals { "stored" } else { "computed" },
-                if m.has_file_uvs { "stored" } else { "none" },
-                m.material.map_or("default".into(), |x| x.to_string()),
-                if m.skin.is_some() { "skinned\n" } else { "" },
-                if m.visible { "visible" } else { "hidden" },
-            ));
+                let hover = format!(
+                    "{} vertices, {} triangles\nnormals: {}\nUVs: {}\nmaterial: {}\n{}default: {}\n\nclick to select (Shift+F fits it)",
+                    m.positions.len(),
+                    m.triangle_count(),
+                    if m.has_file_normals { "stored" } else { "computed" },
+                    if m.has_file_uvs { "stored" } else { "none" },
+                    m.material.map_or("default".into(), |x| x.to_string()),
+                    if m.skin.is_some() { "skinned\n" } else { "" },
+                    if m.visible { "visible" } else { "hidden" },
+                );
+                ui.horizontal(|ui| {
+                    let visible = &mut state.view.visible[i];
+                    let name = format!("show {label}");
+                    ui.checkbox(visible, "")
+                        .on_hover_text("visible")
+                        .widget_info(|| {
+                            egui::WidgetInfo::selected(
+                                egui::Role::CheckBox,
+                                true,
+                                *visible,
+                                &name,
+                            )
+                        });
+                    let selected = state.selected_part == Some(i);
+                    if ui
+                        .selectable_label(selected, label)
+                        .on_hover_text(hover)
+                        .clicked()
+                    {
+                        state.select_part((!selected).then_some(i));
+                    }
+                    if selected && ui.small_button("fit").on_hover_text("Shift+F").clicked() {
+                        state.request_fit_selection = true;
+                    }
+                });
                 ui.indent(i, |ui| {
                     ui.weak(format!(
                         "{} verts · {} tris · material {}{}",
@@ -363,7 +394,7 @@ pub fn inspector(
                         ))
                         .clicked()
                     {
-                        state.selected_bone = Some(i);
+                        state.select_bone(Some(i));
                     }
                 } else {
                     let id = ui.make_persistent_id(("bone", i));
@@ -382,7 +413,7 @@ pub fn inspector(
                             ))
                             .clicked()
                         {
-                            state.selected_bone = Some(i);
+                            state.select_bone(Some(i));
                         }
                     })
                     .body(|ui| {

@@ -3,6 +3,7 @@
 
 pub mod inspector;
 pub mod labels;
+pub mod map;
 pub mod material;
 pub mod timeline;
 
@@ -19,7 +20,10 @@ pub struct UiState {
     pub frame_ms: f32,
     /// egui ids of the scene's textures (previews), when registered.
     pub texture_ids: Vec<Option<egui::TextureId>>,
+    /// The selection (one bone or one part): the inspector shows it, the
+    /// 3D view outlines it, Shift+F frames it.
     pub selected_bone: Option<usize>,
+    pub selected_part: Option<usize>,
     /// The material whose keyframes the timeline shows.
     pub selected_material: Option<usize>,
     /// Draw the scene's annotation labels over the 3D view.
@@ -52,11 +56,20 @@ pub struct UiState {
     pub request_screenshot: bool,
     /// A render of the 3D view alone at this size (File menu).
     pub request_render: Option<(u32, u32)>,
+    /// The size the File menu renders at (kept in the settings).
+    pub render_size: (u32, u32),
+    /// File -> Open... (Ctrl+O): show the native file dialog.
+    pub request_open_dialog: bool,
     pub show_inspector: bool,
     pub show_help: bool,
     /// Requests for the app, cleared after handling.
     pub request_fit: bool,
+    pub request_fit_selection: bool,
     pub request_reset: bool,
+    /// The map inspector's state (maps only).
+    pub map: map::MapUi,
+    /// A file loading in the background: its name and how far it is (0..1).
+    pub loading: Option<(String, f32)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,6 +111,22 @@ impl UiState {
         self.log.push(LogLine { level, text });
     }
 
+    /// Selects a bone (and no part).
+    pub fn select_bone(&mut self, bone: Option<usize>) {
+        self.selected_bone = bone;
+        if bone.is_some() {
+            self.selected_part = None;
+        }
+    }
+
+    /// Selects a part (and no bone).
+    pub fn select_part(&mut self, part: Option<usize>) {
+        self.selected_part = part;
+        if part.is_some() {
+            self.selected_bone = None;
+        }
+    }
+
     /// The scene's load warnings, into the log.
     pub fn log_warnings(&mut self, scene: &Scene) {
         for w in &scene.warnings {
@@ -112,6 +141,7 @@ impl UiState {
             show_labels: !scene.labels.is_empty(),
             fly_speed: 1.0,
             show_inspector: true,
+            render_size: (1920, 1080),
             ..Default::default()
         }
     }
@@ -124,7 +154,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("F", "fit the visible parts to the view"),
     (
         "Shift + F",
-        "fit the selected bone (else the visible parts)",
+        "fit the selected bone or part (else the visible parts)",
     ),
     ("Wheel", "zoom towards the point under the cursor"),
     (
@@ -137,6 +167,7 @@ pub const KEYS: &[(&str, &str)] = &[
         "fly mode: W A S D move, Q E down / up, drag to look, wheel sets the speed",
     ),
     ("R", "reset the camera"),
+    ("Esc", "clear the selection (bone or part)"),
     (
         "Space",
         "start the first clip, then play / pause (clip or animated materials)",
@@ -151,6 +182,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("L", "annotation labels (M3D)"),
     ("I", "inspector panel"),
     ("?", "this help"),
+    ("Ctrl + O", "open a file (native dialog)"),
     ("Ctrl + Q", "quit"),
 ];
 
@@ -159,70 +191,44 @@ pub fn toolbar(ui: &mut egui::Ui, state: &mut UiState) {
     ui.horizontal(|ui| {
         ui.strong("facet");
         ui.separator();
-        ui.menu_button("File", |ui| {
-            ui.label("Recent files");
-            if state.recent.is_empty() {
-                ui.weak("none yet (drop a file on the window)");
-            }
-            for p in state.recent.clone() {
-                let name = p.file_name().map_or_else(
-                    || p.display().to_string(),
-                    |n| n.to_string_lossy().into_owned(),
-                );
-                if ui
-                    .button(name)
-                    .on_hover_text(p.display().to_string())
-                    .clicked()
-                {
-                    state.request_open = Some(p);
-                    ui.close();
+        // Both menus stay open while their settings are edited (presets,
+        // size fields, lighting); their actions close them.
+        let stay_open = || {
+            egui::containers::menu::MenuConfig::new()
+                .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside)
+        };
+        egui::containers::menu::MenuButton::new("File")
+            .config(stay_open())
+            .ui(ui, |ui| file_menu(ui, state));
+        egui::containers::menu::MenuButton::new("View")
+            .config(stay_open())
+            .ui(ui, |ui| {
+                ui.label("Lighting");
+                for l in crate::gpu::renderer::Lighting::ALL {
+                    ui.radio_value(&mut state.view.lighting, l, l.name());
                 }
-            }
-            ui.separator();
-            if ui
-                .button("Save screenshot")
-                .on_hover_text("the window as a PNG in the current folder")
-                .clicked()
-            {
-                state.request_screenshot = true;
-                ui.close();
-            }
-            for (w, h) in [(1920, 1080), (3840, 2160)] {
-                if ui
-                    .button(format!("Save render {w}x{h}"))
-                    .on_hover_text(
-                        "the 3D view alone, this camera and pose, as a PNG in the current folder",
+                ui.separator();
+                ui.horizontal(|ui| {
+                    ui.label("Background");
+                    let b = state.view.background;
+                    let mut rgba = egui::Rgba::from_rgba_premultiplied(
+                        b[0] as f32,
+                        b[1] as f32,
+                        b[2] as f32,
+                        1.0,
+                    );
+                    if egui::color_picker::color_edit_button_rgba(
+                        ui,
+                        &mut rgba,
+                        egui::color_picker::Alpha::Opaque,
                     )
-                    .clicked()
-                {
-                    state.request_render = Some((w, h));
-                    ui.close();
-                }
-            }
-        });
-        ui.menu_button("View", |ui| {
-            ui.label("Lighting");
-            for l in crate::gpu::renderer::Lighting::ALL {
-                ui.radio_value(&mut state.view.lighting, l, l.name());
-            }
-            ui.separator();
-            ui.horizontal(|ui| {
-                ui.label("Background");
-                let b = state.view.background;
-                let mut rgba =
-                    egui::Rgba::from_rgba_premultiplied(b[0] as f32, b[1] as f32, b[2] as f32, 1.0);
-                if egui::color_picker::color_edit_button_rgba(
-                    ui,
-                    &mut rgba,
-                    egui::color_picker::Alpha::Opaque,
-                )
-                .changed()
-                {
-                    state.view.background =
-                        [rgba.r() as f64, rgba.g() as f64, rgba.b() as f64, 1.0];
-                }
+                    .changed()
+                    {
+                        state.view.background =
+                            [rgba.r() as f64, rgba.g() as f64, rgba.b() as f64, 1.0];
+                    }
+                });
             });
-        });
         ui.separator();
         ui.toggle_value(&mut state.view.wireframe, "Wireframe")
             .on_hover_text("W");
@@ -254,6 +260,83 @@ pub fn toolbar(ui: &mut egui::Ui, state: &mut UiState) {
             .on_hover_text("errors and warnings of this session");
         ui.toggle_value(&mut state.show_help, "?")
             .on_hover_text("keyboard and mouse");
+    });
+}
+
+/// Render sizes offered as one-click presets.
+pub const RENDER_PRESETS: [(u32, u32); 4] = [(1280, 720), (1920, 1080), (2560, 1440), (3840, 2160)];
+
+fn file_menu(ui: &mut egui::Ui, state: &mut UiState) {
+    if ui
+        .button("Open…")
+        .on_hover_text("Ctrl+O: the desktop's file dialog")
+        .clicked()
+    {
+        state.request_open_dialog = true;
+        ui.close();
+    }
+    ui.separator();
+    ui.label("Recent files");
+    if state.recent.is_empty() {
+        ui.weak("none yet (drop a file on the window)");
+    }
+    for p in state.recent.clone() {
+        let name = p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        if ui
+            .button(name)
+            .on_hover_text(p.display().to_string())
+            .clicked()
+        {
+            state.request_open = Some(p);
+            ui.close();
+        }
+    }
+    ui.separator();
+    if ui
+        .button("Save screenshot")
+        .on_hover_text("the window at its size, panels included, as a PNG in the current folder")
+        .clicked()
+    {
+        state.request_screenshot = true;
+        ui.close();
+    }
+    let (w, h) = state.render_size;
+    if ui
+        .button(format!("Save render {w}x{h}"))
+        .on_hover_text("the 3D view alone, this camera and pose, as a PNG in the current folder")
+        .clicked()
+    {
+        state.request_render = Some((w, h));
+        ui.close();
+    }
+    ui.horizontal(|ui| {
+        ui.label("Render size");
+        let range = crate::settings::RENDER_SIZES;
+        ui.add(egui::DragValue::new(&mut state.render_size.0).range(range.clone()))
+            .on_hover_text("width in pixels");
+        ui.label("x");
+        ui.add(egui::DragValue::new(&mut state.render_size.1).range(range))
+            .on_hover_text("height in pixels");
+    });
+    ui.horizontal(|ui| {
+        for (w, h) in RENDER_PRESETS {
+            let label = match h {
+                720 => "720p",
+                1080 => "1080p",
+                1440 => "1440p",
+                _ => "4K",
+            };
+            if ui
+                .selectable_label(state.render_size == (w, h), label)
+                .on_hover_text(format!("{w}x{h}"))
+                .clicked()
+            {
+                state.render_size = (w, h);
+            }
+        }
     });
 }
 
@@ -364,11 +447,25 @@ pub fn show(
     if state.show_inspector {
         egui::Panel::right("inspector")
             .default_size(320.0)
+            .max_size(560.0)
             .resizable(true)
             .show(ui, |ui| {
                 egui::ScrollArea::vertical()
                     .show(ui, |ui| inspector::inspector(ui, scene, state, pose));
             });
+    }
+    if let Some((name, f)) = &state.loading {
+        egui::Area::new(egui::Id::unique("loading"))
+            .anchor(egui::Align2::CENTER_BOTTOM, egui::vec2(0.0, -60.0))
+            .order(egui::Order::Foreground)
+            .show(&ctx, |ui| {
+                egui::Frame::popup(ui.style()).show(ui, |ui| {
+                    ui.set_width(320.0);
+                    ui.label(format!("loading {name}"));
+                    ui.add(egui::ProgressBar::new(*f).show_percentage());
+                });
+            });
+        ctx.request_repaint();
     }
     toasts(&ctx, state);
     log_window(&ctx, state);

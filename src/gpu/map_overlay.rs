@@ -1,0 +1,166 @@
+//! Overlay lines for maps: sector outlines, the selected sector and cube,
+//! cube boxes by type down to a depth, props, and what a cell sees. Plain
+//! data in, a line list out; the app uploads it when the inputs change.
+
+use super::upload::LineVertex;
+use crate::formats::pmf::CubeKind;
+use crate::scene::Aabb;
+use crate::scene::from_pmf::MapInfo;
+use crate::scene::map_query::{self, CubeRef};
+
+/// What to draw.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MapOverlay {
+    pub sectors: bool,
+    pub selected_sector: Option<usize>,
+    /// Boxes of the selected sector's cubes down to this depth, by type.
+    pub depth: Option<u32>,
+    pub selected_cube: Option<CubeRef>,
+    pub hovered_cube: Option<CubeRef>,
+    pub props: bool,
+    /// Visible cubes and their sectors (outlined blue)...
+    pub visible: Option<Vec<CubeRef>>,
+    /// ...and the cubes themselves outlined green (one cell's view; a
+    /// whole sector's view would bury the map in boxes).
+    pub outline_visible_cubes: bool,
+}
+
+pub const SECTOR: [u8; 4] = [110, 120, 150, 255];
+pub const SELECTED_SECTOR: [u8; 4] = [255, 255, 255, 255];
+pub const SELECTED_CUBE: [u8; 4] = [255, 158, 26, 255];
+pub const HOVERED_CUBE: [u8; 4] = [255, 240, 120, 255];
+pub const VISIBLE_CUBE: [u8; 4] = [80, 255, 120, 255];
+pub const VISIBLE_SECTOR: [u8; 4] = [60, 170, 255, 255];
+pub const PROP: [u8; 4] = [255, 90, 90, 255];
+/// Triangles of a hovered or selected cube drawn as edges, at most.
+pub const MAX_HIGHLIGHT_TRIANGLES: usize = 20_000;
+
+/// A box's edges, shrunk by `inset` so nested boxes stay apart.
+pub fn box_lines(out: &mut Vec<LineVertex>, b: &Aabb, inset: f32, color: [u8; 4]) {
+    let shrunk = Aabb {
+        min: b.min + inset,
+        max: b.max - inset,
+    };
+    super::upload::push_box(out, &shrunk, color);
+}
+
+/// Colours of the cube types, in type order (overlay boxes, and the
+/// inspector's octree and legend).
+pub const CUBE_COLORS: [[u8; 4]; 6] = [
+    [120, 120, 140, 255],
+    [200, 200, 200, 255],
+    [90, 200, 255, 255],
+    [255, 170, 60, 255],
+    [120, 255, 150, 255],
+    [255, 110, 200, 255],
+];
+
+pub fn cube_color(kind: &CubeKind) -> [u8; 4] {
+    CUBE_COLORS[kind.type_id() as usize]
+}
+
+pub fn lines(info: &MapInfo, o: &MapOverlay) -> Vec<LineVertex> {
+    let map = &info.map;
+    let mut out = Vec::new();
+    let size = map.sector_size();
+    let sector_box = |i: usize| {
+        let c = map.sector_coords(i).map(|v| v as f32 * size);
+        let min = glam::Vec3::from(c);
+        Aabb {
+            min,
+            max: min + size,
+        }
+    };
+    if o.sectors {
+        for i in 0..map.sectors.len() {
+            box_lines(&mut out, &sector_box(i), 0.0, SECTOR);
+        }
+    }
+    if let Some(v) = &o.visible {
+        let mut sectors: Vec<usize> = v.iter().map(|&(s, _)| s).collect();
+        sectors.sort_unstable();
+        sectors.dedup();
+        for &s in &sectors {
+            box_lines(&mut out, &sector_box(s), size * 0.004, VISIBLE_SECTOR);
+            if !o.outline_visible_cubes {
+                continue;
+            }
+            let places = map_query::cube_places(map, s);
+            for &(vs, c) in v.iter().filter(|(vs, _)| *vs == s) {
+                if let Some(p) = places.get(c).copied().flatten() {
+                    let _ = vs;
+                    box_lines(&mut out, &p.bounds, size * 0.01, VISIBLE_CUBE);
+                }
+            }
+        }
+    }
+    if let Some(s) = o.selected_sector.filter(|&s| s < map.sectors.len()) {
+        box_lines(&mut out, &sector_box(s), -size * 0.002, SELECTED_SECTOR);
+        if let Some(depth) = o.depth {
+            let places = map_query::cube_places(map, s);
+            for (c, p) in places.iter().enumerate() {
+                if let Some(p) = p
+                    && p.depth <= depth
+                {
+                    let kind = &map.sectors[s].cubes[c].kind;
+                    if p.depth == depth || !matches!(kind, CubeKind::Parent(_)) {
+                        box_lines(&mut out, &p.bounds, size * 0.003, cube_color(kind));
+                    }
+                }
+            }
+        }
+    }
+    for (cube, color) in [
+        (o.hovered_cube, HOVERED_CUBE),
+        (o.selected_cube, SELECTED_CUBE),
+    ] {
+        if let Some((s, c)) = cube
+            && s < map.sectors.len()
+            && let Some(p) = map_query::cube_places(map, s).get(c).copied().flatten()
+        {
+            box_lines(&mut out, &p.bounds, 0.0, color);
+            // Its triangles as edges, up to a cap (a whole sector's root
+            // would be tens of thousands).
+            let tris = &map.sectors[s].triangles;
+            let mut budget = MAX_HIGHLIGHT_TRIANGLES;
+            for (first, n) in map_query::subtree_triangles(map, s, c) {
+                for t in tris
+                    .iter()
+                    .skip(first as usize)
+                    .take((n as usize).min(budget))
+                {
+                    let p = t.points.map(|p| p.position);
+                    for (a, b) in [(0, 1), (1, 2), (2, 0)] {
+                        out.push(LineVertex {
+                            position: p[a],
+                            color,
+                        });
+                        out.push(LineVertex {
+                            position: p[b],
+                            color,
+                        });
+                    }
+                }
+                budget = budget.saturating_sub(n as usize);
+            }
+        }
+    }
+    if o.props {
+        for s in &map.sectors {
+            for p in &s.props {
+                let c = glam::Vec3::from(p.origin);
+                let r = glam::Vec3::from(p.radius);
+                box_lines(
+                    &mut out,
+                    &Aabb {
+                        min: c - r,
+                        max: c + r,
+                    },
+                    0.0,
+                    PROP,
+                );
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,84 @@
+//! File -> Open: the platform's native file dialog (rfd), off the UI thread.
+//!
+//! On Linux rfd asks the desktop portal (`org.freedesktop.portal.FileChooser`
+//! over D-Bus; libdbus is opened at run time, so nothing is needed to build)
+//! and falls back to `zenity`. The dialog runs on a thread of its own: the
+//! window keeps drawing and animating while it is open, and the app polls
+//! for the answer once a frame.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, TryRecvError};
+
+/// Extensions offered by the dialog's first filter.
+pub const EXTENSIONS: &[&str] = &["p3m", "ptf", "m3d", "papa", "pmf"];
+
+/// An open dialog waiting for the user.
+pub struct OpenDialog {
+    answer: Receiver<Option<PathBuf>>,
+}
+
+/// What a poll found.
+#[derive(Debug, PartialEq)]
+pub enum Answer {
+    /// Still open.
+    Waiting,
+    /// The user picked this file.
+    Picked(PathBuf),
+    /// Cancelled, or no dialog could be shown (see [`no_dialog_reason`]).
+    Cancelled,
+}
+
+impl OpenDialog {
+    /// Shows the dialog over `parent`, starting in `folder`. `wake` runs on
+    /// the dialog's thread once the user has answered (request a redraw).
+    pub fn show(
+        parent: &winit::window::Window,
+        folder: Option<&Path>,
+        wake: impl FnOnce() + Send + 'static,
+    ) -> std::io::Result<Self> {
+        let mut dialog = rfd::AsyncFileDialog::new()
+            .set_title("Open a model or map")
+            .add_filter("Models and maps", EXTENSIONS)
+            .add_filter("All files", &["*"])
+            .set_parent(parent);
+        if let Some(folder) = folder {
+            dialog = dialog.set_directory(folder);
+        }
+        // Created here (the platform may need the UI thread for that),
+        // awaited on a thread of its own.
+        let future = dialog.pick_file();
+        let (tx, answer) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("open dialog".into())
+            .spawn(move || {
+                let picked = pollster::block_on(future).map(|f| f.path().to_path_buf());
+                let _ = tx.send(picked);
+                wake();
+            })?;
+        Ok(OpenDialog { answer })
+    }
+
+    pub fn poll(&self) -> Answer {
+        match self.answer.try_recv() {
+            Ok(Some(p)) => Answer::Picked(p),
+            Ok(None) | Err(TryRecvError::Disconnected) => Answer::Cancelled,
+            Err(TryRecvError::Empty) => Answer::Waiting,
+        }
+    }
+}
+
+/// Why no dialog can appear on this machine, when that is certain: no
+/// session bus for the portal and no `zenity` on the PATH. (A cancelled
+/// dialog and a missing one look the same to rfd; this tells them apart.)
+pub fn no_dialog_reason() -> Option<&'static str> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let bus = std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some_and(|v| !v.is_empty());
+    let zenity = std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join("zenity").is_file()));
+    (!bus && !zenity).then_some(
+        "no file dialog on this desktop (it needs xdg-desktop-portal on the session bus, or zenity); \
+         drop the file on the window or pass it on the command line",
+    )
+}

@@ -1,0 +1,340 @@
+//! PlatinumSrc map -> [`Scene`].
+//!
+//! Map space is Y up like the scene's, so positions pass through. Each
+//! sector becomes one mesh per lightmap its cubes use (triangles that no
+//! cube owns go with lightmap 0); a mesh's texture is its RGB565 lightmap
+//! and its UVs are the lightmap UVs, so the map shows its baked light as
+//! stored. Material appearances are resource paths outside the file: the
+//! map's materials get distinct tint colours instead, as vertex colours.
+//! [`MapShading`] picks lightmaps, tints or both. Facts the inspector shows
+//! (sectors, octrees, visibility, lights, entities) stay in [`MapInfo`].
+
+use super::*;
+use crate::formats::pmf::{CubeKind, Pmf};
+
+/// What the map's surfaces show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MapShading {
+    /// The lightmaps times the material tints.
+    #[default]
+    Both,
+    /// The lightmaps alone (white surfaces).
+    Lightmaps,
+    /// Material tints without light.
+    Unlit,
+}
+
+impl MapShading {
+    pub const ALL: [MapShading; 3] = [MapShading::Both, MapShading::Lightmaps, MapShading::Unlit];
+    pub fn name(self) -> &'static str {
+        match self {
+            MapShading::Both => "lightmaps x materials",
+            MapShading::Lightmaps => "lightmaps only",
+            MapShading::Unlit => "unlit materials",
+        }
+    }
+}
+
+/// The map beside the meshes: what the inspector and the culling need.
+#[derive(Debug, Clone)]
+pub struct MapInfo {
+    pub map: Pmf,
+    /// Per sector: the meshes drawing it, and for each mesh the sector
+    /// triangle of each of its triangles (culling and highlighting).
+    pub sector_meshes: Vec<Vec<usize>>,
+    pub mesh_triangles: Vec<Vec<u32>>,
+    /// Mesh -> (sector, lightmap).
+    pub mesh_source: Vec<(usize, u8)>,
+    /// Per sector: the scene texture of its lightmap 0 (the others follow).
+    pub sector_textures: Vec<usize>,
+    /// Per sector: its extra lightmaps (its own and its dynamic lights'),
+    /// as (label, scene texture).
+    pub extra_textures: Vec<Vec<(String, usize)>>,
+}
+
+/// Tint of material `m`, sRGB: well-separated hues, light enough to show the
+/// lightmap through.
+pub fn material_tint(m: usize) -> [u8; 4] {
+    const TINTS: [[u8; 3]; 8] = [
+        [170, 214, 140],
+        [196, 188, 176],
+        [222, 160, 128],
+        [150, 190, 230],
+        [230, 210, 130],
+        [200, 160, 220],
+        [140, 210, 200],
+        [235, 235, 235],
+    ];
+    let [r, g, b] = TINTS[m % TINTS.len()];
+    [r, g, b, 255]
+}
+
+/// RGB565 (red in bits 15..11) to sRGB RGBA8, each channel's bits repeated
+/// into the low bits so 0 and full scale map to 0 and 255.
+pub fn rgb565_to_rgba8(v: u16) -> [u8; 4] {
+    let r = ((v >> 11) & 31) as u8;
+    let g = ((v >> 5) & 63) as u8;
+    let b = (v & 31) as u8;
+    [r << 3 | r >> 2, g << 2 | g >> 4, b << 3 | b >> 2, 255]
+}
+
+pub fn lightmap_texture(name: String, size: u32, luxels: &[u16]) -> Texture {
+    Texture {
+        name,
+        width: size,
+        height: size,
+        rgba8: luxels.iter().flat_map(|&l| rgb565_to_rgba8(l)).collect(),
+        source: TextureSource::Embedded,
+        format: format!("RGB565 {size}x{size}"),
+        srgb: true,
+        compressed: None,
+    }
+}
+
+/// Per sector triangle: (lightmap, material) from the cube that owns it.
+fn triangle_owners(s: &crate::formats::pmf::Sector) -> Vec<(u8, u16)> {
+    let mut out = vec![(0u8, 0u16); s.triangles.len()];
+    for c in &s.cubes {
+        let Some((first, count)) = c.kind.triangles() else {
+            continue;
+        };
+        let lightmap = c.kind.lightmap().unwrap_or(0);
+        // Materials per triangle, in the cube's triangle order.
+        let per_face: Vec<u16> = match &c.kind {
+            CubeKind::Solid { material, .. } | CubeKind::Angled { material, .. } => {
+                vec![*material; count as usize]
+            }
+            CubeKind::ExtSolid {
+                materials, counts, ..
+            } => counts
+                .iter()
+                .zip(materials)
+                .flat_map(|(&n, &m)| std::iter::repeat_n(m, n as usize))
+                .collect(),
+            CubeKind::ExtAngled {
+                materials, counts, ..
+            } => {
+                // The plane uses the +Y material (decision in docs/formats.md).
+                let mats = [
+                    materials[1],
+                    materials[0],
+                    materials[1],
+                    materials[2],
+                    materials[3],
+                    materials[4],
+                    materials[5],
+                ];
+                counts
+                    .iter()
+                    .zip(mats)
+                    .flat_map(|(&n, m)| std::iter::repeat_n(m, n as usize))
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        for (k, m) in per_face.into_iter().enumerate() {
+            if let Some(o) = out.get_mut(first as usize + k) {
+                *o = (lightmap, m);
+            }
+        }
+    }
+    out
+}
+
+pub fn convert(map: Pmf, mut source: SourceInfo, shading: MapShading) -> Scene {
+    source.format = "PMF".into();
+    let mut scene = Scene {
+        source,
+        ..Default::default()
+    };
+    let mut sector_meshes = Vec::new();
+    let mut mesh_triangles = Vec::new();
+    let mut mesh_source = Vec::new();
+    let mut sector_textures = Vec::new();
+    for (si, s) in map.sectors.iter().enumerate() {
+        let coords = map.sector_coords(si);
+        let first_texture = scene.textures.len();
+        sector_textures.push(first_texture);
+        for (li, l) in s.lightmaps.iter().enumerate() {
+            scene.textures.push(lightmap_texture(
+                format!("sector {coords:?} lightmap {li}"),
+                l.size(),
+                &l.luxels,
+            ));
+        }
+        let owners = triangle_owners(s);
+        let mut meshes = Vec::new();
+        for li in 0..s.lightmaps.len() {
+            let tris: Vec<u32> = (0..s.triangles.len() as u32)
+                .filter(|&t| owners[t as usize].0 as usize == li)
+                .collect();
+            if tris.is_empty() {
+                continue;
+            }
+            let mut positions = Vec::with_capacity(tris.len() * 3);
+            let mut normals = Vec::with_capacity(tris.len() * 3);
+            let mut uvs = Vec::with_capacity(tris.len() * 3);
+            let mut colors = Vec::with_capacity(tris.len() * 3);
+            for &t in &tris {
+                let tri = &s.triangles[t as usize];
+                let p = tri.points.map(|p| Vec3::from(p.position));
+                let n = (p[1] - p[0]).cross(p[2] - p[0]).normalize_or(Vec3::Y);
+                let tint = material_tint(owners[t as usize].1 as usize);
+                for (k, pt) in tri.points.iter().enumerate() {
+                    positions.push(p[k]);
+                    normals.push(n);
+                    uvs.push(Vec2::from(pt.lightmap_uv));
+                    colors.push(tint);
+                }
+            }
+            let material = scene.materials.len();
+            scene.materials.push(Material {
+                name: format!("sector {coords:?} lightmap {li}"),
+                base_color: [1.0; 4],
+                shading: 0.0,
+                texture: (shading != MapShading::Unlit).then_some(first_texture + li),
+                ..Default::default()
+            });
+            let n = positions.len() as u32;
+            scene.meshes.push(Mesh {
+                name: format!("sector {} {coords:?} lightmap {li}", si),
+                positions,
+                normals,
+                uvs,
+                colors: (shading != MapShading::Lightmaps).then_some(colors),
+                indices: (0..n).collect(),
+                material: Some(material),
+                visible: true,
+                has_file_normals: false,
+                has_file_uvs: true,
+                skin: None,
+                material_overrides: Vec::new(),
+            });
+            meshes.push(scene.meshes.len() - 1);
+            mesh_triangles.push(tris);
+            mesh_source.push((si, li as u8));
+        }
+        sector_meshes.push(meshes);
+    }
+    let triangles: usize = map.sectors.iter().map(|s| s.triangles.len()).sum();
+    let cubes: usize = map.sectors.iter().map(|s| s.cubes.len()).sum();
+    let d = &mut scene.source.details;
+    d.push(("map name".into(), map.name.clone()));
+    d.push(("authors".into(), map.authors.clone()));
+    d.push(("description".into(), map.description.clone()));
+    d.push((
+        "created".into(),
+        format!("{} (UTC Unix seconds)", map.created),
+    ));
+    d.push((
+        "version".into(),
+        format!("{}.{}", map.version.0, map.version.1),
+    ));
+    d.push(("gamemodes".into(), map.gamemodes.join(", ")));
+    d.push(("difficulties".into(), map.difficulties.join(", ")));
+    d.push((
+        "sectors".into(),
+        format!(
+            "{} x {} x {} of {} units",
+            map.sector_counts[0],
+            map.sector_counts[1],
+            map.sector_counts[2],
+            map.sector_size()
+        ),
+    ));
+    d.push(("triangles".into(), triangles.to_string()));
+    d.push(("cubes".into(), cubes.to_string()));
+    d.push((
+        "lights".into(),
+        format!(
+            "{} dynamic, {} fast",
+            map.dynamic_light_count,
+            map.fast_lights.len()
+        ),
+    ));
+    d.push(("entities".into(), map.entities.entities.len().to_string()));
+    scene.tables.push((
+        "Map materials".into(),
+        map.materials
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                (
+                    format!("{i}"),
+                    format!(
+                        "{}{}{}",
+                        m.appearance.text,
+                        if m.is_fluid { " · fluid" } else { "" },
+                        if m.has_alpha { " · alpha" } else { "" }
+                    ),
+                )
+            })
+            .collect(),
+    ));
+    scene.tables.push((
+        "Teams".into(),
+        map.teams
+            .iter()
+            .map(|t| (t.name.text.clone(), format!("{:.2?}", t.color)))
+            .collect(),
+    ));
+    // Extra lightmaps (after every mesh texture, which stay per sector in
+    // order), for the lightmaps panel.
+    let mut extra_textures = Vec::new();
+    for (si, s) in map.sectors.iter().enumerate() {
+        let coords = map.sector_coords(si);
+        let mut list = Vec::new();
+        let mut add = |label: String, base: u8, luxels: &[u16]| {
+            let size = s.lightmaps.get(base as usize).map_or(1, |l| l.size());
+            if luxels.len() == (size * size) as usize {
+                list.push((label.clone(), scene.textures.len()));
+                scene.textures.push(lightmap_texture(
+                    format!("sector {coords:?} {label}"),
+                    size,
+                    luxels,
+                ));
+            }
+        };
+        for (i, x) in s.extra_lightmaps.iter().enumerate() {
+            add(
+                format!("extra lightmap {i} (over lightmap {})", x.base),
+                x.base,
+                &x.luxels,
+            );
+        }
+        for d in &s.dynamic_lights {
+            for (j, x) in d.extra_lightmaps.iter().enumerate() {
+                add(
+                    format!(
+                        "dynamic light {} extra lightmap {j} (over lightmap {})",
+                        d.light, x.base
+                    ),
+                    x.base,
+                    &x.luxels,
+                );
+            }
+        }
+        extra_textures.push(list);
+    }
+    // Entities with a place become labelled markers.
+    for e in &map.entities.entities {
+        if let Some(p) = e.position() {
+            scene.labels.push(Label {
+                position: Vec3::from(p),
+                text: format!("{} ({})", e.name.text, e.kind_name()),
+                color: [255, 220, 120, 255],
+                group: "entities".into(),
+                lang: String::new(),
+            });
+        }
+    }
+    scene.map = Some(Box::new(MapInfo {
+        map,
+        sector_meshes,
+        mesh_triangles,
+        mesh_source,
+        sector_textures,
+        extra_textures,
+    }));
+    scene
+}

@@ -1,0 +1,609 @@
+//! The map inspector (PMF): shading, sectors, the selected sector's cube
+//! octree, visibility, lightmaps, lights, props and entities. It edits
+//! [`MapUi`]; the app turns that into overlay lines and draw ranges.
+
+use super::UiState;
+use crate::formats::pmf::{self, CUBE_TYPES, Cube, CubeKind, FACES, Value};
+use crate::scene::from_pmf::{MapInfo, MapShading};
+use crate::scene::map_query::{self, CubeRef};
+
+/// What the map inspector shows and asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapUi {
+    pub shading: MapShading,
+    /// Set when `shading` changes: the app rebuilds the meshes.
+    pub request_shading: bool,
+    /// Outline every sector.
+    pub show_sectors: bool,
+    pub selected_sector: Option<usize>,
+    pub selected_cube: Option<CubeRef>,
+    /// The cube under the pointer in the octree browser (highlighted).
+    pub hovered_cube: Option<CubeRef>,
+    /// Draw the selected sector's cube boxes down to this depth.
+    pub box_depth: Option<u32>,
+    pub show_props: bool,
+    /// Show only what the selection (a chunk cube, or a sector's chunk
+    /// cubes together) can see.
+    pub show_visibility: bool,
+    /// Draw only what is visible from the camera's cell.
+    pub cull: bool,
+    /// The camera's cell and the triangles drawn without and with culling
+    /// (set by the app each frame).
+    pub camera_cell: Option<CubeRef>,
+    pub triangles_all: u64,
+    pub triangles_drawn: u64,
+    pub lightmap_zoom: f32,
+}
+
+impl Default for MapUi {
+    fn default() -> Self {
+        Self {
+            shading: MapShading::default(),
+            request_shading: false,
+            show_sectors: true,
+            selected_sector: None,
+            selected_cube: None,
+            hovered_cube: None,
+            box_depth: None,
+            show_props: false,
+            show_visibility: false,
+            cull: false,
+            camera_cell: None,
+            triangles_all: 0,
+            triangles_drawn: 0,
+            lightmap_zoom: 1.0,
+        }
+    }
+}
+
+impl MapUi {
+    /// The cubes whose view is shown: the selected chunk cube, else the
+    /// selected sector's chunk cubes together.
+    pub fn viewpoint(&self, map: &pmf::Pmf) -> Option<Vec<CubeRef>> {
+        if let Some((s, c)) = self.selected_cube
+            && let Some(chunk) = map_query::chunk_of(map, s, c)
+        {
+            return Some(map_query::visible_cubes(map, s, chunk));
+        }
+        self.selected_sector
+            .map(|s| map_query::visible_from_sector(map, s))
+    }
+}
+
+pub use crate::gpu::map_overlay::{CUBE_COLORS, cube_color};
+
+fn c32(c: [u8; 4]) -> egui::Color32 {
+    egui::Color32::from_rgb(c[0], c[1], c[2])
+}
+
+pub fn map_panel(ui: &mut egui::Ui, info: &MapInfo, state: &mut UiState) {
+    let map = &info.map;
+    let m = &mut state.map;
+    egui::CollapsingHeader::new("Map view")
+        .default_open(true)
+        .show(ui, |ui| {
+            ui.horizontal_wrapped(|ui| {
+                for s in MapShading::ALL {
+                    if ui.radio_value(&mut m.shading, s, s.name()).changed() {
+                        m.request_shading = true;
+                    }
+                }
+            });
+            ui.checkbox(&mut m.show_sectors, "sector grid");
+            ui.checkbox(&mut m.show_props, "props as boxes");
+            ui.checkbox(
+                &mut m.cull,
+                "render only what is visible from the camera's cell",
+            )
+            .on_hover_text("the chunk cube holding the camera, and what its visibility lists");
+            if m.cull {
+                match m.camera_cell {
+                    Some((s, c)) => ui.label(format!(
+                        "camera in sector {:?}, cube {c}: {} of {} triangles",
+                        map.sector_coords(s),
+                        m.triangles_drawn,
+                        m.triangles_all
+                    )),
+                    None => ui.weak(format!(
+                        "the camera is in no cell: all {} triangles drawn",
+                        m.triangles_all
+                    )),
+                };
+            }
+        });
+
+    egui::CollapsingHeader::new(format!("Sectors ({})", map.sectors.len()))
+        .default_open(true)
+        .show(ui, |ui| {
+            egui::ScrollArea::vertical()
+                .id_salt("sectors")
+                .max_height(220.0)
+                .show(ui, |ui| {
+                    egui::Grid::new("sector table")
+                        .num_columns(7)
+                        .striped(true)
+                        .show(ui, |ui| {
+                            for h in [
+                                "sector", "load r.", "lmaps", "props", "cubes", "tris", "chunks",
+                            ] {
+                                ui.strong(h);
+                            }
+                            ui.end_row();
+                            for (i, s) in map.sectors.iter().enumerate() {
+                                let selected = m.selected_sector == Some(i);
+                                let c = map.sector_coords(i);
+                                if ui
+                                    .selectable_label(
+                                        selected,
+                                        format!("{} {},{},{}", i, c[0], c[1], c[2]),
+                                    )
+                                    .clicked()
+                                {
+                                    m.selected_sector = (!selected).then_some(i);
+                                    m.selected_cube = None;
+                                }
+                                ui.label(format!("{:?}", s.load_radius));
+                                ui.label(format!(
+                                    "{}+{}",
+                                    s.lightmaps.len(),
+                                    s.extra_lightmaps.len()
+                                ));
+                                ui.label(s.props.len().to_string());
+                                ui.label(s.cubes.len().to_string());
+                                ui.label(s.triangles.len().to_string());
+                                ui.label(
+                                    s.cubes
+                                        .iter()
+                                        .filter(|c| c.chunk.is_some())
+                                        .count()
+                                        .to_string(),
+                                );
+                                ui.end_row();
+                            }
+                        });
+                });
+        });
+
+    if let Some(si) = m.selected_sector.filter(|&s| s < map.sectors.len()) {
+        let places = map_query::cube_places(map, si);
+        let max_depth = places.iter().flatten().map(|p| p.depth).max().unwrap_or(0);
+        egui::CollapsingHeader::new(format!(
+            "Octree of sector {:?} ({} cubes)",
+            map.sector_coords(si),
+            map.sectors[si].cubes.len()
+        ))
+        .default_open(true)
+        .show(ui, |ui| {
+            ui.horizontal(|ui| {
+                let mut on = m.box_depth.is_some();
+                ui.checkbox(&mut on, "cube boxes to depth");
+                let mut d = m.box_depth.unwrap_or(1).min(max_depth);
+                ui.add_enabled(on, egui::Slider::new(&mut d, 0..=max_depth).text("depth"));
+                m.box_depth = on.then_some(d);
+            });
+            ui.horizontal_wrapped(|ui| {
+                for (t, c) in CUBE_TYPES.iter().zip(CUBE_COLORS) {
+                    ui.colored_label(c32(c), *t);
+                }
+            });
+            m.hovered_cube = None;
+            // The selected cube's ancestors open (a cube picked in 3D shows).
+            let mut path = Vec::new();
+            if let Some((s, c)) = m.selected_cube.filter(|&(s, _)| s == si) {
+                let mut at = places.get(c).copied().flatten().and_then(|p| p.parent);
+                while let Some(p) = at {
+                    path.push(p);
+                    at = places.get(p).copied().flatten().and_then(|q| q.parent);
+                    if path.len() > 64 {
+                        break;
+                    }
+                }
+                let _ = s;
+            }
+            egui::ScrollArea::vertical()
+                .id_salt("octree")
+                .max_height(320.0)
+                .show(ui, |ui| {
+                    octree_node(ui, map, si, 0, m, 0, &path);
+                });
+            if let Some((s, c)) = m.selected_cube.filter(|&(s, _)| s == si)
+                && let Some(cube) = map.sectors[s].cubes.get(c)
+            {
+                ui.separator();
+                cube_details(ui, map, s, c, cube, places.get(c).copied().flatten());
+            }
+        });
+
+        egui::CollapsingHeader::new("Visibility")
+            .default_open(true)
+            .show(ui, |ui| {
+                ui.checkbox(&mut m.show_visibility, "show only what the selection sees")
+                    .on_hover_text("the selected chunk cube (or the selected cube's cell), else every chunk cube of the sector");
+                let what = match m.selected_cube {
+                    Some((s, c)) => match map_query::chunk_of(map, s, c) {
+                        Some(ch) => format!("cell: cube {ch} of sector {:?}", map.sector_coords(s)),
+                        None => "the selected cube is in no cell".into(),
+                    },
+                    None => format!("every chunk cube of sector {:?}", map.sector_coords(si)),
+                };
+                ui.weak(what);
+                if let Some(v) = m.viewpoint(map) {
+                    let mut sectors: Vec<usize> = v.iter().map(|&(s, _)| s).collect();
+                    sectors.dedup();
+                    ui.label(format!(
+                        "sees {} chunk cubes in {} sectors: {} of {} triangles",
+                        v.len(),
+                        sectors.len(),
+                        map_query::triangle_count(map, &v),
+                        map.sectors.iter().map(|s| s.triangles.len()).sum::<usize>()
+                    ));
+                }
+            });
+
+        let s = &map.sectors[si];
+        egui::CollapsingHeader::new(format!(
+            "Lightmaps ({} + {} extra)",
+            s.lightmaps.len(),
+            info.extra_textures.get(si).map_or(0, |l| l.len())
+        ))
+        .default_open(false)
+        .show(ui, |ui| {
+            ui.add(egui::Slider::new(&mut m.lightmap_zoom, 0.25..=4.0).text("zoom"));
+            for (li, l) in s.lightmaps.iter().enumerate() {
+                let users = s
+                    .cubes
+                    .iter()
+                    .filter(|c| c.kind.lightmap() == Some(li as u8))
+                    .count();
+                ui.label(format!(
+                    "lightmap {li}: {0}x{0}, used by {users} cubes",
+                    l.size()
+                ));
+                let tex = info.sector_textures.get(si).map(|&t| t + li);
+                if let Some(id) = tex.and_then(|t| state.texture_ids.get(t).copied().flatten()) {
+                    let side = l.size() as f32 * m.lightmap_zoom;
+                    ui.add(egui::Image::new((id, egui::vec2(side, side))));
+                }
+            }
+            for (label, tex) in info.extra_textures.get(si).into_iter().flatten() {
+                ui.label(label);
+                if let Some(id) = state.texture_ids.get(*tex).copied().flatten() {
+                    let side = s.lightmaps[0].size() as f32 * m.lightmap_zoom;
+                    ui.add(egui::Image::new((id, egui::vec2(side, side))));
+                }
+            }
+        });
+
+        egui::CollapsingHeader::new("Lights")
+            .default_open(false)
+            .show(ui, |ui| {
+                // Cubes whose lighting references name a light.
+                let affected = |light: u16, dynamic: bool| {
+                    s.cubes
+                        .iter()
+                        .filter_map(|c| c.lighting.as_ref())
+                        .filter(|l| {
+                            let (refs, at, n) = if dynamic {
+                                (&s.dynamic_light_refs, l.dynamic_index, l.dynamic_count)
+                            } else {
+                                (&s.fast_light_refs, l.fast_index, l.fast_count)
+                            };
+                            refs.iter()
+                                .skip(at as usize)
+                                .take(n as usize)
+                                .any(|&r| r == light)
+                        })
+                        .count()
+                };
+                for d in &s.dynamic_lights {
+                    ui.label(format!(
+                        "dynamic light {}: {} extra lightmap(s), affects {} cubes",
+                        d.light,
+                        d.extra_lightmaps.len(),
+                        affected(d.light, true)
+                    ));
+                }
+                for f in &s.fast_lights {
+                    let color = map
+                        .fast_lights
+                        .get(f.light as usize)
+                        .copied()
+                        .unwrap_or([1.0; 3]);
+                    ui.label(format!(
+                        "fast light {} {:.2?}: {} affected points, {} cubes",
+                        f.light,
+                        color,
+                        f.points.len(),
+                        affected(f.light, false)
+                    ));
+                }
+                let lit = s.cubes.iter().filter(|c| c.lighting.is_some()).count();
+                ui.weak(format!(
+                    "{lit} cubes with lighting data; references: {} dynamic, {} fast",
+                    s.dynamic_light_refs.len(),
+                    s.fast_light_refs.len()
+                ));
+            });
+    }
+
+    egui::CollapsingHeader::new(format!("Entities ({})", map.entities.entities.len()))
+        .default_open(false)
+        .show(ui, |ui| {
+            for (i, e) in map.entities.entities.iter().enumerate() {
+                egui::CollapsingHeader::new(format!("{} ({})", e.name.text, e.kind_name()))
+                    .id_salt(("entity", i))
+                    .show(ui, |ui| {
+                        egui::Grid::new(("entity fields", i))
+                            .num_columns(2)
+                            .show(ui, |ui| {
+                                ui.label("difficulties");
+                                ui.label(mask_names(e.difficulties as u16, &map.difficulties));
+                                ui.end_row();
+                                ui.label("gamemodes");
+                                ui.label(mask_names(e.gamemodes, &map.gamemodes));
+                                ui.end_row();
+                                for ((name, field), v) in e.field_names().iter().zip(&e.fields) {
+                                    ui.label(*name);
+                                    ui.label(value_text(field, v));
+                                    ui.end_row();
+                                }
+                            });
+                    });
+            }
+            ui.weak(format!(
+                "{} actions, {} filters, {} selectors; teams: {}",
+                map.entities.actions.len(),
+                map.entities.filters.len(),
+                map.entities.selectors.len(),
+                map.teams
+                    .iter()
+                    .map(|t| t.name.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        });
+}
+
+fn mask_names(mask: u16, names: &[String]) -> String {
+    let on: Vec<&str> = names
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i < 16 && mask & (1 << i) != 0)
+        .map(|(_, n)| n.as_str())
+        .collect();
+    if on.is_empty() {
+        "none".into()
+    } else {
+        on.join(", ")
+    }
+}
+
+fn value_text(field: &pmf::Field, v: &Value) -> String {
+    match (field, v) {
+        (pmf::Field::Flags(names), Value::Flags(bits)) => {
+            let n = names.len();
+            let on: Vec<&str> = names
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| bits & (1 << (n - 1 - i)) != 0)
+                .map(|(_, s)| *s)
+                .collect();
+            if on.is_empty() {
+                "none".into()
+            } else {
+                on.join(", ")
+            }
+        }
+        (pmf::Field::Enum(names), Value::Enum(x)) => {
+            names.get(*x as usize).copied().unwrap_or("?").to_string()
+        }
+        (_, Value::Str(t)) => format!("{:?}", t.text),
+        (_, Value::Signals(l)) => l
+            .iter()
+            .map(|t| t.text.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        (_, Value::Vec3(x)) => format!("{:.2?}", x),
+        (_, Value::Vec4(x)) => format!("{:.2?}", x),
+        (_, Value::Vec2(x)) => format!("{:.2?}", x),
+        (_, Value::Filter(x)) => format!("filter at byte {x}"),
+        (_, Value::Selector(x)) => format!("selector at byte {x}"),
+        (_, Value::Team(x)) => format!("team {}", x / 16),
+        (_, Value::Actions(l)) => format!("actions at bytes {l:?}"),
+        (_, Value::Light(x)) => format!("dynamic light {x}"),
+        (_, Value::Material(x)) => format!("material {x}"),
+        (_, other) => format!("{other:?}")
+            .trim_start_matches(|c: char| c.is_alphanumeric())
+            .trim_matches(|c| c == '(' || c == ')')
+            .to_string(),
+    }
+}
+
+fn octree_node(
+    ui: &mut egui::Ui,
+    map: &pmf::Pmf,
+    si: usize,
+    ci: usize,
+    m: &mut MapUi,
+    depth: u32,
+    open_path: &[usize],
+) {
+    let Some(cube) = map.sectors[si].cubes.get(ci) else {
+        return;
+    };
+    if depth > 24 {
+        return;
+    }
+    let mut text = format!("#{ci} {}", cube.kind.name());
+    if cube.chunk.is_some() {
+        text.push_str(" · chunk");
+    }
+    if let Some((first, n)) = cube.kind.triangles()
+        && n > 0
+    {
+        text.push_str(&format!(" · tris {first}..{}", first + n));
+    }
+    let selected = m.selected_cube == Some((si, ci));
+    let label = egui::RichText::new(text).color(c32(cube_color(&cube.kind)));
+    let clicked = |resp: egui::Response, m: &mut MapUi| {
+        if resp.hovered() {
+            m.hovered_cube = Some((si, ci));
+        }
+        if resp.clicked() {
+            m.selected_cube = (!selected).then_some((si, ci));
+        }
+    };
+    match &cube.kind {
+        CubeKind::Parent(children) => {
+            let id = ui.make_persistent_id(("cube", si, ci));
+            let mut state = egui::collapsing_header::CollapsingState::load_with_default_open(
+                ui.ctx(),
+                id,
+                depth < 1,
+            );
+            if open_path.contains(&ci) && !state.is_open() {
+                state.set_open(true);
+            }
+            state
+                .show_header(ui, |ui| {
+                    let r = ui.selectable_label(selected, label);
+                    clicked(r, m);
+                })
+                .body(|ui| {
+                    for &c in children {
+                        octree_node(ui, map, si, c as usize, m, depth + 1, open_path);
+                    }
+                });
+        }
+        _ => {
+            let r = ui.selectable_label(selected, label);
+            if selected && !open_path.is_empty() {
+                r.scroll_to_me(None);
+            }
+            clicked(r, m);
+        }
+    }
+}
+
+fn cube_details(
+    ui: &mut egui::Ui,
+    map: &pmf::Pmf,
+    si: usize,
+    ci: usize,
+    cube: &Cube,
+    place: Option<map_query::CubePlace>,
+) {
+    egui::Grid::new("cube details")
+        .num_columns(2)
+        .striped(true)
+        .show(ui, |ui| {
+            let mut row = |k: &str, v: String| {
+                ui.label(k);
+                ui.label(v);
+                ui.end_row();
+            };
+            row(
+                "cube",
+                format!("#{ci} of sector {:?}", map.sector_coords(si)),
+            );
+            row("type", cube.kind.name().to_string());
+            if let Some(p) = place {
+                row("depth", p.depth.to_string());
+                row(
+                    "bounds",
+                    format!(
+                        "{:.1?} .. {:.1?}",
+                        p.bounds.min.to_array(),
+                        p.bounds.max.to_array()
+                    ),
+                );
+            }
+            let mats = cube.kind.materials();
+            if !mats.is_empty() {
+                row(
+                    "material(s)",
+                    mats.iter()
+                        .map(|&x| {
+                            let path = map
+                                .materials
+                                .get(x as usize)
+                                .map_or("", |m| m.appearance.text.as_str());
+                            format!("{x} {path}")
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                );
+            }
+            if let Some(l) = cube.kind.lightmap() {
+                row("lightmap", l.to_string());
+            }
+            if let Some((first, n)) = cube.kind.triangles() {
+                row("triangles", format!("{first}..{} ({n})", first + n));
+            }
+            match &cube.kind {
+                CubeKind::Solid { faces, .. } => row(
+                    "faces",
+                    FACES
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| faces & (1 << (5 - i)) != 0)
+                        .map(|(_, f)| *f)
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+                CubeKind::Angled {
+                    counts,
+                    fill,
+                    pitch,
+                    yaw,
+                    ..
+                }
+                | CubeKind::ExtAngled {
+                    counts,
+                    fill,
+                    pitch,
+                    yaw,
+                    ..
+                } => {
+                    row(
+                        "triangles per side",
+                        format!(
+                            "plane {}, {:?} (+X +Y +Z -X -Y -Z)",
+                            counts[0],
+                            &counts[1..]
+                        ),
+                    );
+                    row("fill / pitch / yaw", format!("{fill} / {pitch} / {yaw}"));
+                }
+                CubeKind::ExtSolid { counts, .. } => {
+                    row(
+                        "triangles per face",
+                        format!("{counts:?} (+X +Y +Z -X -Y -Z)"),
+                    );
+                }
+                _ => {}
+            }
+            if let Some(l) = &cube.lighting {
+                row(
+                    "lighting",
+                    format!(
+                        "base {:?}; dynamic refs {}+{}; fast refs {}+{}",
+                        l.base_light, l.dynamic_index, l.dynamic_count, l.fast_index, l.fast_count
+                    ),
+                );
+            }
+            if let Some(c) = &cube.chunk {
+                row(
+                    "chunk",
+                    format!(
+                        "{} props; sees {} sectors, {} cubes; visibility data {} / {}",
+                        c.props.len(),
+                        c.visible.len(),
+                        c.visible.iter().map(|v| v.cubes.len()).sum::<usize>(),
+                        c.visibility_index,
+                        c.visibility_count
+                    ),
+                );
+            }
+        });
+}
