@@ -77,7 +77,11 @@ fn window_shows_the_model_and_the_inspector() {
     assert!(text_rows > 50, "the inspector shows no text");
 }
 
-/// Runs `script` inside one Xvfb display with `$FACET` set to the binary.
+/// Runs `script` inside one Xvfb display. The script starts the viewer with
+/// the shell function `facet` (its log goes to a file of this run) and
+/// waits for the viewer with `wait_log TEXT` (until a log line contains
+/// TEXT; fails after 40 s) rather than with fixed sleeps, which lose the
+/// race on a busy machine. The log is appended to the returned stderr.
 fn under_xvfb(script: &str) -> std::process::Output {
     for tool in ["xvfb-run", "xdotool"] {
         assert!(
@@ -88,24 +92,52 @@ fn under_xvfb(script: &str) -> std::process::Output {
             "this test needs {tool} (scripts/test installs it)"
         );
     }
-    // A viewer that ignores Ctrl+Q is killed after 60 s, and the test fails.
-    Command::new("timeout")
+    static RUN: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let log = common::output_dir().join(format!(
+        "xvfb-{}-{}.log",
+        std::process::id(),
+        RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    std::fs::write(&log, "").unwrap();
+    let script = format!(
+        r#"
+        facet() {{ "$FACET" "$@" 2>>"$FACET_LOG"; }}
+        wait_log() {{
+            i=0
+            until grep -qF -- "$1" "$FACET_LOG"; do
+                i=$((i + 1))
+                if [ $i -gt 400 ]; then
+                    echo "timed out waiting for '$1' in the log" >&2
+                    return 1
+                fi
+                sleep 0.1
+            done
+        }}
+        {script}"#
+    );
+    // A viewer that ignores Ctrl+Q is killed after 90 s, and the test fails.
+    let mut out = Command::new("timeout")
         .args([
-            "60",
+            "90",
             "xvfb-run",
             "-a",
             "-s",
             "-screen 0 1280x800x24",
             "sh",
-            "-c",
-            script,
+            "-ec",
+            &script,
         ])
         .env("FACET", env!("CARGO_BIN_EXE_facet"))
+        .env("FACET_LOG", &log)
         .env("RUST_LOG", "facet=info")
         .env("XDG_CONFIG_HOME", common::output_dir().join("config"))
         .current_dir(common::repo())
         .output()
-        .unwrap()
+        .unwrap();
+    out.stderr
+        .extend_from_slice(&std::fs::read(&log).unwrap_or_default());
+    let _ = std::fs::remove_file(&log);
+    out
 }
 
 #[test]
@@ -114,9 +146,9 @@ fn space_plays_the_animation() {
     // manager), press Space with the pointer over the 3D view, let it play,
     // then quit with Ctrl+Q. The app reports the timeline at exit.
     let script = r#"
-        "$FACET" assets/demo.p3m & pid=$!
+        facet assets/demo.p3m & pid=$!
         wid=$(xdotool search --sync --name 'facet' | head -1)
-        sleep 1
+        wait_log "opened "
         xdotool windowfocus --sync "$wid"
         xdotool mousemove 300 300
         xdotool key space
@@ -153,9 +185,9 @@ fn space_plays_the_animation() {
     // Without Space the skeleton stays at the rest pose while the animated
     // glow material plays on its own timeline.
     let out = under_xvfb(
-        r#""$FACET" assets/demo.p3m & pid=$!
+        r#"facet assets/demo.p3m & pid=$!
         wid=$(xdotool search --sync --name 'facet' | head -1)
-        sleep 1
+        wait_log "opened "
         xdotool windowfocus --sync "$wid"
         xdotool mousemove 300 300
         xdotool key ctrl+q
@@ -184,13 +216,13 @@ fn a_changed_file_reloads_and_a_broken_one_keeps_the_last_good_scene() {
     std::fs::copy(common::repo().join("assets/demo.p3m"), &file).unwrap();
     let script = format!(
         r#"
-        "$FACET" "{f}" & pid=$!
+        facet "{f}" & pid=$!
         wid=$(xdotool search --sync --name 'facet' | head -1)
-        sleep 1
+        wait_log "opened "
         cat assets/demo.p3m > "{f}"
-        sleep 1
+        wait_log "reloaded "
         printf 'P3M broken' > "{f}"
-        sleep 1
+        wait_log "reload failed"
         xdotool windowfocus --sync "$wid"
         xdotool key ctrl+q
         wait $pid
@@ -215,10 +247,11 @@ fn a_changed_file_reloads_and_a_broken_one_keeps_the_last_good_scene() {
 }
 
 #[test]
-fn file_menu_saves_a_render_at_1920x1080() {
-    // Click File, then "Save render 1920x1080" (egui embeds its fonts and
-    // the settings start empty, so the menu lays out the same every time);
-    // the render lands in the current folder.
+fn file_menu_saves_a_render_at_the_chosen_size() {
+    // Click File, the 720p preset, then "Save render 1280x720" (egui embeds
+    // its fonts and the settings start empty, so the menu lays out the same
+    // every time); the render lands in the current folder and the size is
+    // kept in the settings.
     let dir = common::output_dir().join("menu-render");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -226,14 +259,16 @@ fn file_menu_saves_a_render_at_1920x1080() {
         r#"
         cd "{d}"
         export XDG_CONFIG_HOME="{d}/config"  # a fresh recent-files list
-        "$FACET" "{m}" & pid=$!
+        facet "{m}" & pid=$!
         wid=$(xdotool search --sync --name 'facet' | head -1)
-        sleep 1.2
+        wait_log "opened "
         xdotool windowfocus --sync "$wid"
         xdotool mousemove 78 12 click 1
-        sleep 0.6
-        xdotool mousemove 140 112 click 1
-        sleep 4
+        sleep 1
+        xdotool mousemove 83 190 click 1
+        sleep 1
+        xdotool mousemove 137 144 click 1
+        wait_log "render saved to "
         xdotool key ctrl+q
         wait $pid
     "#,
@@ -250,12 +285,15 @@ fn file_menu_saves_a_render_at_1920x1080() {
             p.file_name()
                 .unwrap()
                 .to_string_lossy()
-                .starts_with("facet-render-1920x1080-")
+                .starts_with("facet-render-1280x720-")
         })
         .collect();
     assert_eq!(saved.len(), 1, "no render saved:\n{log}");
     let img = image::open(&saved[0]).unwrap().to_rgba8();
-    assert_eq!(img.dimensions(), (1920, 1080));
+    assert_eq!(img.dimensions(), (1280, 720));
+    let settings = std::fs::read_to_string(dir.join("config/facet/settings.json")).unwrap();
+    let settings: serde_json::Value = serde_json::from_str(&settings).unwrap();
+    assert_eq!(settings["render_size"], serde_json::json!([1280, 720]));
     let colours: std::collections::HashSet<[u8; 4]> =
         img.pixels().step_by(97).map(|p| p.0).collect();
     assert!(colours.len() > 50, "the render looks blank");
@@ -270,7 +308,7 @@ fn a_file_dropped_on_the_window_replaces_the_scene() {
     let _ = std::fs::remove_file(&shot);
     let dropped = common::repo().join("assets/demo.m3d");
     let script = format!(
-        r#"FACET_TEST_DROP="10:{m}" "$FACET" assets/demo.p3m --screenshot "{s}" --frames 40"#,
+        r#"export FACET_TEST_DROP="10:{m}"; facet assets/demo.p3m --screenshot "{s}" --frames 40"#,
         m = dropped.display(),
         s = shot.display()
     );
@@ -281,15 +319,154 @@ fn a_file_dropped_on_the_window_replaces_the_scene() {
         log.contains(&format!("opened {}", dropped.display())),
         "{log}"
     );
-    let img = image::open(&shot).unwrap().to_rgba8();
-    // The crystal's magenta tip (vertex colour 255, 60, 200) is on screen;
-    // nothing in the P3M demo is that colour (its glow is 255, 140, 220).
+    assert_crystal_drawn(&shot, "the dropped model");
+}
+
+/// The M3D crystal's magenta tip (vertex colour 255, 60, 200) is on the
+/// screenshot; nothing in the P3M demo is that colour (its glow is 255,
+/// 140, 220).
+fn assert_crystal_drawn(shot: &std::path::Path, what: &str) {
+    let img = image::open(shot).unwrap().to_rgba8();
     let crystal = img
         .pixels()
         .filter(|p| p.0[0] > 150 && p.0[2] > 150 && p.0[1] < 90)
         .count();
-    assert!(
-        crystal > 500,
-        "the dropped model is not drawn ({crystal} pixels)"
+    assert!(crystal > 500, "{what} is not drawn ({crystal} pixels)");
+}
+
+#[test]
+fn ctrl_o_opens_the_file_the_dialog_returns() {
+    // No portal on the (absent) session bus, so rfd falls back to zenity:
+    // a stand-in zenity on the PATH records its arguments and answers with
+    // the M3D demo, which must replace the P3M on screen.
+    let dir = common::output_dir().join("open-dialog");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let picked = common::repo().join("assets/demo.m3d");
+    let zenity = dir.join("zenity");
+    std::fs::write(
+        &zenity,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"{}/zenity-args\"\necho \"{}\"\n",
+            dir.display(),
+            picked.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&zenity, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let shot = dir.join("window.png");
+    let script = format!(
+        r#"
+        export PATH="{d}:$PATH" DBUS_SESSION_BUS_ADDRESS="unix:path={d}/no-bus"
+        facet assets/demo.p3m --screenshot "{s}" --frames 120 & pid=$!
+        wid=$(xdotool search --sync --name 'facet' | head -1)
+        wait_log "opened "
+        xdotool windowfocus --sync "$wid"
+        xdotool mousemove 400 400 key ctrl+o
+        wait $pid
+    "#,
+        d = dir.display(),
+        s = shot.display()
     );
+    let out = under_xvfb(&script);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    let args = std::fs::read_to_string(dir.join("zenity-args"))
+        .unwrap_or_else(|e| panic!("the dialog never ran zenity ({e}):\n{log}"));
+    assert!(args.contains("--file-selection"), "{args}");
+    assert!(
+        args.contains("Models and maps | *.p3m *.ptf *.m3d *.papa *.pmf"),
+        "{args}"
+    );
+    assert!(
+        log.contains(&format!("opened {}", picked.display())),
+        "{log}"
+    );
+    assert_crystal_drawn(&shot, "the picked model");
+}
+
+#[test]
+fn a_dropped_map_loads_in_the_background_and_shows() {
+    // The map decodes on its own thread while the window keeps drawing
+    // (the log counts those frames); then its sectors are on screen.
+    let shot = common::output_dir().join("window_map.png");
+    let _ = std::fs::remove_file(&shot);
+    let map = common::repo().join("assets/demo.pmf");
+    let script = format!(
+        r#"export FACET_TEST_DROP="5:{m}"; facet assets/demo.p3m --screenshot "{s}" --frames 90"#,
+        m = map.display(),
+        s = shot.display()
+    );
+    let out = under_xvfb(&script);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    assert!(log.contains(&format!("opened {}", map.display())), "{log}");
+    let frames: u32 = log
+        .lines()
+        .find_map(|l| {
+            l.split(" frames drawn while ")
+                .next()?
+                .rsplit(' ')
+                .next()?
+                .parse()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("no frame count in the log:\n{log}"));
+    assert!(frames >= 1, "{log}");
+    let img = image::open(&shot).unwrap().to_rgba8();
+    // Grass tops: the green tint under the baked light.
+    let grass = img
+        .pixels()
+        .filter(|p| {
+            p.0[1] > 120 && p.0[1] as i32 > p.0[0] as i32 + 20 && p.0[1] as i32 > p.0[2] as i32 + 30
+        })
+        .count();
+    assert!(grass > 5000, "the map is not drawn ({grass} pixels)");
+}
+
+#[test]
+fn clicking_the_map_selects_the_sector_under_the_cursor() {
+    let script = r#"
+        facet assets/demo.pmf & pid=$!
+        wid=$(xdotool search --sync --name 'facet' | head -1)
+        wait_log "opened "
+        xdotool windowfocus --sync "$wid"
+        xdotool mousemove 260 420 click 1
+        wait_log "picked "
+        xdotool key ctrl+q
+        wait $pid
+    "#;
+    let out = under_xvfb(script);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    assert!(log.contains("picked sector ["), "{log}");
+}
+
+#[test]
+fn the_file_on_the_command_line_loads_in_the_window() {
+    // The window comes up first and the file loads behind a progress bar;
+    // `--frames` counts frames of the loaded file.
+    let shot = common::output_dir().join("window_initial_map.png");
+    let _ = std::fs::remove_file(&shot);
+    let out = under_xvfb(&format!(
+        r#"facet assets/demo.pmf --screenshot "{}" --frames 3"#,
+        shot.display()
+    ));
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    assert!(log.contains("frames drawn while"), "{log}");
+    assert!(log.contains("opened assets/demo.pmf"), "{log}");
+    assert!(shot.exists());
+
+    // With --screenshot (automation), a file that does not load is an
+    // error exit with the decoder's message; a missing file fails at once.
+    let out =
+        under_xvfb(r#"facet tests/corpus/pmf/octree-self-cycle --screenshot /dev/null --frames 3"#);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{log}");
+    assert!(log.contains("already in the octree"), "{log}");
+    let out = under_xvfb(r#"facet no/such/file.pmf"#);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/file.pmf"));
 }
