@@ -156,6 +156,39 @@ fn the_bundled_demo_is_what_the_generator_makes() {
 }
 
 #[test]
+fn sectors_decode_the_same_on_any_number_of_threads() {
+    // Sectors decode in parallel; the map, and the first error in file
+    // order, must not depend on how many threads there are.
+    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.pmf")).unwrap();
+    let one = pmf::decode_on(&bytes, 1, &|_| {}).unwrap();
+    for threads in [2, 3, 16] {
+        assert!(pmf::decode_on(&bytes, threads, &|_| {}).unwrap() == one);
+    }
+
+    // Break sectors 1 and 3: sector 1's error wins every time.
+    let mut map = small();
+    for s in [1, 3] {
+        if let CubeKind::Parent(c) = &mut map.sectors[s].cubes[0].kind {
+            c[0] = 0;
+        }
+    }
+    let bytes = encode(&map);
+    for threads in [1, 2, 4] {
+        let e = pmf::decode_on(&bytes, threads, &|_| {})
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("sector 1: "), "{threads} threads: {e}");
+    }
+
+    // Progress reaches 1 and never goes back.
+    let seen = std::sync::Mutex::new(Vec::new());
+    pmf::decode_on(&encode(&small()), 2, &|f| seen.lock().unwrap().push(f)).unwrap();
+    let seen = seen.into_inner().unwrap();
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
+    assert_eq!(seen.last(), Some(&1.0));
+}
+
+#[test]
 fn truncation_is_an_error_with_an_offset() {
     let bytes = encode(&small());
     // Every byte of the header and the first blocks, then 1,500 cuts spread
@@ -237,8 +270,44 @@ fn octree_cycles_and_bad_children_are_errors() {
         c[3] = 0;
     }
     let e = decode_err(&encode(&map));
-    assert!(e.contains("sector 1: cubes"), "{e}");
-    assert!(e.contains("already in the octree"), "{e}");
+    assert!(
+        e.contains(&format!(
+            "sector 1: shared sector data (LZ4 block): cube {child}: children"
+        )),
+        "{e}"
+    );
+    assert!(
+        e.contains("child 3 is cube 0, already in the octree"),
+        "{e}"
+    );
+
+    // Two parents sharing a child: the second claim is refused.
+    let mut map = small();
+    let [a, b] = {
+        let parents: Vec<usize> = map.sectors[0]
+            .cubes
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| matches!(c.kind, CubeKind::Parent(_)))
+            .map(|(i, _)| i)
+            .take(2)
+            .collect();
+        [parents[0], parents[1]]
+    };
+    let CubeKind::Parent(first) = map.sectors[0].cubes[a].kind else {
+        unreachable!()
+    };
+    if let CubeKind::Parent(c) = &mut map.sectors[0].cubes[b].kind {
+        c[5] = first[2];
+    }
+    let e = decode_err(&encode(&map));
+    assert!(
+        e.contains(&format!(
+            "child 5 is cube {}, already in the octree",
+            first[2]
+        )),
+        "{e}"
+    );
 
     let mut map = small();
     if let CubeKind::Parent(c) = &mut map.sectors[0].cubes[0].kind {

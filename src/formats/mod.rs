@@ -162,6 +162,7 @@ pub struct Reader<'a> {
 
 macro_rules! read_le {
     ($($name:ident: $ty:ty),* $(,)?) => {$(
+        #[inline]
         pub fn $name(&mut self, field: &str) -> Result<$ty> {
             Ok(<$ty>::from_le_bytes(self.fixed(field)?))
         }
@@ -216,6 +217,10 @@ impl<'a> Reader<'a> {
         DecodeError::invalid(at as u64, self.name(field), msg)
     }
 
+    // Cold and out of line: the readers below inline to a bounds check and
+    // a load, and the error path stays out of the decoders' hot loops.
+    #[cold]
+    #[inline(never)]
     fn truncated(&self, field: &str, needed: usize) -> DecodeError {
         DecodeError {
             offset: self.pos as u64,
@@ -227,6 +232,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     pub fn bytes(&mut self, n: usize, field: &str) -> Result<&'a [u8]> {
         if self.remaining() < n {
             return Err(self.truncated(field, n));
@@ -237,11 +243,27 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads exactly `N` bytes.
+    #[inline]
     pub fn fixed<const N: usize>(&mut self, field: &str) -> Result<[u8; N]> {
         match self.data.get(self.pos..).and_then(|t| t.first_chunk::<N>()) {
             Some(b) => {
                 self.pos += N;
                 Ok(*b)
+            }
+            None => Err(self.truncated(field, N)),
+        }
+    }
+
+    /// Borrows exactly `N` bytes. Prefer this to [`Reader::fixed`] for a
+    /// record whose fields are then picked out: a copied array goes through
+    /// the stack in overlapping stores, and loading a field that spans two
+    /// of them stalls the CPU (store forwarding fails).
+    #[inline]
+    pub fn fixed_ref<const N: usize>(&mut self, field: &str) -> Result<&'a [u8; N]> {
+        match self.data.get(self.pos..).and_then(|t| t.first_chunk::<N>()) {
+            Some(b) => {
+                self.pos += N;
+                Ok(b)
             }
             None => Err(self.truncated(field, N)),
         }
@@ -286,6 +308,7 @@ impl<'a> Reader<'a> {
 
     /// Checks that `count` elements of `elem_size` bytes fit in the rest of the
     /// data before anything is allocated for them.
+    #[inline]
     pub fn check_count(&self, count: usize, elem_size: usize, field: &str) -> Result<()> {
         let needed = count.saturating_mul(elem_size);
         if needed > self.remaining() {

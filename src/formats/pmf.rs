@@ -921,12 +921,12 @@ fn inflate_into<'s>(
     }
 }
 
-/// Reusable buffers for inflating: sector blocks, and lightmaps (which
-/// the client sector block's dynamic lights hold while it is in use).
+/// Reusable buffers: the shared sector blocks are inflated into one, and
+/// the octree check marks the cubes that have a parent in the other.
 #[derive(Default)]
 struct Scratch {
     block: Vec<u8>,
-    luxels: Vec<u8>,
+    claimed: Vec<bool>,
 }
 
 fn inflate_block(r: &Reader, b: &Block, field: &str) -> Result<Vec<u8>> {
@@ -983,40 +983,43 @@ fn read_u24(r: &mut Reader, field: &str) -> Result<u32> {
     Ok(u32::from_le_bytes([b[0], b[1], b[2], 0]))
 }
 
-fn luxels(bytes: &[u8]) -> Vec<u16> {
-    if cfg!(target_endian = "little") {
-        return bytemuck::pod_collect_to_vec(&bytes[..bytes.len() & !1]);
+/// Inflates a block straight into a fresh vector of `T` (the file layout is
+/// the memory layout: no copy out of a scratch buffer), sized to hold at
+/// least `declared` bytes. The caller has run [`check_declared`]; the
+/// values are still little-endian.
+fn inflate_pod<T: bytemuck::Pod>(
+    data: &[u8],
+    declared: usize,
+) -> std::result::Result<Vec<T>, String> {
+    let mut out: Vec<T> = bytemuck::zeroed_vec(declared.div_ceil(size_of::<T>()));
+    let bytes = &mut bytemuck::cast_slice_mut::<T, u8>(&mut out)[..declared];
+    match lz4_flex::block::decompress_into(data, bytes) {
+        Ok(n) if n == declared => Ok(out),
+        Ok(n) => Err(format!(
+            "inflates to {n} bytes, not the declared {declared}"
+        )),
+        Err(e) => Err(e.to_string()),
     }
-    bytes
-        .chunks_exact(2)
-        .map(|c| u16::from_le_bytes([c[0], c[1]]))
-        .collect()
 }
 
-/// Triangles from their stored bytes (a whole number of 84-byte records).
-fn triangles_from_le(bytes: &[u8]) -> Vec<Triangle> {
-    if cfg!(target_endian = "little") {
-        return bytemuck::pod_collect_to_vec(bytes);
+/// Little-endian 4-byte words to native order, in place (nothing to do on
+/// little-endian machines).
+fn words_from_le<T: bytemuck::Pod>(v: &mut [T]) {
+    if cfg!(target_endian = "big") {
+        for w in bytemuck::cast_slice_mut::<T, u32>(v) {
+            *w = u32::from_le(*w);
+        }
     }
-    bytes
-        .chunks_exact(84)
-        .map(|t| Triangle {
-            points: std::array::from_fn(|c| {
-                let p = &t[c * 28..c * 28 + 28];
-                Point {
-                    position: [le_f32(&p[0..]), le_f32(&p[4..]), le_f32(&p[8..])],
-                    uv: [le_f32(&p[12..]), le_f32(&p[16..])],
-                    lightmap_uv: [le_f32(&p[20..]), le_f32(&p[24..])],
-                }
-            }),
-        })
-        .collect()
 }
 
+/// A sector as the container lays it out: its blocks found and their
+/// declared sizes checked, nothing inflated yet (its worker does that).
 struct RawSector<'a> {
     load_radius: [u8; 3],
-    lightmaps: Vec<Lightmap>,
-    extra_lightmaps: Vec<ExtraLightmap>,
+    /// Size exponent and block of each lightmap.
+    lightmaps: Vec<(u8, LuxelBlock<'a>)>,
+    /// Base lightmap and block of each extra lightmap.
+    extra_lightmaps: Vec<(u8, LuxelBlock<'a>)>,
     shared: Block<'a>,
     client: Block<'a>,
 }
@@ -1076,6 +1079,14 @@ pub fn decode(data: &[u8]) -> Result<Pmf> {
 /// As [`decode`], telling `progress` how far it is (0..1) as sectors are
 /// decoded, for a progress bar.
 pub fn decode_with_progress(data: &[u8], progress: &dyn Fn(f32)) -> Result<Pmf> {
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    decode_on(data, cores, progress)
+}
+
+/// As [`decode_with_progress`], decoding sectors on at most `threads`
+/// threads (this one included; 1 decodes everything here). The result,
+/// or the error, is the same whatever the count.
+pub fn decode_on(data: &[u8], threads: usize, progress: &dyn Fn(f32)) -> Result<Pmf> {
     let mut r = Reader::new(data);
     let Header {
         version: (major, minor),
@@ -1113,10 +1124,9 @@ pub fn decode_with_progress(data: &[u8], progress: &dyn Fn(f32)) -> Result<Pmf> 
     }
     let sector_count = sector_counts.iter().map(|&c| c as usize).product::<usize>();
     // A sector takes at least 3 + 1 + 1 + 4 + 2 + 16 bytes.
-    let mut scratch = Scratch::default();
     let raw_sectors = r.array(sector_count, 27, "sectors", |r, i| {
         r.set_ctx(format!("sector {i}"));
-        let s = raw_sector(r, &mut scratch.luxels);
+        let s = raw_sector(r);
         r.clear_ctx();
         s
     })?;
@@ -1223,16 +1233,9 @@ pub fn decode_with_progress(data: &[u8], progress: &dyn Fn(f32)) -> Result<Pmf> 
         dynamic_lights: dynamic_light_count as usize,
         fast_lights: fast_light_count,
     };
-    let mut sectors = Vec::with_capacity(raw_sectors.len());
     let blocks_at: Vec<usize> = raw_sectors.iter().map(|s| s.shared.at).collect();
-    let total = raw_sectors.len().max(1) as f32;
     progress(0.05);
-    for (i, s) in raw_sectors.into_iter().enumerate() {
-        r.set_ctx(format!("sector {i}"));
-        sectors.push(sector(&r, s, &limits, &mut scratch)?);
-        r.clear_ctx();
-        progress(0.05 + 0.95 * (i + 1) as f32 / total);
-    }
+    let (sectors, chunks) = decode_sectors(data, raw_sectors, &limits, threads, progress)?;
     let map = Pmf {
         version: (major, minor),
         name,
@@ -1252,21 +1255,99 @@ pub fn decode_with_progress(data: &[u8], progress: &dyn Fn(f32)) -> Result<Pmf> 
         server_strings,
         client_strings,
     };
-    validate_visibility(&map, &blocks_at)?;
+    validate_visibility(&map, &chunks, &blocks_at)?;
     Ok(map)
+}
+
+/// Decodes the sectors, which are independent, on up to `threads` threads
+/// (this one among them). Workers take the next sector in file order, so
+/// when one fails, every sector before it has been taken and finishes, and
+/// the error reported is the first in the file, as a sequential decode
+/// would report it. `progress` is only called on this thread.
+fn decode_sectors(
+    data: &[u8],
+    raw: Vec<RawSector>,
+    limits: &Limits,
+    threads: usize,
+    progress: &dyn Fn(f32),
+) -> Result<(Vec<Sector>, Vec<Vec<u16>>)> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+    type Done = Result<(Sector, Vec<u16>)>;
+    let n = raw.len();
+    let inputs: Vec<Mutex<Option<RawSector>>> =
+        raw.into_iter().map(|s| Mutex::new(Some(s))).collect();
+    let outputs: Vec<Mutex<Option<Done>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    let (next, done, failed) = (
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+        AtomicBool::new(false),
+    );
+    let work = |report: &dyn Fn(usize)| {
+        let mut scratch = Scratch::default();
+        while !failed.load(Relaxed) {
+            let i = next.fetch_add(1, Relaxed);
+            let Some(input) = inputs.get(i) else { break };
+            let Some(s) = input.lock().unwrap_or_else(|e| e.into_inner()).take() else {
+                break;
+            };
+            let mut r = Reader::new(data);
+            r.set_ctx(format!("sector {i}"));
+            let mut chunks = Vec::new();
+            let result = sector(&r, s, limits, &mut scratch, &mut chunks).map(|s| (s, chunks));
+            if result.is_err() {
+                failed.store(true, Relaxed);
+            }
+            *outputs[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+            report(done.fetch_add(1, Relaxed) + 1);
+        }
+    };
+    let threads = threads.min(n);
+    std::thread::scope(|scope| {
+        for t in 1..threads {
+            // A worker that cannot start leaves its share to the others.
+            let _ = std::thread::Builder::new()
+                .name(format!("pmf sectors {t}"))
+                .spawn_scoped(scope, || work(&|_| {}));
+        }
+        work(&|d| progress(0.05 + 0.95 * d as f32 / n.max(1) as f32));
+    });
+    let mut sectors = Vec::with_capacity(n);
+    let mut chunk_lists = Vec::with_capacity(n);
+    for (i, out) in outputs.into_iter().enumerate() {
+        match out.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some(Ok((s, c))) => {
+                sectors.push(s);
+                chunk_lists.push(c);
+            }
+            Some(Err(e)) => return Err(e),
+            // Only sectors after a failed one are left undone.
+            None => {
+                return Err(DecodeError::invalid(
+                    0,
+                    format!("sector {i}"),
+                    "not decoded (a worker stopped)",
+                ));
+            }
+        }
+    }
+    progress(1.0);
+    Ok((sectors, chunk_lists))
 }
 
 /// Every LZ4 block of a map as `(compressed bytes, declared size)`, in file
 /// order, found by walking the container as [`decode`] does (the
-/// benchmark inflates them alone to compare with a full decode).
-pub fn lz4_blocks(data: &[u8]) -> Result<Vec<(&[u8], usize)>> {
+/// benchmark inflates them alone to compare with a full decode). That
+/// includes the extra lightmaps of dynamic lights, which are LZ4 blocks
+/// inside the inflated client sector blocks (copied out here).
+pub fn lz4_blocks(data: &[u8]) -> Result<Vec<(std::borrow::Cow<'_, [u8]>, usize)>> {
     let mut r = Reader::new(data);
     header(&mut r)?;
     r.bytes(6, "counts")?;
     let mut out = Vec::new();
     for f in ["shared data", "server data", "client data"] {
         let b = block(&mut r, f)?;
-        out.push((b.data, b.declared));
+        out.push((b.data.into(), b.declared));
     }
     let counts: [u8; 3] = r.fixed("sector counts")?;
     r.u8("sector size")?;
@@ -1279,7 +1360,7 @@ pub fn lz4_blocks(data: &[u8]) -> Result<Vec<(&[u8], usize)>> {
             let exp = r.u8("lightmap size")?.min(MAX_LIGHTMAP_EXP);
             let csize = r.u32("lightmap compressed size")? as usize;
             let luxels = 1usize << (2 * exp as u32);
-            out.push((r.bytes(csize, "lightmap")?, luxels * 2));
+            out.push((r.bytes(csize, "lightmap")?.into(), luxels * 2));
             sizes.push(luxels * 2);
         }
         let extra = r.u16("extra lightmap count")?;
@@ -1287,18 +1368,33 @@ pub fn lz4_blocks(data: &[u8]) -> Result<Vec<(&[u8], usize)>> {
             let base = r.u8("base lightmap")? as usize;
             let csize = r.u32("extra lightmap compressed size")? as usize;
             out.push((
-                r.bytes(csize, "extra lightmap")?,
+                r.bytes(csize, "extra lightmap")?.into(),
                 sizes.get(base).copied().unwrap_or(0),
             ));
         }
-        for f in ["shared sector data", "client sector data"] {
-            let b = block(&mut r, f)?;
-            out.push((b.data, b.declared));
+        let shared = block(&mut r, "shared sector data")?;
+        out.push((shared.data.into(), shared.declared));
+        let client = block(&mut r, "client sector data")?;
+        out.push((client.data.into(), client.declared));
+        let bytes = inflate_block(&r, &client, "client sector data")?;
+        let mut br = Reader::new(&bytes);
+        let triangles = read_u24(&mut br, "triangle count")? as usize;
+        br.bytes(triangles.saturating_mul(84), "triangles")?;
+        for _ in 0..br.u16("affecting dynamic light count")? {
+            br.u16("light")?;
+            for _ in 0..br.u8("extra lightmap count")? {
+                let base = br.u8("base lightmap")? as usize;
+                let csize = br.u32("extra lightmap compressed size")? as usize;
+                out.push((
+                    br.bytes(csize, "extra lightmap")?.to_vec().into(),
+                    sizes.get(base).copied().unwrap_or(0),
+                ));
+            }
         }
     }
     for f in ["server string table", "client string table"] {
         let b = block(&mut r, f)?;
-        out.push((b.data, b.declared));
+        out.push((b.data.into(), b.declared));
     }
     Ok(out)
 }
@@ -1314,7 +1410,7 @@ fn end_of_block(r: &Reader) -> Result<()> {
     Ok(())
 }
 
-fn raw_sector<'a>(r: &mut Reader<'a>, scratch: &mut Vec<u8>) -> Result<RawSector<'a>> {
+fn raw_sector<'a>(r: &mut Reader<'a>) -> Result<RawSector<'a>> {
     let load_radius: [u8; 3] = r.fixed("load radius")?;
     let count = r.u8("lightmap count minus 1")? as usize + 1;
     let lightmaps = r.array(count, 5, "lightmap", |r, i| {
@@ -1327,20 +1423,14 @@ fn raw_sector<'a>(r: &mut Reader<'a>, scratch: &mut Vec<u8>) -> Result<RawSector
                 format!("2^{size_exp} luxels a side (at most 2^{MAX_LIGHTMAP_EXP})"),
             ));
         }
-        let b = luxel_block(
-            r,
-            1usize << (2 * size_exp as u32),
-            &format!("lightmap {i}"),
-            scratch,
-        )?;
-        Ok(Lightmap {
-            size_exp,
-            luxels: b,
-        })
+        let luxels = 1usize << (2 * size_exp as u32);
+        Ok((size_exp, luxel_block(r, luxels, &format!("lightmap {i}"))?))
     })?;
     let count = r.u16("extra lightmap count")? as usize;
     let extra_lightmaps = r.array(count, 5, "extra lightmap", |r, i| {
-        extra_lightmap(r, &lightmaps, &format!("extra lightmap {i}"), scratch)
+        let field = format!("extra lightmap {i}");
+        let sizes = |base: usize| lightmaps.get(base).map(|l| l.1.luxels);
+        extra_lightmap_block(r, lightmaps.len(), &sizes, &field)
     })?;
     let shared = block(r, "shared sector data")?;
     let client = block(r, "client sector data")?;
@@ -1353,41 +1443,60 @@ fn raw_sector<'a>(r: &mut Reader<'a>, scratch: &mut Vec<u8>) -> Result<RawSector
     })
 }
 
-/// `<u32 compressed size> <LZ4 block>` of `luxel_count` RGB565 luxels.
-fn luxel_block(
-    r: &mut Reader,
-    luxel_count: usize,
-    field: &str,
-    scratch: &mut Vec<u8>,
-) -> Result<Vec<u16>> {
+/// A lightmap's LZ4 block of `luxels` RGB565 luxels.
+struct LuxelBlock<'a> {
+    at: usize,
+    data: &'a [u8],
+    luxels: usize,
+}
+
+/// `<u32 compressed size> <LZ4 block>` of `luxels` RGB565 luxels, its
+/// declared size checked but not inflated yet.
+fn luxel_block<'a>(r: &mut Reader<'a>, luxels: usize, field: &str) -> Result<LuxelBlock<'a>> {
     let csize = r.u32(&format!("{field} compressed size"))? as usize;
     let at = r.pos();
     let data = r.bytes(csize, field)?;
-    let bytes = inflate_into(data, luxel_count * 2, scratch).map_err(|msg| DecodeError {
+    check_declared(data, luxels * 2).map_err(|msg| DecodeError {
         offset: at as u64,
         field: r.name(field),
         kind: ErrorKind::Compression(msg),
     })?;
-    Ok(luxels(bytes))
+    Ok(LuxelBlock { at, data, luxels })
 }
 
-fn extra_lightmap(
-    r: &mut Reader,
-    lightmaps: &[Lightmap],
+/// Inflates a lightmap straight into its luxel vector.
+fn inflate_luxels(r: &Reader, b: &LuxelBlock, field: &dyn Fn() -> String) -> Result<Vec<u16>> {
+    let mut luxels = inflate_pod::<u16>(b.data, b.luxels * 2).map_err(|msg| DecodeError {
+        offset: b.at as u64,
+        field: r.name(&field()),
+        kind: ErrorKind::Compression(msg),
+    })?;
+    if cfg!(target_endian = "big") {
+        for l in &mut luxels {
+            *l = u16::from_le(*l);
+        }
+    }
+    Ok(luxels)
+}
+
+/// `<u8 base lightmap> <luxel block>`: an extra lightmap the size of its
+/// base (`sizes` gives a lightmap's luxel count).
+fn extra_lightmap_block<'a>(
+    r: &mut Reader<'a>,
+    lightmap_count: usize,
+    sizes: &dyn Fn(usize) -> Option<usize>,
     field: &str,
-    scratch: &mut Vec<u8>,
-) -> Result<ExtraLightmap> {
+) -> Result<(u8, LuxelBlock<'a>)> {
     let at = r.pos();
     let base = r.u8(&format!("{field} base lightmap"))?;
-    let Some(b) = lightmaps.get(base as usize) else {
+    let Some(luxels) = sizes(base as usize) else {
         return Err(r.err(
             at,
             &format!("{field} base lightmap"),
-            format!("{base} (the sector has {} lightmaps)", lightmaps.len()),
+            format!("{base} (the sector has {lightmap_count} lightmaps)"),
         ));
     };
-    let luxels = luxel_block(r, b.luxels.len(), field, scratch)?;
-    Ok(ExtraLightmap { base, luxels })
+    Ok((base, luxel_block(r, luxels, field)?))
 }
 
 struct Limits {
@@ -1396,110 +1505,147 @@ struct Limits {
     fast_lights: usize,
 }
 
-fn sector(r: &Reader, s: RawSector, limits: &Limits, scratch: &mut Scratch) -> Result<Sector> {
-    let Scratch {
-        block: block_scratch,
-        luxels: luxel_scratch,
-    } = scratch;
-    let bytes = inflate_into(s.shared.data, s.shared.declared, block_scratch).map_err(|msg| {
-        DecodeError {
+/// What a sector's cubes may point at, known once its client block is read.
+struct CubeLimits {
+    materials: usize,
+    props: usize,
+    lightmaps: usize,
+    triangles: u64,
+    dynamic_refs: u64,
+    fast_refs: u64,
+}
+
+/// A sector's client block: triangles, lights and light references.
+struct ClientSector {
+    triangles: Vec<Triangle>,
+    dynamic_lights: Vec<AffectingDynamicLight>,
+    fast_lights: Vec<AffectingFastLight>,
+    dynamic_light_refs: Vec<u16>,
+    fast_light_refs: Vec<u16>,
+}
+
+/// Decodes one sector: the client block first (so that the cubes can be
+/// checked against its triangle and light-reference counts as they are
+/// parsed), then the shared block's props and octree. Chunk cubes are
+/// listed in `chunks` for the visibility check once every sector is known.
+fn sector(
+    r: &Reader,
+    s: RawSector,
+    limits: &Limits,
+    scratch: &mut Scratch,
+    chunks: &mut Vec<u16>,
+) -> Result<Sector> {
+    let lightmaps = s
+        .lightmaps
+        .iter()
+        .enumerate()
+        .map(|(i, (size_exp, b))| {
+            Ok(Lightmap {
+                size_exp: *size_exp,
+                luxels: inflate_luxels(r, b, &|| format!("lightmap {i}"))?,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let extra_lightmaps = s
+        .extra_lightmaps
+        .iter()
+        .enumerate()
+        .map(|(i, (base, b))| {
+            Ok(ExtraLightmap {
+                base: *base,
+                luxels: inflate_luxels(r, b, &|| format!("extra lightmap {i}"))?,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let client = client_block(r, &s.client, &lightmaps, limits)?;
+    let Scratch { block, claimed } = scratch;
+    let bytes =
+        inflate_into(s.shared.data, s.shared.declared, block).map_err(|msg| DecodeError {
             offset: s.shared.at as u64,
             field: r.name("shared sector data"),
             kind: ErrorKind::Compression(msg),
-        }
-    })?;
+        })?;
     let mut br = Reader::new(bytes);
     let (props, cubes) = (|| {
         let n = br.u16("prop count")? as usize;
         let props = br.array(n, 24, "prop", |br, i| {
-            Ok(Prop {
-                origin: br.vec3(&format!("prop {i} origin"))?,
-                radius: br.vec3(&format!("prop {i} radius"))?,
-            })
+            (|| {
+                Ok(Prop {
+                    origin: br.vec3("origin")?,
+                    radius: br.vec3("radius")?,
+                })
+            })()
+            .map_err(|e: DecodeError| at_index(e, format_args!("prop {i}")))
         })?;
         let n = br.u16("cube count minus 1")? as usize + 1;
+        let lim = CubeLimits {
+            materials: limits.materials,
+            props: props.len(),
+            lightmaps: lightmaps.len(),
+            triangles: client.triangles.len() as u64,
+            dynamic_refs: client.dynamic_light_refs.len() as u64,
+            fast_refs: client.fast_light_refs.len() as u64,
+        };
+        claimed.clear();
+        claimed.resize(n, false);
         let cubes = br.array(n, 1, "cube", |br, i| {
-            cube(br, props.len()).map_err(|e| at_index(e, format_args!("cube {i}")))
+            let c = cube(br, &lim, claimed).map_err(|e| at_index(e, format_args!("cube {i}")))?;
+            if c.chunk.is_some() {
+                chunks.push(i as u16);
+            }
+            Ok(c)
         })?;
         end_of_block(&br)?;
         Ok((props, cubes))
     })()
     .map_err(|e| in_block(e, r, &s.shared, "shared sector data"))?;
+    Ok(Sector {
+        load_radius: s.load_radius,
+        lightmaps,
+        extra_lightmaps,
+        props,
+        cubes,
+        triangles: client.triangles,
+        dynamic_lights: client.dynamic_lights,
+        fast_lights: client.fast_lights,
+        dynamic_light_refs: client.dynamic_light_refs,
+        fast_light_refs: client.fast_light_refs,
+    })
+}
 
-    let bytes = inflate_into(s.client.data, s.client.declared, block_scratch).map_err(|msg| {
-        DecodeError {
-            offset: s.client.at as u64,
+/// The client sector block, inflated straight into the memory of the
+/// triangles: it starts with their u24 count and then the 84-byte records,
+/// already in `Triangle`'s layout, so once the rest of the block is read
+/// they move 3 bytes down in place instead of being copied out.
+fn client_block(
+    r: &Reader,
+    b: &Block,
+    lightmaps: &[Lightmap],
+    limits: &Limits,
+) -> Result<ClientSector> {
+    let mut triangles = check_declared(b.data, b.declared)
+        .and_then(|()| inflate_pod::<Triangle>(b.data, b.declared))
+        .map_err(|msg| DecodeError {
+            offset: b.at as u64,
             field: r.name("client sector data"),
             kind: ErrorKind::Compression(msg),
-        }
-    })?;
+        })?;
+    let bytes = &bytemuck::cast_slice::<Triangle, u8>(&triangles)[..b.declared];
     let mut br = Reader::new(bytes);
-    let lightmaps = &s.lightmaps;
-    let client = (|| {
+    let (n, dynamic_lights, fast_lights, dynamic_light_refs, fast_light_refs) = (|| {
         let n = read_u24(&mut br, "triangle count")? as usize;
         br.check_count(n, 84, "triangles")?;
-        let triangles = triangles_from_le(br.bytes(n * 84, "triangles")?);
-        let n = br.u16("affecting dynamic light count")? as usize;
-        let dynamic_lights = br.array(n, 3, "affecting dynamic light", |br, i| {
-            let at = br.pos();
-            let light = br.u16(&format!("affecting dynamic light {i}"))?;
-            if light as usize >= limits.dynamic_lights {
-                return Err(br.err(
-                    at,
-                    &format!("affecting dynamic light {i}"),
-                    format!("light {light} (the map has {})", limits.dynamic_lights),
-                ));
-            }
-            let n = br.u8(&format!("affecting dynamic light {i} extra lightmap count"))? as usize;
-            let extra_lightmaps = br.array(n, 5, "extra lightmap", |br, j| {
-                extra_lightmap(
-                    br,
-                    lightmaps,
-                    &format!("affecting dynamic light {i} extra lightmap {j}"),
-                    luxel_scratch,
-                )
-            })?;
-            Ok(AffectingDynamicLight {
-                light,
-                extra_lightmaps,
-            })
+        br.bytes(n * 84, "triangles")?;
+        let count = br.u16("affecting dynamic light count")? as usize;
+        let dynamic_lights = br.array(count, 3, "affecting dynamic light", |br, i| {
+            dynamic_light(br, lightmaps, limits)
+                .map_err(|e| at_index(e, format_args!("affecting dynamic light {i}")))
         })?;
-        let n = br.u16("affecting fast light count")? as usize;
-        let point_count = triangles.len() as u64 * 3;
-        let fast_lights = br.array(n, 6, "affecting fast light", |br, i| {
-            let at = br.pos();
-            let light = br.u16(&format!("affecting fast light {i}"))?;
-            if light as usize >= limits.fast_lights {
-                return Err(br.err(
-                    at,
-                    &format!("affecting fast light {i}"),
-                    format!("light {light} (the map has {})", limits.fast_lights),
-                ));
-            }
-            let n = br.u32("affected point count")? as usize;
-            br.check_count(n, 8, "affected points")?;
-            let at = br.pos();
-            let mut points = Vec::with_capacity(n);
-            for (j, p) in br
-                .bytes(n * 8, "affected points")?
-                .chunks_exact(8)
-                .enumerate()
-            {
-                let point = u32::from_le_bytes([p[5], p[6], p[7], 0]);
-                if point as u64 >= point_count {
-                    return Err(br.err(
-                        at + j * 8 + 5,
-                        &format!("affecting fast light {i} point {j}"),
-                        format!("point {point} (the sector has {point_count} triangle points)"),
-                    ));
-                }
-                points.push(AffectedPoint {
-                    multiplier: le_f32(p),
-                    lightmap_group: p[4],
-                    point,
-                });
-            }
-            Ok(AffectingFastLight { light, points })
+        let count = br.u16("affecting fast light count")? as usize;
+        let points = n as u64 * 3;
+        let fast_lights = br.array(count, 6, "affecting fast light", |br, i| {
+            fast_light(br, points, limits)
+                .map_err(|e| at_index(e, format_args!("affecting fast light {i}")))
         })?;
         let refs = |br: &mut Reader, what: &str, limit: usize| -> Result<Vec<u16>> {
             let n = br.u32(&format!("{what} reference count"))? as usize;
@@ -1518,34 +1664,111 @@ fn sector(r: &Reader, s: RawSector, limits: &Limits, scratch: &mut Scratch) -> R
         let fast_light_refs = refs(&mut br, "fast light", limits.fast_lights)?;
         end_of_block(&br)?;
         Ok((
-            triangles,
+            n,
             dynamic_lights,
             fast_lights,
             dynamic_light_refs,
             fast_light_refs,
         ))
     })()
-    .map_err(|e| in_block(e, r, &s.client, "client sector data"))?;
-    let (triangles, dynamic_lights, fast_lights, dynamic_light_refs, fast_light_refs) = client;
-
-    let sector = Sector {
-        load_radius: s.load_radius,
-        lightmaps: s.lightmaps,
-        extra_lightmaps: s.extra_lightmaps,
-        props,
-        cubes,
+    .map_err(|e| in_block(e, r, b, "client sector data"))?;
+    bytemuck::cast_slice_mut::<Triangle, u8>(&mut triangles).copy_within(3..3 + n * 84, 0);
+    triangles.truncate(n);
+    triangles.shrink_to_fit();
+    words_from_le(&mut triangles);
+    Ok(ClientSector {
         triangles,
         dynamic_lights,
         fast_lights,
         dynamic_light_refs,
         fast_light_refs,
-    };
-    validate_cubes(&sector, limits)
-        .map_err(|msg| DecodeError::invalid(s.shared.at as u64, r.name("cubes"), msg))?;
-    Ok(sector)
+    })
 }
 
-fn cube(r: &mut Reader, prop_count: usize) -> Result<Cube> {
+fn dynamic_light(
+    br: &mut Reader,
+    lightmaps: &[Lightmap],
+    limits: &Limits,
+) -> Result<AffectingDynamicLight> {
+    let at = br.pos();
+    let light = br.u16("light")?;
+    if light as usize >= limits.dynamic_lights {
+        return Err(br.err(
+            at,
+            "light",
+            format!("light {light} (the map has {})", limits.dynamic_lights),
+        ));
+    }
+    let n = br.u8("extra lightmap count")? as usize;
+    let extra_lightmaps = br.array(n, 5, "extra lightmap", |br, j| {
+        let field = format!("extra lightmap {j}");
+        let sizes = |base: usize| lightmaps.get(base).map(|l| l.luxels.len());
+        let (base, b) = extra_lightmap_block(br, lightmaps.len(), &sizes, &field)?;
+        let luxels = inflate_luxels(br, &b, &|| field.clone())?;
+        Ok(ExtraLightmap { base, luxels })
+    })?;
+    Ok(AffectingDynamicLight {
+        light,
+        extra_lightmaps,
+    })
+}
+
+fn fast_light(br: &mut Reader, point_count: u64, limits: &Limits) -> Result<AffectingFastLight> {
+    let at = br.pos();
+    let light = br.u16("light")?;
+    if light as usize >= limits.fast_lights {
+        return Err(br.err(
+            at,
+            "light",
+            format!("light {light} (the map has {})", limits.fast_lights),
+        ));
+    }
+    let n = br.u32("affected point count")? as usize;
+    br.check_count(n, 8, "affected points")?;
+    let at = br.pos();
+    let mut points = Vec::with_capacity(n);
+    for (j, p) in br
+        .bytes(n * 8, "affected points")?
+        .chunks_exact(8)
+        .enumerate()
+    {
+        let point = u32::from_le_bytes([p[5], p[6], p[7], 0]);
+        if point as u64 >= point_count {
+            return Err(br.err(
+                at + j * 8 + 5,
+                &format!("point {j}"),
+                format!("point {point} (the sector has {point_count} triangle points)"),
+            ));
+        }
+        points.push(AffectedPoint {
+            multiplier: le_f32(p),
+            lightmap_group: p[4],
+            point,
+        });
+    }
+    Ok(AffectingFastLight { light, points })
+}
+
+fn le_u16(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+fn le_u24(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], 0])
+}
+
+fn le_u32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+/// One cube record, checked as it is read: every fixed-size part is taken
+/// with one bounds check, and the octree (children in range, each cube the
+/// child of at most one parent and never the root: from cube 0 the octree
+/// is a tree without cycles), triangle ranges, lightmap, materials, props
+/// and light-reference ranges are checked against `lim`. `claimed` marks
+/// the cubes some parent already has as a child.
+#[inline(always)]
+fn cube(r: &mut Reader, lim: &CubeLimits, claimed: &mut [bool]) -> Result<Cube> {
     let at = r.pos();
     let t = r.u8("type")?;
     if t & 0xC0 != 0 || t & 0x0F > 5 {
@@ -1556,69 +1779,101 @@ fn cube(r: &mut Reader, prop_count: usize) -> Result<Cube> {
         ));
     }
     let lighting = if t & 0x10 != 0 {
-        Some(CubeLighting {
-            base_light: r.fixed("base light")?,
-            dynamic_index: r.u32("dynamic light reference index")?,
-            dynamic_count: r.u16("dynamic light count")?,
-            fast_index: r.u32("fast light reference index")?,
-            fast_count: r.u16("fast light count")?,
-        })
+        let at = r.pos();
+        let b: &[u8; 15] = r.fixed_ref("lighting data")?;
+        let l = CubeLighting {
+            base_light: [b[0], b[1], b[2]],
+            dynamic_index: le_u32(b, 3),
+            dynamic_count: le_u16(b, 7),
+            fast_index: le_u32(b, 9),
+            fast_count: le_u16(b, 13),
+        };
+        let (first, end) = (
+            l.dynamic_index,
+            l.dynamic_index as u64 + l.dynamic_count as u64,
+        );
+        if end > lim.dynamic_refs {
+            return Err(r.err(
+                at + 3,
+                "dynamic light references",
+                format!(
+                    "dynamic light references {first}..{end} past the sector's {}",
+                    lim.dynamic_refs
+                ),
+            ));
+        }
+        let (first, end) = (l.fast_index, l.fast_index as u64 + l.fast_count as u64);
+        if end > lim.fast_refs {
+            return Err(r.err(
+                at + 9,
+                "fast light references",
+                format!(
+                    "fast light references {first}..{end} past the sector's {}",
+                    lim.fast_refs
+                ),
+            ));
+        }
+        Some(l)
     } else {
         None
     };
     let chunk = if t & 0x20 != 0 {
-        let n = r.u16("chunk prop count")? as usize;
-        let at = r.pos();
-        let props = u16s(r, n, "chunk props")?;
-        if let Some(i) = props.iter().position(|&p| p as usize >= prop_count) {
-            return Err(r.err(
-                at + 2 * i,
-                &format!("chunk prop {i}"),
-                format!("prop {} (the sector has {prop_count})", props[i]),
-            ));
-        }
-        let n = r.u8("visible sector count")? as usize;
-        let visible = r.array(n, 5, "visible sector", |r, i| {
-            (|| {
-                let sector: [u8; 3] = r.fixed("visible sector")?;
-                let n = r.u16("visible cube count minus 1")? as usize + 1;
-                let cubes = u16s(r, n, "visible cubes")?;
-                Ok(VisibleSector { sector, cubes })
-            })()
-            .map_err(|e: DecodeError| at_index(e, format_args!("visible sector {i}")))
-        })?;
-        Some(Box::new(Chunk {
-            props,
-            visible,
-            visibility_index: r.u32("visibility data index")?,
-            visibility_count: r.u32("visibility cube count")?,
-        }))
+        Some(Box::new(chunk(r, lim.props)?))
     } else {
         None
     };
-    let mats6 = |r: &mut Reader| -> Result<[u16; 6]> {
-        let b: [u8; 12] = r.fixed("face materials")?;
-        Ok(std::array::from_fn(|i| {
-            u16::from_le_bytes([b[2 * i], b[2 * i + 1]])
-        }))
-    };
+    let at = r.pos();
     let kind = match t & 0x0F {
         0 => CubeKind::Empty,
         1 => {
-            let b: [u8; 16] = r.fixed("children")?;
-            CubeKind::Parent(std::array::from_fn(|i| {
-                u16::from_le_bytes([b[2 * i], b[2 * i + 1]])
-            }))
+            let b: &[u8; 16] = r.fixed_ref("children")?;
+            let children: [u16; 8] = std::array::from_fn(|i| le_u16(b, 2 * i));
+            for (k, &c) in children.iter().enumerate() {
+                let c = c as usize;
+                if c >= claimed.len() {
+                    return Err(r.err(
+                        at + 2 * k,
+                        "children",
+                        format!(
+                            "child {k} is cube {c}, past the sector's {} cubes",
+                            claimed.len()
+                        ),
+                    ));
+                }
+                if c == 0 || claimed[c] {
+                    return Err(r.err(
+                        at + 2 * k,
+                        "children",
+                        format!(
+                            "child {k} is cube {c}, already in the octree (a cycle or a shared child)"
+                        ),
+                    ));
+                }
+                claimed[c] = true;
+            }
+            CubeKind::Parent(children)
         }
         2 => {
-            let material = r.u16("material")?;
-            let lightmap = r.u8("lightmap")?;
-            let triangle = read_u24(r, "triangle index")?;
-            let at = r.pos();
-            let faces = r.u8("faces")?;
+            let b: &[u8; 7] =
+                r.fixed_ref("solid cube (material, lightmap, triangle index, faces)")?;
+            let faces = b[6];
             if faces & 0xC0 != 0 {
-                return Err(r.err(at, "faces", format!("{faces:#04X} (bits 7..6 must be 0)")));
+                return Err(r.err(
+                    at + 6,
+                    "faces",
+                    format!("{faces:#04X} (bits 7..6 must be 0)"),
+                ));
             }
+            let (material, lightmap, triangle) = (le_u16(b, 0), b[2], le_u24(b, 3));
+            check_refs(
+                r,
+                at,
+                &[material],
+                lightmap,
+                triangle,
+                2 * faces.count_ones(),
+                lim,
+            )?;
             CubeKind::Solid {
                 material,
                 lightmap,
@@ -1627,34 +1882,40 @@ fn cube(r: &mut Reader, prop_count: usize) -> Result<Cube> {
             }
         }
         3 => {
-            let material = r.u16("material")?;
-            let lightmap = r.u8("lightmap")?;
-            let triangle = read_u24(r, "triangle index")?;
-            let at = r.pos();
-            let bits = r.u16("triangle counts")?;
+            let b: &[u8; 20] = r.fixed_ref(
+                "angled cube (material, lightmap, triangle index, triangle counts, fill, pitch, yaw)",
+            )?;
+            let bits = le_u16(b, 6);
             if bits & 0xC000 != 0 {
                 return Err(r.err(
-                    at,
+                    at + 6,
                     "triangle counts",
                     format!("{bits:#06X} (bits 15..14 must be 0)"),
                 ));
             }
-            let counts = std::array::from_fn(|i| ((bits >> (12 - 2 * i)) & 3) as u8);
+            let (material, lightmap, triangle) = (le_u16(b, 0), b[2], le_u24(b, 3));
+            let counts: [u8; 7] = std::array::from_fn(|i| ((bits >> (12 - 2 * i)) & 3) as u8);
+            let count = counts.iter().map(|&c| c as u32).sum();
+            check_refs(r, at, &[material], lightmap, triangle, count, lim)?;
             CubeKind::Angled {
                 material,
                 lightmap,
                 triangle,
                 counts,
-                fill: r.f32("fill")?,
-                pitch: r.f32("pitch")?,
-                yaw: r.f32("yaw")?,
+                fill: le_f32(&b[8..]),
+                pitch: le_f32(&b[12..]),
+                yaw: le_f32(&b[16..]),
             }
         }
         4 => {
-            let materials = mats6(r)?;
-            let lightmap = r.u8("lightmap")?;
-            let triangle = read_u24(r, "triangle index")?;
-            let counts: [u8; 6] = r.fixed("triangle counts")?;
+            let b: &[u8; 22] = r.fixed_ref(
+                "extsolid cube (face materials, lightmap, triangle index, triangle counts)",
+            )?;
+            let materials: [u16; 6] = std::array::from_fn(|i| le_u16(b, 2 * i));
+            let (lightmap, triangle) = (b[12], le_u24(b, 13));
+            let counts: [u8; 6] = std::array::from_fn(|i| b[16 + i]);
+            let count = counts.iter().map(|&c| c as u32).sum();
+            check_refs(r, at, &materials, lightmap, triangle, count, lim)?;
             CubeKind::ExtSolid {
                 materials,
                 lightmap,
@@ -1663,18 +1924,22 @@ fn cube(r: &mut Reader, prop_count: usize) -> Result<Cube> {
             }
         }
         _ => {
-            let materials = mats6(r)?;
-            let lightmap = r.u8("lightmap")?;
-            let triangle = read_u24(r, "triangle index")?;
-            let counts: [u8; 7] = r.fixed("triangle counts")?;
+            let b: &[u8; 35] = r.fixed_ref(
+                "extangled cube (face materials, lightmap, triangle index, triangle counts, fill, pitch, yaw)",
+            )?;
+            let materials: [u16; 6] = std::array::from_fn(|i| le_u16(b, 2 * i));
+            let (lightmap, triangle) = (b[12], le_u24(b, 13));
+            let counts: [u8; 7] = std::array::from_fn(|i| b[16 + i]);
+            let count = counts.iter().map(|&c| c as u32).sum();
+            check_refs(r, at, &materials, lightmap, triangle, count, lim)?;
             CubeKind::ExtAngled {
                 materials,
                 lightmap,
                 triangle,
                 counts,
-                fill: r.f32("fill")?,
-                pitch: r.f32("pitch")?,
-                yaw: r.f32("yaw")?,
+                fill: le_f32(&b[23..]),
+                pitch: le_f32(&b[27..]),
+                yaw: le_f32(&b[31..]),
             }
         }
     };
@@ -1685,97 +1950,89 @@ fn cube(r: &mut Reader, prop_count: usize) -> Result<Cube> {
     })
 }
 
-/// The octree from cube 0 (no cycles, no shared or out-of-range children),
-/// and every cube's triangles, lightmap, materials and light references in
-/// range.
-fn validate_cubes(s: &Sector, limits: &Limits) -> std::result::Result<(), String> {
-    let n = s.cubes.len();
-    let mut seen = vec![false; n];
-    seen[0] = true;
-    let mut stack = vec![0usize];
-    while let Some(i) = stack.pop() {
-        if let CubeKind::Parent(children) = &s.cubes[i].kind {
-            for (k, &c) in children.iter().enumerate() {
-                let c = c as usize;
-                if c >= n {
-                    return Err(format!(
-                        "cube {i} child {k} is cube {c}, past the sector's {n} cubes"
-                    ));
-                }
-                if seen[c] {
-                    return Err(format!(
-                        "cube {i} child {k} is cube {c}, already in the octree (a cycle or a shared child)"
-                    ));
-                }
-                seen[c] = true;
-                stack.push(c);
-            }
-        }
-    }
-    for (i, c) in s.cubes.iter().enumerate() {
-        if let Some((first, count)) = c.kind.triangles()
-            && first as u64 + count as u64 > s.triangles.len() as u64
-        {
-            return Err(format!(
-                "cube {i} ({}) uses triangles {first}..{} but the sector has {}",
-                c.kind.name(),
+/// A solid or angled cube's triangles, lightmap and materials in range
+/// (checked on the values before the cube is built: a `CubeKind` passed by
+/// reference is assembled in memory and read back, which stalls).
+#[inline]
+fn check_refs(
+    r: &Reader,
+    at: usize,
+    materials: &[u16],
+    lightmap: u8,
+    first: u32,
+    count: u32,
+    lim: &CubeLimits,
+) -> Result<()> {
+    if first as u64 + count as u64 > lim.triangles {
+        return Err(r.err(
+            at,
+            "triangle index",
+            format!(
+                "uses triangles {first}..{} but the sector has {}",
                 first as u64 + count as u64,
-                s.triangles.len()
-            ));
-        }
-        if let Some(l) = c.kind.lightmap()
-            && l as usize >= s.lightmaps.len()
-        {
-            return Err(format!(
-                "cube {i} uses lightmap {l} but the sector has {}",
-                s.lightmaps.len()
-            ));
-        }
-        let one;
-        let mats: &[u16] = match &c.kind {
-            CubeKind::Solid { material, .. } | CubeKind::Angled { material, .. } => {
-                one = [*material];
-                &one
-            }
-            CubeKind::ExtSolid { materials, .. } | CubeKind::ExtAngled { materials, .. } => {
-                materials
-            }
-            _ => &[],
-        };
-        if let Some(&m) = mats.iter().find(|&&m| m as usize >= limits.materials) {
-            return Err(format!(
-                "cube {i} uses material {m} but the map has {}",
-                limits.materials
-            ));
-        }
-        if let Some(l) = &c.lighting {
-            if l.dynamic_index as u64 + l.dynamic_count as u64 > s.dynamic_light_refs.len() as u64 {
-                return Err(format!(
-                    "cube {i} dynamic light references {}..{} past the sector's {}",
-                    l.dynamic_index,
-                    l.dynamic_index as u64 + l.dynamic_count as u64,
-                    s.dynamic_light_refs.len()
-                ));
-            }
-            if l.fast_index as u64 + l.fast_count as u64 > s.fast_light_refs.len() as u64 {
-                return Err(format!(
-                    "cube {i} fast light references {}..{} past the sector's {}",
-                    l.fast_index,
-                    l.fast_index as u64 + l.fast_count as u64,
-                    s.fast_light_refs.len()
-                ));
-            }
-        }
+                lim.triangles
+            ),
+        ));
+    }
+    if lightmap as usize >= lim.lightmaps {
+        return Err(r.err(
+            at,
+            "lightmap",
+            format!(
+                "uses lightmap {lightmap} but the sector has {}",
+                lim.lightmaps
+            ),
+        ));
+    }
+    if let Some(&m) = materials.iter().find(|&&m| m as usize >= lim.materials) {
+        return Err(r.err(
+            at,
+            "material",
+            format!("uses material {m} but the map has {}", lim.materials),
+        ));
     }
     Ok(())
 }
 
+/// A chunk cube's data: props in range; visible sectors are checked once
+/// every sector is decoded ([`validate_visibility`]).
+fn chunk(r: &mut Reader, prop_count: usize) -> Result<Chunk> {
+    let n = r.u16("chunk prop count")? as usize;
+    let at = r.pos();
+    let props = u16s(r, n, "chunk props")?;
+    if let Some(i) = props.iter().position(|&p| p as usize >= prop_count) {
+        return Err(r.err(
+            at + 2 * i,
+            &format!("chunk prop {i}"),
+            format!("prop {} (the sector has {prop_count})", props[i]),
+        ));
+    }
+    let n = r.u8("visible sector count")? as usize;
+    let visible = r.array(n, 5, "visible sector", |r, i| {
+        (|| {
+            let sector: [u8; 3] = r.fixed("visible sector")?;
+            let n = r.u16("visible cube count minus 1")? as usize + 1;
+            let cubes = u16s(r, n, "visible cubes")?;
+            Ok(VisibleSector { sector, cubes })
+        })()
+        .map_err(|e: DecodeError| at_index(e, format_args!("visible sector {i}")))
+    })?;
+    Ok(Chunk {
+        props,
+        visible,
+        visibility_index: r.u32("visibility data index")?,
+        visibility_count: r.u32("visibility cube count")?,
+    })
+}
+
 /// Chunk cubes' visible sectors exist and their cube lists name cubes of
-/// those sectors.
-fn validate_visibility(map: &Pmf, blocks_at: &[usize]) -> Result<()> {
-    for (si, s) in map.sectors.iter().enumerate() {
-        for (ci, c) in s.cubes.iter().enumerate() {
-            let Some(chunk) = &c.chunk else { continue };
+/// those sectors. `chunks[s]` lists sector `s`'s chunk cubes.
+fn validate_visibility(map: &Pmf, chunks: &[Vec<u16>], blocks_at: &[usize]) -> Result<()> {
+    for (si, (s, chunk_cubes)) in map.sectors.iter().zip(chunks).enumerate() {
+        for &ci in chunk_cubes {
+            let Some(chunk) = &s.cubes[ci as usize].chunk else {
+                continue;
+            };
             for v in &chunk.visible {
                 let field = || {
                     format!(
