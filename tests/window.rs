@@ -301,25 +301,35 @@ fn file_menu_saves_a_render_at_the_chosen_size() {
 
 #[test]
 fn a_file_dropped_on_the_window_replaces_the_scene() {
-    // Xvfb offers no drag and drop to synthesise: the FACET_TEST_DROP hook
-    // hands the path to the same code as a real drop event, at frame 10.
-    // The screenshot at frame 40 must show the dropped M3D in the inspector.
-    let shot = common::output_dir().join("window_drop.png");
-    let _ = std::fs::remove_file(&shot);
+    // The M3D dropped at frame 10 is on the screenshot at frame 40.
     let dropped = common::repo().join("assets/demo.m3d");
+    let (shot, _) = drop_onto_demo(&dropped, 10, 40, "window_drop.png");
+    assert_crystal_drawn(&shot, "the dropped model");
+}
+
+/// Opens the P3M demo, drops `file` on it at frame `at` through the
+/// FACET_TEST_DROP hook (Xvfb offers no drag and drop to synthesise; the
+/// hook hands the path to the real drop handler) and saves a screenshot
+/// named `shot` at frame `frames`. Checks that the viewer opened the file;
+/// returns the screenshot's path and the log.
+fn drop_onto_demo(
+    file: &std::path::Path,
+    at: u32,
+    frames: u32,
+    shot: &str,
+) -> (std::path::PathBuf, String) {
+    let shot = common::output_dir().join(shot);
+    let _ = std::fs::remove_file(&shot);
     let script = format!(
-        r#"export FACET_TEST_DROP="10:{m}"; facet assets/demo.p3m --screenshot "{s}" --frames 40"#,
-        m = dropped.display(),
+        r#"export FACET_TEST_DROP="{at}:{f}"; facet assets/demo.p3m --screenshot "{s}" --frames {frames}"#,
+        f = file.display(),
         s = shot.display()
     );
     let out = under_xvfb(&script);
-    let log = String::from_utf8_lossy(&out.stderr);
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{log}");
-    assert!(
-        log.contains(&format!("opened {}", dropped.display())),
-        "{log}"
-    );
-    assert_crystal_drawn(&shot, "the dropped model");
+    assert!(log.contains(&format!("opened {}", file.display())), "{log}");
+    (shot, log)
 }
 
 /// The M3D crystal's magenta tip (vertex colour 255, 60, 200) is on the
@@ -390,18 +400,8 @@ fn ctrl_o_opens_the_file_the_dialog_returns() {
 fn a_dropped_map_loads_in_the_background_and_shows() {
     // The map decodes on its own thread while the window keeps drawing
     // (the log counts those frames); then its sectors are on screen.
-    let shot = common::output_dir().join("window_map.png");
-    let _ = std::fs::remove_file(&shot);
     let map = common::repo().join("assets/demo.pmf");
-    let script = format!(
-        r#"export FACET_TEST_DROP="5:{m}"; facet assets/demo.p3m --screenshot "{s}" --frames 90"#,
-        m = map.display(),
-        s = shot.display()
-    );
-    let out = under_xvfb(&script);
-    let log = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{log}");
-    assert!(log.contains(&format!("opened {}", map.display())), "{log}");
+    let (shot, log) = drop_onto_demo(&map, 5, 90, "window_map.png");
     let frames: u32 = log
         .lines()
         .find_map(|l| {
