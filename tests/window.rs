@@ -77,11 +77,12 @@ fn window_shows_the_model_and_the_inspector() {
     assert!(text_rows > 50, "the inspector shows no text");
 }
 
-/// Runs `script` inside one Xvfb display. The script starts the viewer with
-/// the shell function `facet` (its log goes to a file of this run) and
-/// waits for the viewer with `wait_log TEXT` (until a log line contains
-/// TEXT; fails after 40 s) rather than with fixed sleeps, which lose the
-/// race on a busy machine. The log is appended to the returned stderr.
+/// Runs `script` inside one Xvfb display. The script runs the viewer with
+/// the shell function `facet` (its log goes to a file of this run), or
+/// `start` (in the background, focused, its file open), and waits for it
+/// with `wait_log TEXT` (until a log line contains TEXT; fails after 40 s)
+/// rather than with fixed sleeps, which lose the race on a busy machine.
+/// The log is appended to the returned stderr.
 fn under_xvfb(script: &str) -> std::process::Output {
     for tool in ["xvfb-run", "xdotool"] {
         assert!(
@@ -102,6 +103,14 @@ fn under_xvfb(script: &str) -> std::process::Output {
     let script = format!(
         r#"
         facet() {{ "$FACET" "$@" 2>>"$FACET_LOG"; }}
+        # Starts the viewer in the background ($pid), waits until its file
+        # is open and gives its window the keyboard (no window manager).
+        start() {{
+            facet "$@" & pid=$!
+            wid=$(xdotool search --sync --name 'facet' | head -1)
+            wait_log "opened "
+            xdotool windowfocus --sync "$wid"
+        }}
         wait_log() {{
             i=0
             until grep -qF -- "$1" "$FACET_LOG"; do
@@ -146,10 +155,7 @@ fn space_plays_the_animation() {
     // manager), press Space with the pointer over the 3D view, let it play,
     // then quit with Ctrl+Q. The app reports the timeline at exit.
     let script = r#"
-        facet assets/demo.p3m & pid=$!
-        wid=$(xdotool search --sync --name 'facet' | head -1)
-        wait_log "opened "
-        xdotool windowfocus --sync "$wid"
+        start assets/demo.p3m
         xdotool mousemove 300 300
         xdotool key space
         sleep 1.5
@@ -185,10 +191,7 @@ fn space_plays_the_animation() {
     // Without Space the skeleton stays at the rest pose while the animated
     // glow material plays on its own timeline.
     let out = under_xvfb(
-        r#"facet assets/demo.p3m & pid=$!
-        wid=$(xdotool search --sync --name 'facet' | head -1)
-        wait_log "opened "
-        xdotool windowfocus --sync "$wid"
+        r#"start assets/demo.p3m
         xdotool mousemove 300 300
         xdotool key ctrl+q
         wait $pid"#,
@@ -216,14 +219,11 @@ fn a_changed_file_reloads_and_a_broken_one_keeps_the_last_good_scene() {
     std::fs::copy(common::repo().join("assets/demo.p3m"), &file).unwrap();
     let script = format!(
         r#"
-        facet "{f}" & pid=$!
-        wid=$(xdotool search --sync --name 'facet' | head -1)
-        wait_log "opened "
+        start "{f}"
         cat assets/demo.p3m > "{f}"
         wait_log "reloaded "
         printf 'P3M broken' > "{f}"
         wait_log "reload failed"
-        xdotool windowfocus --sync "$wid"
         xdotool key ctrl+q
         wait $pid
     "#,
@@ -259,10 +259,7 @@ fn file_menu_saves_a_render_at_the_chosen_size() {
         r#"
         cd "{d}"
         export XDG_CONFIG_HOME="{d}/config"  # a fresh recent-files list
-        facet "{m}" & pid=$!
-        wid=$(xdotool search --sync --name 'facet' | head -1)
-        wait_log "opened "
-        xdotool windowfocus --sync "$wid"
+        start "{m}"
         xdotool mousemove 78 12 click 1
         sleep 1
         xdotool mousemove 83 190 click 1
@@ -369,10 +366,7 @@ fn ctrl_o_opens_the_file_the_dialog_returns() {
     let script = format!(
         r#"
         export PATH="{d}:$PATH" DBUS_SESSION_BUS_ADDRESS="unix:path={d}/no-bus"
-        facet assets/demo.p3m --screenshot "{s}" --frames 120 & pid=$!
-        wid=$(xdotool search --sync --name 'facet' | head -1)
-        wait_log "opened "
-        xdotool windowfocus --sync "$wid"
+        start assets/demo.p3m --screenshot "{s}" --frames 120
         xdotool mousemove 400 400 key ctrl+o
         wait $pid
     "#,
@@ -428,10 +422,7 @@ fn a_dropped_map_loads_in_the_background_and_shows() {
 #[test]
 fn clicking_the_map_selects_the_sector_under_the_cursor() {
     let script = r#"
-        facet assets/demo.pmf & pid=$!
-        wid=$(xdotool search --sync --name 'facet' | head -1)
-        wait_log "opened "
-        xdotool windowfocus --sync "$wid"
+        start assets/demo.pmf
         xdotool mousemove 260 420 click 1
         wait_log "picked "
         xdotool key ctrl+q
