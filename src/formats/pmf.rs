@@ -1235,7 +1235,7 @@ pub fn decode_on(data: &[u8], threads: usize, progress: &dyn Fn(f32)) -> Result<
     };
     let blocks_at: Vec<usize> = raw_sectors.iter().map(|s| s.shared.at).collect();
     progress(0.05);
-    let (sectors, chunks) = decode_sectors(data, raw_sectors, &limits, threads, progress)?;
+    let (sectors, chunks) = decode_sectors(data, &raw_sectors, &limits, threads, progress)?;
     let map = Pmf {
         version: (major, minor),
         name,
@@ -1266,31 +1266,28 @@ pub fn decode_on(data: &[u8], threads: usize, progress: &dyn Fn(f32)) -> Result<
 /// would report it. `progress` is only called on this thread.
 fn decode_sectors(
     data: &[u8],
-    raw: Vec<RawSector>,
+    raw: &[RawSector],
     limits: &Limits,
     threads: usize,
     progress: &dyn Fn(f32),
 ) -> Result<(Vec<Sector>, Vec<Vec<u16>>)> {
-    use std::sync::Mutex;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
-    type Done = Result<(Sector, Vec<u16>)>;
+    /// A decoded sector and its chunk cubes.
+    type Decoded = Result<(Sector, Vec<u16>)>;
     let n = raw.len();
-    let inputs: Vec<Mutex<Option<RawSector>>> =
-        raw.into_iter().map(|s| Mutex::new(Some(s))).collect();
-    let outputs: Vec<Mutex<Option<Done>>> = (0..n).map(|_| Mutex::new(None)).collect();
     let (next, done, failed) = (
         AtomicUsize::new(0),
         AtomicUsize::new(0),
         AtomicBool::new(false),
     );
-    let work = |report: &dyn Fn(usize)| {
+    // Decodes sectors until none is left or one failed; returns them with
+    // their indices.
+    let work = |report: &dyn Fn(usize)| -> Vec<(usize, Decoded)> {
         let mut scratch = Scratch::default();
+        let mut out = Vec::new();
         while !failed.load(Relaxed) {
             let i = next.fetch_add(1, Relaxed);
-            let Some(input) = inputs.get(i) else { break };
-            let Some(s) = input.lock().unwrap_or_else(|e| e.into_inner()).take() else {
-                break;
-            };
+            let Some(s) = raw.get(i) else { break };
             let mut r = Reader::new(data);
             r.set_ctx(format!("sector {i}"));
             let mut chunks = Vec::new();
@@ -1298,24 +1295,35 @@ fn decode_sectors(
             if result.is_err() {
                 failed.store(true, Relaxed);
             }
-            *outputs[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+            out.push((i, result));
             report(done.fetch_add(1, Relaxed) + 1);
         }
+        out
     };
-    let threads = threads.min(n);
+    let mut slots: Vec<Option<Decoded>> = (0..n).map(|_| None).collect();
     std::thread::scope(|scope| {
-        for t in 1..threads {
-            // A worker that cannot start leaves its share to the others.
-            let _ = std::thread::Builder::new()
-                .name(format!("pmf sectors {t}"))
-                .spawn_scoped(scope, || work(&|_| {}));
+        // A worker that cannot start leaves its share to the others.
+        let workers: Vec<_> = (1..threads.min(n))
+            .filter_map(|t| {
+                std::thread::Builder::new()
+                    .name(format!("pmf sectors {t}"))
+                    .spawn_scoped(scope, || work(&|_| {}))
+                    .ok()
+            })
+            .collect();
+        let mine = work(&|d| progress(0.05 + 0.95 * d as f32 / n.max(1) as f32));
+        let theirs = workers.into_iter().flat_map(|w| {
+            w.join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        });
+        for (i, result) in mine.into_iter().chain(theirs) {
+            slots[i] = Some(result);
         }
-        work(&|d| progress(0.05 + 0.95 * d as f32 / n.max(1) as f32));
     });
     let mut sectors = Vec::with_capacity(n);
     let mut chunk_lists = Vec::with_capacity(n);
-    for (i, out) in outputs.into_iter().enumerate() {
-        match out.into_inner().unwrap_or_else(|e| e.into_inner()) {
+    for (i, slot) in slots.into_iter().enumerate() {
+        match slot {
             Some(Ok((s, c))) => {
                 sectors.push(s);
                 chunk_lists.push(c);
@@ -1326,7 +1334,7 @@ fn decode_sectors(
                 return Err(DecodeError::invalid(
                     0,
                     format!("sector {i}"),
-                    "not decoded (a worker stopped)",
+                    "not decoded (an earlier sector failed)",
                 ));
             }
         }
@@ -1530,7 +1538,7 @@ struct ClientSector {
 /// listed in `chunks` for the visibility check once every sector is known.
 fn sector(
     r: &Reader,
-    s: RawSector,
+    s: &RawSector,
     limits: &Limits,
     scratch: &mut Scratch,
     chunks: &mut Vec<u16>,
