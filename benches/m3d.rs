@@ -27,7 +27,7 @@ fn main() {
             std::hint::black_box(facet::scene::from_m3d::convert(
                 &m,
                 Default::default(),
-                None,
+                &facet::scene::companions::NoCompanions,
             ));
         });
         let mbs = |n: usize, d: Duration| n as f64 / d.as_secs_f64() / 1e6;

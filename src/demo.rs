@@ -422,6 +422,7 @@ pub fn demo_model() -> P3m {
         },
     ];
     P3m {
+        layout: P3mLayout::Current,
         version: 0,
         flags: 0,
         parts,

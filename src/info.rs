@@ -1,8 +1,10 @@
 //! `facet info`: the decoded structure as text or JSON for scripts. The JSON
 //! `summary` object has the same keys for every format.
 
+use crate::anim::Pose;
 use crate::formats::{m3d, p3m, papa, pmf};
 use crate::load::{Loaded, Raw};
+use crate::scene::Scene;
 use serde_json::{Value, json};
 
 pub fn summary(l: &Loaded) -> Value {
@@ -133,6 +135,7 @@ fn keys<T, I>(track: &[p3m::Key<T, I>], f: impl Fn(&p3m::Key<T, I>) -> Value) ->
 
 fn p3m_json(m: &p3m::P3m) -> Value {
     json!({
+        "layout": m.layout.name(),
         "version": m.version,
         "flags": m.flags,
         "string_table": {"offset": m.string_table.0, "size": m.string_table.1},
@@ -266,6 +269,93 @@ fn m3d_json(m: &m3d::M3d) -> Value {
     })
 }
 
+/// Every bone of the scene posed by clip `clip` at `time` seconds: its
+/// model-space matrix (column-major, in the scene's space: Y up,
+/// right-handed, see `docs/formats.md`), head, and tail where the format
+/// stores tails.
+pub fn pose_json(scene: &Scene, clip: &str, time: f32) -> Result<Value, String> {
+    let c = scene.clips.iter().find(|c| c.name == clip).ok_or_else(|| {
+        let names: Vec<&str> = scene.clips.iter().map(|c| c.name.as_str()).collect();
+        if names.is_empty() {
+            format!(
+                "{}: no clip {clip:?} (the file has no clips)",
+                scene.source.file_name
+            )
+        } else {
+            format!(
+                "{}: no clip {clip:?} (clips: {})",
+                scene.source.file_name,
+                names.join(", ")
+            )
+        }
+    })?;
+    let sk = &scene.skeleton;
+    let mut pose = Pose::new(sk);
+    pose.evaluate(sk, Some(c), time);
+    let bones: Vec<Value> = sk
+        .bones
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let world = pose.world[i];
+            let mut v = json!({
+                "name": b.name,
+                "parent": b.parent,
+                "matrix": world.to_cols_array().to_vec(),
+                "head": world.w_axis.truncate().to_array(),
+            });
+            if sk.tails_from_file {
+                v["tail"] = json!(pose.skin[i].transform_point3(b.tail).to_array());
+            }
+            v
+        })
+        .collect();
+    Ok(json!({
+        "clip": c.name,
+        "time": time,
+        "frame": c.frame_at(time),
+        "space": "scene: Y up, right-handed, the file's units; matrices column-major",
+        "bones": bones,
+    }))
+}
+
+/// The pose section as text: one line a bone.
+pub fn pose_text(pose: &Value) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "pose of {} at {} s (frame {:.2}):",
+        pose["clip"],
+        pose["time"],
+        pose["frame"].as_f64().unwrap_or(0.0)
+    );
+    let v3 = |v: &Value| {
+        let a: Vec<String> = v
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|x| format!("{:.4}", x.as_f64().unwrap_or(0.0)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        format!("({})", a.join(", "))
+    };
+    for b in pose["bones"].as_array().into_iter().flatten() {
+        let _ = write!(
+            o,
+            "  {}: head {}",
+            b["name"].as_str().unwrap_or(""),
+            v3(&b["head"])
+        );
+        if !b["tail"].is_null() {
+            let _ = write!(o, ", tail {}", v3(&b["tail"]));
+        }
+        let _ = writeln!(o);
+    }
+    o
+}
+
 pub fn to_json(l: &Loaded) -> Value {
     let s = &l.scene;
     let mut v = json!({
@@ -285,7 +375,7 @@ pub fn to_json(l: &Loaded) -> Value {
             }
         }
         Raw::Ptf(t) => {
-            v["ptf"] = json!({"width": t.width, "height": t.height, "format": t.format.name(), "layout": format!("{:?}", t.layout)})
+            v["ptf"] = json!({"width": t.width, "height": t.height, "format": t.format.name(), "layout": format!("{:?}", t.layout), "generation": t.layout.generation()})
         }
     }
     v

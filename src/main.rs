@@ -34,6 +34,13 @@ enum Command {
         /// JSON for scripts (a top-level "summary" with the same keys for every format).
         #[arg(long)]
         json: bool,
+        /// Add a "pose" section: every bone posed by this clip at --time
+        /// (model-space matrix, head, and tail where the format stores one).
+        #[arg(long, value_name = "NAME")]
+        clip: Option<String>,
+        /// Seconds into --clip for the pose.
+        #[arg(long, value_name = "SECONDS", default_value_t = 0.0, requires = "clip")]
+        time: f32,
     },
     /// Install (or remove) the desktop entry, MIME types (by extension and
     /// magic), icon and thumbnailer for this user, under $XDG_DATA_HOME.
@@ -247,12 +254,28 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 },
             )
         }
-        Some(Command::Info { file, json }) => {
+        Some(Command::Info {
+            file,
+            json,
+            clip,
+            time,
+        }) => {
             let loaded = load::load_file(&file)?;
+            let pose = clip
+                .map(|c| info::pose_json(&loaded.scene, &c, time))
+                .transpose()
+                .map_err(anyhow::Error::msg)?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&info::to_json(&loaded))?);
+                let mut v = info::to_json(&loaded);
+                if let Some(p) = pose {
+                    v["pose"] = p;
+                }
+                println!("{}", serde_json::to_string_pretty(&v)?);
             } else {
                 print!("{}", info::to_text(&loaded));
+                if let Some(p) = pose {
+                    print!("{}", info::pose_text(&p));
+                }
             }
             Ok(())
         }

@@ -231,6 +231,7 @@ fn quad_file(materials: Vec<p3m::Material>, textures: Vec<p3m::Texture>) -> Scen
         })
         .collect();
     let m = p3m::P3m {
+        layout: p3m::P3mLayout::Current,
         version: 0,
         flags: 0,
         parts,

@@ -309,11 +309,19 @@ fn errors_name_field_and_offset() {
     let mut bad = bytes.clone();
     bad[index_at..index_at + 2].copy_from_slice(&9999u16.to_le_bytes());
     let e = p3m::decode(&bad).unwrap_err().to_string();
+    // The 2024 layout stops at the part flags (0x03 has reserved bits
+    // there); the current layout's error comes first, as it read further.
+    let current = format!(
+        "part 0: index 0 at offset {index_at:#X}: 9999 is out of range ({} vertices)",
+        p.positions.len()
+    );
     assert_eq!(
         e,
         format!(
-            "part 0: index 0 at offset {index_at:#X}: 9999 is out of range ({} vertices)",
-            p.positions.len()
+            "layout at offset {index_at:#X}: the file fits neither P3M layout: \
+             read as the current layout (specs/p3m.txt): {current}; \
+             read as the 2024 layout (specs/p3m-2024.txt): part 0: flags at offset 0x7: \
+             reserved bits set in 0x03"
         )
     );
 

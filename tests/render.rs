@@ -276,8 +276,9 @@ fn cli_bad_file_is_one_line_with_offset_and_nonzero_exit() {
         let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
         assert_eq!(lines.len(), 1, "{err}");
         assert!(
-            lines[0].starts_with("error: truncated.p3m: part 0: ")
-                && lines[0].contains("offset 0x"),
+            lines[0].starts_with("error: truncated.p3m: layout at offset 0x")
+                && lines[0].contains("current layout (specs/p3m.txt): part 0: vertices")
+                && lines[0].contains("2024 layout (specs/p3m-2024.txt): part 0: flags"),
             "{err}"
         );
     }

@@ -116,7 +116,10 @@ fn generated(n: usize, bones: usize, seed: u64) -> Scene {
             skin: Some(skin),
             ..Default::default()
         }],
-        skeleton: Skeleton { bones: bone_list },
+        skeleton: Skeleton {
+            bones: bone_list,
+            tails_from_file: true,
+        },
         ..Default::default()
     }
 }

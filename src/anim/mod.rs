@@ -55,9 +55,10 @@ pub fn sample<T: Lerp>(track: &Track<T>, t: f32) -> Option<T> {
     })
 }
 
-/// Blender's XYZ Euler: X applied first, then Y, then Z.
-pub fn euler_xyz(r: Vec3) -> Mat3 {
-    Mat3::from_rotation_z(r.z) * Mat3::from_rotation_y(r.y) * Mat3::from_rotation_x(r.x)
+/// Blender's ZXY Euler (the only order the P3M exporter writes): Z applied
+/// first, then X, then Y, so `R = Ry · Rx · Rz` on column vectors.
+pub fn euler_zxy(r: Vec3) -> Mat3 {
+    Mat3::from_rotation_y(r.y) * Mat3::from_rotation_x(r.x) * Mat3::from_rotation_z(r.z)
 }
 
 /// A skeleton's pose. Buffers are sized once per skeleton and reused: evaluating
@@ -109,7 +110,7 @@ impl Pose {
                 let translation = sample(&ch.translation, t);
                 let scale = sample(&ch.scale, t);
                 let rotation = match &ch.rotation {
-                    RotationTrack::EulerXyz(tr) => sample(tr, t).map(euler_xyz),
+                    RotationTrack::EulerZxy(tr) => sample(tr, t).map(euler_zxy),
                     RotationTrack::Quat(tr) => sample(tr, t).map(Mat3::from_quat),
                 };
                 self.local[ch.bone] = match clip.space {

@@ -1,17 +1,55 @@
-//! P3M (PlatinumSrc model) decoder, per `specs/p3m.txt` (version 0.0) and the
-//! binding decisions in `notes/platinumsrc.md`; see `docs/formats.md`.
+//! P3M (PlatinumSrc model) decoder, per `specs/p3m.txt` (version 0.0), the
+//! 2024 layout of `specs/p3m-2024.txt` and the binding decisions in
+//! `notes/platinumsrc.md`; see `docs/formats.md`.
+//!
+//! Both layouts say version 0, and every P3M written so far (the engine's
+//! Blender exporter) is in the 2024 one, so the layout is found by structure:
+//! the file is parsed as each, and exactly one must reach a string table in
+//! which every string offset resolves. A file that fits neither or both is
+//! refused, naming both attempts.
 //!
 //! Strings are u16 offsets into a string table that is everything after the
-//! last user-defined field, so the file is parsed twice: the first pass finds
-//! where the table starts, the second resolves every string against it.
+//! last section, so each layout is parsed twice: the first pass finds where
+//! the table starts, the second resolves every string against it.
 
 use super::{DecodeError, Reader, Result, ptf};
 
 pub const MAGIC: &[u8; 3] = b"P3M";
 pub const NONE_INDEX: u8 = 0xFF;
 
+/// Which of the two documented layouts a file was read with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum P3mLayout {
+    /// `specs/p3m.txt` (late 2025): UV and normal flags, material overrides,
+    /// animated materials, user-defined fields.
+    Current,
+    /// `specs/p3m-2024.txt`: what the engine's loader reads and its Blender
+    /// exporter writes: interleaved position + UV, 10-byte materials, no
+    /// material overrides and no user-defined fields.
+    Y2024,
+}
+
+impl P3mLayout {
+    /// `"current"` or `"2024"`, as `info --json` reports it.
+    pub fn name(self) -> &'static str {
+        match self {
+            P3mLayout::Current => "current",
+            P3mLayout::Y2024 => "2024",
+        }
+    }
+
+    /// The document that describes the layout.
+    pub fn spec(self) -> &'static str {
+        match self {
+            P3mLayout::Current => "specs/p3m.txt",
+            P3mLayout::Y2024 => "specs/p3m-2024.txt",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct P3m {
+    pub layout: P3mLayout,
     pub version: u8,
     pub flags: u8,
     pub parts: Vec<Part>,
@@ -205,7 +243,7 @@ pub struct Action {
 pub struct ActionBone {
     pub bone: String,
     pub translation: Vec<Key<[f32; 3], Interp>>,
-    /// Euler XYZ radians.
+    /// Blender ZXY Euler radians (`R = Ry · Rx · Rz`), bone-local.
     pub rotation: Vec<Key<[f32; 3], Interp>>,
     pub scale: Vec<Key<[f32; 3], Interp>>,
 }
@@ -358,11 +396,55 @@ impl P3m {
     }
 }
 
-/// Decodes a whole P3M file.
+/// Decodes a whole P3M file in whichever layout it is written.
 pub fn decode(data: &[u8]) -> Result<P3m> {
+    let current = decode_as(data, P3mLayout::Current);
+    let y2024 = decode_as(data, P3mLayout::Y2024);
+    match (current, y2024) {
+        (Ok(m), Err(_)) | (Err(_), Ok(m)) => Ok(m),
+        // Header errors are the same for both: say them once.
+        (Err(a), Err(b)) if a == b => Err(a),
+        (Err(a), Err(b)) => {
+            // The attempt that read further is named first: it is the
+            // likelier layout, and its error the likelier fault.
+            let (mut first, mut second) = ((P3mLayout::Current, a), (P3mLayout::Y2024, b));
+            if second.1.offset > first.1.offset {
+                std::mem::swap(&mut first, &mut second);
+            }
+            Err(DecodeError::invalid(
+                first.1.offset,
+                "layout",
+                format!(
+                    "the file fits neither P3M layout: read as the {} layout ({}): {}; \
+                     read as the {} layout ({}): {}",
+                    first.0.name(),
+                    first.0.spec(),
+                    first.1,
+                    second.0.name(),
+                    second.0.spec(),
+                    second.1
+                ),
+            ))
+        }
+        (Ok(_), Ok(_)) => Err(DecodeError::invalid(
+            0,
+            "layout",
+            format!(
+                "the file fits both P3M layouts ({} and {}) with every string resolving; \
+                 refusing to guess which one wrote it",
+                P3mLayout::Current.spec(),
+                P3mLayout::Y2024.spec()
+            ),
+        )),
+    }
+}
+
+/// Decodes `data` as one layout only.
+pub fn decode_as(data: &[u8], layout: P3mLayout) -> Result<P3m> {
     let first = Parser {
         r: Reader::new(data),
         strings: None,
+        layout,
     }
     .parse()?;
     let (start, _) = first.string_table;
@@ -373,6 +455,7 @@ pub fn decode(data: &[u8]) -> Result<P3m> {
             data: table,
             base: start,
         }),
+        layout,
     }
     .parse()
 }
@@ -405,6 +488,7 @@ struct Parser<'a> {
     r: Reader<'a>,
     /// `None` during the first pass: strings read as empty.
     strings: Option<StringTable<'a>>,
+    layout: P3mLayout,
 }
 
 impl<'a> Parser<'a> {
@@ -519,17 +603,40 @@ impl<'a> Parser<'a> {
         }
         self.r.clear_ctx();
 
-        let udf_count = self.r.u8("user-defined field count")? as usize;
-        let mut udf_raw = Vec::with_capacity(udf_count);
-        for i in 0..udf_count {
-            self.r.set_ctx(format!("user-defined field {i}"));
-            udf_raw.push(self.user_field()?);
+        let mut user_fields = Vec::new();
+        if self.layout == P3mLayout::Current {
+            let udf_count = self.r.u8("user-defined field count")? as usize;
+            user_fields.reserve(udf_count);
+            for i in 0..udf_count {
+                self.r.set_ctx(format!("user-defined field {i}"));
+                user_fields.push(self.user_field()?);
+            }
+            self.r.clear_ctx();
         }
-        self.r.clear_ctx();
         let string_table = (self.r.pos(), self.r.remaining());
-        let user_fields = udf_raw;
+        // `char[1...]`: at least one byte; in the 2024 layout it holds only
+        // NUL-terminated strings (the exporter writes a lone NUL when it has
+        // none, and the engine's loader checks the last byte).
+        if string_table.1 == 0 {
+            return Err(DecodeError {
+                offset: string_table.0 as u64,
+                field: "string table".into(),
+                kind: super::ErrorKind::Truncated {
+                    needed: 1,
+                    file_len: self.r.len() as u64,
+                },
+            });
+        }
+        if self.layout == P3mLayout::Y2024 && self.r.peek_rest().last() != Some(&0) {
+            return Err(self.r.err(
+                self.r.len() - 1,
+                "string table",
+                "does not end with a NUL byte",
+            ));
+        }
 
         let model = P3m {
+            layout: self.layout,
             version,
             flags,
             parts,
@@ -551,12 +658,16 @@ impl<'a> Parser<'a> {
     fn part(&mut self, visible: bool) -> Result<Part> {
         let at = self.r.pos();
         let flags = self.r.u8("flags")?;
-        if flags & 0xFC != 0 {
+        // Current: bit 1 normals, bit 0 UVs. 2024: bit 0 normals, UVs always.
+        let (reserved, has_uvs, has_normals) = match self.layout {
+            P3mLayout::Current => (flags & 0xFC, flags & 1 != 0, flags & 2 != 0),
+            P3mLayout::Y2024 => (flags & 0xFE, true, flags & 1 != 0),
+        };
+        if reserved != 0 {
             return Err(self
                 .r
                 .err(at, "flags", format!("reserved bits set in {flags:#04X}")));
         }
-        let (has_uvs, has_normals) = (flags & 1 != 0, flags & 2 != 0);
         let name = self.string("name")?;
         if self.strings.is_some() {
             // Second pass: names are known, so errors name the part too.
@@ -564,25 +675,44 @@ impl<'a> Parser<'a> {
             self.r.set_ctx(ctx);
         }
         let material = self.r.u8("material index")?;
-        let n = self.r.u8("material override count")? as usize;
-        let mut material_overrides = Vec::with_capacity(n);
-        self.r.check_count(n, 4, "material overrides")?;
-        for _ in 0..n {
-            material_overrides.push(MaterialOverride {
-                animation: self.string("material override animation name")?,
-                priority: self.r.u8("material override priority")?,
-                material: self.r.u8("material override material index")?,
-            });
+        let mut material_overrides = Vec::new();
+        if self.layout == P3mLayout::Current {
+            let n = self.r.u8("material override count")? as usize;
+            self.r.check_count(n, 4, "material overrides")?;
+            material_overrides.reserve(n);
+            for _ in 0..n {
+                material_overrides.push(MaterialOverride {
+                    animation: self.string("material override animation name")?,
+                    priority: self.r.u8("material override priority")?,
+                    material: self.r.u8("material override material index")?,
+                });
+            }
         }
+        let layout = self.layout;
         let r = &mut self.r;
         let vcount = r.u16("vertex count")? as usize;
         let per_vertex = 12 + if has_uvs { 8 } else { 0 } + if has_normals { 12 } else { 0 };
         r.check_count(vcount, per_vertex, "vertices")?;
-        let positions = r.array(vcount, 12, "positions", |r, _| r.vec3("position"))?;
-        let uvs = if has_uvs {
-            Some(r.array(vcount, 8, "UVs", |r, _| r.vec2("UV"))?)
-        } else {
-            None
+        let (positions, uvs) = match layout {
+            P3mLayout::Current => {
+                let positions = r.array(vcount, 12, "positions", |r, _| r.vec3("position"))?;
+                let uvs = if has_uvs {
+                    Some(r.array(vcount, 8, "UVs", |r, _| r.vec2("UV"))?)
+                } else {
+                    None
+                };
+                (positions, uvs)
+            }
+            P3mLayout::Y2024 => {
+                // `float[3]` position then `float[2]` UV, vertex by vertex.
+                let mut positions = Vec::with_capacity(vcount);
+                let mut uvs = Vec::with_capacity(vcount);
+                for _ in 0..vcount {
+                    positions.push(r.vec3("vertex position")?);
+                    uvs.push(r.vec2("vertex UV")?);
+                }
+                (positions, Some(uvs))
+            }
         };
         let normals = if has_normals {
             Some(r.array(vcount, 12, "normals", |r, _| r.vec3("normal"))?)
@@ -671,7 +801,33 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// The 2024 layout's 10-byte material: render mode, texture, RGBA,
+    /// RGB emission, shading.
+    fn material_2024(&mut self) -> Result<Material> {
+        const MODES: [RenderMode; 2] = [RenderMode::Normal, RenderMode::Add];
+        let render_mode = self.enum_u8("render mode", &MODES)?;
+        let r = &mut self.r;
+        let tex = r.u8("texture index")?;
+        let c = r.bytes(4, "color")?;
+        let e = r.bytes(3, "emission")?;
+        let shading = r.u8("shading")?;
+        Ok(Material {
+            render_mode,
+            data: MaterialData {
+                color: [c[0], c[1], c[2], c[3]],
+                emission: [e[0], e[1], e[2]],
+                shading,
+                texture: (tex != NONE_INDEX).then_some(tex),
+                matcap: None,
+            },
+            animation: None,
+        })
+    }
+
     fn material(&mut self) -> Result<Material> {
+        if self.layout == P3mLayout::Y2024 {
+            return self.material_2024();
+        }
         let at = self.r.pos();
         let flags = self.r.u8("flags")?;
         if flags & 0xE0 != 0 {

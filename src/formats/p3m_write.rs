@@ -86,6 +86,9 @@ impl W {
     }
 }
 
+/// Writes the current layout (`specs/p3m.txt`) whatever `m.layout` says: a
+/// model read from the 2024 layout (a subset of the current one) comes out
+/// in the current layout.
 pub fn encode(m: &P3m) -> Result<Vec<u8>, String> {
     let mut w = W {
         out: b"P3M".to_vec(),

@@ -1,12 +1,18 @@
 //! PTF (PlatinumSrc texture) decoder.
 //!
-//! Two layouts exist (see `docs/formats.md`):
-//! - current (`specs/ptf.txt`): `PTF`, u8 version, u8 format (low 2 bits: I, IA,
-//!   RGB, RGBA), u8 size (high nibble log2 height, low nibble log2 width), LZ4 frame;
+//! Three generations exist (see `docs/formats.md` and `notes/platinumsrc.md`):
 //! - 2024 (`specs/ptf-2024.txt`): `PTF`, u8 revision, u8 (bit 4 has alpha, low
-//!   nibble log2 of a square size), LZ4 frame of RGB or RGBA.
+//!   nibble log2 of a square size), LZ4 frame of RGB or RGBA;
+//! - 2025 (`specs/ptf-2025.txt`): `PTF`, u8 version, u8 flags (bit 0 has
+//!   alpha), u8 size (high nibble log2 height, low nibble log2 width), LZ4
+//!   frame of RGB or RGBA (`channels = (flags & 1) + 3`, as the engine reads);
+//! - current (`specs/ptf.txt`): `PTF`, u8 version, u8 format (low 2 bits: I,
+//!   IA, RGB, RGBA), the same size byte and LZ4 frame.
 //!
-//! They are told apart by where the LZ4 frame magic starts (offset 6 or 5).
+//! The LZ4 frame magic at offset 5 marks the 2024 form. With the magic at 6,
+//! a format byte of 2 or 3 can only be the current form; for 0 and 1 the two
+//! later forms differ only in channel count, so the inflated length decides:
+//! exactly one of `w·h·(b+3)` (2025) and `w·h·(b+1)` (current) must match.
 
 use super::{DecodeError, ErrorKind, Reader, Result};
 use std::io::Read;
@@ -21,8 +27,32 @@ pub const MAX_LOG2_SIZE: u8 = 14;
 pub enum PtfLayout {
     /// `specs/ptf.txt`; the byte is the major version.
     Current { version: u8 },
+    /// `specs/ptf-2025.txt` (March to December 2025); the byte is the major version.
+    Y2025 { version: u8 },
     /// `specs/ptf-2024.txt`; the byte is the revision.
     Rev2024 { revision: u8 },
+}
+
+impl PtfLayout {
+    /// The generation's name as `info` and the inspector show it.
+    pub fn describe(self) -> String {
+        match self {
+            PtfLayout::Current { version } => format!("current (specs/ptf.txt, version {version})"),
+            PtfLayout::Y2025 { version } => format!("2025 (specs/ptf-2025.txt, version {version})"),
+            PtfLayout::Rev2024 { revision } => {
+                format!("2024 (specs/ptf-2024.txt, revision {revision})")
+            }
+        }
+    }
+
+    /// Short name for JSON: `"2024"`, `"2025"` or `"current"`.
+    pub fn generation(self) -> &'static str {
+        match self {
+            PtfLayout::Current { .. } => "current",
+            PtfLayout::Y2025 { .. } => "2025",
+            PtfLayout::Rev2024 { .. } => "2024",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,41 +110,112 @@ impl Ptf {
 pub fn decode(data: &[u8]) -> Result<Ptf> {
     let mut r = Reader::new(data);
     r.magic(b"PTF", "magic")?;
-    let is_2024 = data.get(5..9) == Some(&LZ4_FRAME_MAGIC[..]);
-    let (layout, format, log_w, log_h) = if is_2024 {
-        let revision = r.u8("revision")?;
-        let at = r.pos();
-        let b = r.u8("alpha/resolution byte")?;
-        if b & 0xE0 != 0 {
-            return Err(r.err(
-                at,
-                "alpha/resolution byte",
-                format!("reserved bits set in {b:#04X}"),
+    if data.get(5..9) == Some(&LZ4_FRAME_MAGIC[..]) {
+        decode_2024(r, data)
+    } else {
+        decode_sized(r, data)
+    }
+}
+
+/// The 2024 form: a 5-byte header, square RGB or RGBA.
+fn decode_2024(mut r: Reader, data: &[u8]) -> Result<Ptf> {
+    let revision = r.u8("revision")?;
+    let at = r.pos();
+    let b = r.u8("alpha/resolution byte")?;
+    if b & 0xE0 != 0 {
+        return Err(r.err(
+            at,
+            "alpha/resolution byte",
+            format!("reserved bits set in {b:#04X}"),
+        ));
+    }
+    let format = if b & 0x10 != 0 {
+        PtfFormat::Rgba
+    } else {
+        PtfFormat::Rgb
+    };
+    let log = b & 0x0F;
+    check_size(&r, log, log)?;
+    let side = 1u32 << log;
+    let frame_at = r.pos();
+    r.magic(&LZ4_FRAME_MAGIC, "LZ4 frame magic")?;
+    let expected = side as usize * side as usize * format.channels();
+    let pixels =
+        decompress_lz4_frame(&data[frame_at..], expected).map_err(|m| texel_error(frame_at, m))?;
+    Ok(Ptf {
+        layout: PtfLayout::Rev2024 { revision },
+        format,
+        width: side,
+        height: side,
+        pixels,
+    })
+}
+
+/// The 2025 and current forms: a 6-byte header with a width/height byte.
+fn decode_sized(mut r: Reader, data: &[u8]) -> Result<Ptf> {
+    let version = r.u8("version")?;
+    let at = r.pos();
+    let b = r.u8("format")?;
+    if b & 0xFC != 0 {
+        return Err(r.err(at, "format", format!("reserved bits set in {b:#04X}")));
+    }
+    let s = r.u8("size")?;
+    let (log_w, log_h) = (s & 0x0F, s >> 4);
+    check_size(&r, log_w, log_h)?;
+    let (width, height) = (1u32 << log_w, 1u32 << log_h);
+    let texels = width as usize * height as usize;
+    let frame_at = r.pos();
+    r.magic(&LZ4_FRAME_MAGIC, "LZ4 frame magic")?;
+    let frame = &data[frame_at..];
+    let current = [PtfFormat::I, PtfFormat::Ia, PtfFormat::Rgb, PtfFormat::Rgba][b as usize];
+    let (layout, format, pixels) = if b >= 2 {
+        // RGB and RGBA as 2 and 3 exist only in the current form.
+        let expected = texels * current.channels();
+        let pixels = decompress_lz4_frame(frame, expected).map_err(|m| texel_error(frame_at, m))?;
+        (PtfLayout::Current { version }, current, pixels)
+    } else {
+        // 0 and 1: the 2025 form's RGB/RGBA (`(flags & 1) + 3` channels) or
+        // the current form's I/IA; the inflated length tells which.
+        let y2025 = [PtfFormat::Rgb, PtfFormat::Rgba][b as usize];
+        let (big, small) = (texels * y2025.channels(), texels * current.channels());
+        let pixels = inflate_capped(frame, big).map_err(|m| texel_error(frame_at, m))?;
+        if pixels.len() == big {
+            (PtfLayout::Y2025 { version }, y2025, pixels)
+        } else if pixels.len() == small {
+            (PtfLayout::Current { version }, current, pixels)
+        } else {
+            return Err(texel_error(
+                frame_at,
+                format!(
+                    "produced {} bytes{}; {width}x{height} texels need {big} as the 2025 form \
+                     ({}) or {small} as the current form ({})",
+                    pixels.len(),
+                    if pixels.len() > big { " or more" } else { "" },
+                    y2025.name(),
+                    current.name(),
+                ),
             ));
         }
-        let format = if b & 0x10 != 0 {
-            PtfFormat::Rgba
-        } else {
-            PtfFormat::Rgb
-        };
-        let log = b & 0x0F;
-        (PtfLayout::Rev2024 { revision }, format, log, log)
-    } else {
-        let version = r.u8("version")?;
-        let at = r.pos();
-        let b = r.u8("format")?;
-        if b & 0xFC != 0 {
-            return Err(r.err(at, "format", format!("reserved bits set in {b:#04X}")));
-        }
-        let format = match b & 3 {
-            0 => PtfFormat::I,
-            1 => PtfFormat::Ia,
-            2 => PtfFormat::Rgb,
-            _ => PtfFormat::Rgba,
-        };
-        let s = r.u8("size")?;
-        (PtfLayout::Current { version }, format, s & 0x0F, s >> 4)
     };
+    Ok(Ptf {
+        layout,
+        format,
+        width,
+        height,
+        pixels,
+    })
+}
+
+fn texel_error(frame_at: usize, msg: String) -> DecodeError {
+    DecodeError {
+        offset: frame_at as u64,
+        field: "texel data (LZ4 frame)".into(),
+        kind: ErrorKind::Compression(msg),
+    }
+}
+
+/// Refuses sides over [`MAX_LOG2_SIZE`]; the size byte is the last one read.
+fn check_size(r: &Reader, log_w: u8, log_h: u8) -> Result<()> {
     if log_w > MAX_LOG2_SIZE || log_h > MAX_LOG2_SIZE {
         return Err(r.err(
             r.pos() - 1,
@@ -128,35 +229,25 @@ pub fn decode(data: &[u8]) -> Result<Ptf> {
             ),
         ));
     }
-    let (width, height) = (1u32 << log_w, 1u32 << log_h);
-    let expected = width as usize * height as usize * format.channels();
-    let frame_at = r.pos();
-    r.magic(&LZ4_FRAME_MAGIC, "LZ4 frame magic")?;
-    let pixels = decompress_lz4_frame(data.get(frame_at..).unwrap_or_default(), expected).map_err(
-        |msg| DecodeError {
-            offset: frame_at as u64,
-            field: "texel data (LZ4 frame)".into(),
-            kind: ErrorKind::Compression(msg),
-        },
-    )?;
-    Ok(Ptf {
-        layout,
-        format,
-        width,
-        height,
-        pixels,
-    })
+    Ok(())
+}
+
+/// Inflates an LZ4 frame, reading at most `cap + 1` bytes of output (so a
+/// frame longer than `cap` is seen as such without inflating it whole).
+fn inflate_capped(frame: &[u8], cap: usize) -> std::result::Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(cap.min(frame.len().saturating_mul(255)).min(1 << 24));
+    lz4_flex::frame::FrameDecoder::new(frame)
+        .take(cap as u64 + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| e.to_string())?;
+    Ok(out)
 }
 
 /// Decompresses an LZ4 frame that must produce exactly `expected` bytes.
 /// Output is read incrementally, so memory grows only with real output and
 /// never past `expected + 1` bytes, whatever the frame declares.
 pub fn decompress_lz4_frame(frame: &[u8], expected: usize) -> std::result::Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(expected.min(frame.len().saturating_mul(255)).min(1 << 24));
-    lz4_flex::frame::FrameDecoder::new(frame)
-        .take(expected as u64 + 1)
-        .read_to_end(&mut out)
-        .map_err(|e| e.to_string())?;
+    let out = inflate_capped(frame, expected)?;
     if out.len() != expected {
         return Err(format!(
             "produced {} bytes{}, expected {}",

@@ -1,4 +1,4 @@
-//! PTF writer (current and 2024 layouts), used by tests and the demo generator.
+//! PTF writer (current, 2025 and 2024 generations), used by tests and the demo generator.
 
 use super::ptf::{PtfFormat, PtfLayout};
 use std::io::Write;
@@ -30,6 +30,16 @@ pub fn encode(
         PtfLayout::Current { version } => {
             out.push(version);
             out.push(format as u8);
+            out.push((lh << 4) | lw);
+        }
+        PtfLayout::Y2025 { version } => {
+            let flags = match format {
+                PtfFormat::Rgb => 0,
+                PtfFormat::Rgba => 1,
+                _ => return Err("2025 PTF textures are RGB or RGBA".into()),
+            };
+            out.push(version);
+            out.push(flags);
             out.push((lh << 4) | lw);
         }
         PtfLayout::Rev2024 { revision } => {

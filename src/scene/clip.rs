@@ -28,9 +28,10 @@ pub struct Track<T> {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum RotationTrack {
-    /// Euler angles in radians, applied X then Y then Z (Blender's XYZ), each
-    /// angle interpolated on its own (as Blender's F-curves do).
-    EulerXyz(Track<Vec3>),
+    /// Euler angles (x, y, z) in radians in Blender's ZXY order: Z applied
+    /// first, then X, then Y (`R = Ry · Rx · Rz`), each angle interpolated on
+    /// its own (as Blender's F-curves do). P3M's only rotation order.
+    EulerZxy(Track<Vec3>),
     /// Quaternions, interpolated with shortest-arc slerp.
     Quat(Track<Quat>),
 }

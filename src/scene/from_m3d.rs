@@ -7,11 +7,11 @@
 //! voxels become one mesh per voxel type. See `docs/formats.md`.
 
 use super::clip::{BoneState, FrameSequence, PoseFrame, Segment, m3d_mat};
+use super::companions::{Companions, Found, Lookup};
 use super::*;
 use crate::formats::m3d::{self, M3d, NONE, PropValue, VOXEL_CLEAR, VOXEL_UNSET};
 use glam::Quat;
 use std::collections::HashMap;
-use std::path::Path;
 
 /// sRGB RGBA bytes of an M3D colour (red in the low byte).
 pub fn rgba(c: u32) -> [u8; 4] {
@@ -35,7 +35,7 @@ fn quat(v: &m3d::Vertex) -> Quat {
 fn load_texture(
     m: &M3d,
     name: &str,
-    base_dir: Option<&Path>,
+    companions: &dyn Companions,
     warnings: &mut Vec<String>,
 ) -> Texture {
     let decode = |bytes: &[u8], source: TextureSource, what: String| -> Result<Texture, String> {
@@ -61,19 +61,20 @@ fn load_texture(
             Err(e) => why.push(e),
         }
     }
-    if let Some(dir) = base_dir {
-        for candidate in [format!("{name}.png"), name.to_string()] {
-            let path = dir.join(&candidate);
-            if let Ok(bytes) = std::fs::read(&path) {
+    let mut tried = Vec::new();
+    for candidate in [format!("{name}.png"), name.to_string()] {
+        match companions.find(Lookup::Beside(&candidate)) {
+            Ok(Found { path, bytes }) => {
                 match decode(&bytes, TextureSource::External(path.clone()), candidate) {
                     Ok(t) => return t,
-                    Err(e) => why.push(e),
+                    Err(e) => why.push(format!("{}: {e}", path.display())),
                 }
             }
+            Err(missing) => tried.push(missing.to_string()),
         }
     }
     let why = if why.is_empty() {
-        format!("not inlined, and no {name}.png or {name} next to the model")
+        format!("not inlined, and {}", tried.join("; "))
     } else {
         why.join("; ")
     };
@@ -94,7 +95,7 @@ fn prop_text(v: &PropValue) -> String {
     }
 }
 
-pub fn convert(m: &M3d, source: SourceInfo, base_dir: Option<&Path>) -> Scene {
+pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scene {
     let mut warnings = m.warnings.clone();
 
     // Textures: every map property, by name, once.
@@ -107,7 +108,7 @@ pub fn convert(m: &M3d, source: SourceInfo, base_dir: Option<&Path>) -> Scene {
                 && !texture_of.contains_key(name)
             {
                 texture_of.insert(name.clone(), textures.len());
-                textures.push(load_texture(m, name, base_dir, &mut warnings));
+                textures.push(load_texture(m, name, companions, &mut warnings));
             }
         }
     }
@@ -488,7 +489,10 @@ pub fn convert(m: &M3d, source: SourceInfo, base_dir: Option<&Path>) -> Scene {
         meshes,
         materials,
         textures,
-        skeleton: Skeleton { bones },
+        skeleton: Skeleton {
+            bones,
+            tails_from_file: false,
+        },
         clips,
         user_fields,
         warnings,

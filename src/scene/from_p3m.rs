@@ -5,11 +5,11 @@
 //! and keeps the exporter's counter-clockwise front faces. UVs are Blender's
 //! (origin bottom left) and become `(u, 1 - v)`. See `docs/formats.md`.
 
+use super::companions::{Companions, Found, Lookup};
 use super::material_anim::{MatInterp, MatKey, MatLoop, MatTrack};
 use super::*;
 use crate::formats::{p3m, ptf};
 use glam::Mat3;
-use std::path::Path;
 
 pub fn to_scene_space(v: [f32; 3]) -> Vec3 {
     Vec3::new(v[0], v[1], -v[2])
@@ -19,10 +19,22 @@ fn color(c: &[u8]) -> Vec<f32> {
     c.iter().map(|&b| b as f32 / 255.0).collect()
 }
 
-/// Builds the scene. External textures are looked up relative to `base_dir`;
-/// one that cannot be loaded becomes a checkerboard and a warning.
-pub fn convert(m: &p3m::P3m, source: SourceInfo, base_dir: Option<&Path>) -> Scene {
+/// Builds the scene. External textures come through `companions` (the
+/// engine's resource-path rules); one that cannot be loaded becomes a
+/// checkerboard and a warning listing every path tried.
+pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) -> Scene {
     let mut warnings = Vec::new();
+    for b in &m.bones {
+        // The exporter writes a tail as (tail.x, head.z, head.y): only the
+        // X part of the direction survives (`notes/platinumsrc.md`).
+        if b.tail[1] == b.head[1] && b.tail[2] == b.head[2] && b.tail[0] != b.head[0] {
+            warnings.push(format!(
+                "bone {:?}: tail shares the head's Y and Z — a known exporter bug; \
+                 the bone points along X only",
+                b.name
+            ));
+        }
+    }
 
     let bones: Vec<Bone> = m
         .bones
@@ -47,7 +59,13 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, base_dir: Option<&Path>) -> Sce
                 height: p.height,
                 rgba8: p.to_rgba8(),
                 source: TextureSource::Embedded,
-                format: format!("PTF {} {}x{}", p.format.name(), p.width, p.height),
+                format: format!(
+                    "PTF {} {}x{} ({} generation)",
+                    p.format.name(),
+                    p.width,
+                    p.height,
+                    p.layout.generation()
+                ),
                 srgb: true,
                 compressed: None,
             },
@@ -56,7 +74,7 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, base_dir: Option<&Path>) -> Sce
                 warnings.push(format!("texture {i}: {why}; showing a checkerboard"));
                 Texture::checkerboard(&format!("embedded {i}"), why)
             }
-            p3m::Texture::External { path } => match load_external(path, base_dir) {
+            p3m::Texture::External { path } => match load_external(path, companions) {
                 Ok(t) => t,
                 Err(why) => {
                     warnings.push(format!(
@@ -154,6 +172,10 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, base_dir: Option<&Path>) -> Sce
     source.format = "P3M".into();
     source.details.extend([
         (
+            "layout".into(),
+            format!("{} ({})", m.layout.name(), m.layout.spec()),
+        ),
+        (
             "version".into(),
             format!("{}.0 (flags {:#04X})", m.version, m.flags),
         ),
@@ -177,7 +199,10 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, base_dir: Option<&Path>) -> Sce
         meshes,
         materials,
         textures,
-        skeleton: Skeleton { bones },
+        skeleton: Skeleton {
+            bones,
+            tails_from_file: true,
+        },
         clips,
         user_fields,
         warnings,
@@ -194,11 +219,13 @@ pub fn rest_frame(head: Vec3, tail: Vec3) -> Mat4 {
     let v = to_scene.transpose() * (tail - head);
     let nor = v.try_normalize().unwrap_or(Vec3::Y);
     let (x, y, z) = (nor.x, nor.y, nor.z);
+    // armature.cc: SAFE_THRESHOLD, and CRITICAL_THRESHOLD (2.5e-4) squared,
+    // since theta_alt is a squared distance.
     const SAFE: f32 = 6.1e-3;
-    const CRITICAL: f32 = 2.5e-4;
+    const CRITICAL_SQUARED: f32 = 2.5e-4 * 2.5e-4;
     let mut theta = 1.0 + y;
     let theta_alt = x * x + z * z;
-    let b = if theta > SAFE || theta_alt > CRITICAL {
+    let b = if theta > SAFE || theta_alt > CRITICAL_SQUARED {
         if theta <= SAFE {
             theta = theta_alt * 0.5 + theta_alt * theta_alt * 0.125;
         }
@@ -319,7 +346,7 @@ fn build_clip(
         .map(|&bone| clip::Channel {
             bone,
             translation: clip::Track::default(),
-            rotation: clip::RotationTrack::EulerXyz(clip::Track::default()),
+            rotation: clip::RotationTrack::EulerZxy(clip::Track::default()),
             scale: clip::Track::default(),
         })
         .collect();
@@ -349,7 +376,7 @@ fn build_clip(
             });
             let span = (r.start as u32, r.end as u32);
             segment_keys(t, span, (t0, spf), Vec3::ZERO, &mut ch.translation.keys);
-            if let clip::RotationTrack::EulerXyz(tr) = &mut ch.rotation {
+            if let clip::RotationTrack::EulerZxy(tr) = &mut ch.rotation {
                 segment_keys(rot, span, (t0, spf), Vec3::ZERO, &mut tr.keys);
             }
             segment_keys(sc, span, (t0, spf), Vec3::ONE, &mut ch.scale.keys);
@@ -450,42 +477,58 @@ fn build_skin(p: &p3m::Part, bones: &[Bone], warnings: &mut Vec<String>) -> Opti
     Some(skin)
 }
 
-fn load_external(path: &str, base_dir: Option<&Path>) -> Result<Texture, String> {
-    let base = base_dir.ok_or("no folder to resolve it in")?;
-    let candidates = [
-        base.join(path),
-        base.join(format!("{path}.ptf")),
-        base.join(format!("{path}.png")),
-    ];
-    let Some(found) = candidates.iter().find(|p| p.is_file()) else {
-        return Err(format!(
-            "not found next to the model (looked for {})",
-            candidates[0].display()
-        ));
-    };
-    let bytes = std::fs::read(found).map_err(|e| format!("{}: {e}", found.display()))?;
+fn load_external(path: &str, companions: &dyn Companions) -> Result<Texture, String> {
+    let Found { path: found, bytes } = companions
+        .find(Lookup::PlatinumResource(path))
+        .map_err(|m| m.to_string())?;
+    let mut t =
+        texture_from_bytes(path, &bytes).map_err(|e| format!("{}: {e}", found.display()))?;
+    t.source = TextureSource::External(found);
+    Ok(t)
+}
+
+/// A texture file the engine can load: PTF (any generation), else PNG, JPEG,
+/// TGA or BMP by their contents (`image`'s decoders).
+pub fn texture_from_bytes(name: &str, bytes: &[u8]) -> Result<Texture, String> {
     if bytes.starts_with(b"PTF") {
-        let p = ptf::decode(&bytes).map_err(|e| format!("{}: {e}", found.display()))?;
+        let p = ptf::decode(bytes).map_err(|e| e.to_string())?;
         return Ok(Texture {
-            name: path.into(),
+            name: name.into(),
             width: p.width,
             height: p.height,
             rgba8: p.to_rgba8(),
-            source: TextureSource::External(found.clone()),
-            format: format!("PTF {} {}x{}", p.format.name(), p.width, p.height),
+            source: TextureSource::Embedded,
+            format: format!(
+                "PTF {} {}x{} ({} generation)",
+                p.format.name(),
+                p.width,
+                p.height,
+                p.layout.generation()
+            ),
             srgb: true,
             compressed: None,
         });
     }
-    let img = image::load_from_memory(&bytes).map_err(|e| format!("{}: {e}", found.display()))?;
+    // TGA has no magic: guess the others by contents, TGA last.
+    let format = image::guess_format(bytes).unwrap_or(image::ImageFormat::Tga);
+    let img = image::load_from_memory_with_format(bytes, format).map_err(|e| e.to_string())?;
     let rgba = img.to_rgba8();
     Ok(Texture {
-        name: path.into(),
+        name: name.into(),
         width: rgba.width(),
         height: rgba.height(),
-        format: format!("image {}x{}", rgba.width(), rgba.height()),
+        format: format!(
+            "{} {}x{}",
+            format
+                .extensions_str()
+                .first()
+                .unwrap_or(&"image")
+                .to_uppercase(),
+            rgba.width(),
+            rgba.height()
+        ),
         rgba8: rgba.into_raw(),
-        source: TextureSource::External(found.clone()),
+        source: TextureSource::Embedded,
         srgb: true,
         compressed: None,
     })

@@ -8,10 +8,10 @@
 //! `docs/formats.md`.
 
 use super::clip::{Channel, ChannelSpace, Interp, Key, RotationTrack, Segment, Track};
+use super::companions::{Companions, Found, Lookup};
 use super::*;
 use crate::formats::papa::{self, Papa, TexFormat, TextureData};
 use glam::{Mat3, Quat};
-use std::path::Path;
 
 /// Papa's Z-up -> the scene's Y-up.
 pub fn axis() -> Mat4 {
@@ -223,16 +223,23 @@ pub fn scene_texture(t: &papa::Texture, label: &str) -> Result<Texture, String> 
     })
 }
 
-/// Loads `file` (a texture papa) next to the model; its first texture.
-fn load_sibling_texture(dir: &Path, file: &str) -> Result<Texture, String> {
-    let path = dir.join(file);
-    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let p = papa::decode(&bytes).map_err(|e| format!("{file}: {e}"))?;
+/// Loads a texture papa the model names (a media path or a file name) or
+/// one found by convention; its first texture.
+fn load_linked_texture(companions: &dyn Companions, lookup: Lookup<'_>) -> Result<Texture, String> {
+    texture_papa(companions.find(lookup).map_err(|m| m.to_string())?)
+}
+
+/// The first texture of a texture papa that was found.
+fn texture_papa(Found { path, bytes }: Found) -> Result<Texture, String> {
+    let file = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let p = papa::decode(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     let t = p
         .textures
         .first()
-        .ok_or_else(|| format!("{file} holds no texture"))?;
-    let mut tex = scene_texture(t, file)?;
+        .ok_or_else(|| format!("{} holds no texture", path.display()))?;
+    let mut tex = scene_texture(t, &file)?;
     tex.source = TextureSource::External(path);
     Ok(tex)
 }
@@ -303,47 +310,25 @@ pub fn animation_clip(anim: &papa::Animation, name: &str, skeleton: &Skeleton) -
     })
 }
 
-/// Animation papas next to `model_path` (`<stem>_anim_<name>.papa`, or any
+/// Animation papas next to the model (`<stem>_anim_<name>.papa`, or any
 /// `*.papa` holding only animations) whose bones match `skeleton`.
 pub fn sibling_animations(
-    model_path: &Path,
+    companions: &dyn Companions,
     skeleton: &Skeleton,
     warnings: &mut Vec<String>,
 ) -> Vec<Clip> {
-    let (Some(dir), Some(stem)) = (
-        model_path.parent(),
-        model_path.file_stem().and_then(|s| s.to_str()),
-    ) else {
+    let Some(stem) = companions.model_stem() else {
         return Vec::new();
     };
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
+    // The header's counts of textures .. models (bytes 10..24) all zero
+    // mean "animations only"; other files are never read whole.
+    let animations_only = |h: &[u8]| {
+        h.starts_with(papa::MAGIC) && h.get(10..24).is_some_and(|c| c.iter().all(|&b| b == 0))
     };
-    let mut files: Vec<_> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "papa") && p.as_path() != model_path)
-        .collect();
-    files.sort();
     let mut clips = Vec::new();
-    for path in files {
-        let file = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default()
-            .to_string();
-        // Read the header first: counts of textures .. models (bytes 10..24)
-        // all zero mean "animations only"; other files are not read whole.
-        let mut header = [0u8; 26];
-        let animations_only = std::fs::File::open(&path)
-            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut header))
-            .is_ok_and(|_| &header[..4] == papa::MAGIC && header[10..24].iter().all(|&b| b == 0));
-        if !animations_only {
-            continue;
-        }
-        let Ok(bytes) = std::fs::read(&path) else {
-            continue;
-        };
-        let Ok(p) = papa::decode(&bytes) else {
+    for sib in companions.siblings(".papa", 26, &animations_only) {
+        let file = sib.file_name;
+        let Ok(p) = papa::decode(&sib.bytes) else {
             if file.contains("_anim_") {
                 warnings.push(format!("{file}: not a valid animation papa; skipped"));
             }
@@ -386,30 +371,24 @@ pub fn sibling_animations(
     clips
 }
 
-pub fn convert(
-    p: &Papa,
-    source: SourceInfo,
-    base_dir: Option<&Path>,
-    model_path: Option<&Path>,
-) -> Scene {
+pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Scene {
     let mut warnings = p.warnings.clone();
     let mut scene = Scene::default();
 
     // Textures in the file; linked ones are looked up next to the model.
     let mut texture_of: Vec<Option<usize>> = Vec::new();
     for (i, t) in p.textures.iter().enumerate() {
-        let tex = match (&t.data, base_dir) {
-            (TextureData::Linked, _) if t.name == "NO_TEXTURE" => None,
-            (TextureData::Linked, Some(dir)) => {
-                let file = t.name.rsplit('/').next().unwrap_or(&t.name).to_string();
-                Some(load_sibling_texture(dir, &file).unwrap_or_else(|why| {
+        let tex = match &t.data {
+            TextureData::Linked if t.name == "NO_TEXTURE" => None,
+            TextureData::Linked => Some(
+                load_linked_texture(companions, Lookup::PaMedia(&t.name)).unwrap_or_else(|why| {
                     warnings.push(format!(
                         "texture {i} {:?}: {why}; showing a checkerboard",
                         t.name
                     ));
                     Texture::checkerboard(&t.name, why)
-                }))
-            }
+                }),
+            ),
             _ => Some(
                 scene_texture(t, &format!("texture {i}")).unwrap_or_else(|why| {
                     warnings.push(format!(
@@ -426,25 +405,22 @@ pub fn convert(
         }));
     }
     // Unit models name no texture: the engine finds `<unit>_diffuse.papa`.
-    let convention = model_path.and_then(|path| {
-        let stem = path.file_stem()?.to_str()?;
-        let dir = path.parent()?;
+    let convention = companions.model_stem().and_then(|stem| {
         let file = format!("{stem}_diffuse.papa");
-        dir.join(&file)
-            .exists()
-            .then(|| load_sibling_texture(dir, &file))
+        // Absent is the norm (textured or untextured models); a file that
+        // is there but does not load is worth a warning.
+        let found = companions.find(Lookup::Beside(&file)).ok()?;
+        match texture_papa(found) {
+            Ok(t) => {
+                scene.textures.push(t);
+                Some(scene.textures.len() - 1)
+            }
+            Err(why) => {
+                warnings.push(why);
+                None
+            }
+        }
     });
-    let convention = match convention {
-        Some(Ok(t)) => {
-            scene.textures.push(t);
-            Some(scene.textures.len() - 1)
-        }
-        Some(Err(why)) => {
-            warnings.push(why);
-            None
-        }
-        None => None,
-    };
 
     for m in &p.materials {
         let color = m
@@ -636,10 +612,12 @@ pub fn convert(
             None => {}
         }
     }
-    if let (Some(path), false) = (model_path, scene.skeleton.bones.is_empty()) {
-        scene
-            .clips
-            .extend(sibling_animations(path, &scene.skeleton, &mut warnings));
+    if !scene.skeleton.bones.is_empty() {
+        scene.clips.extend(sibling_animations(
+            companions,
+            &scene.skeleton,
+            &mut warnings,
+        ));
     }
 
     let mut source = source;

@@ -3,6 +3,7 @@
 //! counter-clockwise front faces, UV origin at the top left (wgpu's).
 
 pub mod clip;
+pub mod companions;
 pub mod from_m3d;
 pub mod from_p3m;
 pub mod from_papa;
@@ -236,6 +237,9 @@ impl Texture {
 #[derive(Debug, Clone, Default)]
 pub struct Skeleton {
     pub bones: Vec<Bone>,
+    /// Whether the file stores each bone's tail (P3M) rather than the viewer
+    /// deriving one to draw the bone (M3D, Papa).
+    pub tails_from_file: bool,
 }
 
 #[derive(Debug, Clone)]

@@ -147,7 +147,7 @@ fn bone_ticks(clip: &Clip, bone: usize, tick: &impl Fn(usize, usize, f32, egui::
     }
     let green = egui::Color32::from_rgb(110, 220, 120);
     match &ch.rotation {
-        RotationTrack::EulerXyz(t) => t.keys.iter().for_each(|k| tick(1, 3, k.time, green)),
+        RotationTrack::EulerZxy(t) => t.keys.iter().for_each(|k| tick(1, 3, k.time, green)),
         RotationTrack::Quat(t) => t.keys.iter().for_each(|k| tick(1, 3, k.time, green)),
     }
     for k in &ch.scale.keys {

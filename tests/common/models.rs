@@ -66,6 +66,7 @@ pub fn arm() -> P3m {
         }],
     };
     P3m {
+        layout: P3mLayout::Current,
         version: 0,
         flags: 0,
         parts: vec![part],

@@ -1,9 +1,14 @@
 //! Opening a file: detect the format, decode, convert to a [`Scene`].
-//! Errors are one line and start with the file name.
+//! Errors are one line and start with the file name. Companion files
+//! (external textures, linked papas, sibling animations) are found by the
+//! one [`resolver::DiskResolver`] that every converter receives.
+
+pub mod resolver;
 
 use crate::formats::{self, Format, m3d, p3m, papa, ptf};
 use crate::scene::{self, Scene, SourceInfo};
 use glam::{Vec2, Vec3};
+use resolver::DiskResolver;
 use std::path::Path;
 
 /// The decoded file as its format sees it, beside the common scene.
@@ -98,6 +103,7 @@ fn load_bytes_inner(
         file: file.to_string(),
         error,
     };
+    let companions = DiskResolver::new(base_dir, path);
     let source = SourceInfo {
         file_name: file.to_string(),
         path: None,
@@ -109,7 +115,7 @@ fn load_bytes_inner(
     match Format::detect(bytes, file) {
         Some(Format::P3m) => {
             let m = p3m::decode(bytes).map_err(decode_err)?;
-            let scene = scene::from_p3m::convert(&m, source, base_dir);
+            let scene = scene::from_p3m::convert(&m, source, &companions);
             Ok(Loaded {
                 scene,
                 raw: Raw::P3m(Box::new(m)),
@@ -119,11 +125,9 @@ fn load_bytes_inner(
             let t = ptf::decode(bytes).map_err(decode_err)?;
             let mut source = source;
             source.format = "PTF".into();
-            let layout = match t.layout {
-                ptf::PtfLayout::Current { version } => format!("current (version {version})"),
-                ptf::PtfLayout::Rev2024 { revision } => format!("2024 (revision {revision})"),
-            };
-            source.details.push(("layout".into(), layout));
+            source
+                .details
+                .push(("generation".into(), t.layout.describe()));
             let tex = scene::Texture {
                 name: file.into(),
                 width: t.width,
@@ -142,7 +146,7 @@ fn load_bytes_inner(
         }
         Some(Format::M3d) => {
             let m = m3d::decode(bytes).map_err(decode_err)?;
-            let scene = scene::from_m3d::convert(&m, source, base_dir);
+            let scene = scene::from_m3d::convert(&m, source, &companions);
             Ok(Loaded {
                 scene,
                 raw: Raw::M3d(Box::new(m)),
@@ -173,7 +177,7 @@ fn load_bytes_inner(
                     .collect();
                 s
             } else {
-                scene::from_papa::convert(&p, source, base_dir, path)
+                scene::from_papa::convert(&p, source, &companions)
             };
             Ok(Loaded {
                 scene,
