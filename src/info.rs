@@ -182,7 +182,7 @@ fn p3m_json(m: &p3m::P3m) -> Value {
                 "type": "embedded", "offset": offset, "size": size,
                 "ptf": match ptf { Ok(p) => json!({"width": p.width, "height": p.height, "format": p.format.name()}), Err(e) => json!({"error": e.to_string()}) },
             }),
-            p3m::Texture::External { path } => json!({"type": "external", "path": path}),
+            p3m::Texture::External { path, written_as_embedded } => json!({"type": "external", "path": path, "written_as_embedded": written_as_embedded}),
         }).collect::<Vec<_>>(),
         "bones": m.bones.iter().map(|b| json!({"name": b.name, "head": b.head, "tail": b.tail, "children": b.child_count, "parent": b.parent})).collect::<Vec<_>>(),
         "animations": m.animations.iter().map(|a| json!({

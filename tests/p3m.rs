@@ -95,6 +95,7 @@ fn everything() -> P3m {
     });
     m.textures.push(Texture::External {
         path: "textures/does_not_exist".into(),
+        written_as_embedded: false,
     });
     m.textures.push(Texture::Embedded {
         offset: 0,

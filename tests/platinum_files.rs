@@ -66,8 +66,10 @@ fn lz4_frame(texels: &[u8]) -> Vec<u8> {
 /// A file in the layout of `specs/p3m-2024.txt`, as the engine's Blender
 /// exporter writes it: two parts (one with normals, one without), one
 /// material, one external texture, two bones and an action keyed on two
-/// rotation axes. `arm_tail` is the second bone's tail (P3M space).
-fn p3m_2024(arm_tail: [f32; 3]) -> Vec<u8> {
+/// rotation axes. `arm_tail` is the second bone's tail (P3M space);
+/// `texture_type` the external texture's type byte (1 EXTERNAL, or 0 as the
+/// exporter's `addexttex` writes it).
+fn p3m_2024_with(arm_tail: [f32; 3], texture_type: u8) -> Vec<u8> {
     let mut t = Table::default();
     let mut b = Bytes::default();
     // Header: <char[3]: {'P', '3', 'M'}> <u8: Major version> <u8: Flags (reserved)>
@@ -110,7 +112,7 @@ fn p3m_2024(arm_tail: [f32; 3]) -> Vec<u8> {
         .raw(&[1, 2, 3])
         .u8(128);
     // <u8: Texture count>; <u8: P3M_TEXTYPE_EXTERNAL> <<String>: Resource path>
-    b.u8(1).u8(1).u16(t.at("textures/wood"));
+    b.u8(1).u8(texture_type).u16(t.at("textures/wood"));
     // <u8: Bone count>; Bone: <<String>: Name> <float[3]: Head> <float[3]: Tail> <u8: Child count>
     // "root" runs along P3M +Z, which is Blender +Y: its rest frame is
     // Blender's identity.
@@ -143,6 +145,10 @@ fn p3m_2024(arm_tail: [f32; 3]) -> Vec<u8> {
     b.0
 }
 
+fn p3m_2024(arm_tail: [f32; 3]) -> Vec<u8> {
+    p3m_2024_with(arm_tail, 1)
+}
+
 #[test]
 fn a_2024_layout_file_decodes_field_by_field() {
     let m = p3m::decode(&p3m_2024([0.0, 0.0, 2.0])).unwrap();
@@ -170,7 +176,9 @@ fn a_2024_layout_file_decodes_field_by_field() {
     assert_eq!(mat.data.emission, [1, 2, 3]);
     assert_eq!(mat.data.shading, 128);
     assert_eq!(mat.data.matcap, None);
-    assert!(matches!(&m.textures[0], p3m::Texture::External { path } if path == "textures/wood"));
+    assert!(
+        matches!(&m.textures[0], p3m::Texture::External { path, written_as_embedded: false } if path == "textures/wood")
+    );
     assert_eq!(m.bones[1].name, "arm");
     assert_eq!(m.bones[1].parent, Some(0));
     assert_eq!(m.animations[0].actions[0].end, 10);
@@ -311,6 +319,27 @@ fn exporter_tail_bug_opens_with_a_warning() {
     // A correct bone draws no such warning.
     let ok = facet::load::load_bytes("ok.p3m", &p3m_2024([0.0, 0.0, 2.0]), None).unwrap();
     assert!(!ok.scene.warnings.iter().any(|w| w.contains("exporter bug")));
+}
+
+#[test]
+fn exporter_external_texture_with_the_embedded_type_opens_with_a_warning() {
+    // `00 <u16 path>`: no u32 size and no "PTF" after it. Read as external.
+    let bytes = p3m_2024_with([0.0, 0.0, 2.0], 0);
+    let m = p3m::decode(&bytes).unwrap();
+    assert!(matches!(
+        &m.textures[0],
+        p3m::Texture::External { path, written_as_embedded: true } if path == "textures/wood"
+    ));
+    let loaded = facet::load::load_bytes("bug.p3m", &bytes, None).unwrap();
+    assert!(
+        loaded
+            .scene
+            .warnings
+            .iter()
+            .any(|w| w.contains("EMBEDDED type byte") && w.contains("known exporter bug")),
+        "{:?}",
+        loaded.scene.warnings
+    );
 }
 
 // ------------------------------------------------------------ ZXY posing

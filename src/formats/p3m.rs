@@ -196,6 +196,9 @@ pub enum Texture {
     },
     External {
         path: String,
+        /// Written with the EMBEDDED type byte (a known exporter bug) and
+        /// read as external because no PTF follows.
+        written_as_embedded: bool,
     },
 }
 
@@ -980,6 +983,17 @@ impl<'a> Parser<'a> {
     fn texture(&mut self) -> Result<Texture> {
         let at = self.r.pos();
         match self.r.u8("type")? {
+            // The exporter's known bug: an external texture written with the
+            // EMBEDDED type byte, then its u16 path. A real embedded texture
+            // is a u32 size and a whole PTF, so "PTF" follows 4 bytes on.
+            0 if self.layout == P3mLayout::Y2024
+                && self.r.peek_rest().get(4..7) != Some(&b"PTF"[..]) =>
+            {
+                Ok(Texture::External {
+                    path: self.string("resource path (written with the EMBEDDED type)")?,
+                    written_as_embedded: true,
+                })
+            }
             0 => {
                 let size = self.r.u32("embedded data size")?;
                 let offset = self.r.pos();
@@ -990,6 +1004,7 @@ impl<'a> Parser<'a> {
             }
             1 => Ok(Texture::External {
                 path: self.string("resource path")?,
+                written_as_embedded: false,
             }),
             t => Err(self.r.err(
                 at,

@@ -195,7 +195,7 @@ pub fn encode(m: &P3m) -> Result<Vec<u8>, String> {
                 w.u32(bytes.len() as u32);
                 w.out.extend_from_slice(&bytes);
             }
-            Texture::External { path } => {
+            Texture::External { path, .. } => {
                 w.u8(1);
                 w.string(path)?;
             }

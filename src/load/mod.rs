@@ -128,17 +128,7 @@ fn load_bytes_inner(
             source
                 .details
                 .push(("generation".into(), t.layout.describe()));
-            let tex = scene::Texture {
-                name: file.into(),
-                width: t.width,
-                height: t.height,
-                rgba8: t.to_rgba8(),
-                source: scene::TextureSource::Embedded,
-                format: format!("PTF {} {}x{}", t.format.name(), t.width, t.height),
-                srgb: true,
-                compressed: None,
-            };
-            let scene = texture_scene(tex, source);
+            let scene = texture_scene(scene::from_p3m::ptf_texture(file, &t), source);
             Ok(Loaded {
                 scene,
                 raw: Raw::Ptf(t),

@@ -53,36 +53,29 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) ->
         .iter()
         .enumerate()
         .map(|(i, t)| match t {
-            p3m::Texture::Embedded { ptf: Ok(p), .. } => Texture {
-                name: format!("embedded {i}"),
-                width: p.width,
-                height: p.height,
-                rgba8: p.to_rgba8(),
-                source: TextureSource::Embedded,
-                format: format!(
-                    "PTF {} {}x{} ({} generation)",
-                    p.format.name(),
-                    p.width,
-                    p.height,
-                    p.layout.generation()
-                ),
-                srgb: true,
-                compressed: None,
-            },
+            p3m::Texture::Embedded { ptf: Ok(p), .. } => ptf_texture(&format!("embedded {i}"), p),
             p3m::Texture::Embedded { ptf: Err(e), .. } => {
                 let why = e.to_string();
                 warnings.push(format!("texture {i}: {why}; showing a checkerboard"));
                 Texture::checkerboard(&format!("embedded {i}"), why)
             }
-            p3m::Texture::External { path } => match load_external(path, companions) {
-                Ok(t) => t,
-                Err(why) => {
+            p3m::Texture::External {
+                path,
+                written_as_embedded,
+            } => {
+                if *written_as_embedded {
+                    warnings.push(format!(
+                        "texture {i} {path:?}: written with the EMBEDDED type byte but holding \
+                         a resource path — a known exporter bug; read as an external texture"
+                    ));
+                }
+                load_external(path, companions).unwrap_or_else(|why| {
                     warnings.push(format!(
                         "texture {i} {path:?}: {why}; showing a checkerboard"
                     ));
                     Texture::checkerboard(path, why)
-                }
-            },
+                })
+            }
         })
         .collect();
 
@@ -487,27 +480,32 @@ fn load_external(path: &str, companions: &dyn Companions) -> Result<Texture, Str
     Ok(t)
 }
 
+/// A decoded PTF as a scene texture (sRGB; the format names the generation).
+pub fn ptf_texture(name: &str, p: &ptf::Ptf) -> Texture {
+    Texture {
+        name: name.into(),
+        width: p.width,
+        height: p.height,
+        rgba8: p.to_rgba8(),
+        source: TextureSource::Embedded,
+        format: format!(
+            "PTF {} {}x{} ({} generation)",
+            p.format.name(),
+            p.width,
+            p.height,
+            p.layout.generation()
+        ),
+        srgb: true,
+        compressed: None,
+    }
+}
+
 /// A texture file the engine can load: PTF (any generation), else PNG, JPEG,
 /// TGA or BMP by their contents (`image`'s decoders).
 pub fn texture_from_bytes(name: &str, bytes: &[u8]) -> Result<Texture, String> {
     if bytes.starts_with(b"PTF") {
         let p = ptf::decode(bytes).map_err(|e| e.to_string())?;
-        return Ok(Texture {
-            name: name.into(),
-            width: p.width,
-            height: p.height,
-            rgba8: p.to_rgba8(),
-            source: TextureSource::Embedded,
-            format: format!(
-                "PTF {} {}x{} ({} generation)",
-                p.format.name(),
-                p.width,
-                p.height,
-                p.layout.generation()
-            ),
-            srgb: true,
-            compressed: None,
-        });
+        return Ok(ptf_texture(name, &p));
     }
     // TGA has no magic: guess the others by contents, TGA last.
     let format = image::guess_format(bytes).unwrap_or(image::ImageFormat::Tga);
