@@ -25,6 +25,9 @@ pub struct AppOptions {
     pub screenshot: Option<PathBuf>,
     /// ...after this many frames, then quit.
     pub frames: Option<u32>,
+    /// Planetary Annihilation media roots from the command line (`--media`),
+    /// tried before those in the settings.
+    pub media_roots: Vec<PathBuf>,
 }
 
 /// Test hook: `FACET_TEST_DROP=N:PATH` delivers PATH at frame N exactly as
@@ -135,6 +138,8 @@ struct Running {
     /// Background, lighting and recent files, saved when they change.
     settings: crate::settings::Settings,
     settings_path: Option<PathBuf>,
+    /// `--media` roots, tried before the settings' ones.
+    cli_media_roots: Vec<PathBuf>,
     /// File -> Open's dialog while it is up.
     open_dialog: Option<crate::open_dialog::OpenDialog>,
     /// A file being decoded on its own thread.
@@ -193,6 +198,7 @@ impl ApplicationHandler for App {
         };
         match Running::new(event_loop, scene) {
             Ok(mut r) => {
+                r.cli_media_roots.clone_from(&self.opts.media_roots);
                 if let Some(path) = self.initial.take() {
                     // Automation (--screenshot) fails on a file that does
                     // not load; a person sees why in the window.
@@ -396,6 +402,7 @@ impl Running {
             ppp: 1.0,
             settings: Default::default(),
             settings_path: crate::settings::path(),
+            cli_media_roots: Vec::new(),
             open_dialog: None,
             loading: None,
             initial_must_load: false,
@@ -595,6 +602,19 @@ impl Running {
         self.ui.view.lighting = self.settings.lighting;
         self.ui.render_size = self.settings.render_size;
         self.ui.recent.clone_from(&self.settings.recent);
+        self.ui.media_roots.clone_from(&self.settings.media_roots);
+        self.ui.stock_media_roots = load::resolver::stock_media_roots();
+    }
+
+    /// How files load now: the command line's media roots, then the settings'.
+    fn load_options(&self) -> load::LoadOptions {
+        let mut media_roots = self.cli_media_roots.clone();
+        for r in &self.settings.media_roots {
+            if !media_roots.contains(r) {
+                media_roots.push(r.clone());
+            }
+        }
+        load::LoadOptions { media_roots }
     }
 
     fn save_settings(&mut self) {
@@ -703,13 +723,14 @@ impl Running {
         let progress = Arc::new(std::sync::atomic::AtomicU32::new(0));
         let (tx, rx) = std::sync::mpsc::channel();
         let (p, w, file) = (progress.clone(), self.window.clone(), path.clone());
+        let options = self.load_options();
         let spawned = std::thread::Builder::new()
             .name("load".into())
             .spawn(move || {
                 let set = |f: f32| {
                     p.store((f.clamp(0.0, 1.0) * 1000.0) as u32, Ordering::Relaxed);
                 };
-                let _ = tx.send(load::load_file_with_progress(&file, &set));
+                let _ = tx.send(load::load_file_with_progress(&file, &options, &set));
                 w.request_redraw();
             });
         if let Err(e) = spawned {
@@ -809,7 +830,7 @@ impl Running {
         let Some(path) = self.scene.source.path.clone() else {
             return;
         };
-        match load::load_file(&path) {
+        match load::load_file_with(&path, &self.load_options()) {
             Ok(l) => {
                 log::info!("reloaded {}", path.display());
                 let clip_name = self
@@ -1151,6 +1172,10 @@ impl Running {
         self.poll_loading();
         if std::mem::take(&mut self.ui.request_open_dialog) {
             self.show_open_dialog();
+        }
+        if std::mem::take(&mut self.ui.media_roots_changed) {
+            self.settings.media_roots.clone_from(&self.ui.media_roots);
+            self.save_settings();
         }
         self.poll_open_dialog();
         if std::mem::take(&mut self.ui.request_texture_view) {

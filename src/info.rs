@@ -4,21 +4,46 @@
 use crate::anim::Pose;
 use crate::formats::{m3d, p3m, papa, pmf};
 use crate::load::{Loaded, Raw};
-use crate::scene::Scene;
+use crate::scene::{Counts, Scene};
 use serde_json::{Value, json};
+
+/// What the file holds (see [`Scene::counts`]), with what the viewer added
+/// reported apart under `added`; an animation file counts the bones it names.
+pub fn counts(l: &Loaded) -> (Counts, Counts) {
+    let (mut file, added) = l.scene.counts();
+    if let Raw::Papa(p) = &l.raw
+        && p.is_animation_only()
+    {
+        let names: std::collections::BTreeSet<&str> = p
+            .animations
+            .iter()
+            .flat_map(|a| a.bones.iter().map(String::as_str))
+            .collect();
+        file.bones = names.len();
+    }
+    (file, added)
+}
+
+fn counts_json(c: &Counts) -> Value {
+    json!({
+        "parts": c.parts,
+        "vertices": c.vertices,
+        "triangles": c.triangles,
+        "materials": c.materials,
+        "textures": c.textures,
+        "bones": c.bones,
+        "clips": c.clips,
+    })
+}
 
 pub fn summary(l: &Loaded) -> Value {
     let s = &l.scene;
-    let mut v = json!({
-        "format": s.source.format,
-        "parts": s.meshes.len(),
-        "vertices": s.vertex_count(),
-        "triangles": s.triangle_count(),
-        "materials": s.materials.len(),
-        "textures": s.textures.len(),
-        "bones": s.skeleton.bones.len(),
-        "clips": s.clips.len(),
-    });
+    let (file, added) = counts(l);
+    let mut v = json!({"format": s.source.format});
+    if let (Value::Object(o), Value::Object(c)) = (&mut v, counts_json(&file)) {
+        o.extend(c);
+    }
+    v["added"] = counts_json(&added);
     if let Some(m) = &s.map {
         let map = &m.map;
         v["sectors"] = json!(map.sectors.len());
@@ -381,6 +406,10 @@ pub fn to_json(l: &Loaded) -> Value {
     v
 }
 
+fn added_note(why: Option<&str>) -> String {
+    why.map_or(String::new(), |w| format!(" (added by the viewer: {w})"))
+}
+
 pub fn to_text(l: &Loaded) -> String {
     use std::fmt::Write;
     let s = &l.scene;
@@ -393,17 +422,20 @@ pub fn to_text(l: &Loaded) -> String {
     for (k, v) in &s.source.details {
         let _ = writeln!(o, "  {k}: {v}");
     }
-    let _ = writeln!(
-        o,
-        "  {} parts, {} vertices, {} triangles, {} materials, {} textures, {} bones, {} clips",
-        s.meshes.len(),
-        s.vertex_count(),
-        s.triangle_count(),
-        s.materials.len(),
-        s.textures.len(),
-        s.skeleton.bones.len(),
-        s.clips.len()
-    );
+    let (file, added) = counts(l);
+    let line = |c: &Counts| {
+        format!(
+            "{} parts, {} vertices, {} triangles, {} materials, {} textures, {} bones, {} clips",
+            c.parts, c.vertices, c.triangles, c.materials, c.textures, c.bones, c.clips
+        )
+    };
+    let _ = writeln!(o, "  in the file: {}", line(&file));
+    if added != Counts::default() {
+        let _ = writeln!(o, "  added by the viewer: {}", line(&added));
+    }
+    if let Some(p) = &s.provenance {
+        let _ = writeln!(o, "  {p}");
+    }
     if let Some(info) = &s.map {
         let map = &info.map;
         let _ = writeln!(o, "sectors:");
@@ -438,7 +470,7 @@ pub fn to_text(l: &Loaded) -> String {
     for (i, m) in s.meshes.iter().enumerate() {
         let _ = writeln!(
             o,
-            "  {i}: {:?} {} vertices, {} triangles, material {}, {}{}{}",
+            "  {i}: {:?} {} vertices, {} triangles, material {}, {}{}{}{}",
             m.name,
             m.positions.len(),
             m.triangle_count(),
@@ -449,7 +481,8 @@ pub fn to_text(l: &Loaded) -> String {
                 String::new()
             } else {
                 format!(", {} material override(s)", m.material_overrides.len())
-            }
+            },
+            added_note(s.added.mesh(i))
         );
     }
     let _ = writeln!(o, "materials:");
@@ -457,7 +490,7 @@ pub fn to_text(l: &Loaded) -> String {
         let c = |x: f32| (x * 255.0).round() as u8;
         let _ = writeln!(
             o,
-            "  {i}: {:?} color #{:02X}{:02X}{:02X}{:02X}, emission #{:02X}{:02X}{:02X}, shading {:.2}, texture {}, matcap {}{}",
+            "  {i}: {:?} color #{:02X}{:02X}{:02X}{:02X}, emission #{:02X}{:02X}{:02X}, shading {:.2}, texture {}, matcap {}{}{}",
             m.blend,
             c(m.base_color[0]),
             c(m.base_color[1]),
@@ -473,7 +506,8 @@ pub fn to_text(l: &Loaded) -> String {
                 ", animated"
             } else {
                 ""
-            }
+            },
+            added_note(s.added.material(i))
         );
         if let Some(a) = &m.animation {
             let _ = writeln!(
@@ -499,7 +533,13 @@ pub fn to_text(l: &Loaded) -> String {
     }
     let _ = writeln!(o, "textures:");
     for (i, t) in s.textures.iter().enumerate() {
-        let _ = writeln!(o, "  {i}: {:?} {}", t.name, t.format);
+        let _ = writeln!(
+            o,
+            "  {i}: {:?} {}{}",
+            t.name,
+            t.format,
+            added_note(s.added.texture(i))
+        );
     }
     if !s.skeleton.bones.is_empty() {
         let _ = writeln!(o, "bones:");
@@ -510,11 +550,14 @@ pub fn to_text(l: &Loaded) -> String {
     }
     if !s.clips.is_empty() {
         let _ = writeln!(o, "clips:");
-        for c in &s.clips {
+        for (i, c) in s.clips.iter().enumerate() {
             let _ = writeln!(
                 o,
-                "  {:?}: {} frames, {:.3} s",
-                c.name, c.frames, c.duration_s
+                "  {:?}: {} frames, {:.3} s{}",
+                c.name,
+                c.frames,
+                c.duration_s,
+                added_note(s.added.clip(i))
             );
         }
     }

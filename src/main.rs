@@ -22,6 +22,10 @@ struct Cli {
     /// Quit after this many frames.
     #[arg(long, value_name = "N")]
     frames: Option<u32>,
+    /// A Planetary Annihilation media root (a folder holding pa/), tried
+    /// before those in the settings; repeatable.
+    #[arg(long = "media", value_name = "DIR", global = true)]
+    media: Vec<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -235,7 +239,21 @@ fn main() -> ExitCode {
     }
 }
 
+/// The command line's media roots, then the settings' (File > Settings).
+fn load_options(cli_media: &[PathBuf]) -> load::LoadOptions {
+    let mut media_roots = cli_media.to_vec();
+    if let Some(p) = facet::settings::path() {
+        for r in facet::settings::Settings::load_from(&p).media_roots {
+            if !media_roots.contains(&r) {
+                media_roots.push(r);
+            }
+        }
+    }
+    load::LoadOptions { media_roots }
+}
+
 fn run(cli: Cli) -> anyhow::Result<()> {
+    let options = load_options(&cli.media);
     match cli.command {
         None | Some(Command::View { .. }) => {
             let file = match cli.command {
@@ -251,6 +269,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 app::AppOptions {
                     screenshot: cli.screenshot,
                     frames: cli.frames,
+                    media_roots: cli.media,
                 },
             )
         }
@@ -260,7 +279,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             clip,
             time,
         }) => {
-            let loaded = load::load_file(&file)?;
+            let loaded = load::load_file_with(&file, &options)?;
             let pose = clip
                 .map(|c| info::pose_json(&loaded.scene, &c, time))
                 .transpose()
@@ -296,12 +315,19 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             anim,
             time,
         }) => {
-            let mut loaded = load::load_file(&file)?;
+            let mut loaded = load::load_file_with(&file, &options)?;
             let mut clip = clip;
             if let Some(anim) = &anim {
                 let added = load::add_animation_file(&mut loaded.scene, anim)?;
                 clip = clip.or_else(|| added.first().cloned());
             }
+            // An animation file opened on its own poses with its own clip.
+            clip = clip.or_else(|| {
+                let s = &loaded.scene;
+                s.start_clip
+                    .and_then(|i| s.clips.get(i))
+                    .map(|c| c.name.clone())
+            });
             let scene = &loaded.scene;
             for w in &scene.warnings {
                 log::warn!("{}: {w}", scene.source.file_name);
@@ -312,7 +338,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 wireframe,
                 normals,
                 bounds,
-                skeleton,
+                skeleton: skeleton
+                    || loaded.scene.meshes.is_empty() && !loaded.scene.skeleton.bones.is_empty(),
                 grid: !no_grid,
                 lighting,
                 ..Default::default()
@@ -354,7 +381,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             output,
             size,
         }) => {
-            let loaded = load::load_file(&input)?;
+            let loaded = load::load_file_with(&input, &options)?;
             let gpu = Gpu::headless()?;
             let req = headless::RenderRequest {
                 width: size,

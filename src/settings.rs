@@ -1,7 +1,7 @@
 //! The viewer's settings, kept in `$XDG_CONFIG_HOME/facet/settings.json`
 //! (default `~/.config/facet/settings.json`): background colour, lighting
-//! preset, the size of renders saved from the File menu and the recently
-//! opened files. A missing or unreadable file gives
+//! preset, the size of renders saved from the File menu, the recently
+//! opened files and the Planetary Annihilation media roots. A missing or unreadable file gives
 //! the defaults (and a log line); unknown keys are ignored.
 
 use crate::gpu::renderer::Lighting;
@@ -23,6 +23,9 @@ pub struct Settings {
     pub render_size: (u32, u32),
     /// Newest first.
     pub recent: Vec<PathBuf>,
+    /// Planetary Annihilation media roots (folders holding `pa/`), tried in
+    /// order after a model's own mod folder (File > Settings).
+    pub media_roots: Vec<PathBuf>,
 }
 
 impl Default for Settings {
@@ -32,6 +35,7 @@ impl Default for Settings {
             lighting: Lighting::Studio,
             render_size: (1920, 1080),
             recent: Vec::new(),
+            media_roots: Vec::new(),
         }
     }
 }
@@ -67,6 +71,12 @@ impl Settings {
         {
             s.render_size = (w, h);
         }
+        if let Some(r) = v["media_roots"].as_array() {
+            s.media_roots = r
+                .iter()
+                .filter_map(|p| p.as_str().map(PathBuf::from))
+                .collect();
+        }
         if let Some(r) = v["recent"].as_array() {
             s.recent = r
                 .iter()
@@ -83,6 +93,7 @@ impl Settings {
             "lighting": self.lighting.name(),
             "render_size": [self.render_size.0, self.render_size.1],
             "recent": self.recent.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            "media_roots": self.media_roots.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
         })
     }
 
@@ -127,6 +138,7 @@ mod tests {
             lighting: Lighting::Flat,
             render_size: (1000, 500),
             recent: vec![],
+            media_roots: vec![PathBuf::from("/games/PA/media"), PathBuf::from("/mods")],
         };
         for i in 0..12 {
             s.opened(Path::new(&format!("/nowhere/{i}.p3m")));

@@ -681,7 +681,9 @@ fn info_json_describes_papa_files() {
     let v = facet::info::to_json(&facet::load::load_file(&path("bot_sun.papa")).unwrap());
     assert_eq!(v["summary"]["format"], "Papa");
     assert_eq!(v["summary"]["bones"], 14);
-    assert_eq!(v["summary"]["clips"], 1);
+    // The file holds no animation; the sibling idle papa is added.
+    assert_eq!(v["summary"]["clips"], 0);
+    assert_eq!(v["summary"]["added"]["clips"], 1);
     let p = &v["papa"];
     assert_eq!(
         p["vertex_buffers"][0]["layout"],

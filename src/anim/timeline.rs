@@ -145,12 +145,18 @@ impl Default for Timeline {
 }
 
 impl Timeline {
-    /// The timeline a scene opens with: playing when its materials animate.
+    /// The timeline a scene opens with: its start clip playing when it has
+    /// one (an animation file opened on its own), else playing when its
+    /// materials animate.
     pub fn for_scene(scene: &Scene) -> Timeline {
-        Timeline {
+        let mut t = Timeline {
             playing: MaterialSpan::of(scene).is_some(),
             ..Default::default()
+        };
+        if let Some(c) = scene.start_clip.filter(|&c| c < scene.clips.len()) {
+            t.select(Some(c), scene);
         }
+        t
     }
 
     /// Selects a clip (`None`: the rest pose) and starts from the beginning,

@@ -1073,7 +1073,18 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
 }
 
 impl Papa {
-    /// The names in the string table that this file uses, for the writer.
+    /// Only animations: how PA ships `<unit>_anim_<name>.papa`.
+    pub fn is_animation_only(&self) -> bool {
+        !self.animations.is_empty()
+            && self.textures.is_empty()
+            && self.vertex_buffers.is_empty()
+            && self.index_buffers.is_empty()
+            && self.materials.is_empty()
+            && self.meshes.is_empty()
+            && self.skeletons.is_empty()
+            && self.models.is_empty()
+    }
+
     pub fn is_texture_only(&self) -> bool {
         self.models.is_empty() && self.animations.is_empty() && !self.textures.is_empty()
     }

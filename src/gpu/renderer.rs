@@ -103,6 +103,9 @@ impl ViewOptions {
     pub fn for_scene(scene: &crate::scene::Scene) -> Self {
         Self {
             visible: scene.meshes.iter().map(|m| m.visible).collect(),
+            // A skeleton with nothing to skin (an animation shown alone)
+            // is only visible as the overlay.
+            skeleton: scene.meshes.is_empty() && !scene.skeleton.bones.is_empty(),
             ..Default::default()
         }
     }

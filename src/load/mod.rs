@@ -3,13 +3,14 @@
 //! (external textures, linked papas, sibling animations) are found by the
 //! one [`resolver::DiskResolver`] that every converter receives.
 
+mod papa_anim;
 pub mod resolver;
 
 use crate::formats::{self, Format, m3d, p3m, papa, ptf};
 use crate::scene::{self, Scene, SourceInfo};
 use glam::{Vec2, Vec3};
 use resolver::DiskResolver;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The decoded file as its format sees it, beside the common scene.
 #[derive(Debug, Clone)]
@@ -50,13 +51,44 @@ pub enum LoadError {
 /// Largest file opened (a documented cap): 1 GiB.
 pub const MAX_FILE_SIZE: u64 = 1 << 30;
 
-pub fn load_file(path: &Path) -> Result<Loaded, LoadError> {
-    load_file_with_progress(path, &|_| {})
+/// Where companion files may be found beyond the model's own folders.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LoadOptions {
+    /// Planetary Annihilation media roots the user configured (`--media`,
+    /// the settings), tried after the model's own mod folder and before the
+    /// stock install folders.
+    pub media_roots: Vec<PathBuf>,
 }
 
-/// As [`load_file`], telling `progress` how far decoding is (0..1) where
-/// the format can say (maps, sector by sector).
-pub fn load_file_with_progress(path: &Path, progress: &dyn Fn(f32)) -> Result<Loaded, LoadError> {
+impl LoadOptions {
+    /// Every media root in the order tried: the configured ones, then the
+    /// stock Steam installs that exist.
+    pub fn all_media_roots(&self) -> Vec<PathBuf> {
+        let mut roots = self.media_roots.clone();
+        for r in resolver::stock_media_roots() {
+            if !roots.contains(&r) {
+                roots.push(r);
+            }
+        }
+        roots
+    }
+}
+
+pub fn load_file(path: &Path) -> Result<Loaded, LoadError> {
+    load_file_with_progress(path, &LoadOptions::default(), &|_| {})
+}
+
+pub fn load_file_with(path: &Path, options: &LoadOptions) -> Result<Loaded, LoadError> {
+    load_file_with_progress(path, options, &|_| {})
+}
+
+/// As [`load_file_with`], telling `progress` how far decoding is (0..1)
+/// where the format can say (maps, sector by sector).
+pub fn load_file_with_progress(
+    path: &Path,
+    options: &LoadOptions,
+    progress: &dyn Fn(f32),
+) -> Result<Loaded, LoadError> {
     let file = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -72,7 +104,9 @@ pub fn load_file_with_progress(path: &Path, progress: &dyn Fn(f32)) -> Result<Lo
         ))));
     }
     let bytes = std::fs::read(path).map_err(io)?;
-    let mut loaded = load_bytes_inner(&file, &bytes, path.parent(), Some(path), progress)?;
+    let resolver =
+        DiskResolver::new(path.parent(), Some(path)).with_media_roots(options.all_media_roots());
+    let mut loaded = load_bytes_inner(&file, &bytes, &resolver, progress)?;
     loaded.scene.source.path = Some(path.to_path_buf());
     Ok(loaded)
 }
@@ -89,21 +123,21 @@ pub fn load_bytes_at(
     base_dir: Option<&Path>,
     path: Option<&Path>,
 ) -> Result<Loaded, LoadError> {
-    load_bytes_inner(file, bytes, base_dir, path, &|_| {})
+    let resolver = DiskResolver::new(base_dir, path)
+        .with_media_roots(LoadOptions::default().all_media_roots());
+    load_bytes_inner(file, bytes, &resolver, &|_| {})
 }
 
 fn load_bytes_inner(
     file: &str,
     bytes: &[u8],
-    base_dir: Option<&Path>,
-    path: Option<&Path>,
+    companions: &DiskResolver,
     progress: &dyn Fn(f32),
 ) -> Result<Loaded, LoadError> {
     let decode_err = |error| LoadError::Decode {
         file: file.to_string(),
         error,
     };
-    let companions = DiskResolver::new(base_dir, path);
     let source = SourceInfo {
         file_name: file.to_string(),
         path: None,
@@ -115,7 +149,7 @@ fn load_bytes_inner(
     match Format::detect(bytes, file) {
         Some(Format::P3m) => {
             let m = p3m::decode(bytes).map_err(decode_err)?;
-            let scene = scene::from_p3m::convert(&m, source, &companions);
+            let scene = scene::from_p3m::convert(&m, source, companions);
             Ok(Loaded {
                 scene,
                 raw: Raw::P3m(Box::new(m)),
@@ -136,7 +170,7 @@ fn load_bytes_inner(
         }
         Some(Format::M3d) => {
             let m = m3d::decode(bytes).map_err(decode_err)?;
-            let scene = scene::from_m3d::convert(&m, source, &companions);
+            let scene = scene::from_m3d::convert(&m, source, companions);
             Ok(Loaded {
                 scene,
                 raw: Raw::M3d(Box::new(m)),
@@ -144,6 +178,9 @@ fn load_bytes_inner(
         }
         Some(Format::Papa) => {
             let p = papa::decode(bytes).map_err(decode_err)?;
+            if p.is_animation_only() {
+                return papa_anim::open(file, p, source, companions);
+            }
             let scene = if p.is_texture_only() {
                 let t = &p.textures[0];
                 let mut source = source;
@@ -167,7 +204,7 @@ fn load_bytes_inner(
                     .collect();
                 s
             } else {
-                scene::from_papa::convert(&p, source, &companions)
+                scene::from_papa::convert(&p, source, companions)
             };
             Ok(Loaded {
                 scene,
@@ -218,8 +255,12 @@ pub fn add_animation_file(scene: &mut Scene, path: &Path) -> Result<Vec<String>,
             name.clone()
         };
         if let Some(clip) = scene::from_papa::animation_clip(a, &name, &scene.skeleton) {
-            scene.clips.retain(|c| c.name != name);
+            remove_clip(scene, &name);
             scene.clips.push(clip);
+            scene
+                .added
+                .clips
+                .push((scene.clips.len() - 1, format!("from {file}, added by hand")));
             added.push(name);
         }
     }
@@ -241,6 +282,26 @@ pub fn add_animation_file(scene: &mut Scene, path: &Path) -> Result<Vec<String>,
         });
     }
     Ok(added)
+}
+
+/// Removes the clip named `name`, keeping `scene.added` and `start_clip`
+/// pointing at the same clips.
+fn remove_clip(scene: &mut Scene, name: &str) {
+    let Some(i) = scene.clips.iter().position(|c| c.name == name) else {
+        return;
+    };
+    scene.clips.remove(i);
+    scene.added.clips.retain(|(k, _)| *k != i);
+    for (k, _) in &mut scene.added.clips {
+        if *k > i {
+            *k -= 1;
+        }
+    }
+    scene.start_clip = match scene.start_clip {
+        Some(k) if k == i => None,
+        Some(k) if k > i => Some(k - 1),
+        other => other,
+    };
 }
 
 /// A texture on its own is shown on a unit quad facing +Z.
@@ -283,6 +344,11 @@ fn texture_scene(t: scene::Texture, source: SourceInfo) -> Scene {
             ..Default::default()
         }],
         textures: vec![t],
+        added: scene::Added {
+            meshes: vec![(0, "a quad to show the texture on".into())],
+            materials: vec![(0, "the quad's material".into())],
+            ..Default::default()
+        },
         ..Default::default()
     }
 }

@@ -8,8 +8,10 @@
 //!   `user:` is skipped with a note. Each place is tried as written, then
 //!   with `.ptf`, `.png`, `.jpg`, `.tga`, `.bmp`; then the model's own folder.
 //! - Planetary Annihilation media paths (`/pa/…`): relative to the nearest
-//!   ancestor of the model holding the path's first folder, then by file
-//!   name next to the model.
+//!   ancestor of the model holding the path's first folder (a mod's media
+//!   folder: mods shadow the game, as in the game), then every media root the
+//!   user configured, then the stock install folders that exist
+//!   ([`stock_media_roots`]); then by file name next to the model.
 //! - Anything else: next to the model.
 //!
 //! Only regular files are read (never a device or a folder), no larger than
@@ -33,6 +35,55 @@ pub const PLATINUM_EXTENSIONS: [&str; 5] = ["ptf", "png", "jpg", "tga", "bmp"];
 pub struct DiskResolver {
     model_path: Option<PathBuf>,
     dir: Option<PathBuf>,
+    /// PA media roots after the model's own mod folder, in order.
+    media_roots: Vec<PathBuf>,
+}
+
+/// Planetary Annihilation's stock media folders under the usual Linux Steam
+/// roots of `home`: `steamapps/common/Planetary Annihilation*/media`.
+pub fn stock_media_roots_in(home: &Path) -> Vec<PathBuf> {
+    let steams = [
+        ".steam/steam",
+        ".steam/root",
+        ".local/share/Steam",
+        ".var/app/com.valvesoftware.Steam/.local/share/Steam",
+    ];
+    let mut out: Vec<PathBuf> = Vec::new();
+    for steam in steams {
+        let common = home.join(steam).join("steamapps/common");
+        let Ok(entries) = std::fs::read_dir(&common) else {
+            continue;
+        };
+        let mut games: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok())
+            .filter(|e| {
+                e.file_name()
+                    .to_str()
+                    .is_some_and(|n| n.starts_with("Planetary Annihilation"))
+            })
+            .map(|e| e.path().join("media"))
+            .filter(|m| m.is_dir())
+            .collect();
+        games.sort();
+        for g in games {
+            // ~/.steam/steam is usually a link to another root: once each.
+            let real = g.canonicalize().unwrap_or_else(|_| g.clone());
+            if !out
+                .iter()
+                .any(|o| o.canonicalize().unwrap_or_else(|_| o.clone()) == real)
+            {
+                out.push(g);
+            }
+        }
+    }
+    out
+}
+
+/// [`stock_media_roots_in`] the user's home directory.
+pub fn stock_media_roots() -> Vec<PathBuf> {
+    std::env::var_os("HOME")
+        .map(|h| stock_media_roots_in(Path::new(&h)))
+        .unwrap_or_default()
 }
 
 impl DiskResolver {
@@ -43,7 +94,24 @@ impl DiskResolver {
                 .map(Path::to_path_buf)
                 .or_else(|| model_path.and_then(Path::parent).map(Path::to_path_buf)),
             model_path: model_path.map(Path::to_path_buf),
+            media_roots: Vec::new(),
         }
+    }
+
+    /// The file whose companions this resolves, when known.
+    pub fn model_path(&self) -> Option<&Path> {
+        self.model_path.as_deref()
+    }
+
+    /// A resolver for another model at `path`, with the same media roots.
+    pub fn for_model(&self, path: &Path) -> DiskResolver {
+        DiskResolver::new(path.parent(), Some(path)).with_media_roots(self.media_roots.clone())
+    }
+
+    /// PA media roots tried after the model's own mod folder, in order.
+    pub fn with_media_roots(mut self, roots: Vec<PathBuf>) -> Self {
+        self.media_roots = roots;
+        self
     }
 
     /// The nearest ancestor of the model's folder (itself included) that
@@ -137,16 +205,28 @@ impl DiskResolver {
         let trimmed = path.trim_start_matches('/');
         if path.starts_with('/') {
             let first = trimmed.split('/').next().unwrap_or_default();
-            match (relative(trimmed), self.ancestor_holding(first)) {
-                (Some(rel), Some(root)) => {
-                    if let Some(found) = try_file(&root.join(rel), &mut missing) {
-                        return Ok(found);
+            match relative(trimmed) {
+                None => missing.notes.push(unsafe_path(path)),
+                Some(rel) => {
+                    let own = self.ancestor_holding(first);
+                    if own.is_none() {
+                        missing
+                            .notes
+                            .push(format!("no folder above the model holds {first}/"));
+                    }
+                    if self.media_roots.is_empty() {
+                        missing.notes.push(
+                            "no media roots configured (--media DIR, File > Settings) and no \
+                             Planetary Annihilation install found under Steam"
+                                .into(),
+                        );
+                    }
+                    for root in own.iter().chain(&self.media_roots) {
+                        if let Some(found) = try_file(&root.join(rel), &mut missing) {
+                            return Ok(found);
+                        }
                     }
                 }
-                (None, _) => missing.notes.push(unsafe_path(path)),
-                (Some(_), None) => missing.notes.push(format!(
-                    "no folder above the model holds {first}/ (a media root)"
-                )),
             }
         }
         let file = trimmed.rsplit('/').next().unwrap_or(trimmed);

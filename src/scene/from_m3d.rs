@@ -163,6 +163,10 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         })
         .collect();
     let plain = materials.len();
+    let mut added = Added::default();
+    added
+        .materials
+        .push((plain, "for faces that name no material".into()));
     materials.push(Material {
         name: "(no material: vertex colours)".into(),
         base_color: [1.0; 4],
@@ -298,7 +302,11 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         .collect();
 
     // Voxels.
+    let before = materials.len();
     let voxel_meshes = voxel_meshes(m, &mut materials, skinned.then_some(&skin_of));
+    added
+        .materials
+        .extend((before..materials.len()).map(|i| (i, "from a voxel type's colour".to_string())));
     meshes.extend(voxel_meshes);
 
     // Skeleton: bind pose from positions and quaternions as stored.
@@ -501,6 +509,9 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         tables,
         mip_levels: Vec::new(),
         map: None,
+        added,
+        start_clip: None,
+        provenance: None,
     }
 }
 

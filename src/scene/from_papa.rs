@@ -18,11 +18,11 @@ pub fn axis() -> Mat4 {
     Mat4::from_rotation_x(-std::f32::consts::FRAC_PI_2)
 }
 
-fn to_scene(v: [f32; 3]) -> Vec3 {
+pub fn to_scene(v: [f32; 3]) -> Vec3 {
     Vec3::new(v[0], v[2], -v[1])
 }
 
-fn quat_to_scene(q: [f32; 4]) -> Quat {
+pub fn quat_to_scene(q: [f32; 4]) -> Quat {
     // C R C^-1 for a rotation R: rotate the quaternion's axis by C.
     let v = to_scene([q[0], q[1], q[2]]);
     Quat::from_xyzw(v.x, v.y, v.z, q[3])
@@ -311,12 +311,13 @@ pub fn animation_clip(anim: &papa::Animation, name: &str, skeleton: &Skeleton) -
 }
 
 /// Animation papas next to the model (`<stem>_anim_<name>.papa`, or any
-/// `*.papa` holding only animations) whose bones match `skeleton`.
+/// `*.papa` holding only animations) whose bones match `skeleton`: each
+/// clip with the file it came from.
 pub fn sibling_animations(
     companions: &dyn Companions,
     skeleton: &Skeleton,
     warnings: &mut Vec<String>,
-) -> Vec<Clip> {
+) -> Vec<(Clip, String)> {
     let Some(stem) = companions.model_stem() else {
         return Vec::new();
     };
@@ -364,7 +365,7 @@ pub fn sibling_animations(
                 name
             };
             if let Some(c) = animation_clip(a, &name, skeleton) {
-                clips.push(c);
+                clips.push((c, file.clone()));
             }
         }
     }
@@ -375,34 +376,50 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
     let mut warnings = p.warnings.clone();
     let mut scene = Scene::default();
 
-    // Textures in the file; linked ones are looked up next to the model.
+    // Every entry of the texture table, in order (scene texture i is entry
+    // i): linked ones through the resolver (media paths), a repeated linked
+    // path once, `NO_TEXTURE` as a marked placeholder materials never bind.
     let mut texture_of: Vec<Option<usize>> = Vec::new();
     for (i, t) in p.textures.iter().enumerate() {
-        let tex = match &t.data {
-            TextureData::Linked if t.name == "NO_TEXTURE" => None,
-            TextureData::Linked => Some(
+        let earlier = p.textures[..i]
+            .iter()
+            .position(|e| matches!(e.data, TextureData::Linked) && e.name == t.name);
+        let tex = match (&t.data, earlier) {
+            (TextureData::Linked, _) if t.name == "NO_TEXTURE" => Texture {
+                name: "NO_TEXTURE".into(),
+                width: 1,
+                height: 1,
+                rgba8: vec![255; 4],
+                source: TextureSource::Embedded,
+                format: "the file's \"no texture\" entry".into(),
+                srgb: true,
+                compressed: None,
+            },
+            (TextureData::Linked, Some(k)) => {
+                let mut tex = scene.textures[k].clone();
+                tex.format = format!("{} · duplicate of texture {k}", tex.format);
+                tex
+            }
+            (TextureData::Linked, None) => {
                 load_linked_texture(companions, Lookup::PaMedia(&t.name)).unwrap_or_else(|why| {
                     warnings.push(format!(
                         "texture {i} {:?}: {why}; showing a checkerboard",
                         t.name
                     ));
                     Texture::checkerboard(&t.name, why)
-                }),
-            ),
-            _ => Some(
-                scene_texture(t, &format!("texture {i}")).unwrap_or_else(|why| {
-                    warnings.push(format!(
-                        "texture {i} {:?}: {why}; showing a checkerboard",
-                        t.name
-                    ));
-                    Texture::checkerboard(&t.name, why)
-                }),
-            ),
+                })
+            }
+            _ => scene_texture(t, &format!("texture {i}")).unwrap_or_else(|why| {
+                warnings.push(format!(
+                    "texture {i} {:?}: {why}; showing a checkerboard",
+                    t.name
+                ));
+                Texture::checkerboard(&t.name, why)
+            }),
         };
-        texture_of.push(tex.map(|t| {
-            scene.textures.push(t);
-            scene.textures.len() - 1
-        }));
+        let bindable = !(matches!(t.data, TextureData::Linked) && t.name == "NO_TEXTURE");
+        scene.textures.push(tex);
+        texture_of.push(bindable.then_some(i));
     }
     // Unit models name no texture: the engine finds `<unit>_diffuse.papa`.
     let convention = companions.model_stem().and_then(|stem| {
@@ -413,7 +430,12 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
         match texture_papa(found) {
             Ok(t) => {
                 scene.textures.push(t);
-                Some(scene.textures.len() - 1)
+                let i = scene.textures.len() - 1;
+                scene.added.textures.push((
+                    i,
+                    format!("{file}: PA's naming convention for a unit's diffuse texture"),
+                ));
+                Some(i)
             }
             Err(why) => {
                 warnings.push(why);
@@ -472,6 +494,17 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
             properties,
             ..Material::default()
         });
+    }
+
+    // Table entries no material names are listed all the same, marked.
+    for (i, tex) in scene.textures.iter_mut().enumerate().take(p.textures.len()) {
+        let used = p
+            .materials
+            .iter()
+            .any(|m| m.textures.iter().any(|(_, t)| *t as usize == i));
+        if !used {
+            tex.format = format!("{} · unused (no material names it)", tex.format);
+        }
     }
 
     // Skeletons (the first skinned model's skeleton is the scene's).
@@ -613,11 +646,13 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
         }
     }
     if !scene.skeleton.bones.is_empty() {
-        scene.clips.extend(sibling_animations(
-            companions,
-            &scene.skeleton,
-            &mut warnings,
-        ));
+        for (clip, file) in sibling_animations(companions, &scene.skeleton, &mut warnings) {
+            scene.clips.push(clip);
+            scene.added.clips.push((
+                scene.clips.len() - 1,
+                format!("from {file} beside the model"),
+            ));
+        }
     }
 
     let mut source = source;

@@ -54,6 +54,93 @@ pub struct Scene {
     pub mip_levels: Vec<Texture>,
     /// For maps: the decoded map and how its meshes relate to it.
     pub map: Option<Box<from_pmf::MapInfo>>,
+    /// What the viewer added to draw the file (not in the file itself).
+    pub added: Added,
+    /// The clip to select and play when the scene opens (an animation file
+    /// opened on its own plays on the model found for it).
+    pub start_clip: Option<usize>,
+    /// How the scene was put together when it is more than the opened file
+    /// (e.g. "model bot_sun.papa found beside the animation: same name"),
+    /// for the status bar and the inspector.
+    pub provenance: Option<String>,
+}
+
+/// What the viewer added to draw a file, beside what the file holds:
+/// indices into the scene's lists, each with why. `info`'s summary counts the
+/// file's own items and reports these apart; the inspector marks them
+/// "added by the viewer".
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Added {
+    pub meshes: Vec<(usize, String)>,
+    pub materials: Vec<(usize, String)>,
+    pub textures: Vec<(usize, String)>,
+    pub clips: Vec<(usize, String)>,
+    /// Why the skeleton is not the file's own (borrowed from a model).
+    pub skeleton: Option<String>,
+}
+
+/// The counts `info`'s summary reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub parts: usize,
+    pub vertices: usize,
+    pub triangles: usize,
+    pub materials: usize,
+    pub textures: usize,
+    pub bones: usize,
+    pub clips: usize,
+}
+
+impl Scene {
+    /// What the file holds, and what the viewer added to draw it
+    /// ([`Scene::added`]): together they are the scene's totals.
+    pub fn counts(&self) -> (Counts, Counts) {
+        let mut file = Counts::default();
+        let mut added = Counts::default();
+        for (i, m) in self.meshes.iter().enumerate() {
+            let c = if self.added.mesh(i).is_some() {
+                &mut added
+            } else {
+                &mut file
+            };
+            c.parts += 1;
+            c.vertices += m.positions.len();
+            c.triangles += m.triangle_count();
+        }
+        let split = |n: usize, is_added: &dyn Fn(usize) -> bool| {
+            let a = (0..n).filter(|&i| is_added(i)).count();
+            (n - a, a)
+        };
+        (file.materials, added.materials) =
+            split(self.materials.len(), &|i| self.added.material(i).is_some());
+        (file.textures, added.textures) =
+            split(self.textures.len(), &|i| self.added.texture(i).is_some());
+        (file.clips, added.clips) = split(self.clips.len(), &|i| self.added.clip(i).is_some());
+        if self.added.skeleton.is_some() {
+            added.bones = self.skeleton.bones.len();
+        } else {
+            file.bones = self.skeleton.bones.len();
+        }
+        (file, added)
+    }
+}
+
+impl Added {
+    fn find(list: &[(usize, String)], i: usize) -> Option<&str> {
+        list.iter().find(|(k, _)| *k == i).map(|(_, w)| w.as_str())
+    }
+    pub fn mesh(&self, i: usize) -> Option<&str> {
+        Self::find(&self.meshes, i)
+    }
+    pub fn material(&self, i: usize) -> Option<&str> {
+        Self::find(&self.materials, i)
+    }
+    pub fn texture(&self, i: usize) -> Option<&str> {
+        Self::find(&self.textures, i)
+    }
+    pub fn clip(&self, i: usize) -> Option<&str> {
+        Self::find(&self.clips, i)
+    }
 }
 
 /// A text attached to a point of the model.
@@ -370,6 +457,14 @@ impl Scene {
         for (i, m) in self.meshes.iter().enumerate() {
             if visible.is_none_or(|v| v.get(i).copied().unwrap_or(true)) {
                 b = b.union(&m.bounds());
+            }
+        }
+        // A skeleton alone (an animation without its model) is framed by
+        // its bones.
+        if self.meshes.is_empty() {
+            for bone in &self.skeleton.bones {
+                b.extend(bone.head);
+                b.extend(bone.tail);
             }
         }
         b

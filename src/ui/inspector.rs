@@ -58,13 +58,28 @@ pub fn inspector(
                     for (k, v) in &s.details {
                         row(k, v.clone());
                     }
-                    row("parts", scene.meshes.len().to_string());
-                    row("vertices", scene.vertex_count().to_string());
-                    row("triangles", scene.triangle_count().to_string());
-                    row("materials", scene.materials.len().to_string());
-                    row("textures", scene.textures.len().to_string());
-                    row("bones", scene.skeleton.bones.len().to_string());
-                    row("clips", scene.clips.len().to_string());
+                    // The file's own counts; what the viewer added apart.
+                    let (file, added) = scene.counts();
+                    let count = |f: usize, a: usize| {
+                        if a == 0 {
+                            f.to_string()
+                        } else {
+                            format!("{f} (+{a} added by the viewer)")
+                        }
+                    };
+                    row("parts", count(file.parts, added.parts));
+                    row("vertices", count(file.vertices, added.vertices));
+                    row("triangles", count(file.triangles, added.triangles));
+                    row("materials", count(file.materials, added.materials));
+                    row("textures", count(file.textures, added.textures));
+                    row("bones", count(file.bones, added.bones));
+                    row("clips", count(file.clips, added.clips));
+                    if let Some(p) = &scene.provenance {
+                        row("found", p.clone());
+                    }
+                    if let Some(why) = &scene.added.skeleton {
+                        row("skeleton", format!("added by the viewer: {why}"));
+                    }
                 });
             if let Some(p) = &scene.preview {
                 ui.label(format!("preview ({})", p.format));
@@ -170,8 +185,16 @@ pub fn inspector(
                 } else {
                     m.name.clone()
                 };
+                let label = match scene.added.mesh(i) {
+                    Some(_) => format!("{label} (added by the viewer)"),
+                    None => label,
+                };
                 let hover = format!(
-                    "{} vertices, {} triangles\nnormals: {}\nUVs: {}\nmaterial: {}\n{}default: {}\n\nclick to select (Shift+F fits it)",
+                    "{}{} vertices, {} triangles\nnormals: {}\nUVs: {}\nmaterial: {}\n{}default: {}\n\nclick to select (Shift+F fits it)",
+                    scene
+                        .added
+                        .mesh(i)
+                        .map_or(String::new(), |w| format!("added by the viewer: {w}\n")),
                     m.positions.len(),
                     m.triangle_count(),
                     if m.has_file_normals { "stored" } else { "computed" },
@@ -225,7 +248,11 @@ pub fn inspector(
         .default_open(true)
         .show(ui, |ui| {
             for (i, m) in scene.materials.iter().enumerate() {
-                egui::CollapsingHeader::new(format!("{i}: {}", m.name))
+                let added = scene
+                    .added
+                    .material(i)
+                    .map_or(String::new(), |w| format!(" (added by the viewer: {w})"));
+                egui::CollapsingHeader::new(format!("{i}: {}{added}", m.name))
                     .id_salt(("material", i))
                     .default_open(scene.materials.len() <= 4)
                     .show(ui, |ui| {
@@ -360,6 +387,9 @@ pub fn inspector(
                     ui.vertical(|ui| {
                         ui.label(format!("{i}: {}", t.name));
                         ui.weak(&t.format);
+                        if let Some(why) = scene.added.texture(i) {
+                            ui.weak(format!("added by the viewer: {why}"));
+                        }
                         match &t.source {
                             TextureSource::Embedded => ui.weak("embedded"),
                             TextureSource::External(p) => ui.weak(p.display().to_string()),
@@ -438,11 +468,14 @@ pub fn inspector(
         egui::CollapsingHeader::new(format!("Animations ({})", scene.clips.len()))
             .default_open(true)
             .show(ui, |ui| {
-                for c in &scene.clips {
+                for (i, c) in scene.clips.iter().enumerate() {
                     ui.label(format!(
                         "{}: {} frames, {:.2} s",
                         c.name, c.frames, c.duration_s
                     ));
+                    if let Some(why) = scene.added.clip(i) {
+                        ui.weak(format!("added by the viewer: {why}"));
+                    }
                 }
             });
     }

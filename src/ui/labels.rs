@@ -21,6 +21,33 @@ pub fn project(view_proj: Mat4, p: Vec3, rect: egui::Rect) -> Option<egui::Pos2>
     ))
 }
 
+/// Every bone's name at its posed head (a skeleton shown without a model).
+pub fn bone_names(
+    ui: &egui::Ui,
+    scene: &Scene,
+    pose: Option<&crate::anim::Pose>,
+    view_proj: Mat4,
+    rect: egui::Rect,
+) {
+    let painter = ui.painter_at(rect);
+    let font = egui::FontId::proportional(12.0);
+    let color = ui.visuals().strong_text_color();
+    for (i, b) in scene.skeleton.bones.iter().enumerate() {
+        let head = pose
+            .and_then(|p| p.world.get(i))
+            .map_or(b.head, |m| m.w_axis.truncate());
+        if let Some(at) = project(view_proj, head, rect) {
+            painter.text(
+                at + egui::vec2(4.0, -4.0),
+                egui::Align2::LEFT_BOTTOM,
+                &b.name,
+                font.clone(),
+                color,
+            );
+        }
+    }
+}
+
 /// One placed label: its text row and the point it points at.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Placed {

@@ -60,6 +60,13 @@ pub struct UiState {
     pub render_size: (u32, u32),
     /// File -> Open... (Ctrl+O): show the native file dialog.
     pub request_open_dialog: bool,
+    /// File -> Settings...: the window, the media roots being edited (set
+    /// `media_roots_changed` when they change) and the stock roots found.
+    pub show_settings: bool,
+    pub media_roots: Vec<std::path::PathBuf>,
+    pub media_root_input: String,
+    pub media_roots_changed: bool,
+    pub stock_media_roots: Vec<std::path::PathBuf>,
     pub show_inspector: bool,
     pub show_help: bool,
     /// Requests for the app, cleared after handling.
@@ -275,6 +282,14 @@ fn file_menu(ui: &mut egui::Ui, state: &mut UiState) {
         state.request_open_dialog = true;
         ui.close();
     }
+    if ui
+        .button("Settings…")
+        .on_hover_text("media roots for Planetary Annihilation files")
+        .clicked()
+    {
+        state.show_settings = true;
+        ui.close();
+    }
     ui.separator();
     ui.label("Recent files");
     if state.recent.is_empty() {
@@ -403,6 +418,63 @@ pub fn log_window(ctx: &egui::Context, state: &mut UiState) {
     state.show_log = open;
 }
 
+/// File > Settings…: the Planetary Annihilation media roots.
+pub fn settings_window(ctx: &egui::Context, state: &mut UiState) {
+    let mut open = state.show_settings;
+    egui::Window::new("Settings")
+        .open(&mut open)
+        .default_width(520.0)
+        .show(ctx, |ui| {
+            ui.strong("Planetary Annihilation media roots");
+            ui.weak(
+                "Folders holding pa/ (a game's media folder or a mod's). A /pa/… path in a \
+                 papa is looked up in the model's own mod folder first, then here in order, \
+                 then in the Steam installs below.",
+            );
+            let mut remove = None;
+            for (i, r) in state.media_roots.iter().enumerate() {
+                ui.horizontal(|ui| {
+                    if ui.small_button("remove").clicked() {
+                        remove = Some(i);
+                    }
+                    ui.label(r.display().to_string());
+                    if !r.is_dir() {
+                        ui.colored_label(level_color(Level::Warning), "not a folder");
+                    }
+                });
+            }
+            if let Some(i) = remove {
+                state.media_roots.remove(i);
+                state.media_roots_changed = true;
+            }
+            ui.horizontal(|ui| {
+                let edit = ui.add(
+                    egui::TextEdit::singleline(&mut state.media_root_input)
+                        .hint_text("/path/to/Planetary Annihilation/media"),
+                );
+                let entered = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+                let path = std::path::PathBuf::from(state.media_root_input.trim());
+                let ok = !state.media_root_input.trim().is_empty() && path.is_dir();
+                if (ui.add_enabled(ok, egui::Button::new("Add")).clicked() || entered && ok)
+                    && !state.media_roots.contains(&path)
+                {
+                    state.media_roots.push(path);
+                    state.media_root_input.clear();
+                    state.media_roots_changed = true;
+                }
+            });
+            ui.separator();
+            ui.label("Found under Steam (tried last):");
+            if state.stock_media_roots.is_empty() {
+                ui.weak("none");
+            }
+            for r in &state.stock_media_roots {
+                ui.weak(r.display().to_string());
+            }
+        });
+    state.show_settings = open;
+}
+
 pub fn help_window(ctx: &egui::Context, state: &mut UiState) {
     egui::Window::new("Keyboard and mouse")
         .open(&mut state.show_help)
@@ -438,6 +510,10 @@ pub fn show(
             ui.label(format!("{} triangles", state.stats.triangles));
             ui.separator();
             ui.label(&scene.source.file_name);
+            if let Some(p) = &scene.provenance {
+                ui.separator();
+                ui.label(p);
+            }
         });
     });
     let animated_materials = scene.materials.iter().any(|m| m.animation.is_some());
@@ -469,10 +545,14 @@ pub fn show(
     }
     toasts(&ctx, state);
     log_window(&ctx, state);
+    settings_window(&ctx, state);
     help_window(&ctx, state);
     let view = ui.available_rect_before_wrap();
     if state.show_labels && !scene.labels.is_empty() {
         labels::draw(ui, scene, state.view_proj, view);
+    }
+    if scene.meshes.is_empty() && state.view.skeleton {
+        labels::bone_names(ui, scene, pose, state.view_proj, view);
     }
     view
 }

@@ -20,6 +20,29 @@ pub fn shared() -> PathBuf {
     p
 }
 
+/// What the reference SDK m3d.h computes for the shared M3D fixture `name`
+/// (`fixtures/m3d/reference/NAME.json.gz`; its README gives the layout).
+pub fn m3d_reference(name: &str) -> serde_json::Value {
+    let path = shared().join(format!("fixtures/m3d/reference/{name}.json.gz"));
+    let gz = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_slice(&gunzip(&gz)).unwrap()
+}
+
+/// gzip's 10-byte header (with its optional extra field and file name),
+/// the raw DEFLATE stream, then the 8-byte trailer.
+fn gunzip(gz: &[u8]) -> Vec<u8> {
+    assert_eq!(&gz[..3], &[0x1F, 0x8B, 8], "gzip with DEFLATE");
+    let flags = gz[3];
+    let mut at = 10;
+    if flags & 4 != 0 {
+        at += 2 + u16::from_le_bytes([gz[10], gz[11]]) as usize;
+    }
+    if flags & 8 != 0 {
+        at += gz[at..].iter().position(|&b| b == 0).unwrap() + 1;
+    }
+    miniz_oxide::inflate::decompress_to_vec(&gz[at..gz.len() - 8]).unwrap()
+}
+
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
