@@ -1,8 +1,8 @@
 // Linear-blend skinning of every skinned vertex of the scene (one dispatch up
 // to 16.7M vertices).
-// In: 24 B per vertex (position, octahedral normal, 4 x u8 joints, 4 x unorm8
-// weights). Out: 16 B per vertex (position, octahedral normal), read directly
-// by the render pass as its position/normal vertex stream.
+// In: 28 B per vertex (position, octahedral normal, 4 x u8 joints, 4 x
+// unorm16 weights). Out: 16 B per vertex (position, octahedral normal), read
+// directly by the render pass as its position/normal vertex stream.
 
 struct SkinVertex {
     px: f32,
@@ -10,7 +10,8 @@ struct SkinVertex {
     pz: f32,
     normal: u32,   // octahedral, 2 x snorm16
     joints: u32,   // 4 x u8, joint k in bits 8k..8k+7
-    weights: u32,  // 4 x unorm8, summing to 255
+    weights01: u32, // 2 x unorm16: weights 0 and 1
+    weights23: u32, // 2 x unorm16: weights 2 and 3 (the four sum to 65535)
 };
 
 struct OutVertex {
@@ -48,7 +49,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let v = src[i];
-    let w = unpack4x8unorm(v.weights);
+    let w = vec4<f32>(unpack2x16unorm(v.weights01), unpack2x16unorm(v.weights23));
     var r0 = vec4<f32>(0.0);
     var r1 = vec4<f32>(0.0);
     var r2 = vec4<f32>(0.0);
@@ -61,7 +62,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
             r2 = r2 + b.r2 * wk;
         }
     }
-    if (v.weights == 0u) {
+    if ((v.weights01 | v.weights23) == 0u) {
         // No influence: stays at rest.
         r0 = vec4<f32>(1.0, 0.0, 0.0, 0.0);
         r1 = vec4<f32>(0.0, 1.0, 0.0, 0.0);

@@ -47,10 +47,10 @@ fn fore_arm_at_90_degrees_matches_hand_computed_positions() {
     close(p[0], Vec3::new(0.0, 0.5, 0.0));
     close(p[1], Vec3::new(0.0, 1.0, 0.5));
     close(p[2], Vec3::new(0.0, 1.0, 1.0));
-    // Equal bytes split 128/255 (upper, at rest) and 127/255 (fore): the
-    // vertex at scene (0, 1, -0.5) blends itself with its fore-posed image
-    // (0, 1.5, 0).
-    let (wu, wf) = (128.0 / 255.0, 127.0 / 255.0);
+    // Equal bytes split 32768/65535 (upper, at rest) and 32767/65535 (fore:
+    // 65535/2 = 32767.5 each, the one spare unit to the first): the vertex
+    // at scene (0, 1, -0.5) blends itself with its fore-posed image (0, 1.5, 0).
+    let (wu, wf) = (32768.0 / 65535.0, 32767.0 / 65535.0);
     close(
         p[3],
         Vec3::new(0.0, 1.0, -0.5) * wu + Vec3::new(0.0, 1.5, 0.0) * wf,
@@ -88,10 +88,13 @@ fn weights_are_quantised_to_exact_sums() {
         assert!((sum - 1.0).abs() < 1e-6, "{w:?}");
         assert!(
             w.iter()
-                .all(|x| (x * 255.0 - (x * 255.0).round()).abs() < 1e-4)
+                .all(|x| (x * 65535.0 - (x * 65535.0).round()).abs() < 1e-2)
         );
     }
-    assert_eq!(skin.weights[3], [128.0 / 255.0, 127.0 / 255.0, 0.0, 0.0]);
+    assert_eq!(
+        skin.weights[3],
+        [32768.0 / 65535.0, 32767.0 / 65535.0, 0.0, 0.0]
+    );
 }
 
 #[test]

@@ -279,6 +279,8 @@ fn round_trip(p: &Papa) -> Papa {
 
 #[test]
 fn every_vertex_and_index_format_round_trips() {
+    // Writer and reader agree (the values are checked against the notes'
+    // layouts in `every_vertex_format_decodes_as_the_notes_lay_it_out`).
     for format in 0..15u8 {
         for index_format in [0, 1] {
             let p = built(
@@ -286,32 +288,191 @@ fn every_vertex_and_index_format_round_trips() {
                 index_format,
                 vec![texture(TexFormat::R8, 1, 1, 1, vec![7])],
             );
-            let back = round_trip(&p);
             assert_eq!(
-                back, p,
+                round_trip(&p),
+                p,
                 "vertex format {format}, index format {index_format}"
             );
-            let l = &VERTEX_LAYOUTS[format as usize];
-            for (i, v) in back.vertex_buffers[0].vertices().iter().enumerate() {
-                let want = vertex(i);
-                if l.has_position {
-                    assert_eq!(v.pos, want.pos, "{}", l.name);
-                }
-                assert_eq!(
-                    v.normal,
-                    l.normal.map(|_| want.normal.unwrap()),
-                    "{}",
-                    l.name
-                );
-                assert_eq!(v.uv, l.uv.map(|_| want.uv.unwrap()), "{}", l.name);
-                assert_eq!(v.color, l.color.map(|_| want.color.unwrap()), "{}", l.name);
-                assert_eq!(
-                    v.weights,
-                    l.skin.map(|_| want.weights.unwrap()),
-                    "{}",
-                    l.name
-                );
+        }
+    }
+}
+
+/// A vertex field as `notes/papa.md` §5 names it.
+#[derive(Clone, Copy, PartialEq)]
+enum F {
+    Pos,
+    Normal,
+    Tangent,
+    Binormal,
+    Color4b,
+    Color8f,
+    Uv(u8),
+    Weights4b,
+    Bones4b,
+    Matrix,
+}
+
+#[test]
+fn every_vertex_format_decodes_as_the_notes_lay_it_out() {
+    use F::*;
+    // notes/papa.md §5 (specs/papa.txt gives formats 0, 6, 8 and 10): id,
+    // stride, and every field with its byte offset, written out here.
+    type Layout = (u8, usize, &'static [(F, usize)]);
+    let formats: [Layout; 15] = [
+        (0, 12, &[(Pos, 0)]),
+        (1, 24, &[(Pos, 0), (Color4b, 12), (Uv(0), 16)]),
+        (2, 32, &[(Pos, 0), (Color4b, 12), (Uv(0), 16), (Uv(1), 24)]),
+        (
+            3,
+            40,
+            &[
+                (Pos, 0),
+                (Color4b, 12),
+                (Uv(0), 16),
+                (Uv(1), 24),
+                (Uv(2), 32),
+            ],
+        ),
+        (4, 24, &[(Pos, 0), (Normal, 12)]),
+        (5, 32, &[(Pos, 0), (Normal, 12), (Uv(0), 24)]),
+        (6, 36, &[(Pos, 0), (Normal, 12), (Color4b, 24), (Uv(0), 28)]),
+        (
+            7,
+            44,
+            &[
+                (Pos, 0),
+                (Normal, 12),
+                (Color4b, 24),
+                (Uv(0), 28),
+                (Uv(1), 36),
+            ],
+        ),
+        (
+            8,
+            40,
+            &[
+                (Pos, 0),
+                (Weights4b, 12),
+                (Bones4b, 16),
+                (Normal, 20),
+                (Uv(0), 32),
+            ],
+        ),
+        (
+            9,
+            56,
+            &[
+                (Pos, 0),
+                (Normal, 12),
+                (Tangent, 24),
+                (Binormal, 36),
+                (Uv(0), 48),
+            ],
+        ),
+        (
+            10,
+            64,
+            &[
+                (Pos, 0),
+                (Normal, 12),
+                (Tangent, 24),
+                (Binormal, 36),
+                (Uv(0), 48),
+                (Uv(1), 56),
+            ],
+        ),
+        (
+            11,
+            68,
+            &[
+                (Pos, 0),
+                (Normal, 12),
+                (Tangent, 24),
+                (Binormal, 36),
+                (Color4b, 48),
+                (Uv(0), 52),
+                (Uv(1), 60),
+            ],
+        ),
+        (12, 16, &[(Uv(0), 0), (Uv(1), 8)]),
+        (
+            13,
+            68,
+            &[
+                (Pos, 0),
+                (Color8f, 12),
+                (Uv(0), 44),
+                (Uv(1), 52),
+                (Uv(2), 60),
+            ],
+        ),
+        (14, 64, &[(Matrix, 0)]),
+    ];
+    // Distinct values per vertex and field, so a wrong offset reads wrong.
+    let pos = |v: usize| [1.0 + v as f32, 2.0, 3.5];
+    let normal = |v: usize| [0.0, -1.0, 0.25 * v as f32];
+    let uv = |v: usize, k: u8| [0.125 * (k + 1) as f32, 0.5 + v as f32];
+    let color = |v: usize| [10 + v as u8, 20, 30, 40];
+    let weights = |v: usize| [200 - v as u8, 55 + v as u8, 0, 0];
+    let bones = |v: usize| [3, 1 + v as u8, 0, 0];
+    for (id, stride, fields) in formats {
+        let n = 3;
+        let mut data = vec![0u8; stride * n];
+        for v in 0..n {
+            let b = &mut data[v * stride..(v + 1) * stride];
+            for &(f, at) in fields {
+                let bytes: Vec<u8> = match f {
+                    Color4b => color(v).to_vec(),
+                    Weights4b => weights(v).to_vec(),
+                    Bones4b => bones(v).to_vec(),
+                    _ => {
+                        let xs: Vec<f32> = match f {
+                            Pos => pos(v).to_vec(),
+                            Normal => normal(v).to_vec(),
+                            Tangent => vec![9.0; 3],
+                            Binormal => vec![-9.0; 3],
+                            Color8f => vec![0.75; 8],
+                            Uv(k) => uv(v, k).to_vec(),
+                            _ => vec![7.0; 16], // Matrix
+                        };
+                        xs.iter().flat_map(|x| x.to_le_bytes()).collect()
+                    }
+                };
+                b[at..at + bytes.len()].copy_from_slice(&bytes);
             }
+        }
+        let vb = VertexBuffer {
+            format: id,
+            count: n as u32,
+            data,
+        };
+        let got = vb.vertices();
+        assert_eq!(got.len(), n, "format {id}: stride {stride}");
+        let has = |f: F| fields.iter().any(|&(g, _)| g == f);
+        for (v, g) in got.iter().enumerate() {
+            let want_pos = if has(Pos) { pos(v) } else { [0.0; 3] };
+            assert_eq!(g.pos, want_pos, "format {id} vertex {v}: position");
+            assert_eq!(
+                g.normal,
+                has(Normal).then(|| normal(v)),
+                "format {id}: normal"
+            );
+            assert_eq!(g.uv, has(Uv(0)).then(|| uv(v, 0)), "format {id}: first UV");
+            assert_eq!(
+                g.color,
+                has(Color4b).then(|| color(v)),
+                "format {id}: colour"
+            );
+            assert_eq!(
+                g.weights,
+                has(Weights4b).then(|| weights(v)),
+                "format {id}: weights"
+            );
+            assert_eq!(
+                g.bones,
+                has(Bones4b).then(|| bones(v)),
+                "format {id}: bones"
+            );
         }
     }
 }

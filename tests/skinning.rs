@@ -7,34 +7,12 @@
 mod common;
 use common::arm as arm_model;
 use facet::anim::{Pose, skin_vertices};
-use facet::gpu::skinning::{self, PosNormal, Skinner};
+use facet::gpu::skinning::{self, Skinner};
 use facet::gpu::{Renderer, capture};
 use facet::scene::{self, Bone, Mesh, Scene, Skeleton, Skin};
 use glam::{Mat4, Quat, Vec3};
 
 use facet::bench::Rng;
-
-/// Reads back the skinned output stream.
-fn read_stream(gpu: &facet::gpu::Gpu, buffer: &wgpu::Buffer, count: usize) -> Vec<PosNormal> {
-    let size = (count * std::mem::size_of::<PosNormal>()) as u64;
-    let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("readback"),
-        size,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut enc = gpu.device.create_command_encoder(&Default::default());
-    enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
-    gpu.queue.submit([enc.finish()]);
-    staging
-        .slice(..)
-        .map_async(wgpu::MapMode::Read, |r| r.unwrap());
-    gpu.device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .unwrap();
-    let view = staging.slice(..).get_mapped_range().unwrap();
-    bytemuck::cast_slice(&view).to_vec()
-}
 
 /// Compares every skinned mesh of `scene` posed by `pose` on the GPU and CPU.
 fn check_scene(gpu: &facet::gpu::Gpu, scene: &Scene, pose: &Pose, what: &str) -> f32 {
@@ -42,7 +20,7 @@ fn check_scene(gpu: &facet::gpu::Gpu, scene: &Scene, pose: &Pose, what: &str) ->
     let mut gs = renderer.upload(gpu, scene);
     gs.set_pose(gpu, &renderer, &pose.skin);
     let batch = gs.skin.as_ref().expect("scene has skinned meshes");
-    let got = read_stream(gpu, &batch.dst, batch.vertex_count as usize);
+    let got = common::read_stream(gpu, &batch.dst, batch.vertex_count as usize);
     let size = (scene.bounds(None).max - scene.bounds(None).min).length();
     let tol_p = 1e-4 * size;
     let (mut worst_p, mut worst_n, mut offset) = (0f32, 0f32, 0usize);
@@ -240,7 +218,7 @@ fn several_dispatches_cover_big_batches() {
     let mut enc = gpu.device.create_command_encoder(&Default::default());
     skinner.encode(&mut enc, &batch);
     gpu.queue.submit([enc.finish()]);
-    let got = read_stream(&gpu, &batch.dst, 10_000);
+    let got = common::read_stream(&gpu, &batch.dst, 10_000);
     let mut p = vec![Vec3::ZERO; 10_000];
     let mut n = vec![Vec3::ZERO; 10_000];
     skin_vertices(&pose.skin, skin, &m.positions, &m.normals, &mut p, &mut n);

@@ -2,8 +2,11 @@
 //! frame skins every skinned vertex of the scene into the position/normal
 //! stream the render pass reads. Only bone matrices are uploaded per frame.
 //!
-//! Layout: 24 bytes in per vertex (f32x3 position, octahedral snorm16x2
-//! normal, u8x4 joints, unorm8x4 weights), 16 bytes out (position, normal).
+//! Layout: 28 bytes in per vertex (f32x3 position, octahedral snorm16x2
+//! normal, u8x4 joints, unorm16x4 weights), 16 bytes out (position, normal).
+//! Weights are 16-bit so that skinned positions match reference
+//! implementations that keep float weights (m3d.h) to 1e-5 of the lever;
+//! 8-bit weights (Papa's w/255) are exact in 16 bits.
 
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec2, Vec3};
@@ -23,7 +26,8 @@ pub struct SkinVertex {
     pub position: [f32; 3],
     pub normal: u32,
     pub joints: u32,
-    pub weights: u32,
+    /// 4 x unorm16, weights 0 and 1 then 2 and 3.
+    pub weights: [u32; 2],
 }
 
 /// The render pass's position/normal stream (static or skinned).
@@ -81,7 +85,7 @@ pub fn oct_decode(e: u32) -> Vec3 {
     n.normalize()
 }
 
-/// Packs one vertex. Weights must be multiples of 1/255 (see
+/// Packs one vertex. Weights must be multiples of 1/65535 (see
 /// `scene::quantize_weights`); joints must be below [`MAX_BONES`].
 pub fn pack_skin_vertex(
     position: Vec3,
@@ -90,10 +94,10 @@ pub fn pack_skin_vertex(
     weights: [f32; 4],
 ) -> SkinVertex {
     let mut j = 0u32;
-    let mut w = 0u32;
+    let mut w = [0u32; 2];
     for k in 0..4 {
         j |= (joints[k].min(255) as u32) << (8 * k);
-        w |= ((weights[k].clamp(0.0, 1.0) * 255.0).round() as u32) << (8 * k);
+        w[k / 2] |= ((weights[k].clamp(0.0, 1.0) * 65535.0).round() as u32) << (16 * (k % 2));
     }
     SkinVertex {
         position: position.to_array(),
@@ -193,7 +197,7 @@ impl Skinner {
         let src = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("skin input"),
             contents: if vertices.is_empty() {
-                &[0; 24]
+                &[0; std::mem::size_of::<SkinVertex>()]
             } else {
                 bytemuck::cast_slice(vertices)
             },

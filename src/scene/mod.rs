@@ -197,9 +197,9 @@ pub struct Mesh {
 }
 
 /// Up to four bone influences per vertex, largest first. Weights are
-/// multiples of 1/255 summing to exactly 1 (see [`quantize_weights`]), so the
-/// GPU's unorm8 weights are the same numbers the CPU reference uses; a vertex
-/// with no influence has all weights 0 and stays at rest.
+/// multiples of 1/65535 summing to exactly 1 (see [`quantize_weights`]), so
+/// the GPU's unorm16 weights are the same numbers the CPU reference uses; a
+/// vertex with no influence has all weights 0 and stays at rest.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Skin {
     pub joints: Vec<[u16; 4]>,
@@ -497,16 +497,21 @@ pub fn smooth_normals(positions: &[Vec3], indices: &[u32]) -> Vec<Vec3> {
         .collect()
 }
 
-/// Quantises up to four weights to multiples of 1/255 that sum to exactly 1
-/// (largest remainder), keeping their order. All-zero input stays zero.
+/// Weights are stored in units of 1/65535 (the GPU's unorm16): fine enough
+/// for float-weight references (m3d.h), and exact for 8-bit weights (w/255
+/// is 257·w/65535).
+pub const WEIGHT_UNITS: i32 = 65535;
+
+/// Quantises up to four weights to multiples of 1/65535 that sum to exactly
+/// 1 (largest remainder), keeping their order. All-zero input stays zero.
 pub fn quantize_weights(w: [f32; 4]) -> [f32; 4] {
     let sum: f32 = w.iter().map(|x| x.max(0.0)).sum();
     if sum <= 0.0 || !sum.is_finite() {
         return [0.0; 4];
     }
-    let scaled = w.map(|x| x.max(0.0) / sum * 255.0);
+    let scaled = w.map(|x| x.max(0.0) / sum * WEIGHT_UNITS as f32);
     let mut q = scaled.map(|x| x.floor() as i32);
-    let mut left = 255 - q.iter().sum::<i32>();
+    let mut left = WEIGHT_UNITS - q.iter().sum::<i32>();
     let mut order = [0usize, 1, 2, 3];
     order.sort_by(|&a, &b| (scaled[b] - q[b] as f32).total_cmp(&(scaled[a] - q[a] as f32)));
     for &i in order.iter().cycle() {
@@ -516,5 +521,5 @@ pub fn quantize_weights(w: [f32; 4]) -> [f32; 4] {
         q[i] += 1;
         left -= 1;
     }
-    q.map(|x| x as f32 / 255.0)
+    q.map(|x| x as f32 / WEIGHT_UNITS as f32)
 }

@@ -282,14 +282,6 @@ fn file_menu(ui: &mut egui::Ui, state: &mut UiState) {
         state.request_open_dialog = true;
         ui.close();
     }
-    if ui
-        .button("Settings…")
-        .on_hover_text("media roots for Planetary Annihilation files")
-        .clicked()
-    {
-        state.show_settings = true;
-        ui.close();
-    }
     ui.separator();
     ui.label("Recent files");
     if state.recent.is_empty() {
@@ -353,6 +345,15 @@ fn file_menu(ui: &mut egui::Ui, state: &mut UiState) {
             }
         }
     });
+    ui.separator();
+    if ui
+        .button("Settings…")
+        .on_hover_text("media roots for Planetary Annihilation files")
+        .clicked()
+    {
+        state.show_settings = true;
+        ui.close();
+    }
 }
 
 fn level_color(level: Level) -> egui::Color32 {

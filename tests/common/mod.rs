@@ -53,6 +53,61 @@ pub fn output_dir() -> PathBuf {
     d
 }
 
+/// Reads back `count` vertices of a skinned output stream.
+pub fn read_stream(
+    gpu: &facet::gpu::Gpu,
+    buffer: &wgpu::Buffer,
+    count: usize,
+) -> Vec<facet::gpu::skinning::PosNormal> {
+    let size = (count * std::mem::size_of::<facet::gpu::skinning::PosNormal>()) as u64;
+    let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut enc = gpu.device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
+    gpu.queue.submit([enc.finish()]);
+    staging
+        .slice(..)
+        .map_async(wgpu::MapMode::Read, |r| r.unwrap());
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+    let view = staging.slice(..).get_mapped_range().unwrap();
+    bytemuck::cast_slice(&view).to_vec()
+}
+
+/// The GPU compute shader's skinned positions of every mesh of `scene`
+/// posed by `pose` (`None` for meshes without a skin), in scene order.
+pub fn gpu_skinned_positions(
+    gpu: &facet::gpu::Gpu,
+    scene: &facet::scene::Scene,
+    pose: &facet::anim::Pose,
+) -> Vec<Option<Vec<glam::Vec3>>> {
+    let renderer = facet::gpu::Renderer::new(gpu, facet::gpu::capture::CAPTURE_FORMAT, 1);
+    let mut gs = renderer.upload(gpu, scene);
+    gs.set_pose(gpu, &renderer, &pose.skin);
+    let batch = gs.skin.as_ref().expect("scene has skinned meshes");
+    let got = read_stream(gpu, &batch.dst, batch.vertex_count as usize);
+    let mut offset = 0;
+    scene
+        .meshes
+        .iter()
+        .map(|m| {
+            m.skin.as_ref()?;
+            let n = m.positions.len();
+            let out = got[offset..offset + n]
+                .iter()
+                .map(|v| glam::Vec3::from(v.position))
+                .collect();
+            offset += n;
+            Some(out)
+        })
+        .collect()
+}
+
 /// A headless device; fails loudly when there is none.
 pub fn gpu() -> facet::gpu::Gpu {
     match facet::gpu::Gpu::headless() {
