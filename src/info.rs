@@ -7,21 +7,9 @@ use crate::load::{Loaded, Raw};
 use crate::scene::{Counts, Scene};
 use serde_json::{Value, json};
 
-/// What the file holds (see [`Scene::counts`]), with what the viewer added
-/// reported apart under `added`; an animation file counts the bones it names.
+/// What the file holds and what the viewer added ([`Scene::counts`]).
 pub fn counts(l: &Loaded) -> (Counts, Counts) {
-    let (mut file, added) = l.scene.counts();
-    if let Raw::Papa(p) = &l.raw
-        && p.is_animation_only()
-    {
-        let names: std::collections::BTreeSet<&str> = p
-            .animations
-            .iter()
-            .flat_map(|a| a.bones.iter().map(String::as_str))
-            .collect();
-        file.bones = names.len();
-    }
-    (file, added)
+    l.scene.counts()
 }
 
 fn counts_json(c: &Counts) -> Value {

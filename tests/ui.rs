@@ -424,3 +424,54 @@ fn map_inspector_selects_sectors_cubes_and_views() {
     let kind = info.map.sectors[1].cubes[deep].kind.name();
     harness.get_by_label_contains(&format!("#{deep} {kind}"));
 }
+
+#[test]
+fn settings_window_edits_the_media_roots() {
+    // File > Settings… opens the window; a folder typed in is added, a
+    // path that is no folder is not, and "remove" takes one out. Each
+    // change asks the app to save the settings.
+    let scene = demo();
+    let dir = std::env::temp_dir();
+    let mut state = UiState::for_scene(&scene);
+    state.media_roots = vec![std::path::PathBuf::from("/old/media")];
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1000.0, 700.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| {
+                facet::ui::toolbar(ui, state);
+                facet::ui::settings_window(&ui.ctx().clone(), state);
+            },
+            state,
+        );
+    harness.run();
+    harness.get_by_label("File").click();
+    harness.run();
+    harness.get_by_label("Settings…").click();
+    harness.run();
+    assert!(harness.state().show_settings);
+    harness.get_by_label_contains("Planetary Annihilation media roots");
+    harness.get_by_label("/old/media");
+    harness.get_by_label("not a folder");
+    // A path that is no folder leaves "Add" disabled.
+    harness.state_mut().media_root_input = "/no/such/folder".into();
+    harness.run();
+    harness.get_by_label("Add").click();
+    harness.run();
+    assert_eq!(harness.state().media_roots.len(), 1);
+    assert!(!harness.state().media_roots_changed);
+    harness.state_mut().media_root_input = dir.display().to_string();
+    harness.run();
+    harness.get_by_label("Add").click();
+    harness.run();
+    assert_eq!(
+        harness.state().media_roots,
+        vec![std::path::PathBuf::from("/old/media"), dir.clone()]
+    );
+    assert!(harness.state().media_roots_changed);
+    assert!(harness.state().media_root_input.is_empty());
+    harness.state_mut().media_roots_changed = false;
+    harness.get_all_by_label("remove").next().unwrap().click();
+    harness.run();
+    assert_eq!(harness.state().media_roots, vec![dir]);
+    assert!(harness.state().media_roots_changed);
+}

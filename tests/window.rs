@@ -461,3 +461,33 @@ fn the_file_on_the_command_line_loads_in_the_window() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/file.pmf"));
 }
+
+#[test]
+fn an_animation_papa_opened_alone_plays_on_its_model() {
+    // As a double-click would: the viewer started on PA's own layout,
+    // bot_sun_anim_idle.papa beside bot_sun.papa. It opens the model with
+    // the idle clip selected and playing, and the window shows the unit.
+    let anim = common::shared().join("fixtures/papa/bot_sun_anim_idle.papa");
+    let script = format!(
+        r#"
+        start '{}'
+        sleep 1
+        xdotool key ctrl+q
+        wait $pid
+        "#,
+        anim.display()
+    );
+    let out = under_xvfb(&script);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    let line = log
+        .lines()
+        .find(|l| l.contains("at exit:"))
+        .unwrap_or_else(|| panic!("no exit report:\n{log}"));
+    assert!(
+        line.contains("clip \"idle\"") && line.contains("playing"),
+        "the animation does not play: {line}"
+    );
+    // Past frame 0: the clock ran while the window was up.
+    assert!(!line.contains("frame 0 ("), "{line}");
+}

@@ -219,6 +219,7 @@ fn on_model(
             .collect(),
         clips: scene.added.clips,
         skeleton: Some(from.clone()),
+        file_bones: bone_names(p).len(),
     };
     // The model's sibling scan may have listed this very file already.
     let stem = model_file.trim_end_matches(".papa");

@@ -75,8 +75,11 @@ pub struct Added {
     pub materials: Vec<(usize, String)>,
     pub textures: Vec<(usize, String)>,
     pub clips: Vec<(usize, String)>,
-    /// Why the skeleton is not the file's own (borrowed from a model).
+    /// Why the skeleton is not the file's own (borrowed from a model)...
     pub skeleton: Option<String>,
+    /// ...and then how many bones the file itself names (an animation
+    /// file's tracks).
+    pub file_bones: usize,
 }
 
 /// The counts `info`'s summary reports.
@@ -118,6 +121,7 @@ impl Scene {
         (file.clips, added.clips) = split(self.clips.len(), &|i| self.added.clip(i).is_some());
         if self.added.skeleton.is_some() {
             added.bones = self.skeleton.bones.len();
+            file.bones = self.added.file_bones;
         } else {
             file.bones = self.skeleton.bones.len();
         }
