@@ -125,13 +125,16 @@ fn under_xvfb(script: &str) -> std::process::Output {
         {script}"#
     );
     // A viewer that ignores Ctrl+Q is killed after 90 s, and the test fails.
+    // The server's key autorepeat is off (a 60 s delay): on a loaded
+    // machine Xvfb could otherwise repeat a key xdotool pressed before it
+    // processes the release, and a repeated Space toggles playback back.
     let mut out = Command::new("timeout")
         .args([
             "90",
             "xvfb-run",
             "-a",
             "-s",
-            "-screen 0 1280x800x24",
+            "-screen 0 1280x800x24 -ardelay 60000 -arinterval 60000",
             "sh",
             "-ec",
             &script,
@@ -171,7 +174,7 @@ fn space_plays_the_animation() {
         .unwrap_or_else(|| panic!("no exit report:\n{log}"));
     assert!(
         line.contains("clip \"nod\"") && line.contains("playing"),
-        "Space did not start the clip: {line}"
+        "Space did not start the clip: {line}\n{log}"
     );
     let frame: u32 = line
         .split("frame ")
