@@ -445,7 +445,14 @@ impl Running {
         }
         let format = crate::gpu::capture::CAPTURE_FORMAT;
         let renderer = Renderer::new(&self.gpu, format, self.gpu.sample_count(format));
-        let mut scene = renderer.upload(&self.gpu, &self.scene);
+        let mut scene = match renderer.try_upload(&self.gpu, &self.scene) {
+            Ok(s) => s,
+            Err(e) => {
+                self.ui
+                    .report(ui::Level::Error, format!("render not saved: {e}"));
+                return;
+            }
+        };
         scene.set_pose(&self.gpu, &renderer, &self.animator.pose.skin);
         scene.set_material_time(&self.gpu, &renderer, self.ui.timeline.time);
         let (img, _) = crate::gpu::capture::render_to_image(
@@ -550,7 +557,14 @@ impl Running {
         let mut source = self.scene.source.clone();
         source.details.clear();
         let scene = crate::scene::from_pmf::convert(info.map.clone(), source, self.ui.map.shading);
-        self.gpu_scene = self.renderer.upload(&self.gpu, &scene);
+        match self.renderer.try_upload(&self.gpu, &scene) {
+            Ok(g) => self.gpu_scene = g,
+            Err(e) => {
+                self.ui
+                    .report(ui::Level::Error, format!("the GPU refused the map: {e}"));
+                return;
+            }
+        }
         self.animator = Animator::new(&scene);
         self.scene = scene;
         self.register_textures();
@@ -637,7 +651,14 @@ impl Running {
         if let Some(t) = self.scene.textures.first_mut() {
             *t = tex;
         }
-        self.gpu_scene = self.renderer.upload(&self.gpu, &self.scene);
+        match self.renderer.try_upload(&self.gpu, &self.scene) {
+            Ok(g) => self.gpu_scene = g,
+            Err(e) => {
+                self.ui
+                    .report(ui::Level::Error, format!("the GPU refused the level: {e}"));
+                return;
+            }
+        }
         self.register_textures();
     }
 
@@ -784,9 +805,26 @@ impl Running {
     fn opened(&mut self, path: PathBuf, result: Result<load::Loaded, load::LoadError>) {
         match result {
             Ok(l) => {
+                // A file the GPU refuses is this file's load error; the
+                // scene on screen stays.
+                let gpu_scene = match self.renderer.try_upload(&self.gpu, &l.scene) {
+                    Ok(g) => g,
+                    Err(e) => {
+                        let e = format!(
+                            "{}: the GPU refused it: {e} (the previous scene is still shown)",
+                            l.scene.source.file_name
+                        );
+                        log::error!("{e}");
+                        if std::mem::take(&mut self.initial_must_load) {
+                            self.fatal = Some(anyhow::anyhow!("{e}"));
+                        }
+                        self.ui.report(ui::Level::Error, e);
+                        return;
+                    }
+                };
                 self.window
                     .set_title(&format!("{} — facet", l.scene.source.file_name));
-                self.gpu_scene = self.renderer.upload(&self.gpu, &l.scene);
+                self.gpu_scene = gpu_scene;
                 self.ui = UiState {
                     show_inspector: self.ui.show_inspector,
                     show_log: self.ui.show_log,
@@ -795,6 +833,11 @@ impl Running {
                     ..UiState::for_scene(&l.scene)
                 };
                 self.ui.log_warnings(&l.scene);
+                for w in &self.gpu_scene.warnings {
+                    let w = format!("{}: {w}", l.scene.source.file_name);
+                    log::warn!("{w}");
+                    self.ui.report(ui::Level::Warning, w);
+                }
                 self.apply_settings();
                 self.settings.opened(&path);
                 self.save_settings();
@@ -848,7 +891,19 @@ impl Running {
                 let mut timeline = self.ui.timeline.clone();
                 timeline.clip =
                     clip_name.and_then(|n| l.scene.clips.iter().position(|c| c.name == n));
-                self.gpu_scene = self.renderer.upload(&self.gpu, &l.scene);
+                self.gpu_scene = match self.renderer.try_upload(&self.gpu, &l.scene) {
+                    Ok(g) => g,
+                    Err(e) => {
+                        log::error!("reload failed, still showing the last good version: {e}");
+                        self.ui.report(
+                            ui::Level::Error,
+                            format!(
+                                "reloading failed; still showing the last good version: the GPU refused it: {e}"
+                            ),
+                        );
+                        return;
+                    }
+                };
                 self.animator = Animator::new(&l.scene);
                 self.ui.view = view;
                 self.ui.timeline = timeline;

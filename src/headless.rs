@@ -70,7 +70,15 @@ pub fn render(
         .transpose()?;
     let format = capture::CAPTURE_FORMAT;
     let renderer = Renderer::new(gpu, format, gpu.sample_count(format));
-    let mut gpu_scene = renderer.upload(gpu, scene);
+    let mut gpu_scene = renderer.try_upload(gpu, scene).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: the GPU refused the upload: {e}",
+            scene.source.file_name
+        )
+    })?;
+    for w in &gpu_scene.warnings {
+        log::warn!("{}: {w}", scene.source.file_name);
+    }
     let mut view = req.view.clone();
     if view.visible.len() != scene.meshes.len() {
         view.visible = scene.meshes.iter().map(|m| m.visible).collect();

@@ -494,3 +494,39 @@ fn an_animation_papa_opened_alone_plays_on_its_model() {
     // Past frame 0: the clock ran while the window was up.
     assert!(!line.contains("frame 0 ("), "{line}");
 }
+
+#[test]
+fn dropping_an_over_wide_texture_keeps_the_window_alive() {
+    // The crash: a DXT1 texture papa twice as wide as the device
+    // allows, one level, dropped on the running window. It opens downscaled
+    // and the Log says from what to what; the viewer runs on and exits 0.
+    use facet::formats::papa::{self, Papa, TexFormat, TextureData};
+    let max = common::gpu().device.limits().max_texture_dimension_2d;
+    let width = 2 * max;
+    let p = Papa {
+        signature: *b"facet\0",
+        textures: vec![papa::Texture {
+            name: "wide.png".into(),
+            format: Some(TexFormat::Dxt1),
+            mips: 1,
+            srgb: true,
+            width: width as u16,
+            height: 8,
+            data: TextureData::Embedded(vec![0x55; (width / 4 * 2 * 8) as usize]),
+        }],
+        ..Default::default()
+    };
+    let file = common::output_dir().join("wide_dxt1.papa");
+    std::fs::write(&file, facet::formats::papa_write::encode(&p).unwrap()).unwrap();
+    let (shot, log) = drop_onto_demo(&file, 3, 12, "drop-wide.png");
+    assert!(
+        log.contains(&format!(
+            "{width}x8 is over this device's {max}-texel limit"
+        )),
+        "{log}"
+    );
+    assert!(
+        image::open(&shot).is_ok(),
+        "no screenshot: the window did not run on"
+    );
+}

@@ -16,6 +16,15 @@ pub enum GpuError {
     Surface(#[from] wgpu::CreateSurfaceError),
 }
 
+/// wgpu's multi-line error reports as one line: lines trimmed, joined by "; ".
+pub fn one_line(s: &str) -> String {
+    s.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 pub struct Gpu {
     pub instance: wgpu::Instance,
     pub adapter: wgpu::Adapter,
@@ -31,6 +40,21 @@ impl Gpu {
     /// Whether BC1-3 (DXT) textures are uploaded as they are stored.
     pub fn supports_bc(&self) -> bool {
         self.use_bc
+    }
+
+    /// Runs `f` inside validation and out-of-memory error scopes: the
+    /// first error either catches is returned as one line instead of
+    /// reaching the uncaptured-error handler.
+    pub fn capture<T>(&self, f: impl FnOnce() -> T) -> Result<T, String> {
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let out = f();
+        let v = pollster::block_on(validation.pop());
+        let o = pollster::block_on(oom.pop());
+        match v.or(o) {
+            None => Ok(out),
+            Some(e) => Err(one_line(&e.to_string())),
+        }
     }
 
     /// A device for offscreen work (no window).
@@ -113,6 +137,14 @@ impl Gpu {
                     memory_hints: wgpu::MemoryHints::Performance,
                     trace: wgpu::Trace::Off,
                 }))?;
+            // wgpu's default handler panics: a GPU error outside an error
+            // scope is logged (and shown in the window's Log) instead.
+            device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
+                log::error!("GPU error: {}", one_line(&e.to_string()));
+            }));
+            device.set_device_lost_callback(|reason, message| {
+                log::error!("the GPU device was lost ({reason:?}): {message}");
+            });
             return Ok((
                 Gpu {
                     use_bc: device

@@ -4,6 +4,7 @@
 pub mod camera;
 pub mod capture;
 pub mod context;
+pub mod limits;
 pub mod map_overlay;
 pub mod materials;
 pub mod renderer;

@@ -555,6 +555,17 @@ impl Renderer {
         super::upload::upload(gpu, self, scene)
     }
 
+    /// As [`Renderer::upload`], with every validation and out-of-memory
+    /// error of the upload captured: such an error is this file's load
+    /// error (one line), never the end of the process.
+    pub fn try_upload(
+        &self,
+        gpu: &super::Gpu,
+        scene: &crate::scene::Scene,
+    ) -> Result<GpuScene, String> {
+        gpu.capture(|| self.upload(gpu, scene))
+    }
+
     /// Writes the per-frame uniforms.
     pub fn prepare(
         &self,

@@ -75,6 +75,8 @@ pub struct GpuTexture {
 }
 
 pub struct GpuScene {
+    /// What had to change to fit the device (textures downscaled...).
+    pub warnings: Vec<String>,
     pub meshes: Vec<GpuMesh>,
     /// Bind groups per scene material, then the default material.
     pub materials: Vec<GpuMaterial>,
@@ -126,6 +128,12 @@ pub fn upload_compressed(
 ) -> GpuTexture {
     use crate::scene::BcFormat;
     use wgpu::TextureFormat as F;
+    let max = gpu.device.limits().max_texture_dimension_2d;
+    if t.width > max || t.height > max || c.levels.is_empty() {
+        // `limits::fit_texture` trims the levels first; uploaded alone, the
+        // decoded base level is fitted instead.
+        return upload_texture_as(gpu, &t.name, t.width, t.height, &t.rgba8, t.srgb);
+    }
     let (format, plain, block) = match (c.format, t.srgb) {
         (BcFormat::Bc1, true) => (F::Bc1RgbaUnormSrgb, F::Bc1RgbaUnorm, 8),
         (BcFormat::Bc1, false) => (F::Bc1RgbaUnorm, F::Bc1RgbaUnorm, 8),
@@ -193,7 +201,10 @@ pub fn upload_texture(
     upload_texture_as(gpu, name, width, height, rgba8, true)
 }
 
-/// A texture sampled as sRGB colour (`srgb`) or as stored data.
+/// A texture sampled as sRGB colour (`srgb`) or as stored data. Sides over
+/// the device's limit are box-filtered down first (with a log line; scene
+/// uploads say so in their warnings), and texels that cannot back the size
+/// become one magenta texel: no file makes texture creation fail.
 pub fn upload_texture_as(
     gpu: &super::Gpu,
     name: &str,
@@ -202,6 +213,23 @@ pub fn upload_texture_as(
     rgba8: &[u8],
     srgb: bool,
 ) -> GpuTexture {
+    let max = gpu.device.limits().max_texture_dimension_2d;
+    let needed = (width as u64) * (height as u64) * 4;
+    if width == 0 || height == 0 || (rgba8.len() as u64) < needed {
+        log::warn!(
+            "texture {name:?}: {width}x{height} with {} bytes of texels; shown as one magenta texel",
+            rgba8.len()
+        );
+        return upload_texture_as(gpu, name, 1, 1, &[255, 0, 255, 255], srgb);
+    }
+    if width > max || height > max {
+        let (w, h, px) = super::limits::fit_rgba(width, height, &rgba8[..needed as usize], max);
+        log::warn!(
+            "{}",
+            super::limits::note(name, (width, height), (w, h), max, "downscaled to")
+        );
+        return upload_texture_as(gpu, name, w, h, &px, srgb);
+    }
     let texture = gpu.device.create_texture_with_data(
         &gpu.queue,
         &wgpu::TextureDescriptor {
@@ -314,14 +342,27 @@ fn skeleton_lines(scene: &Scene) -> Vec<BoneVertex> {
 /// Uploads a scene. Textures referenced out of range fall back to white.
 pub fn upload(gpu: &super::Gpu, r: &Renderer, scene: &Scene) -> GpuScene {
     let device = &gpu.device;
+    let mut warnings = Vec::new();
+    // Textures over the device's largest 2D size are fitted first.
+    let max = device.limits().max_texture_dimension_2d;
     let textures: Vec<GpuTexture> = scene
         .textures
         .iter()
-        .map(|t| match &t.compressed {
-            Some(c) if gpu.supports_bc() && t.width % 4 == 0 && t.height % 4 == 0 => {
-                upload_compressed(gpu, t, c)
+        .map(|t| {
+            let fitted = super::limits::fit_texture(t, max);
+            let t = match &fitted {
+                Some((f, why)) => {
+                    warnings.push(why.clone());
+                    f
+                }
+                None => t,
+            };
+            match &t.compressed {
+                Some(c) if gpu.supports_bc() && t.width % 4 == 0 && t.height % 4 == 0 => {
+                    upload_compressed(gpu, t, c)
+                }
+                _ => upload_texture_as(gpu, &t.name, t.width, t.height, &t.rgba8, t.srgb),
             }
-            _ => upload_texture_as(gpu, &t.name, t.width, t.height, &t.rgba8, t.srgb),
         })
         .collect();
 
@@ -587,6 +628,7 @@ pub fn upload(gpu: &super::Gpu, r: &Renderer, scene: &Scene) -> GpuScene {
     });
     let overlay_bind_group = r.bones_bind_group(device, &bones, &overlay);
     let mut gs = GpuScene {
+        warnings,
         meshes,
         materials,
         material_slots,

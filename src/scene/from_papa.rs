@@ -57,29 +57,13 @@ pub fn decode_level(t: &papa::Texture, level: usize) -> Result<(u32, u32, Vec<u8
     let mut out = vec![0u8; px * 4];
     match f {
         TexFormat::Dxt1 | TexFormat::Dxt3 | TexFormat::Dxt5 => {
-            let block = if f == TexFormat::Dxt1 { 8 } else { 16 };
-            let (bw, bh) = (w.div_ceil(4), h.div_ceil(4));
-            let mut tile = [0u8; 64];
-            for by in 0..bh {
-                for bx in 0..bw {
-                    let at = (by * bw + bx) * block;
-                    let src = &level[at..at + block];
-                    match f {
-                        TexFormat::Dxt1 => bcdec_rs::bc1(src, &mut tile, 16),
-                        TexFormat::Dxt3 => bcdec_rs::bc2(src, &mut tile, 16),
-                        _ => bcdec_rs::bc3(src, &mut tile, 16),
-                    }
-                    for y in 0..4 {
-                        for x in 0..4 {
-                            let (px, py) = (bx * 4 + x, by * 4 + y);
-                            if px < w && py < h {
-                                let d = (py * w + px) * 4;
-                                out[d..d + 4].copy_from_slice(&tile[(y * 4 + x) * 4..][..4]);
-                            }
-                        }
-                    }
-                }
-            }
+            let bc = match f {
+                TexFormat::Dxt1 => BcFormat::Bc1,
+                TexFormat::Dxt3 => BcFormat::Bc2,
+                _ => BcFormat::Bc3,
+            };
+            out = decode_bc(bc, w, h, level)
+                .ok_or_else(|| format!("mip level data is short for {w}x{h} {}", f.name()))?;
         }
         TexFormat::R8G8B8A8 => out.copy_from_slice(&level[..px * 4]),
         TexFormat::R8G8B8X8 => {

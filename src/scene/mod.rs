@@ -287,6 +287,46 @@ pub struct Compressed {
     pub levels: Vec<Vec<u8>>,
 }
 
+/// Decodes BC1-3 blocks (`bcdec_rs`) to `w` x `h` RGBA8, or `None` when
+/// `data` is shorter than the blocks need.
+pub fn decode_bc(format: BcFormat, w: usize, h: usize, data: &[u8]) -> Option<Vec<u8>> {
+    let block = if format == BcFormat::Bc1 { 8 } else { 16 };
+    let (bw, bh) = (w.div_ceil(4), h.div_ceil(4));
+    if data.len() < bw * bh * block {
+        return None;
+    }
+    let mut out = vec![0u8; w * h * 4];
+    let mut tile = [0u8; 64];
+    for by in 0..bh {
+        for bx in 0..bw {
+            let at = (by * bw + bx) * block;
+            let src = &data[at..at + block];
+            match format {
+                BcFormat::Bc1 => bcdec_rs::bc1(src, &mut tile, 16),
+                BcFormat::Bc2 => bcdec_rs::bc2(src, &mut tile, 16),
+                BcFormat::Bc3 => bcdec_rs::bc3(src, &mut tile, 16),
+            }
+            for y in 0..4 {
+                for x in 0..4 {
+                    let (px, py) = (bx * 4 + x, by * 4 + y);
+                    if px < w && py < h {
+                        let d = (py * w + px) * 4;
+                        out[d..d + 4].copy_from_slice(&tile[(y * 4 + x) * 4..][..4]);
+                    }
+                }
+            }
+        }
+    }
+    Some(out)
+}
+
+impl Compressed {
+    /// Stored level `level` decoded to RGBA8 (`w` x `h` is its size).
+    pub fn decode_level(&self, level: usize, w: u32, h: u32) -> Option<Vec<u8>> {
+        decode_bc(self.format, w as usize, h as usize, self.levels.get(level)?)
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BcFormat {
     /// DXT1.

@@ -1,0 +1,103 @@
+//! Fitting what a file asks for into what the device allows, before any GPU
+//! resource is created: a texture wider or taller than the device's largest
+//! 2D texture is downscaled (a smaller stored mip level where the file has
+//! one, else a 2x2 box filter, halving until it fits) with a note saying from
+//! what to what. A file is never allowed to make wgpu refuse a resource.
+
+use crate::scene::{Compressed, Texture};
+
+/// How a texture was fitted, for the load warnings.
+pub fn note(name: &str, from: (u32, u32), to: (u32, u32), max: u32, how: &str) -> String {
+    format!(
+        "texture {name:?}: {}x{} is over this device's {max}-texel limit; {how} {}x{}",
+        from.0, from.1, to.0, to.1
+    )
+}
+
+/// Halves RGBA8 texels (2x2 box filter; an odd or 1-texel side keeps its
+/// last texel's weight) until both sides are at most `max`.
+pub fn fit_rgba(width: u32, height: u32, rgba8: &[u8], max: u32) -> (u32, u32, Vec<u8>) {
+    let (mut w, mut h) = (width, height);
+    let mut px = rgba8.to_vec();
+    while w > max || h > max {
+        let (nw, nh) = (w.div_ceil(2).max(1), h.div_ceil(2).max(1));
+        let mut out = vec![0u8; nw as usize * nh as usize * 4];
+        for y in 0..nh {
+            for x in 0..nw {
+                let mut sum = [0u32; 4];
+                let mut n = 0;
+                for (sx, sy) in [
+                    (2 * x, 2 * y),
+                    (2 * x + 1, 2 * y),
+                    (2 * x, 2 * y + 1),
+                    (2 * x + 1, 2 * y + 1),
+                ] {
+                    if sx < w && sy < h {
+                        let at = (sy as usize * w as usize + sx as usize) * 4;
+                        for (c, s) in sum.iter_mut().enumerate() {
+                            *s += px.get(at + c).copied().unwrap_or(0) as u32;
+                        }
+                        n += 1;
+                    }
+                }
+                let at = (y as usize * nw as usize + x as usize) * 4;
+                for (o, s) in out[at..at + 4].iter_mut().zip(sum) {
+                    *o = (s / n.max(1)) as u8;
+                }
+            }
+        }
+        (w, h, px) = (nw, nh, out);
+    }
+    (w, h, px)
+}
+
+/// The first stored mip level whose sides fit `max`: its index, or `None`.
+pub fn fitting_level(width: u32, height: u32, levels: usize, max: u32) -> Option<usize> {
+    (0..levels).find(|&l| (width >> l).max(1) <= max && (height >> l).max(1) <= max)
+}
+
+/// `t` fitted to `max` texels a side, or `None` when it fits as it is.
+/// Block-compressed textures keep their stored levels from the first that
+/// fits (the base level is decoded again from it by `decode_level`); without
+/// one, the decoded base level is box-filtered and uploaded uncompressed.
+pub fn fit_texture(t: &Texture, max: u32) -> Option<(Texture, String)> {
+    if t.width <= max && t.height <= max {
+        return None;
+    }
+    if let Some(c) = &t.compressed
+        && let Some(l) = fitting_level(t.width, t.height, c.levels.len(), max)
+    {
+        let (w, h) = ((t.width >> l).max(1), (t.height >> l).max(1));
+        let rgba8 = c
+            .decode_level(l, w, h)
+            .unwrap_or_else(|| vec![255; (w * h * 4) as usize]);
+        let fitted = Texture {
+            width: w,
+            height: h,
+            rgba8,
+            compressed: Some(Compressed {
+                format: c.format,
+                levels: c.levels[l..].to_vec(),
+            }),
+            ..t.clone()
+        };
+        let why = note(
+            &t.name,
+            (t.width, t.height),
+            (w, h),
+            max,
+            &format!("using its stored mip level {l},"),
+        );
+        return Some((fitted, why));
+    }
+    let (w, h, rgba8) = fit_rgba(t.width, t.height, &t.rgba8, max);
+    let fitted = Texture {
+        width: w,
+        height: h,
+        rgba8,
+        compressed: None,
+        ..t.clone()
+    };
+    let why = note(&t.name, (t.width, t.height), (w, h), max, "downscaled to");
+    Some((fitted, why))
+}

@@ -1,0 +1,204 @@
+//! Nothing a file says may crash the GPU layer (issue 19): textures over the
+//! device's 2D limit are fitted before upload, and GPU errors are captured.
+//! The hostile files are built with the Papa writer (the decoder's reading
+//! is not what is tested here), sized from this device's own limit so the
+//! test means the same on every adapter.
+
+mod common;
+use facet::formats::papa::{self, Papa, TexFormat, TextureData};
+use facet::gpu::limits::{fit_rgba, fitting_level};
+use std::process::Command;
+
+#[test]
+fn box_filter_halves_until_it_fits() {
+    // 4x2 texels, red channel 0, 40, 80, 120 / 160, 200, 240, 20 (others 0,
+    // alpha 255). Halved once to 2x1: the averages of each 2x2 block:
+    // (0 + 40 + 160 + 200) / 4 = 100 and (80 + 120 + 240 + 20) / 4 = 115.
+    let reds = [0u8, 40, 80, 120, 160, 200, 240, 20];
+    let px: Vec<u8> = reds.iter().flat_map(|&r| [r, 0, 0, 255]).collect();
+    let (w, h, out) = fit_rgba(4, 2, &px, 2);
+    assert_eq!((w, h), (2, 1));
+    assert_eq!(out, vec![100, 0, 0, 255, 115, 0, 0, 255]);
+    // 5x1 to at most 2: 3x1 (the odd last texel alone), then 2x1.
+    let px: Vec<u8> = [10u8, 20, 30, 40, 50]
+        .iter()
+        .flat_map(|&r| [r, r, r, r])
+        .collect();
+    let (w, h, out) = fit_rgba(5, 1, &px, 2);
+    assert_eq!((w, h), (2, 1));
+    // Step 1: (10+20)/2 = 15, (30+40)/2 = 35, 50. Step 2: (15+35)/2 = 25, 50.
+    assert_eq!(&out[..1], &[25]);
+    assert_eq!(&out[4..5], &[50]);
+    // Fits already: unchanged.
+    assert_eq!(fit_rgba(2, 2, &[7; 16], 2), (2, 2, vec![7; 16]));
+}
+
+#[test]
+fn the_first_stored_level_that_fits_is_chosen() {
+    assert_eq!(fitting_level(32768, 8, 1, 16384), None);
+    assert_eq!(fitting_level(32768, 8, 2, 16384), Some(1));
+    assert_eq!(fitting_level(65536, 64, 8, 16384), Some(2));
+    assert_eq!(fitting_level(512, 512, 1, 16384), Some(0));
+}
+
+fn max_texture() -> u32 {
+    common::gpu().device.limits().max_texture_dimension_2d
+}
+
+/// A texture papa: one texture of `w` x `h`, `levels` stored levels.
+fn texture_papa(format: TexFormat, w: u32, h: u32, levels: u8) -> Vec<u8> {
+    let block = |w: u32, h: u32| match format {
+        TexFormat::Dxt1 => w.div_ceil(4) * h.div_ceil(4) * 8,
+        _ => w * h * 4,
+    };
+    let mut data = Vec::new();
+    for l in 0..levels {
+        let (lw, lh) = ((w >> l).max(1), (h >> l).max(1));
+        // Level l filled with byte 40 * (l + 1): distinct per level.
+        data.extend(std::iter::repeat_n(40 * (l + 1), block(lw, lh) as usize));
+    }
+    let p = Papa {
+        signature: *b"facet\0",
+        textures: vec![papa::Texture {
+            name: "wide.png".into(),
+            format: Some(format),
+            mips: levels,
+            srgb: true,
+            width: w as u16,
+            height: h as u16,
+            data: TextureData::Embedded(data),
+        }],
+        ..Default::default()
+    };
+    facet::formats::papa_write::encode(&p).unwrap()
+}
+
+fn run(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_facet"))
+        .args(args)
+        .env("RUST_LOG", "facet=info")
+        .env("XDG_CONFIG_HOME", common::output_dir().join("config"))
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn over_wide_textures_render_and_thumbnail_downscaled() {
+    let max = max_texture();
+    assert!(max <= 32768, "this test's files need the limit below 65536");
+    let dir = common::output_dir().join(format!("limits-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        // The issue's DXT1 of one level: no stored level fits.
+        (
+            "dxt1_one_level.papa",
+            texture_papa(TexFormat::Dxt1, 2 * max, 8, 1),
+            "downscaled to",
+        ),
+        // With a second level, that level is used as it is stored.
+        (
+            "dxt1_two_levels.papa",
+            texture_papa(TexFormat::Dxt1, 2 * max, 8, 2),
+            "stored mip level 1",
+        ),
+        // RGBA8, one texel tall.
+        (
+            "rgba8_row.papa",
+            texture_papa(TexFormat::R8G8B8A8, 2 * max, 1, 1),
+            "downscaled to",
+        ),
+    ];
+    for (name, bytes, how) in cases {
+        let file = dir.join(name);
+        std::fs::write(&file, bytes).unwrap();
+        let png = dir.join(format!("{name}.png"));
+        for cmd in ["render", "thumbnail"] {
+            let _ = std::fs::remove_file(&png);
+            let out = match cmd {
+                "render" => run(&[
+                    "render".as_ref(),
+                    file.as_os_str(),
+                    "-o".as_ref(),
+                    png.as_os_str(),
+                    "--size".as_ref(),
+                    "96x64".as_ref(),
+                ]),
+                _ => run(&[
+                    "thumbnail".as_ref(),
+                    file.as_os_str(),
+                    png.as_os_str(),
+                    "--size".as_ref(),
+                    "64".as_ref(),
+                ]),
+            };
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "{cmd} {name} failed:\n{err}");
+            let limit = format!("over this device's {max}-texel limit");
+            assert!(
+                err.contains(&limit) && err.contains(how),
+                "{cmd} {name}: no warning:\n{err}"
+            );
+            let img = image::open(&png).unwrap().to_rgba8();
+            assert!(img.width() >= 64, "{cmd} {name}");
+        }
+    }
+}
+
+#[test]
+fn gpu_errors_are_captured_as_one_line() {
+    // A texture past the limit, created directly: wgpu's validation error
+    // comes back from the error scope instead of ending the process.
+    let gpu = common::gpu();
+    let max = gpu.device.limits().max_texture_dimension_2d;
+    let r = gpu.capture(|| {
+        gpu.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("too wide"),
+            size: wgpu::Extent3d {
+                width: max * 2,
+                height: 1,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba8Unorm,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        })
+    });
+    let e = r.map(|_| ()).expect_err("the error is captured");
+    assert!(!e.contains('\n'), "{e}");
+    assert!(e.contains("exceeds the limit"), "{e}");
+    // The device still works afterwards.
+    assert!(gpu.capture(|| gpu.device.limits()).is_ok());
+}
+
+#[test]
+fn every_fixture_and_asset_uploads_without_a_gpu_error() {
+    // Each shared fixture and bundled asset that loads goes through the
+    // captured upload: no validation or out-of-memory error, and the
+    // device's limits left nothing to fit.
+    let gpu = common::gpu();
+    let renderer = facet::gpu::Renderer::new(&gpu, facet::gpu::capture::CAPTURE_FORMAT, 1);
+    let mut files = Vec::new();
+    for dir in ["m3d", "papa", "ptf"] {
+        for e in std::fs::read_dir(common::shared().join("fixtures").join(dir)).unwrap() {
+            files.push(e.unwrap().path());
+        }
+    }
+    for e in std::fs::read_dir(common::repo().join("assets")).unwrap() {
+        files.push(e.unwrap().path());
+    }
+    let mut uploaded = 0;
+    for f in files {
+        let Ok(l) = facet::load::load_file(&f) else {
+            continue;
+        };
+        let g = renderer
+            .try_upload(&gpu, &l.scene)
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert!(g.warnings.is_empty(), "{}: {:?}", f.display(), g.warnings);
+        uploaded += 1;
+    }
+    assert!(uploaded >= 25, "only {uploaded} files uploaded");
+}
