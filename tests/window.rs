@@ -77,6 +77,20 @@ fn window_shows_the_model_and_the_inspector() {
     assert!(text_rows > 50, "the inspector shows no text");
 }
 
+/// Runs `script` (which quits the viewer) and returns the viewer's "at
+/// exit:" line (the timeline it ended on) and the whole log.
+fn exit_report(script: &str) -> (String, String) {
+    let out = under_xvfb(script);
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{log}");
+    let line = log
+        .lines()
+        .find(|l| l.contains("at exit:"))
+        .unwrap_or_else(|| panic!("no exit report:\n{log}"))
+        .to_string();
+    (line, log)
+}
+
 /// Runs `script` inside one Xvfb display. The script runs the viewer with
 /// the shell function `facet` (its log goes to a file of this run), or
 /// `start` (in the background, focused, its file open), and waits for it
@@ -165,13 +179,7 @@ fn space_plays_the_animation() {
         xdotool key ctrl+q
         wait $pid
     "#;
-    let out = under_xvfb(script);
-    let log = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{log}");
-    let line = log
-        .lines()
-        .find(|l| l.contains("at exit:"))
-        .unwrap_or_else(|| panic!("no exit report:\n{log}"));
+    let (line, log) = exit_report(script);
     assert!(
         line.contains("clip \"nod\"") && line.contains("playing"),
         "Space did not start the clip: {line}\n{log}"
@@ -480,13 +488,7 @@ fn an_animation_papa_opened_alone_plays_on_its_model() {
         "#,
         anim.display()
     );
-    let out = under_xvfb(&script);
-    let log = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{log}");
-    let line = log
-        .lines()
-        .find(|l| l.contains("at exit:"))
-        .unwrap_or_else(|| panic!("no exit report:\n{log}"));
+    let (line, _) = exit_report(&script);
     assert!(
         line.contains("clip \"idle\"") && line.contains("playing"),
         "the animation does not play: {line}"
