@@ -28,6 +28,8 @@ pub struct AppOptions {
     /// Planetary Annihilation media roots from the command line (`--media`),
     /// tried before those in the settings.
     pub media_roots: Vec<PathBuf>,
+    /// `--max-texture-memory`, in bytes (else the settings' value).
+    pub texel_budget: Option<usize>,
 }
 
 /// Test hook: `FACET_TEST_DROP=N:PATH` delivers PATH at frame N exactly as
@@ -140,6 +142,9 @@ struct Running {
     settings_path: Option<PathBuf>,
     /// `--media` roots, tried before the settings' ones.
     cli_media_roots: Vec<PathBuf>,
+    /// Decoded texels a file may take (`--max-texture-memory`, else the
+    /// settings).
+    texel_budget: usize,
     /// File -> Open's dialog while it is up.
     open_dialog: Option<crate::open_dialog::OpenDialog>,
     /// A file being decoded on its own thread.
@@ -199,6 +204,10 @@ impl ApplicationHandler for App {
         match Running::new(event_loop, scene) {
             Ok(mut r) => {
                 r.cli_media_roots.clone_from(&self.opts.media_roots);
+                r.texel_budget = self
+                    .opts
+                    .texel_budget
+                    .unwrap_or((r.settings.max_texture_mib as usize).saturating_mul(1 << 20));
                 if let Some(path) = self.initial.take() {
                     // Automation (--screenshot) fails on a file that does
                     // not load; a person sees why in the window.
@@ -403,6 +412,7 @@ impl Running {
             settings: Default::default(),
             settings_path: crate::settings::path(),
             cli_media_roots: Vec::new(),
+            texel_budget: crate::formats::ptf::DEFAULT_TEXEL_BUDGET,
             open_dialog: None,
             loading: None,
             initial_must_load: false,
@@ -628,7 +638,10 @@ impl Running {
                 media_roots.push(r.clone());
             }
         }
-        load::LoadOptions { media_roots }
+        load::LoadOptions {
+            media_roots,
+            texel_budget: self.texel_budget,
+        }
     }
 
     fn save_settings(&mut self) {

@@ -202,6 +202,7 @@ fn panel_texture() -> Ptf {
         width: 64,
         height: 64,
         pixels: px,
+        reduced_from: None,
     }
 }
 
@@ -231,6 +232,7 @@ fn matcap_texture() -> Ptf {
         width: 64,
         height: 64,
         pixels: px,
+        reduced_from: None,
     }
 }
 

@@ -26,6 +26,11 @@ struct Cli {
     /// before those in the settings; repeatable.
     #[arg(long = "media", value_name = "DIR", global = true)]
     media: Vec<PathBuf>,
+    /// Decoded texels a file may take, in MiB (default: the settings' value,
+    /// 1024): past it textures are decoded smaller where the format allows,
+    /// else refused. `info` and `thumbnail` use less (see the README).
+    #[arg(long, value_name = "MIB", global = true, value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    max_texture_memory: Option<u64>,
 }
 
 #[derive(Subcommand)]
@@ -239,21 +244,34 @@ fn main() -> ExitCode {
     }
 }
 
-/// The command line's media roots, then the settings' (File > Settings).
-fn load_options(cli_media: &[PathBuf]) -> load::LoadOptions {
+/// `info` decodes textures only this far (it prints their sizes and
+/// formats, not their texels): 4 MiB.
+const INFO_TEXEL_BUDGET: usize = 4 << 20;
+
+/// `thumbnail` needs textures only at about the thumbnail's size: 16 MiB.
+const THUMBNAIL_TEXEL_BUDGET: usize = 16 << 20;
+
+/// The command line's media roots, then the settings' (File > Settings);
+/// the texel budget from `--max-texture-memory`, else the settings.
+fn load_options(cli_media: &[PathBuf], cli_budget_mib: Option<u64>) -> load::LoadOptions {
     let mut media_roots = cli_media.to_vec();
-    if let Some(p) = facet::settings::path() {
-        for r in facet::settings::Settings::load_from(&p).media_roots {
-            if !media_roots.contains(&r) {
-                media_roots.push(r);
-            }
+    let settings = facet::settings::path()
+        .map(|p| facet::settings::Settings::load_from(&p))
+        .unwrap_or_default();
+    for r in settings.media_roots {
+        if !media_roots.contains(&r) {
+            media_roots.push(r);
         }
     }
-    load::LoadOptions { media_roots }
+    let mib = cli_budget_mib.unwrap_or(settings.max_texture_mib);
+    load::LoadOptions {
+        media_roots,
+        texel_budget: (mib as usize).saturating_mul(1 << 20),
+    }
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
-    let options = load_options(&cli.media);
+    let options = load_options(&cli.media, cli.max_texture_memory);
     match cli.command {
         None | Some(Command::View { .. }) => {
             let file = match cli.command {
@@ -270,6 +288,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     screenshot: cli.screenshot,
                     frames: cli.frames,
                     media_roots: cli.media,
+                    texel_budget: cli
+                        .max_texture_memory
+                        .map(|m| (m as usize).saturating_mul(1 << 20)),
                 },
             )
         }
@@ -279,7 +300,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             clip,
             time,
         }) => {
-            let loaded = load::load_file_with(&file, &options)?;
+            let info_options = load::LoadOptions {
+                texel_budget: options.texel_budget.min(INFO_TEXEL_BUDGET),
+                ..options
+            };
+            let loaded = load::load_file_with(&file, &info_options)?;
             let pose = clip
                 .map(|c| info::pose_json(&loaded.scene, &c, time))
                 .transpose()
@@ -381,7 +406,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             output,
             size,
         }) => {
-            let loaded = load::load_file_with(&input, &options)?;
+            let thumb_options = load::LoadOptions {
+                texel_budget: options.texel_budget.min(THUMBNAIL_TEXEL_BUDGET),
+                ..options
+            };
+            let loaded = load::load_file_with(&input, &thumb_options)?;
+            for w in &loaded.scene.warnings {
+                log::warn!("{}: {w}", loaded.scene.source.file_name);
+            }
             let gpu = Gpu::headless()?;
             let req = headless::RenderRequest {
                 width: size,

@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 /// Render sizes accepted, per side.
 pub const RENDER_SIZES: std::ops::RangeInclusive<u32> = 16..=8192;
 
+/// Default texel budget in MiB (1 GiB).
+pub const DEFAULT_TEXTURE_MIB: u64 = 1024;
+
 /// Recent files kept.
 pub const RECENT: usize = 10;
 
@@ -26,6 +29,8 @@ pub struct Settings {
     /// Planetary Annihilation media roots (folders holding `pa/`), tried in
     /// order after a model's own mod folder (File > Settings).
     pub media_roots: Vec<PathBuf>,
+    /// Decoded texels a file may take, in MiB (`--max-texture-memory`).
+    pub max_texture_mib: u64,
 }
 
 impl Default for Settings {
@@ -36,6 +41,7 @@ impl Default for Settings {
             render_size: (1920, 1080),
             recent: Vec::new(),
             media_roots: Vec::new(),
+            max_texture_mib: DEFAULT_TEXTURE_MIB,
         }
     }
 }
@@ -71,6 +77,12 @@ impl Settings {
         {
             s.render_size = (w, h);
         }
+        if let Some(m) = v["max_texture_mib"]
+            .as_u64()
+            .filter(|&m| (1..=1 << 20).contains(&m))
+        {
+            s.max_texture_mib = m;
+        }
         if let Some(r) = v["media_roots"].as_array() {
             s.media_roots = r
                 .iter()
@@ -94,6 +106,7 @@ impl Settings {
             "render_size": [self.render_size.0, self.render_size.1],
             "recent": self.recent.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
             "media_roots": self.media_roots.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            "max_texture_mib": self.max_texture_mib,
         })
     }
 
@@ -139,6 +152,7 @@ mod tests {
             render_size: (1000, 500),
             recent: vec![],
             media_roots: vec![PathBuf::from("/games/PA/media"), PathBuf::from("/mods")],
+            max_texture_mib: 256,
         };
         for i in 0..12 {
             s.opened(Path::new(&format!("/nowhere/{i}.p3m")));

@@ -203,6 +203,7 @@ fn ptf(width: u32, height: u32, texels: &[[u8; 4]]) -> p3m::Texture {
             width,
             height,
             pixels: texels.concat(),
+            reduced_from: None,
         }),
     }
 }

@@ -106,6 +106,7 @@ fn everything() -> P3m {
             width: 4,
             height: 4,
             pixels: (0..48).collect(),
+            reduced_from: None,
         }),
     });
     m.parts[2].material_overrides.push(MaterialOverride {

@@ -308,6 +308,7 @@ fn configured_media_roots_after_the_mod_and_mods_shadow_the_game() {
     let model = root.join("mod/pa/terrain/platonic_csg/fbx/basic_cube.papa");
     let options = facet::load::LoadOptions {
         media_roots: vec![root.join("game/media")],
+        ..Default::default()
     };
     let l = facet::load::load_file_with(&model, &options).unwrap();
     assert_eq!(

@@ -399,10 +399,18 @@ impl P3m {
     }
 }
 
-/// Decodes a whole P3M file in whichever layout it is written.
+/// Decodes a whole P3M file in whichever layout it is written, its
+/// embedded textures within [`ptf::DEFAULT_TEXEL_BUDGET`].
 pub fn decode(data: &[u8]) -> Result<P3m> {
-    let current = decode_as(data, P3mLayout::Current);
-    let y2024 = decode_as(data, P3mLayout::Y2024);
+    decode_within(data, ptf::DEFAULT_TEXEL_BUDGET)
+}
+
+/// As [`decode`], with `texel_budget` bytes of decoded texels for all the
+/// embedded textures together: each takes what it needs from what is left,
+/// and one that needs more is decoded smaller (see [`ptf::decode_within`]).
+pub fn decode_within(data: &[u8], texel_budget: usize) -> Result<P3m> {
+    let current = decode_as_within(data, P3mLayout::Current, texel_budget);
+    let y2024 = decode_as_within(data, P3mLayout::Y2024, texel_budget);
     match (current, y2024) {
         (Ok(m), Err(_)) | (Err(_), Ok(m)) => Ok(m),
         // Header errors are the same for both: say them once.
@@ -444,10 +452,16 @@ pub fn decode(data: &[u8]) -> Result<P3m> {
 
 /// Decodes `data` as one layout only.
 pub fn decode_as(data: &[u8], layout: P3mLayout) -> Result<P3m> {
+    decode_as_within(data, layout, ptf::DEFAULT_TEXEL_BUDGET)
+}
+
+fn decode_as_within(data: &[u8], layout: P3mLayout, texel_budget: usize) -> Result<P3m> {
+    // Textures are decoded in the second pass only, once strings resolve.
     let first = Parser {
         r: Reader::new(data),
         strings: None,
         layout,
+        texel_budget: 0,
     }
     .parse()?;
     let (start, _) = first.string_table;
@@ -459,6 +473,7 @@ pub fn decode_as(data: &[u8], layout: P3mLayout) -> Result<P3m> {
             base: start,
         }),
         layout,
+        texel_budget,
     }
     .parse()
 }
@@ -492,6 +507,8 @@ struct Parser<'a> {
     /// `None` during the first pass: strings read as empty.
     strings: Option<StringTable<'a>>,
     layout: P3mLayout,
+    /// Texel bytes the embedded textures still left to decode may take.
+    texel_budget: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -998,8 +1015,20 @@ impl<'a> Parser<'a> {
                 let size = self.r.u32("embedded data size")?;
                 let offset = self.r.pos();
                 let bytes = self.r.bytes(size as usize, "embedded PTF data")?;
-                let ptf = ptf::decode(bytes)
-                    .map_err(|e| e.nested(offset as u64, &self.r.name("embedded PTF")));
+                let ptf = if self.strings.is_none() {
+                    // First pass: the layout is not settled; decode nothing.
+                    Err(DecodeError::invalid(
+                        offset as u64,
+                        "embedded PTF",
+                        "not decoded yet",
+                    ))
+                } else {
+                    ptf::decode_within(bytes, self.texel_budget)
+                        .map_err(|e| e.nested(offset as u64, &self.r.name("embedded PTF")))
+                };
+                if let Ok(p) = &ptf {
+                    self.texel_budget = self.texel_budget.saturating_sub(p.pixels.len());
+                }
                 Ok(Texture::Embedded { offset, size, ptf })
             }
             1 => Ok(Texture::External {

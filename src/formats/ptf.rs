@@ -20,8 +20,15 @@ use std::io::Read;
 /// LZ4 frame magic number, little endian.
 pub const LZ4_FRAME_MAGIC: [u8; 4] = [0x04, 0x22, 0x4D, 0x18];
 
-/// Largest side accepted: 2^14 texels (a documented cap; 1 GiB of RGBA).
-pub const MAX_LOG2_SIZE: u8 = 14;
+/// Largest side accepted: 2^15 texels, the most the size nibbles can say in
+/// practice (the current spec allows it). Memory is bounded by the texel
+/// budget, not by this.
+pub const MAX_LOG2_SIZE: u8 = 15;
+
+/// Decoded texel bytes a texture may take by default (1 GiB); a texture
+/// that needs more is decoded at the largest halving that fits, its rows
+/// box-filtered as they stream out of the LZ4 frame.
+pub const DEFAULT_TEXEL_BUDGET: usize = 1 << 30;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PtfLayout {
@@ -86,9 +93,21 @@ pub struct Ptf {
     pub height: u32,
     /// Texels, top row first, `format.channels()` bytes each.
     pub pixels: Vec<u8>,
+    /// The size the file declares when it was decoded smaller to fit the
+    /// texel budget (`None`: decoded at full size).
+    pub reduced_from: Option<(u32, u32)>,
 }
 
 impl Ptf {
+    /// As [`Ptf::to_rgba8`], reusing the texels when they are RGBA already.
+    pub fn into_rgba8(self) -> Vec<u8> {
+        if self.format == PtfFormat::Rgba {
+            self.pixels
+        } else {
+            self.to_rgba8()
+        }
+    }
+
     /// Expands the texels to RGBA8 (I -> grey, IA -> grey + alpha).
     pub fn to_rgba8(&self) -> Vec<u8> {
         let n = (self.width * self.height) as usize;
@@ -107,18 +126,27 @@ impl Ptf {
     }
 }
 
+/// Decodes within [`DEFAULT_TEXEL_BUDGET`].
 pub fn decode(data: &[u8]) -> Result<Ptf> {
+    decode_within(data, DEFAULT_TEXEL_BUDGET)
+}
+
+/// Decodes with at most `budget` bytes of texels: a texture that needs more
+/// is decoded at the largest power-of-two reduction that fits (each output
+/// texel the mean of the block it covers), without ever holding the full
+/// size; `reduced_from` then says what the file declared.
+pub fn decode_within(data: &[u8], budget: usize) -> Result<Ptf> {
     let mut r = Reader::new(data);
     r.magic(b"PTF", "magic")?;
     if data.get(5..9) == Some(&LZ4_FRAME_MAGIC[..]) {
-        decode_2024(r, data)
+        decode_2024(r, data, budget)
     } else {
-        decode_sized(r, data)
+        decode_sized(r, data, budget)
     }
 }
 
 /// The 2024 form: a 5-byte header, square RGB or RGBA.
-fn decode_2024(mut r: Reader, data: &[u8]) -> Result<Ptf> {
+fn decode_2024(mut r: Reader, data: &[u8], budget: usize) -> Result<Ptf> {
     let revision = r.u8("revision")?;
     let at = r.pos();
     let b = r.u8("alpha/resolution byte")?;
@@ -139,20 +167,13 @@ fn decode_2024(mut r: Reader, data: &[u8]) -> Result<Ptf> {
     let side = 1u32 << log;
     let frame_at = r.pos();
     r.magic(&LZ4_FRAME_MAGIC, "LZ4 frame magic")?;
-    let expected = side as usize * side as usize * format.channels();
-    let pixels =
-        decompress_lz4_frame(&data[frame_at..], expected).map_err(|m| texel_error(frame_at, m))?;
-    Ok(Ptf {
-        layout: PtfLayout::Rev2024 { revision },
-        format,
-        width: side,
-        height: side,
-        pixels,
-    })
+    let layout = PtfLayout::Rev2024 { revision };
+    texels(&data[frame_at..], layout, format, side, side, budget)
+        .map_err(|m| texel_error(frame_at, m))
 }
 
 /// The 2025 and current forms: a 6-byte header with a width/height byte.
-fn decode_sized(mut r: Reader, data: &[u8]) -> Result<Ptf> {
+fn decode_sized(mut r: Reader, data: &[u8], budget: usize) -> Result<Ptf> {
     let version = r.u8("version")?;
     let at = r.pos();
     let b = r.u8("format")?;
@@ -163,47 +184,161 @@ fn decode_sized(mut r: Reader, data: &[u8]) -> Result<Ptf> {
     let (log_w, log_h) = (s & 0x0F, s >> 4);
     check_size(&r, log_w, log_h)?;
     let (width, height) = (1u32 << log_w, 1u32 << log_h);
-    let texels = width as usize * height as usize;
+    let texel_count = width as usize * height as usize;
     let frame_at = r.pos();
     r.magic(&LZ4_FRAME_MAGIC, "LZ4 frame magic")?;
     let frame = &data[frame_at..];
+    let err = |m| texel_error(frame_at, m);
     let current = [PtfFormat::I, PtfFormat::Ia, PtfFormat::Rgb, PtfFormat::Rgba][b as usize];
-    let (layout, format, pixels) = if b >= 2 {
+    if b >= 2 {
         // RGB and RGBA as 2 and 3 exist only in the current form.
-        let expected = texels * current.channels();
-        let pixels = decompress_lz4_frame(frame, expected).map_err(|m| texel_error(frame_at, m))?;
-        (PtfLayout::Current { version }, current, pixels)
+        let layout = PtfLayout::Current { version };
+        return texels(frame, layout, current, width, height, budget).map_err(err);
+    }
+    // 0 and 1: the 2025 form's RGB/RGBA (`(flags & 1) + 3` channels) or the
+    // current form's I/IA; the inflated length tells which. It is counted
+    // as the frame streams (nothing kept) when the texels are over budget.
+    let y2025 = [PtfFormat::Rgb, PtfFormat::Rgba][b as usize];
+    let (big, small) = (
+        texel_count * y2025.channels(),
+        texel_count * current.channels(),
+    );
+    let (len, whole) = if big <= budget {
+        let px = inflate_capped(frame, big).map_err(err)?;
+        (px.len(), Some(px))
     } else {
-        // 0 and 1: the 2025 form's RGB/RGBA (`(flags & 1) + 3` channels) or
-        // the current form's I/IA; the inflated length tells which.
-        let y2025 = [PtfFormat::Rgb, PtfFormat::Rgba][b as usize];
-        let (big, small) = (texels * y2025.channels(), texels * current.channels());
-        let pixels = inflate_capped(frame, big).map_err(|m| texel_error(frame_at, m))?;
-        if pixels.len() == big {
-            (PtfLayout::Y2025 { version }, y2025, pixels)
-        } else if pixels.len() == small {
-            (PtfLayout::Current { version }, current, pixels)
-        } else {
-            return Err(texel_error(
-                frame_at,
-                format!(
-                    "produced {} bytes{}; {width}x{height} texels need {big} as the 2025 form \
-                     ({}) or {small} as the current form ({})",
-                    pixels.len(),
-                    if pixels.len() > big { " or more" } else { "" },
-                    y2025.name(),
-                    current.name(),
-                ),
-            ));
-        }
+        let n = std::io::copy(
+            &mut lz4_flex::frame::FrameDecoder::new(frame).take(big as u64 + 1),
+            &mut std::io::sink(),
+        )
+        .map_err(|e| err(e.to_string()))?;
+        (n as usize, None)
     };
+    let (layout, format) = if len == big {
+        (PtfLayout::Y2025 { version }, y2025)
+    } else if len == small {
+        (PtfLayout::Current { version }, current)
+    } else {
+        return Err(err(format!(
+            "produced {len} bytes{}; {width}x{height} texels need {big} as the 2025 form \
+             ({}) or {small} as the current form ({})",
+            if len > big { " or more" } else { "" },
+            y2025.name(),
+            current.name(),
+        )));
+    };
+    match whole {
+        Some(pixels) => Ok(Ptf {
+            layout,
+            format,
+            width,
+            height,
+            pixels,
+            reduced_from: None,
+        }),
+        None => texels(frame, layout, format, width, height, budget).map_err(err),
+    }
+}
+
+/// The texels of a `width` x `height` frame in `format`, reduced by halves
+/// until they fit `budget` bytes.
+fn texels(
+    frame: &[u8],
+    layout: PtfLayout,
+    format: PtfFormat,
+    width: u32,
+    height: u32,
+    budget: usize,
+) -> std::result::Result<Ptf, String> {
+    let c = format.channels();
+    let full = width as usize * height as usize * c;
+    if full <= budget {
+        return Ok(Ptf {
+            layout,
+            format,
+            width,
+            height,
+            pixels: decompress_lz4_frame(frame, full)?,
+            reduced_from: None,
+        });
+    }
+    let mut k = 0;
+    let size = |k: u32| (width.div_ceil(1 << k), height.div_ceil(1 << k));
+    while {
+        let (w, h) = size(k);
+        w as usize * h as usize * c > budget && (w > 1 || h > 1)
+    } {
+        k += 1;
+    }
+    let (w, h) = size(k);
+    if w as usize * h as usize * c > budget {
+        return Err(format!(
+            "{width}x{height} {} texels do not fit the {budget}-byte texel budget even as one texel",
+            format.name()
+        ));
+    }
     Ok(Ptf {
         layout,
         format,
-        width,
-        height,
-        pixels,
+        width: w,
+        height: h,
+        pixels: inflate_reduced(frame, width as usize, height as usize, c, 1 << k)?,
+        reduced_from: Some((width, height)),
     })
+}
+
+/// Inflates a frame of `w` x `h` texels of `c` bytes row by row, keeping
+/// only the means of `f` x `f` blocks: memory is one row, one row of sums
+/// and the output. The frame must hold exactly `w·h·c` bytes.
+fn inflate_reduced(
+    frame: &[u8],
+    w: usize,
+    h: usize,
+    c: usize,
+    f: usize,
+) -> std::result::Result<Vec<u8>, String> {
+    let (ow, oh) = (w.div_ceil(f), h.div_ceil(f));
+    let mut dec = lz4_flex::frame::FrameDecoder::new(frame);
+    let mut row = vec![0u8; w * c];
+    let mut sums = vec![0u64; ow * c];
+    let mut rows_in_block = 0u64;
+    // Grown as rows arrive: a short hostile frame reserves little.
+    let producible = frame.len().saturating_mul(255) / (f * f) + ow * c;
+    let mut out = Vec::with_capacity((ow * oh * c).min(producible));
+    for y in 0..h {
+        dec.read_exact(&mut row).map_err(|e| {
+            format!(
+                "row {y} of {h}: {e} (the frame ends before {} bytes)",
+                w * h * c
+            )
+        })?;
+        for (x, texel) in row.chunks_exact(c).enumerate() {
+            let o = (x / f) * c;
+            for (s, &v) in sums[o..o + c].iter_mut().zip(texel) {
+                *s += v as u64;
+            }
+        }
+        rows_in_block += 1;
+        if rows_in_block as usize == f || y + 1 == h {
+            for ox in 0..ow {
+                let cols = (f.min(w - ox * f)) as u64;
+                for ch in 0..c {
+                    let s = &mut sums[ox * c + ch];
+                    out.push((*s / (cols * rows_in_block)) as u8);
+                    *s = 0;
+                }
+            }
+            rows_in_block = 0;
+        }
+    }
+    let mut extra = [0u8; 1];
+    if dec.read(&mut extra).map_err(|e| e.to_string())? != 0 {
+        return Err(format!(
+            "produced more than the {} bytes expected",
+            w * h * c
+        ));
+    }
+    Ok(out)
 }
 
 fn texel_error(frame_at: usize, msg: String) -> DecodeError {

@@ -7,6 +7,7 @@ mod papa_anim;
 pub mod resolver;
 
 use crate::formats::{self, Format, m3d, p3m, papa, ptf};
+use crate::scene::companions::Companions;
 use crate::scene::{self, Scene, SourceInfo};
 use glam::{Vec2, Vec3};
 use resolver::DiskResolver;
@@ -51,13 +52,28 @@ pub enum LoadError {
 /// Largest file opened (a documented cap): 1 GiB.
 pub const MAX_FILE_SIZE: u64 = 1 << 30;
 
-/// Where companion files may be found beyond the model's own folders.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// Where companion files may be found beyond the model's own folders, and
+/// how much memory decoded textures may take.
+#[derive(Debug, Clone, PartialEq)]
 pub struct LoadOptions {
     /// Planetary Annihilation media roots the user configured (`--media`,
     /// the settings), tried after the model's own mod folder and before the
     /// stock install folders.
     pub media_roots: Vec<PathBuf>,
+    /// Bytes of decoded texels per file (PTF: per file; images: per
+    /// texture): past it a texture is decoded smaller where the format
+    /// allows (PTF rows are box-filtered as they stream), else refused with
+    /// an error naming its declared size.
+    pub texel_budget: usize,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            media_roots: Vec::new(),
+            texel_budget: formats::ptf::DEFAULT_TEXEL_BUDGET,
+        }
+    }
 }
 
 impl LoadOptions {
@@ -104,8 +120,9 @@ pub fn load_file_with_progress(
         ))));
     }
     let bytes = std::fs::read(path).map_err(io)?;
-    let resolver =
-        DiskResolver::new(path.parent(), Some(path)).with_media_roots(options.all_media_roots());
+    let resolver = DiskResolver::new(path.parent(), Some(path))
+        .with_media_roots(options.all_media_roots())
+        .with_texel_budget(options.texel_budget);
     let mut loaded = load_bytes_inner(&file, &bytes, &resolver, progress)?;
     loaded.scene.source.path = Some(path.to_path_buf());
     Ok(loaded)
@@ -148,21 +165,37 @@ fn load_bytes_inner(
     };
     match Format::detect(bytes, file) {
         Some(Format::P3m) => {
-            let m = p3m::decode(bytes).map_err(decode_err)?;
+            let mut m = p3m::decode_within(bytes, companions.texel_budget()).map_err(decode_err)?;
             let scene = scene::from_p3m::convert(&m, source, companions);
+            // The scene holds the texels now; the raw model keeps the rest.
+            for t in &mut m.textures {
+                if let p3m::Texture::Embedded { ptf: Ok(p), .. } = t {
+                    p.pixels = Vec::new();
+                }
+            }
             Ok(Loaded {
                 scene,
                 raw: Raw::P3m(Box::new(m)),
             })
         }
         Some(Format::Ptf) => {
-            let t = ptf::decode(bytes).map_err(decode_err)?;
+            let mut t = ptf::decode_within(bytes, companions.texel_budget()).map_err(decode_err)?;
             let mut source = source;
             source.format = "PTF".into();
             source
                 .details
                 .push(("generation".into(), t.layout.describe()));
-            let scene = texture_scene(scene::from_p3m::ptf_texture(file, &t), source);
+            let mut warnings = Vec::new();
+            if let Some((w, h)) = t.reduced_from {
+                source
+                    .details
+                    .push(("declared size".into(), format!("{w}x{h}")));
+                warnings.push(scene::from_p3m::reduced_note(file, &t));
+            }
+            let pixels = std::mem::take(&mut t.pixels);
+            let tex = scene::from_p3m::ptf_texture_from(file, &t, pixels);
+            let mut scene = texture_scene(tex, source);
+            scene.warnings = warnings;
             Ok(Loaded {
                 scene,
                 raw: Raw::Ptf(t),
@@ -185,23 +218,32 @@ fn load_bytes_inner(
                 let t = &p.textures[0];
                 let mut source = source;
                 source.format = "Papa".into();
-                let tex = scene::from_papa::scene_texture(t, &t.name)
+                let tex = scene::from_papa::scene_texture(t, &t.name, companions.texel_budget())
                     .unwrap_or_else(|why| scene::Texture::checkerboard(&t.name, why));
                 source.details.push(("texture".into(), tex.format.clone()));
-                let mut s = texture_scene(tex.clone(), source);
-                s.mip_levels = (0..t.mips.max(1) as usize)
-                    .map_while(|l| {
+                // The texture viewer's levels: those within the budget.
+                let budget = companions.texel_budget() as u64;
+                let fits = |l: usize| {
+                    ((t.width as u64 >> l).max(1)) * ((t.height as u64 >> l).max(1)) * 4 <= budget
+                };
+                let mip_levels: Vec<scene::Texture> = (0..t.mips.max(1) as usize)
+                    .filter(|&l| fits(l))
+                    .filter_map(|l| {
                         let (w, h, rgba8) = scene::from_papa::decode_level(t, l).ok()?;
                         Some(scene::Texture {
+                            name: tex.name.clone(),
                             width: w,
                             height: h,
                             rgba8,
+                            source: tex.source.clone(),
                             format: format!("mip {l}: {w}x{h}"),
+                            srgb: tex.srgb,
                             compressed: None,
-                            ..tex.clone()
                         })
                     })
                     .collect();
+                let mut s = texture_scene(tex, source);
+                s.mip_levels = mip_levels;
                 s
             } else {
                 scene::from_papa::convert(&p, source, companions)

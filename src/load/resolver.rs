@@ -37,6 +37,8 @@ pub struct DiskResolver {
     dir: Option<PathBuf>,
     /// PA media roots after the model's own mod folder, in order.
     media_roots: Vec<PathBuf>,
+    /// Bytes of decoded texels a texture may take.
+    texel_budget: usize,
 }
 
 /// Planetary Annihilation's stock media folders under the usual Linux Steam
@@ -95,7 +97,14 @@ impl DiskResolver {
                 .or_else(|| model_path.and_then(Path::parent).map(Path::to_path_buf)),
             model_path: model_path.map(Path::to_path_buf),
             media_roots: Vec::new(),
+            texel_budget: crate::formats::ptf::DEFAULT_TEXEL_BUDGET,
         }
+    }
+
+    /// Bytes of decoded texels a texture may take.
+    pub fn with_texel_budget(mut self, bytes: usize) -> Self {
+        self.texel_budget = bytes;
+        self
     }
 
     /// The file whose companions this resolves, when known.
@@ -105,7 +114,9 @@ impl DiskResolver {
 
     /// A resolver for another model at `path`, with the same media roots.
     pub fn for_model(&self, path: &Path) -> DiskResolver {
-        DiskResolver::new(path.parent(), Some(path)).with_media_roots(self.media_roots.clone())
+        DiskResolver::new(path.parent(), Some(path))
+            .with_media_roots(self.media_roots.clone())
+            .with_texel_budget(self.texel_budget)
     }
 
     /// PA media roots tried after the model's own mod folder, in order.
@@ -247,6 +258,10 @@ impl DiskResolver {
 }
 
 impl Companions for DiskResolver {
+    fn texel_budget(&self) -> usize {
+        self.texel_budget
+    }
+
     fn find(&self, lookup: Lookup<'_>) -> Result<Found, Missing> {
         match lookup {
             Lookup::PlatinumResource(p) => self.platinum(p),

@@ -64,8 +64,14 @@ pub struct Sibling {
     pub bytes: Vec<u8>,
 }
 
-/// The resolver converters receive.
+/// The resolver converters receive, with the limits of this load.
 pub trait Companions {
+    /// Bytes of decoded texels a texture may take (textures that need more
+    /// are decoded smaller where the format allows, else refused).
+    fn texel_budget(&self) -> usize {
+        crate::formats::ptf::DEFAULT_TEXEL_BUDGET
+    }
+
     /// Finds and reads one companion file.
     fn find(&self, lookup: Lookup<'_>) -> Result<Found, Missing>;
 

@@ -39,9 +39,8 @@ fn load_texture(
     warnings: &mut Vec<String>,
 ) -> Texture {
     let decode = |bytes: &[u8], source: TextureSource, what: String| -> Result<Texture, String> {
-        let img = image::load_from_memory_with_format(bytes, image::ImageFormat::Png)
-            .map_err(|e| format!("{what}: {e}"))?
-            .to_rgba8();
+        let img = super::decode_image(bytes, image::ImageFormat::Png, companions.texel_budget())
+            .map_err(|e| format!("{what}: {e}"))?;
         let (w, h) = img.dimensions();
         Ok(Texture {
             name: name.into(),
@@ -359,9 +358,8 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         .collect();
 
     let preview = m.preview.as_ref().map(|png| {
-        match image::load_from_memory_with_format(png, image::ImageFormat::Png) {
+        match super::decode_image(png, image::ImageFormat::Png, companions.texel_budget()) {
             Ok(img) => {
-                let img = img.to_rgba8();
                 let (w, h) = img.dimensions();
                 Texture {
                     name: "preview".into(),

@@ -53,7 +53,13 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) ->
         .iter()
         .enumerate()
         .map(|(i, t)| match t {
-            p3m::Texture::Embedded { ptf: Ok(p), .. } => ptf_texture(&format!("embedded {i}"), p),
+            p3m::Texture::Embedded { ptf: Ok(p), .. } => {
+                let name = format!("embedded {i}");
+                if p.reduced_from.is_some() {
+                    warnings.push(reduced_note(&name, p));
+                }
+                ptf_texture(&name, p)
+            }
             p3m::Texture::Embedded { ptf: Err(e), .. } => {
                 let why = e.to_string();
                 warnings.push(format!("texture {i}: {why}; showing a checkerboard"));
@@ -474,43 +480,72 @@ fn load_external(path: &str, companions: &dyn Companions) -> Result<Texture, Str
     let Found { path: found, bytes } = companions
         .find(Lookup::PlatinumResource(path))
         .map_err(|m| m.to_string())?;
-    let mut t =
-        texture_from_bytes(path, &bytes).map_err(|e| format!("{}: {e}", found.display()))?;
+    let mut t = texture_from_bytes(path, &bytes, companions.texel_budget())
+        .map_err(|e| format!("{}: {e}", found.display()))?;
     t.source = TextureSource::External(found);
     Ok(t)
 }
 
 /// A decoded PTF as a scene texture (sRGB; the format names the generation).
 pub fn ptf_texture(name: &str, p: &ptf::Ptf) -> Texture {
+    ptf_texture_from(name, p, p.pixels.clone())
+}
+
+/// As [`ptf_texture`] with the texels taken from `pixels` (moved, not
+/// copied, when they are RGBA already).
+pub fn ptf_texture_from(name: &str, p: &ptf::Ptf, pixels: Vec<u8>) -> Texture {
+    let rgba8 = if p.format == ptf::PtfFormat::Rgba {
+        pixels
+    } else {
+        ptf::Ptf {
+            pixels,
+            ..p.clone()
+        }
+        .to_rgba8()
+    };
     Texture {
         name: name.into(),
         width: p.width,
         height: p.height,
-        rgba8: p.to_rgba8(),
+        rgba8,
         source: TextureSource::Embedded,
         format: format!(
-            "PTF {} {}x{} ({} generation)",
+            "PTF {} {}x{} ({} generation){}",
             p.format.name(),
             p.width,
             p.height,
-            p.layout.generation()
+            p.layout.generation(),
+            p.reduced_from
+                .map_or(String::new(), |(w, h)| format!(", declared {w}x{h}"))
         ),
         srgb: true,
         compressed: None,
     }
 }
 
+/// The warning for a PTF decoded smaller than it declares.
+pub fn reduced_note(name: &str, p: &ptf::Ptf) -> String {
+    let (w, h) = p.reduced_from.unwrap_or((p.width, p.height));
+    format!(
+        "texture {name:?}: declares {w}x{h} {}; decoded at {}x{} to stay within the texel budget",
+        p.format.name(),
+        p.width,
+        p.height
+    )
+}
+
 /// A texture file the engine can load: PTF (any generation), else PNG, JPEG,
-/// TGA or BMP by their contents (`image`'s decoders).
-pub fn texture_from_bytes(name: &str, bytes: &[u8]) -> Result<Texture, String> {
+/// TGA or BMP by their contents (`image`'s decoders), within `budget` bytes
+/// of decoded texels.
+pub fn texture_from_bytes(name: &str, bytes: &[u8], budget: usize) -> Result<Texture, String> {
     if bytes.starts_with(b"PTF") {
-        let p = ptf::decode(bytes).map_err(|e| e.to_string())?;
-        return Ok(ptf_texture(name, &p));
+        let mut p = ptf::decode_within(bytes, budget).map_err(|e| e.to_string())?;
+        let pixels = std::mem::take(&mut p.pixels);
+        return Ok(ptf_texture_from(name, &p, pixels));
     }
     // TGA has no magic: guess the others by contents, TGA last.
     let format = image::guess_format(bytes).unwrap_or(image::ImageFormat::Tga);
-    let img = image::load_from_memory_with_format(bytes, format).map_err(|e| e.to_string())?;
-    let rgba = img.to_rgba8();
+    let rgba = decode_image(bytes, format, budget)?;
     Ok(Texture {
         name: name.into(),
         width: rgba.width(),

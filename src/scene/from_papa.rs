@@ -168,26 +168,44 @@ impl ViewChannel {
 
 /// A papa texture as a scene texture (base level decoded; DXT data kept
 /// for the GPU).
-pub fn scene_texture(t: &papa::Texture, label: &str) -> Result<Texture, String> {
-    let rgba8 = decode_rgba(t)?;
+pub fn scene_texture(t: &papa::Texture, label: &str, budget: usize) -> Result<Texture, String> {
+    // Within the texel budget: the first stored level whose RGBA fits.
+    let levels = t.levels().len().max(1);
+    let rgba_of = |l: usize| ((t.width as u64 >> l).max(1)) * ((t.height as u64 >> l).max(1)) * 4;
+    let base = (0..levels)
+        .find(|&l| rgba_of(l) <= budget as u64)
+        .ok_or_else(|| {
+            format!(
+                "declares {}x{} ({} bytes of RGBA) and no stored mip level fits the {budget}-byte texel budget",
+                t.width,
+                t.height,
+                rgba_of(0)
+            )
+        })?;
+    let (w, h, rgba8) = decode_level(t, base)?;
     Ok(Texture {
         name: if t.name.is_empty() {
             label.to_string()
         } else {
             t.name.clone()
         },
-        width: t.width as u32,
-        height: t.height as u32,
+        width: w,
+        height: h,
         rgba8,
         source: TextureSource::Embedded,
         format: format!(
-            "{} {}x{}, {} mip level{}, {}",
+            "{} {}x{}, {} mip level{}, {}{}",
             t.format.map_or("linked".into(), |f| f.name()),
             t.width,
             t.height,
             t.mips,
             if t.mips == 1 { "" } else { "s" },
-            if t.srgb { "sRGB" } else { "linear" }
+            if t.srgb { "sRGB" } else { "linear" },
+            if base > 0 {
+                format!(", from stored level {base} ({w}x{h}) to stay within the texel budget")
+            } else {
+                String::new()
+            }
         ),
         srgb: t.srgb,
         compressed: match (t.format, &t.data) {
@@ -200,7 +218,12 @@ pub fn scene_texture(t: &papa::Texture, label: &str) -> Result<Texture, String> 
                     TexFormat::Dxt3 => BcFormat::Bc2,
                     _ => BcFormat::Bc3,
                 },
-                levels: t.levels().into_iter().map(|r| d[r].to_vec()).collect(),
+                levels: t
+                    .levels()
+                    .into_iter()
+                    .skip(base)
+                    .map(|r| d[r].to_vec())
+                    .collect(),
             }),
             _ => None,
         },
@@ -210,11 +233,14 @@ pub fn scene_texture(t: &papa::Texture, label: &str) -> Result<Texture, String> 
 /// Loads a texture papa the model names (a media path or a file name) or
 /// one found by convention; its first texture.
 fn load_linked_texture(companions: &dyn Companions, lookup: Lookup<'_>) -> Result<Texture, String> {
-    texture_papa(companions.find(lookup).map_err(|m| m.to_string())?)
+    texture_papa(
+        companions.find(lookup).map_err(|m| m.to_string())?,
+        companions.texel_budget(),
+    )
 }
 
 /// The first texture of a texture papa that was found.
-fn texture_papa(Found { path, bytes }: Found) -> Result<Texture, String> {
+fn texture_papa(Found { path, bytes }: Found, budget: usize) -> Result<Texture, String> {
     let file = path
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
@@ -223,7 +249,7 @@ fn texture_papa(Found { path, bytes }: Found) -> Result<Texture, String> {
         .textures
         .first()
         .ok_or_else(|| format!("{} holds no texture", path.display()))?;
-    let mut tex = scene_texture(t, &file)?;
+    let mut tex = scene_texture(t, &file, budget)?;
     tex.source = TextureSource::External(path);
     Ok(tex)
 }
@@ -393,13 +419,14 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                     Texture::checkerboard(&t.name, why)
                 })
             }
-            _ => scene_texture(t, &format!("texture {i}")).unwrap_or_else(|why| {
-                warnings.push(format!(
-                    "texture {i} {:?}: {why}; showing a checkerboard",
-                    t.name
-                ));
-                Texture::checkerboard(&t.name, why)
-            }),
+            _ => scene_texture(t, &format!("texture {i}"), companions.texel_budget())
+                .unwrap_or_else(|why| {
+                    warnings.push(format!(
+                        "texture {i} {:?}: {why}; showing a checkerboard",
+                        t.name
+                    ));
+                    Texture::checkerboard(&t.name, why)
+                }),
         };
         let bindable = !(matches!(t.data, TextureData::Linked) && t.name == "NO_TEXTURE");
         scene.textures.push(tex);
@@ -411,7 +438,7 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
         // Absent is the norm (textured or untextured models); a file that
         // is there but does not load is worth a warning.
         let found = companions.find(Lookup::Beside(&file)).ok()?;
-        match texture_papa(found) {
+        match texture_papa(found, companions.texel_budget()) {
             Ok(t) => {
                 scene.textures.push(t);
                 let i = scene.textures.len() - 1;

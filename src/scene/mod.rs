@@ -287,6 +287,34 @@ pub struct Compressed {
     pub levels: Vec<Vec<u8>>,
 }
 
+/// Decodes an image with `image`'s limits set from `budget`: one that
+/// declares more RGBA texels than the budget is refused, naming its size,
+/// before anything is allocated for it.
+pub fn decode_image(
+    bytes: &[u8],
+    format: image::ImageFormat,
+    budget: usize,
+) -> Result<image::RgbaImage, String> {
+    let mut reader = image::ImageReader::with_format(std::io::Cursor::new(bytes), format);
+    let mut limits = image::Limits::default();
+    limits.max_alloc = Some(budget as u64);
+    reader.limits(limits);
+    let mut decoder = reader.into_decoder().map_err(|e| e.to_string())?;
+    let (w, h) = image::ImageDecoder::dimensions(&decoder);
+    let need = w as u64 * h as u64 * 4;
+    if need > budget as u64 {
+        return Err(format!(
+            "{w}x{h} {format:?} needs {need} bytes of RGBA texels, over the {budget}-byte texel budget"
+        ));
+    }
+    let mut limits = image::Limits::default();
+    limits.max_alloc = Some((budget as u64).saturating_mul(2));
+    image::ImageDecoder::set_limits(&mut decoder, limits).map_err(|e| e.to_string())?;
+    image::DynamicImage::from_decoder(decoder)
+        .map(|i| i.to_rgba8())
+        .map_err(|e| e.to_string())
+}
+
 /// Decodes BC1-3 blocks (`bcdec_rs`) to `w` x `h` RGBA8, or `None` when
 /// `data` is shorter than the blocks need.
 pub fn decode_bc(format: BcFormat, w: usize, h: usize, data: &[u8]) -> Option<Vec<u8>> {

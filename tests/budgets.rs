@@ -1,0 +1,161 @@
+//! Decode budgets (issue 19): a file's declared sizes never allocate more
+//! than the texel budget. PTF texels are box-filtered as they stream out of
+//! the LZ4 frame; images over the budget are refused naming their size;
+//! `info` and `thumbnail` are held to a peak RSS, measured from
+//! `/proc/PID/status` (VmHWM) while they run.
+
+mod common;
+use facet::formats::ptf::{self, PtfFormat, PtfLayout};
+use std::io::Write;
+use std::process::Command;
+
+fn lz4(texels: &[u8]) -> Vec<u8> {
+    let mut e = lz4_flex::frame::FrameEncoder::new(Vec::new());
+    e.write_all(texels).unwrap();
+    e.finish().unwrap()
+}
+
+#[test]
+fn over_budget_ptf_rows_are_averaged_as_they_stream() {
+    // Current form, format 2 (RGB), size 0x22: 4x4. Red = 10 * texel index,
+    // green 0, blue 255. Budget 12 bytes: 2x2 RGB. Each output texel is the
+    // mean of a 2x2 block: top left (0 + 10 + 40 + 50) / 4 = 25, top right
+    // (20 + 30 + 60 + 70) / 4 = 45, bottom left (80 + 90 + 120 + 130) / 4 =
+    // 105, bottom right (100 + 110 + 140 + 150) / 4 = 125.
+    let texels: Vec<u8> = (0..16u8).flat_map(|i| [10 * i, 0, 255]).collect();
+    let mut file = vec![b'P', b'T', b'F', 0, 2, 0x22];
+    file.extend(lz4(&texels));
+    let t = ptf::decode_within(&file, 12).unwrap();
+    assert_eq!((t.width, t.height, t.reduced_from), (2, 2, Some((4, 4))));
+    let reds: Vec<u8> = t.pixels.chunks(3).map(|p| p[0]).collect();
+    assert_eq!(reds, [25, 45, 105, 125]);
+    assert!(t.pixels.chunks(3).all(|p| p[1] == 0 && p[2] == 255));
+    // Within the budget: exact.
+    assert_eq!(ptf::decode_within(&file, 48).unwrap().pixels, texels);
+    // Flags 1 over the budget: the length is counted first (64 bytes: the
+    // 2025 form's RGBA, not the current form's 32 of IA), then reduced.
+    let rgba: Vec<u8> = (0..64).collect();
+    let mut file = vec![b'P', b'T', b'F', 0, 1, 0x22];
+    file.extend(lz4(&rgba));
+    let t = ptf::decode_within(&file, 16).unwrap();
+    assert_eq!(t.layout, PtfLayout::Y2025 { version: 0 });
+    assert_eq!((t.format, t.width, t.height), (PtfFormat::Rgba, 2, 2));
+    // A frame one byte short is still an error.
+    let mut file = vec![b'P', b'T', b'F', 0, 2, 0x22];
+    file.extend(lz4(&texels[..47]));
+    assert!(ptf::decode_within(&file, 12).is_err());
+}
+
+/// A current-form RGBA PTF of `2^log` squared texels of zeros, streamed
+/// into the LZ4 encoder (never held whole).
+fn zeros_ptf(log: u8) -> Vec<u8> {
+    let side = 1usize << log;
+    let mut e = lz4_flex::frame::FrameEncoder::new(vec![b'P', b'T', b'F', 0, 3, (log << 4) | log]);
+    let row = vec![0u8; side * 4];
+    for _ in 0..side {
+        e.write_all(&row).unwrap();
+    }
+    e.finish().unwrap()
+}
+
+/// Runs facet with `args`, polling its peak resident set (VmHWM) until it
+/// exits: (success, stderr, peak bytes).
+fn run_measured(args: &[&std::ffi::OsStr]) -> (bool, String, u64) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_facet"))
+        .args(args)
+        .env("XDG_CONFIG_HOME", common::output_dir().join("config"))
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let status_path = format!("/proc/{}/status", child.id());
+    let mut peak = 0u64;
+    let status = loop {
+        if let Ok(s) = std::fs::read_to_string(&status_path)
+            && let Some(kb) = s
+                .lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse::<u64>().ok())
+        {
+            peak = peak.max(kb * 1024);
+        }
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    (status.success(), err, peak)
+}
+
+#[test]
+fn huge_declared_ptfs_stay_within_memory_bounds() {
+    // The issue's file: 16384 x 16384 RGBA of zeros (1 GiB of texels) in a
+    // few megabytes. info used 2.1 GB; thumbnail 4.3 GB.
+    let dir = common::output_dir().join(format!("budgets-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("zeros_16384.ptf");
+    std::fs::write(&file, zeros_ptf(14)).unwrap();
+    let (ok, err, peak) = run_measured(&["info".as_ref(), file.as_os_str()]);
+    assert!(ok, "{err}");
+    assert!(peak <= 64 << 20, "info peaked at {} MiB", peak >> 20);
+    let png = dir.join("zeros.png");
+    let (ok, err, peak) = run_measured(&[
+        "thumbnail".as_ref(),
+        file.as_os_str(),
+        png.as_os_str(),
+        "--size".as_ref(),
+        "64".as_ref(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(peak <= 512 << 20, "thumbnail peaked at {} MiB", peak >> 20);
+    assert!(err.contains("declares 16384x16384 RGBA"), "{err}");
+}
+
+#[test]
+fn images_over_the_budget_are_refused_naming_their_size() {
+    // A PNG whose header declares 30000 x 30000 RGBA, assembled from the
+    // PNG spec: signature, IHDR (width, height big-endian, bit depth 8,
+    // colour type 6, compression 0, filter 0, interlace 0) with its CRC-32
+    // over type and data, an empty IDAT, IEND. No pixels: the decoder must
+    // stop at the header.
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut c = !0u32;
+        for &b in bytes {
+            c ^= b as u32;
+            for _ in 0..8 {
+                c = if c & 1 != 0 {
+                    0xEDB8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+            }
+        }
+        !c
+    }
+    let mut ihdr = b"IHDR".to_vec();
+    ihdr.extend(30000u32.to_be_bytes());
+    ihdr.extend(30000u32.to_be_bytes());
+    ihdr.extend([8, 6, 0, 0, 0]);
+    let mut png = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
+    png.extend(13u32.to_be_bytes());
+    png.extend(&ihdr);
+    png.extend(crc32(&ihdr).to_be_bytes());
+    // An IDAT of an empty zlib stream (the decoder reads up to the first
+    // IDAT before it reports the header).
+    let mut idat = b"IDAT".to_vec();
+    idat.extend([0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]);
+    png.extend(8u32.to_be_bytes());
+    png.extend(&idat);
+    png.extend(crc32(&idat).to_be_bytes());
+    png.extend(0u32.to_be_bytes());
+    png.extend(b"IEND");
+    png.extend(crc32(b"IEND").to_be_bytes());
+    let e = facet::scene::decode_image(&png, image::ImageFormat::Png, 1 << 30).unwrap_err();
+    assert!(
+        e.contains("30000x30000") && e.contains("texel budget"),
+        "{e}"
+    );
+}
