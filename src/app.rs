@@ -283,9 +283,11 @@ impl ApplicationHandler for App {
                     r.camera.zoom_at(steps, ndc, aspect);
                 }
             }
-            WindowEvent::KeyboardInput { ref event, .. }
-                if !r.egui_ctx.egui_wants_keyboard_input() =>
-            {
+            WindowEvent::KeyboardInput {
+                ref event,
+                is_synthetic,
+                ..
+            } if !r.egui_ctx.egui_wants_keyboard_input() => {
                 if let winit::keyboard::PhysicalKey::Code(code) = event.physical_key {
                     if event.state == ElementState::Pressed {
                         r.held.insert(code);
@@ -293,7 +295,10 @@ impl ApplicationHandler for App {
                         r.held.remove(&code);
                     }
                 }
-                if consumed || event.state != ElementState::Pressed {
+                // Synthetic presses are winit restating held keys when the
+                // window gains focus, not the user pressing them: acting on
+                // one would run a key's action twice (Space toggles back).
+                if consumed || event.state != ElementState::Pressed || is_synthetic {
                     r.window.request_redraw();
                     return;
                 }

@@ -92,35 +92,59 @@ fn run_measured(args: &[&std::ffi::OsStr]) -> (bool, String, u64) {
 
 #[test]
 fn huge_declared_ptfs_stay_within_memory_bounds() {
-    // The file: 16384 x 16384 RGBA of zeros (1 GiB of texels) in a
-    // few megabytes. info used 2.1 GB; thumbnail 4.3 GB.
+    // The files: 2^14 and 2^15 squares of RGBA zeros (1 and 4 GiB
+    // of texels) in a few megabytes. info used 2.1 GB on the first;
+    // thumbnail 4.3 GB.
     let dir = common::output_dir().join(format!("budgets-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("zeros_16384.ptf");
-    std::fs::write(&file, zeros_ptf(14)).unwrap();
-    let (ok, err, peak) = run_measured(&["info".as_ref(), file.as_os_str()]);
-    assert!(ok, "{err}");
-    assert!(peak <= 64 << 20, "info peaked at {} MiB", peak >> 20);
-    let png = dir.join("zeros.png");
-    let (ok, err, peak) = run_measured(&[
-        "thumbnail".as_ref(),
-        file.as_os_str(),
-        png.as_os_str(),
-        "--size".as_ref(),
-        "64".as_ref(),
-    ]);
-    assert!(ok, "{err}");
-    assert!(peak <= 512 << 20, "thumbnail peaked at {} MiB", peak >> 20);
-    assert!(err.contains("declares 16384x16384 RGBA"), "{err}");
+    for log in [14u8, 15] {
+        let side = 1u32 << log;
+        let file = dir.join(format!("zeros_{side}.ptf"));
+        std::fs::write(&file, zeros_ptf(log)).unwrap();
+        let (ok, err, peak) = run_measured(&["info".as_ref(), file.as_os_str()]);
+        assert!(ok, "{err}");
+        assert!(
+            peak <= 64 << 20,
+            "info on 2^{log} peaked at {} MiB",
+            peak >> 20
+        );
+        let png = dir.join("zeros.png");
+        let (ok, err, peak) = run_measured(&[
+            "thumbnail".as_ref(),
+            file.as_os_str(),
+            png.as_os_str(),
+            "--size".as_ref(),
+            "64".as_ref(),
+        ]);
+        assert!(ok, "{err}");
+        assert!(
+            peak <= 512 << 20,
+            "thumbnail on 2^{log} peaked at {} MiB",
+            peak >> 20
+        );
+        assert!(
+            err.contains(&format!("declares {side}x{side} RGBA")),
+            "{err}"
+        );
+    }
 }
 
 #[test]
 fn images_over_the_budget_are_refused_naming_their_size() {
-    // A PNG whose header declares 30000 x 30000 RGBA, assembled from the
-    // PNG spec: signature, IHDR (width, height big-endian, bit depth 8,
-    // colour type 6, compression 0, filter 0, interlace 0) with its CRC-32
-    // over type and data, an empty IDAT, IEND. No pixels: the decoder must
-    // stop at the header.
+    let png = png_header_only(30000, 30000);
+    let e = facet::scene::decode_image(&png, image::ImageFormat::Png, 1 << 30).unwrap_err();
+    assert!(
+        e.contains("30000x30000") && e.contains("texel budget"),
+        "{e}"
+    );
+}
+
+/// A PNG whose header declares `w` x `h` RGBA, assembled from the
+/// PNG spec: signature, IHDR (width, height big-endian, bit depth 8,
+/// colour type 6, compression 0, filter 0, interlace 0) with its CRC-32
+/// over type and data, an empty IDAT, IEND. No pixels: the decoder must
+/// stop at the header.
+fn png_header_only(w: u32, h: u32) -> Vec<u8> {
     fn crc32(bytes: &[u8]) -> u32 {
         let mut c = !0u32;
         for &b in bytes {
@@ -136,8 +160,8 @@ fn images_over_the_budget_are_refused_naming_their_size() {
         !c
     }
     let mut ihdr = b"IHDR".to_vec();
-    ihdr.extend(30000u32.to_be_bytes());
-    ihdr.extend(30000u32.to_be_bytes());
+    ihdr.extend(w.to_be_bytes());
+    ihdr.extend(h.to_be_bytes());
     ihdr.extend([8, 6, 0, 0, 0]);
     let mut png = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
     png.extend(13u32.to_be_bytes());
@@ -153,9 +177,68 @@ fn images_over_the_budget_are_refused_naming_their_size() {
     png.extend(0u32.to_be_bytes());
     png.extend(b"IEND");
     png.extend(crc32(b"IEND").to_be_bytes());
-    let e = facet::scene::decode_image(&png, image::ImageFormat::Png, 1 << 30).unwrap_err();
+    png
+}
+
+fn budget_case(dir: &std::path::Path, file: &std::path::Path) {
+    let (ok, err, peak) = run_measured(&["info".as_ref(), file.as_os_str()]);
+    assert!(ok, "{err}");
     assert!(
-        e.contains("30000x30000") && e.contains("texel budget"),
-        "{e}"
+        peak <= 64 << 20,
+        "info on {} peaked at {} MiB",
+        file.display(),
+        peak >> 20
     );
+    let png = dir.join("out.png");
+    for cmd in ["thumbnail", "render"] {
+        let args: Vec<&std::ffi::OsStr> = match cmd {
+            "thumbnail" => vec!["thumbnail".as_ref(), file.as_os_str(), png.as_os_str()],
+            _ => vec![
+                "render".as_ref(),
+                file.as_os_str(),
+                "-o".as_ref(),
+                png.as_os_str(),
+                "--size".as_ref(),
+                "64x48".as_ref(),
+            ],
+        };
+        let (ok, err, peak) = run_measured(&args);
+        assert!(ok, "{cmd} {}: {err}", file.display());
+        if cmd == "thumbnail" {
+            assert!(peak <= 512 << 20, "thumbnail peaked at {} MiB", peak >> 20);
+        }
+        assert!(
+            err.contains("30000x30000") && err.contains("texel budget"),
+            "{cmd}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_p3m_external_png_declaring_30000_squared_is_refused_cleanly() {
+    let dir = common::output_dir().join(format!("budget-p3m-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("huge.png"), png_header_only(30000, 30000)).unwrap();
+    let mut m = facet::demo::demo_model();
+    m.textures[0] = facet::formats::p3m::Texture::External {
+        path: "huge".into(),
+        written_as_embedded: false,
+    };
+    let file = dir.join("model.p3m");
+    std::fs::write(&file, facet::formats::p3m_write::encode(&m).unwrap()).unwrap();
+    budget_case(&dir, &file);
+}
+
+#[test]
+fn an_m3d_inlined_png_declaring_30000_squared_is_refused_cleanly() {
+    // viper.m3d inlines one PNG texture; its bytes are replaced.
+    let dir = common::output_dir().join(format!("budget-m3d-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bytes = std::fs::read(common::shared().join("fixtures/m3d/viper.m3d")).unwrap();
+    let mut m = facet::formats::m3d::decode(&bytes).unwrap();
+    assert_eq!(m.assets.len(), 1);
+    m.assets[0].data = png_header_only(30000, 30000);
+    let file = dir.join("viper_huge.m3d");
+    std::fs::write(&file, facet::formats::m3d_write::encode(&m, true).unwrap()).unwrap();
+    budget_case(&dir, &file);
 }

@@ -202,3 +202,46 @@ fn every_fixture_and_asset_uploads_without_a_gpu_error() {
     }
     assert!(uploaded >= 25, "only {uploaded} files uploaded");
 }
+
+#[test]
+fn buffers_over_the_device_limit_are_refused_naming_the_part() {
+    use facet::scene::{Mesh, Scene, Skin};
+    let limits = wgpu::Limits {
+        max_buffer_size: 1000,
+        ..wgpu::Limits::default()
+    };
+    let mesh = |name: &str, n: usize, skinned: bool| Mesh {
+        name: name.into(),
+        positions: vec![glam::Vec3::ZERO; n],
+        normals: vec![glam::Vec3::Y; n],
+        uvs: vec![glam::Vec2::ZERO; n],
+        indices: vec![0; 3],
+        skin: skinned.then(|| Skin {
+            joints: vec![[0; 4]; n],
+            weights: vec![[1.0, 0.0, 0.0, 0.0]; n],
+        }),
+        ..Default::default()
+    };
+    // 62 vertices: a 992-byte stream (16 B each) fits; 63 (1,008) does not.
+    let mut scene = Scene {
+        meshes: vec![mesh("small", 62, false)],
+        ..Default::default()
+    };
+    assert!(facet::gpu::limits::check_buffers(&scene, &limits).is_ok());
+    scene.meshes.push(mesh("big", 63, false));
+    let e = facet::gpu::limits::check_buffers(&scene, &limits).unwrap_err();
+    assert!(
+        e.contains("part 1 \"big\"") && e.contains("1008-byte") && e.contains("1000-byte"),
+        "{e}"
+    );
+    // Skinned: 2 x 20 vertices at 28 B = 1,120 bytes of skinning input.
+    let scene = Scene {
+        meshes: vec![mesh("a", 20, true), mesh("b", 20, true)],
+        ..Default::default()
+    };
+    let e = facet::gpu::limits::check_buffers(&scene, &limits).unwrap_err();
+    assert!(
+        e.contains("40 skinned vertices") && e.contains("1120-byte"),
+        "{e}"
+    );
+}

@@ -101,3 +101,39 @@ pub fn fit_texture(t: &Texture, max: u32) -> Option<(Texture, String)> {
     let why = note(&t.name, (t.width, t.height), (w, h), max, "downscaled to");
     Some((fitted, why))
 }
+
+/// Checks that every buffer the scene needs fits the device: each mesh's
+/// vertex stream (16 B a vertex) and indices (4 B each), and the skinning
+/// input of all skinned meshes together (28 B a vertex). The error names
+/// the mesh and both sizes.
+pub fn check_buffers(scene: &crate::scene::Scene, limits: &wgpu::Limits) -> Result<(), String> {
+    let max = limits.max_buffer_size;
+    let mut skinned = 0u64;
+    for (i, m) in scene.meshes.iter().enumerate() {
+        let checks = [
+            ("vertices", m.positions.len() as u64, 16u64),
+            ("indices", m.indices.len() as u64, 4u64),
+        ];
+        for (what, n, stride) in checks {
+            let bytes = n.saturating_mul(stride);
+            if bytes > max {
+                return Err(format!(
+                    "part {i} {:?}: {n} {what} need a {bytes}-byte buffer, over this device's \
+                     {max}-byte limit",
+                    m.name
+                ));
+            }
+        }
+        if m.skin.is_some() {
+            skinned += m.positions.len() as u64;
+        }
+    }
+    let bytes = skinned.saturating_mul(std::mem::size_of::<super::skinning::SkinVertex>() as u64);
+    if bytes > max {
+        return Err(format!(
+            "{skinned} skinned vertices need a {bytes}-byte skinning buffer, over this device's \
+             {max}-byte limit"
+        ));
+    }
+    Ok(())
+}

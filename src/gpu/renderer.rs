@@ -563,6 +563,7 @@ impl Renderer {
         gpu: &super::Gpu,
         scene: &crate::scene::Scene,
     ) -> Result<GpuScene, String> {
+        super::limits::check_buffers(scene, &gpu.device.limits())?;
         gpu.capture(|| self.upload(gpu, scene))
     }
 

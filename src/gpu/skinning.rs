@@ -191,7 +191,11 @@ impl Skinner {
         bones: &wgpu::Buffer,
         per_dispatch: u32,
     ) -> SkinBatch {
-        // Whole workgroups, so every range starts on a 256-byte boundary.
+        // Whole workgroups, so every range starts on a 256-byte boundary,
+        // and no range binds more than the device's storage-binding limit.
+        let max_binding = device.limits().max_storage_buffer_binding_size
+            / std::mem::size_of::<SkinVertex>() as u64;
+        let per_dispatch = per_dispatch.min(max_binding.min(u32::MAX as u64) as u32);
         let per_dispatch =
             (per_dispatch / WORKGROUP_SIZE).clamp(1, MAX_WORKGROUPS) * WORKGROUP_SIZE;
         let src = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
