@@ -632,6 +632,7 @@ impl Running {
         self.ui.render_size = self.settings.render_size;
         self.ui.recent.clone_from(&self.settings.recent);
         self.ui.media_roots.clone_from(&self.settings.media_roots);
+        self.ui.max_texture_mib = self.settings.max_texture_mib;
         self.ui.stock_media_roots = load::resolver::stock_media_roots();
     }
 
@@ -851,6 +852,9 @@ impl Running {
                     ..UiState::for_scene(&l.scene)
                 };
                 self.ui.log_warnings(&l.scene);
+                for w in &l.scene.warnings {
+                    log::warn!("{}: {w}", l.scene.source.file_name);
+                }
                 for w in &self.gpu_scene.warnings {
                     let w = format!("{}: {w}", l.scene.source.file_name);
                     log::warn!("{w}");
@@ -1246,8 +1250,12 @@ impl Running {
         if std::mem::take(&mut self.ui.request_open_dialog) {
             self.show_open_dialog();
         }
-        if std::mem::take(&mut self.ui.media_roots_changed) {
+        if std::mem::take(&mut self.ui.settings_changed) {
             self.settings.media_roots.clone_from(&self.ui.media_roots);
+            if self.settings.max_texture_mib != self.ui.max_texture_mib {
+                self.settings.max_texture_mib = self.ui.max_texture_mib;
+                self.texel_budget = (self.ui.max_texture_mib as usize).saturating_mul(1 << 20);
+            }
             self.save_settings();
         }
         self.poll_open_dialog();

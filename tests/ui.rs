@@ -458,7 +458,7 @@ fn settings_window_edits_the_media_roots() {
     harness.get_by_label("Add").click();
     harness.run();
     assert_eq!(harness.state().media_roots.len(), 1);
-    assert!(!harness.state().media_roots_changed);
+    assert!(!harness.state().settings_changed);
     harness.state_mut().media_root_input = dir.display().to_string();
     harness.run();
     harness.get_by_label("Add").click();
@@ -467,11 +467,11 @@ fn settings_window_edits_the_media_roots() {
         harness.state().media_roots,
         vec![std::path::PathBuf::from("/old/media"), dir.clone()]
     );
-    assert!(harness.state().media_roots_changed);
+    assert!(harness.state().settings_changed);
     assert!(harness.state().media_root_input.is_empty());
-    harness.state_mut().media_roots_changed = false;
+    harness.state_mut().settings_changed = false;
     harness.get_all_by_label("remove").next().unwrap().click();
     harness.run();
     assert_eq!(harness.state().media_roots, vec![dir]);
-    assert!(harness.state().media_roots_changed);
+    assert!(harness.state().settings_changed);
 }

@@ -60,13 +60,15 @@ pub struct UiState {
     pub render_size: (u32, u32),
     /// File -> Open... (Ctrl+O): show the native file dialog.
     pub request_open_dialog: bool,
-    /// File -> Settings...: the window, the media roots being edited (set
-    /// `media_roots_changed` when they change) and the stock roots found.
+    /// File -> Settings...: the window, the media roots being edited, the
+    /// stock roots found; `settings_changed` asks the app to save.
     pub show_settings: bool,
     pub media_roots: Vec<std::path::PathBuf>,
     pub media_root_input: String,
-    pub media_roots_changed: bool,
+    pub settings_changed: bool,
     pub stock_media_roots: Vec<std::path::PathBuf>,
+    /// The texel budget in MiB (settings' `max_texture_mib`).
+    pub max_texture_mib: u64,
     pub show_inspector: bool,
     pub show_help: bool,
     /// Requests for the app, cleared after handling.
@@ -149,6 +151,7 @@ impl UiState {
             fly_speed: 1.0,
             show_inspector: true,
             render_size: (1920, 1080),
+            max_texture_mib: crate::settings::DEFAULT_TEXTURE_MIB,
             ..Default::default()
         }
     }
@@ -446,7 +449,7 @@ pub fn settings_window(ctx: &egui::Context, state: &mut UiState) {
             }
             if let Some(i) = remove {
                 state.media_roots.remove(i);
-                state.media_roots_changed = true;
+                state.settings_changed = true;
             }
             ui.horizontal(|ui| {
                 let edit = ui.add(
@@ -461,9 +464,26 @@ pub fn settings_window(ctx: &egui::Context, state: &mut UiState) {
                 {
                     state.media_roots.push(path);
                     state.media_root_input.clear();
-                    state.media_roots_changed = true;
+                    state.settings_changed = true;
                 }
             });
+            ui.separator();
+            ui.horizontal(|ui| {
+                ui.label("Texture memory per file");
+                let r = ui.add(
+                    egui::DragValue::new(&mut state.max_texture_mib)
+                        .range(16..=65536)
+                        .suffix(" MiB"),
+                );
+                if r.changed() {
+                    state.settings_changed = true;
+                }
+            })
+            .response
+            .on_hover_text(
+                "decoded texels a file may take; past it textures are decoded smaller or refused \
+                 (applies to files opened from now on)",
+            );
             ui.separator();
             ui.label("Found under Steam (tried last):");
             if state.stock_media_roots.is_empty() {
