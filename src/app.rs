@@ -109,7 +109,8 @@ struct App {
 struct Running {
     window: Arc<Window>,
     gpu: Gpu,
-    surface: wgpu::Surface<'static>,
+    /// `None` only while a lost device is being replaced.
+    surface: Option<wgpu::Surface<'static>>,
     config: wgpu::SurfaceConfiguration,
     renderer: Renderer,
     targets: Targets,
@@ -325,6 +326,17 @@ impl ApplicationHandler for App {
                     log::info!("dropped {} (FACET_TEST_DROP)", path.display());
                     r.open(path.clone());
                 }
+                // Test hook (debug builds only): FACET_TEST_LOSE_DEVICE=N
+                // destroys the device at frame N, as a driver reset would.
+                #[cfg(debug_assertions)]
+                if std::env::var("FACET_TEST_LOSE_DEVICE")
+                    .ok()
+                    .and_then(|v| v.parse::<u32>().ok())
+                    == Some(r.frame)
+                {
+                    log::info!("destroying the GPU device (FACET_TEST_LOSE_DEVICE)");
+                    r.gpu.device.destroy();
+                }
             }
             _ => {}
         }
@@ -332,12 +344,20 @@ impl ApplicationHandler for App {
     }
 }
 
-impl Running {
-    fn new(event_loop: &ActiveEventLoop, scene: Scene) -> anyhow::Result<Running> {
-        let attrs = Window::default_attributes()
-            .with_title(format!("{} — facet", scene.source.file_name))
-            .with_inner_size(winit::dpi::LogicalSize::new(1280.0, 800.0));
-        let window = Arc::new(event_loop.create_window(attrs)?);
+/// Everything that lives on the GPU device: made when the window opens and
+/// again when the device is lost.
+struct GpuParts {
+    gpu: Gpu,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    renderer: Renderer,
+    targets: Targets,
+    egui_renderer: egui_wgpu::Renderer,
+    gpu_scene: GpuScene,
+}
+
+impl GpuParts {
+    fn new(window: &Arc<Window>, scene: &Scene) -> anyhow::Result<GpuParts> {
         let (gpu, surface) = Gpu::for_window(window.clone())?;
         log::info!("rendering on {}", gpu.describe());
         let caps = surface.get_capabilities(&gpu.adapter);
@@ -374,6 +394,36 @@ impl Running {
             srgb,
             renderer.sample_count,
         );
+        let egui_renderer =
+            egui_wgpu::Renderer::new(&gpu.device, format, egui_wgpu::RendererOptions::default());
+        let gpu_scene = renderer.upload(&gpu, scene);
+        Ok(GpuParts {
+            gpu,
+            surface,
+            config,
+            renderer,
+            targets,
+            egui_renderer,
+            gpu_scene,
+        })
+    }
+}
+
+impl Running {
+    fn new(event_loop: &ActiveEventLoop, scene: Scene) -> anyhow::Result<Running> {
+        let attrs = Window::default_attributes()
+            .with_title(format!("{} — facet", scene.source.file_name))
+            .with_inner_size(winit::dpi::LogicalSize::new(1280.0, 800.0));
+        let window = Arc::new(event_loop.create_window(attrs)?);
+        let GpuParts {
+            gpu,
+            surface,
+            config,
+            renderer,
+            targets,
+            egui_renderer,
+            gpu_scene,
+        } = GpuParts::new(&window, &scene)?;
         let egui_ctx = egui::Context::default();
         let egui_state = egui_winit::State::new(
             egui_ctx.clone(),
@@ -383,15 +433,12 @@ impl Running {
             window.theme(),
             Some(gpu.device.limits().max_texture_dimension_2d as usize),
         );
-        let egui_renderer =
-            egui_wgpu::Renderer::new(&gpu.device, format, egui_wgpu::RendererOptions::default());
-        let gpu_scene = renderer.upload(&gpu, &scene);
         let aspect = config.width as f32 / config.height as f32;
         let camera = OrbitCamera::framing(&scene.bounds(None), aspect);
         let mut r = Running {
             window,
             gpu,
-            surface,
+            surface: Some(surface),
             config,
             renderer,
             targets,
@@ -679,6 +726,46 @@ impl Running {
             }
         }
         self.register_textures();
+    }
+
+    /// The device was lost (driver reset, GPU removed, or destroyed): make
+    /// everything GPU-side again, keeping the scene, camera and interface.
+    fn recover_device(&mut self) -> anyhow::Result<()> {
+        log::warn!("recreating the GPU device after it was lost");
+        // The window's old surface goes first: one surface per window.
+        self.surface = None;
+        let parts = GpuParts::new(&self.window, &self.scene).map_err(|e| {
+            anyhow::anyhow!("the GPU device was lost and could not be recreated: {e}")
+        })?;
+        let (w, h) = (self.config.width, self.config.height);
+        self.gpu = parts.gpu;
+        self.surface = Some(parts.surface);
+        self.config = parts.config;
+        self.renderer = parts.renderer;
+        self.targets = parts.targets;
+        self.egui_renderer = parts.egui_renderer;
+        self.gpu_scene = parts.gpu_scene;
+        // egui sends its font atlas as deltas the new renderer never had:
+        // its context starts over (the app's own UI state is kept).
+        self.egui_ctx = egui::Context::default();
+        self.egui_state = egui_winit::State::new(
+            self.egui_ctx.clone(),
+            egui::ViewportId::ROOT,
+            &self.window,
+            Some(self.window.scale_factor() as f32),
+            self.window.theme(),
+            Some(self.gpu.device.limits().max_texture_dimension_2d as usize),
+        );
+        self.ui.texture_ids.clear();
+        self.ui.preview_id = None;
+        self.resize(w, h);
+        self.register_textures();
+        log::warn!("the GPU device was recreated ({})", self.gpu.describe());
+        self.ui.report(
+            ui::Level::Warning,
+            "the GPU device was lost and has been recreated",
+        );
+        Ok(())
     }
 
     fn register_textures(&mut self) {
@@ -1165,7 +1252,9 @@ impl Running {
         }
         self.config.width = w;
         self.config.height = h;
-        self.surface.configure(&self.gpu.device, &self.config);
+        if let Some(surface) = &self.surface {
+            surface.configure(&self.gpu.device, &self.config);
+        }
         self.targets = Targets::new(
             &self.gpu.device,
             w,
@@ -1188,11 +1277,19 @@ impl Running {
         };
         self.ui.fps = 1000.0 / self.ui.frame_ms.max(1e-3);
 
-        let frame = match self.surface.get_current_texture() {
+        // Polling runs the device's callbacks, the device-lost one too.
+        let _ = self.gpu.device.poll(wgpu::PollType::Poll);
+        if self.gpu.lost.load(Ordering::Relaxed) {
+            self.recover_device()?;
+        }
+        let Some(surface) = &self.surface else {
+            return Ok(());
+        };
+        let frame = match surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(f)
             | wgpu::CurrentSurfaceTexture::Suboptimal(f) => f,
             wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
-                self.surface.configure(&self.gpu.device, &self.config);
+                surface.configure(&self.gpu.device, &self.config);
                 return Ok(());
             }
             _ => return Ok(()),

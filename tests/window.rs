@@ -605,3 +605,22 @@ fn dropping_files_whose_images_declare_30000_squared_keeps_the_window_alive() {
         );
     }
 }
+
+#[test]
+fn a_lost_device_is_recreated_and_the_model_still_drawn() {
+    // The device is destroyed at frame 5 (a driver reset): the viewer
+    // recreates it, re-uploads the scene and saves its screenshot at frame
+    // 20 with the model drawn.
+    let shot = common::output_dir().join("device-lost.png");
+    let _ = std::fs::remove_file(&shot);
+    let script = format!(
+        r#"export FACET_TEST_LOSE_DEVICE=5; facet assets/demo.m3d --screenshot "{}" --frames 20"#,
+        shot.display()
+    );
+    let out = under_xvfb(&script);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    assert!(log.contains("the GPU device was lost"), "{log}");
+    assert!(log.contains("the GPU device was recreated"), "{log}");
+    assert_crystal_drawn(&shot, "the M3D demo after the device was recreated");
+}

@@ -34,6 +34,8 @@ pub struct Gpu {
     /// samples BC formats, unless `FACET_NO_BC` is set (or a caller turns it
     /// off); otherwise their decoded RGBA is uploaded.
     pub use_bc: bool,
+    /// Set by the device-lost callback: the window recreates the device.
+    pub lost: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Gpu {
@@ -142,8 +144,11 @@ impl Gpu {
             device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
                 log::error!("GPU error: {}", one_line(&e.to_string()));
             }));
-            device.set_device_lost_callback(|reason, message| {
+            let lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let flag = lost.clone();
+            device.set_device_lost_callback(move |reason, message| {
                 log::error!("the GPU device was lost ({reason:?}): {message}");
+                flag.store(true, std::sync::atomic::Ordering::Relaxed);
             });
             return Ok((
                 Gpu {
@@ -155,6 +160,7 @@ impl Gpu {
                     adapter,
                     device,
                     queue,
+                    lost,
                 },
                 surface,
             ));
