@@ -175,9 +175,9 @@ fn gpu_errors_are_captured_as_one_line() {
 
 #[test]
 fn every_fixture_and_asset_uploads_without_a_gpu_error() {
-    // Each shared fixture and bundled asset that loads goes through the
-    // captured upload: no validation or out-of-memory error, and the
-    // device's limits left nothing to fit.
+    // Each shared fixture, bundled asset and corpus input that loads goes
+    // through the captured upload: no validation or out-of-memory error,
+    // and the device's limits left nothing to fit.
     let gpu = common::gpu();
     let renderer = facet::gpu::Renderer::new(&gpu, facet::gpu::capture::CAPTURE_FORMAT, 1);
     let mut files = Vec::new();
@@ -188,6 +188,12 @@ fn every_fixture_and_asset_uploads_without_a_gpu_error() {
     }
     for e in std::fs::read_dir(common::repo().join("assets")).unwrap() {
         files.push(e.unwrap().path());
+    }
+    // The fuzz corpora: inputs that decode (none do today) are uploaded too.
+    for dir in std::fs::read_dir(common::repo().join("tests/corpus")).unwrap() {
+        for e in std::fs::read_dir(dir.unwrap().path()).unwrap() {
+            files.push(e.unwrap().path());
+        }
     }
     let mut uploaded = 0;
     for f in files {

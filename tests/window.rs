@@ -624,3 +624,35 @@ fn a_lost_device_is_recreated_and_the_model_still_drawn() {
     assert!(log.contains("the GPU device was recreated"), "{log}");
     assert_crystal_drawn(&shot, "the M3D demo after the device was recreated");
 }
+
+#[test]
+fn dropping_a_ptf_declaring_16384_squared_is_decoded_smaller() {
+    // The issue's 4 MB PTF of 16384 x 16384 RGBA zeros, dropped on the
+    // running window with a 64 MiB texel budget: it opens decoded at
+    // 4096 x 4096, the log says from what to what, and the viewer runs on.
+    let file = common::output_dir().join("drop_zeros_16384.ptf");
+    let mut e = lz4_flex::frame::FrameEncoder::new(vec![b'P', b'T', b'F', 0, 3, 0xEE]);
+    let row = vec![0u8; 16384 * 4];
+    for _ in 0..16384 {
+        std::io::Write::write_all(&mut e, &row).unwrap();
+    }
+    std::fs::write(&file, e.finish().unwrap()).unwrap();
+    let shot = common::output_dir().join("drop-ptf.png");
+    let _ = std::fs::remove_file(&shot);
+    let script = format!(
+        r#"export FACET_TEST_DROP="3:{}"; facet --max-texture-memory 64 assets/demo.p3m --screenshot "{}" --frames 12"#,
+        file.display(),
+        shot.display()
+    );
+    let out = under_xvfb(&script);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    assert!(
+        log.contains("declares 16384x16384 RGBA; decoded at 4096x4096"),
+        "{log}"
+    );
+    assert!(
+        image::open(&shot).is_ok(),
+        "no screenshot: the window did not run on"
+    );
+}
