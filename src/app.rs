@@ -344,6 +344,18 @@ impl ApplicationHandler for App {
     }
 }
 
+/// egui's window state for `ctx`, its textures capped at the device's size.
+fn egui_state(ctx: &egui::Context, window: &Window, gpu: &Gpu) -> egui_winit::State {
+    egui_winit::State::new(
+        ctx.clone(),
+        egui::ViewportId::ROOT,
+        window,
+        Some(window.scale_factor() as f32),
+        window.theme(),
+        Some(gpu.device.limits().max_texture_dimension_2d as usize),
+    )
+}
+
 /// Everything that lives on the GPU device: made when the window opens and
 /// again when the device is lost.
 struct GpuParts {
@@ -425,14 +437,7 @@ impl Running {
             gpu_scene,
         } = GpuParts::new(&window, &scene)?;
         let egui_ctx = egui::Context::default();
-        let egui_state = egui_winit::State::new(
-            egui_ctx.clone(),
-            egui::ViewportId::ROOT,
-            &window,
-            Some(window.scale_factor() as f32),
-            window.theme(),
-            Some(gpu.device.limits().max_texture_dimension_2d as usize),
-        );
+        let egui_state = egui_state(&egui_ctx, &window, &gpu);
         let aspect = config.width as f32 / config.height as f32;
         let camera = OrbitCamera::framing(&scene.bounds(None), aspect);
         let mut r = Running {
@@ -748,14 +753,7 @@ impl Running {
         // egui sends its font atlas as deltas the new renderer never had:
         // its context starts over (the app's own UI state is kept).
         self.egui_ctx = egui::Context::default();
-        self.egui_state = egui_winit::State::new(
-            self.egui_ctx.clone(),
-            egui::ViewportId::ROOT,
-            &self.window,
-            Some(self.window.scale_factor() as f32),
-            self.window.theme(),
-            Some(self.gpu.device.limits().max_texture_dimension_2d as usize),
-        );
+        self.egui_state = egui_state(&self.egui_ctx, &self.window, &self.gpu);
         self.ui.texture_ids.clear();
         self.ui.preview_id = None;
         self.resize(w, h);

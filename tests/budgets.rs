@@ -131,53 +131,12 @@ fn huge_declared_ptfs_stay_within_memory_bounds() {
 
 #[test]
 fn images_over_the_budget_are_refused_naming_their_size() {
-    let png = png_header_only(30000, 30000);
+    let png = common::png_header_only(30000, 30000);
     let e = facet::scene::decode_image(&png, image::ImageFormat::Png, 1 << 30).unwrap_err();
     assert!(
         e.contains("30000x30000") && e.contains("texel budget"),
         "{e}"
     );
-}
-
-/// A PNG whose header declares `w` x `h` RGBA, assembled from the
-/// PNG spec: signature, IHDR (width, height big-endian, bit depth 8,
-/// colour type 6, compression 0, filter 0, interlace 0) with its CRC-32
-/// over type and data, an empty IDAT, IEND. No pixels: the decoder must
-/// stop at the header.
-fn png_header_only(w: u32, h: u32) -> Vec<u8> {
-    fn crc32(bytes: &[u8]) -> u32 {
-        let mut c = !0u32;
-        for &b in bytes {
-            c ^= b as u32;
-            for _ in 0..8 {
-                c = if c & 1 != 0 {
-                    0xEDB8_8320 ^ (c >> 1)
-                } else {
-                    c >> 1
-                };
-            }
-        }
-        !c
-    }
-    let mut ihdr = b"IHDR".to_vec();
-    ihdr.extend(w.to_be_bytes());
-    ihdr.extend(h.to_be_bytes());
-    ihdr.extend([8, 6, 0, 0, 0]);
-    let mut png = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
-    png.extend(13u32.to_be_bytes());
-    png.extend(&ihdr);
-    png.extend(crc32(&ihdr).to_be_bytes());
-    // An IDAT of an empty zlib stream (the decoder reads up to the first
-    // IDAT before it reports the header).
-    let mut idat = b"IDAT".to_vec();
-    idat.extend([0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]);
-    png.extend(8u32.to_be_bytes());
-    png.extend(&idat);
-    png.extend(crc32(&idat).to_be_bytes());
-    png.extend(0u32.to_be_bytes());
-    png.extend(b"IEND");
-    png.extend(crc32(b"IEND").to_be_bytes());
-    png
 }
 
 fn budget_case(dir: &std::path::Path, file: &std::path::Path) {
@@ -218,7 +177,7 @@ fn budget_case(dir: &std::path::Path, file: &std::path::Path) {
 fn a_p3m_external_png_declaring_30000_squared_is_refused_cleanly() {
     let dir = common::output_dir().join(format!("budget-p3m-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("huge.png"), png_header_only(30000, 30000)).unwrap();
+    std::fs::write(dir.join("huge.png"), common::png_header_only(30000, 30000)).unwrap();
     let mut m = facet::demo::demo_model();
     m.textures[0] = facet::formats::p3m::Texture::External {
         path: "huge".into(),
@@ -237,7 +196,7 @@ fn an_m3d_inlined_png_declaring_30000_squared_is_refused_cleanly() {
     let bytes = std::fs::read(common::shared().join("fixtures/m3d/viper.m3d")).unwrap();
     let mut m = facet::formats::m3d::decode(&bytes).unwrap();
     assert_eq!(m.assets.len(), 1);
-    m.assets[0].data = png_header_only(30000, 30000);
+    m.assets[0].data = common::png_header_only(30000, 30000);
     let file = dir.join("viper_huge.m3d");
     std::fs::write(&file, facet::formats::m3d_write::encode(&m, true).unwrap()).unwrap();
     budget_case(&dir, &file);

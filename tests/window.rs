@@ -538,49 +538,9 @@ fn dropping_files_whose_images_declare_30000_squared_keeps_the_window_alive() {
     // A P3M whose external PNG and an M3D (viper) whose inlined PNG declare
     // 30000 x 30000: each opens with a checkerboard, the Log says the image
     // is over the texel budget, and the viewer runs on.
-    fn png_30000() -> Vec<u8> {
-        // Signature, IHDR (30000 x 30000, 8-bit RGBA) with its CRC, IEND.
-        fn crc32(bytes: &[u8]) -> u32 {
-            let mut c = !0u32;
-            for &b in bytes {
-                c ^= b as u32;
-                for _ in 0..8 {
-                    c = if c & 1 != 0 {
-                        0xEDB8_8320 ^ (c >> 1)
-                    } else {
-                        c >> 1
-                    };
-                }
-            }
-            !c
-        }
-        let mut png = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
-        for (kind, data) in [
-            (
-                &b"IHDR"[..],
-                [
-                    &30000u32.to_be_bytes()[..],
-                    &30000u32.to_be_bytes(),
-                    &[8, 6, 0, 0, 0],
-                ]
-                .concat(),
-            ),
-            (
-                b"IDAT",
-                vec![0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01],
-            ),
-            (b"IEND", vec![]),
-        ] {
-            let body = [kind, &data[..]].concat();
-            png.extend((data.len() as u32).to_be_bytes());
-            png.extend(&body);
-            png.extend(crc32(&body).to_be_bytes());
-        }
-        png
-    }
     let dir = common::output_dir().join("drop-budget");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("huge.png"), png_30000()).unwrap();
+    std::fs::write(dir.join("huge.png"), common::png_header_only(30000, 30000)).unwrap();
     let mut m = facet::demo::demo_model();
     m.textures[0] = facet::formats::p3m::Texture::External {
         path: "huge".into(),
@@ -590,7 +550,7 @@ fn dropping_files_whose_images_declare_30000_squared_keeps_the_window_alive() {
     std::fs::write(&p3m, facet::formats::p3m_write::encode(&m).unwrap()).unwrap();
     let viper = std::fs::read(common::shared().join("fixtures/m3d/viper.m3d")).unwrap();
     let mut v = facet::formats::m3d::decode(&viper).unwrap();
-    v.assets[0].data = png_30000();
+    v.assets[0].data = common::png_header_only(30000, 30000);
     let m3d = dir.join("huge_texture.m3d");
     std::fs::write(&m3d, facet::formats::m3d_write::encode(&v, true).unwrap()).unwrap();
     for file in [p3m, m3d] {

@@ -184,3 +184,44 @@ pub fn assert_matches_reference(name: &str, actual: &image::RgbaImage) {
         );
     }
 }
+
+/// A PNG whose header declares `w` x `h` RGBA, assembled from the
+/// PNG spec: signature, IHDR (width, height big-endian, bit depth 8,
+/// colour type 6, compression 0, filter 0, interlace 0) with its CRC-32
+/// over type and data, an empty IDAT, IEND. No pixels: the decoder must
+/// stop at the header.
+pub fn png_header_only(w: u32, h: u32) -> Vec<u8> {
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut c = !0u32;
+        for &b in bytes {
+            c ^= b as u32;
+            for _ in 0..8 {
+                c = if c & 1 != 0 {
+                    0xEDB8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+            }
+        }
+        !c
+    }
+    let mut ihdr = b"IHDR".to_vec();
+    ihdr.extend(w.to_be_bytes());
+    ihdr.extend(h.to_be_bytes());
+    ihdr.extend([8, 6, 0, 0, 0]);
+    let mut png = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
+    png.extend(13u32.to_be_bytes());
+    png.extend(&ihdr);
+    png.extend(crc32(&ihdr).to_be_bytes());
+    // An IDAT of an empty zlib stream (the decoder reads up to the first
+    // IDAT before it reports the header).
+    let mut idat = b"IDAT".to_vec();
+    idat.extend([0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]);
+    png.extend(8u32.to_be_bytes());
+    png.extend(&idat);
+    png.extend(crc32(&idat).to_be_bytes());
+    png.extend(0u32.to_be_bytes());
+    png.extend(b"IEND");
+    png.extend(crc32(b"IEND").to_be_bytes());
+    png
+}
