@@ -174,30 +174,10 @@ fn budget_case(dir: &std::path::Path, file: &std::path::Path) {
 }
 
 #[test]
-fn a_p3m_external_png_declaring_30000_squared_is_refused_cleanly() {
-    let dir = common::output_dir().join(format!("budget-p3m-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("huge.png"), common::png_header_only(30000, 30000)).unwrap();
-    let mut m = facet::demo::demo_model();
-    m.textures[0] = facet::formats::p3m::Texture::External {
-        path: "huge".into(),
-        written_as_embedded: false,
-    };
-    let file = dir.join("model.p3m");
-    std::fs::write(&file, facet::formats::p3m_write::encode(&m).unwrap()).unwrap();
-    budget_case(&dir, &file);
-}
-
-#[test]
-fn an_m3d_inlined_png_declaring_30000_squared_is_refused_cleanly() {
-    // viper.m3d inlines one PNG texture; its bytes are replaced.
-    let dir = common::output_dir().join(format!("budget-m3d-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let bytes = std::fs::read(common::shared().join("fixtures/m3d/viper.m3d")).unwrap();
-    let mut m = facet::formats::m3d::decode(&bytes).unwrap();
-    assert_eq!(m.assets.len(), 1);
-    m.assets[0].data = common::png_header_only(30000, 30000);
-    let file = dir.join("viper_huge.m3d");
-    std::fs::write(&file, facet::formats::m3d_write::encode(&m, true).unwrap()).unwrap();
-    budget_case(&dir, &file);
+fn images_declaring_30000_squared_are_refused_cleanly() {
+    // A P3M's external PNG and viper.m3d's inlined PNG.
+    let dir = common::output_dir().join(format!("budget-images-{}", std::process::id()));
+    let (p3m, m3d) = common::huge_image_models(&dir);
+    budget_case(&dir, &p3m);
+    budget_case(&dir, &m3d);
 }

@@ -538,21 +538,7 @@ fn dropping_files_whose_images_declare_30000_squared_keeps_the_window_alive() {
     // A P3M whose external PNG and an M3D (viper) whose inlined PNG declare
     // 30000 x 30000: each opens with a checkerboard, the Log says the image
     // is over the texel budget, and the viewer runs on.
-    let dir = common::output_dir().join("drop-budget");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("huge.png"), common::png_header_only(30000, 30000)).unwrap();
-    let mut m = facet::demo::demo_model();
-    m.textures[0] = facet::formats::p3m::Texture::External {
-        path: "huge".into(),
-        written_as_embedded: false,
-    };
-    let p3m = dir.join("huge_texture.p3m");
-    std::fs::write(&p3m, facet::formats::p3m_write::encode(&m).unwrap()).unwrap();
-    let viper = std::fs::read(common::shared().join("fixtures/m3d/viper.m3d")).unwrap();
-    let mut v = facet::formats::m3d::decode(&viper).unwrap();
-    v.assets[0].data = common::png_header_only(30000, 30000);
-    let m3d = dir.join("huge_texture.m3d");
-    std::fs::write(&m3d, facet::formats::m3d_write::encode(&v, true).unwrap()).unwrap();
+    let (p3m, m3d) = common::huge_image_models(&common::output_dir().join("drop-budget"));
     for file in [p3m, m3d] {
         let (shot, log) = drop_onto_demo(&file, 3, 12, "drop-budget.png");
         assert!(

@@ -225,3 +225,25 @@ pub fn png_header_only(w: u32, h: u32) -> Vec<u8> {
     png.extend(crc32(b"IEND").to_be_bytes());
     png
 }
+
+/// Writes into `dir` the two files whose textures declare 30000 x 30000
+/// (issue 19): the demo P3M naming an external `huge.png` (written beside
+/// it), and viper.m3d with its inlined PNG replaced. Returns (P3M, M3D).
+pub fn huge_image_models(dir: &Path) -> (PathBuf, PathBuf) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("huge.png"), png_header_only(30000, 30000)).unwrap();
+    let mut m = facet::demo::demo_model();
+    m.textures[0] = facet::formats::p3m::Texture::External {
+        path: "huge".into(),
+        written_as_embedded: false,
+    };
+    let p3m = dir.join("huge_texture.p3m");
+    std::fs::write(&p3m, facet::formats::p3m_write::encode(&m).unwrap()).unwrap();
+    let viper = std::fs::read(shared().join("fixtures/m3d/viper.m3d")).unwrap();
+    let mut v = facet::formats::m3d::decode(&viper).unwrap();
+    assert_eq!(v.assets.len(), 1, "viper.m3d inlines one PNG");
+    v.assets[0].data = png_header_only(30000, 30000);
+    let m3d = dir.join("huge_texture.m3d");
+    std::fs::write(&m3d, facet::formats::m3d_write::encode(&v, true).unwrap()).unwrap();
+    (p3m, m3d)
+}
