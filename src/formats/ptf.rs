@@ -99,31 +99,26 @@ pub struct Ptf {
 }
 
 impl Ptf {
-    /// As [`Ptf::to_rgba8`], reusing the texels when they are RGBA already.
-    pub fn into_rgba8(self) -> Vec<u8> {
-        if self.format == PtfFormat::Rgba {
-            self.pixels
-        } else {
-            self.to_rgba8()
-        }
-    }
-
     /// Expands the texels to RGBA8 (I -> grey, IA -> grey + alpha).
     pub fn to_rgba8(&self) -> Vec<u8> {
-        let n = (self.width * self.height) as usize;
-        let mut out = Vec::with_capacity(n * 4);
-        let c = self.format.channels();
-        for px in self.pixels.chunks_exact(c) {
-            let rgba = match self.format {
-                PtfFormat::I => [px[0], px[0], px[0], 255],
-                PtfFormat::Ia => [px[0], px[0], px[0], px[1]],
-                PtfFormat::Rgb => [px[0], px[1], px[2], 255],
-                PtfFormat::Rgba => [px[0], px[1], px[2], px[3]],
-            };
-            out.extend_from_slice(&rgba);
-        }
-        out
+        expand_rgba8(self.format, &self.pixels)
     }
+}
+
+/// `pixels` of `format` expanded to RGBA8 (I -> grey, IA -> grey + alpha).
+pub fn expand_rgba8(format: PtfFormat, pixels: &[u8]) -> Vec<u8> {
+    let c = format.channels();
+    let mut out = Vec::with_capacity(pixels.len() / c * 4);
+    for px in pixels.chunks_exact(c) {
+        let rgba = match format {
+            PtfFormat::I => [px[0], px[0], px[0], 255],
+            PtfFormat::Ia => [px[0], px[0], px[0], px[1]],
+            PtfFormat::Rgb => [px[0], px[1], px[2], 255],
+            PtfFormat::Rgba => [px[0], px[1], px[2], px[3]],
+        };
+        out.extend_from_slice(&rgba);
+    }
+    out
 }
 
 /// Decodes within [`DEFAULT_TEXEL_BUDGET`].

@@ -18,7 +18,8 @@ pub fn note(name: &str, from: (u32, u32), to: (u32, u32), max: u32, how: &str) -
 /// last texel's weight) until both sides are at most `max`.
 pub fn fit_rgba(width: u32, height: u32, rgba8: &[u8], max: u32) -> (u32, u32, Vec<u8>) {
     let (mut w, mut h) = (width, height);
-    let mut px = rgba8.to_vec();
+    // The first halving reads the caller's texels; later ones their own.
+    let mut px = std::borrow::Cow::Borrowed(rgba8);
     while w > max || h > max {
         let (nw, nh) = (w.div_ceil(2).max(1), h.div_ceil(2).max(1));
         let mut out = vec![0u8; nw as usize * nh as usize * 4];
@@ -46,14 +47,29 @@ pub fn fit_rgba(width: u32, height: u32, rgba8: &[u8], max: u32) -> (u32, u32, V
                 }
             }
         }
-        (w, h, px) = (nw, nh, out);
+        (w, h, px) = (nw, nh, std::borrow::Cow::Owned(out));
     }
-    (w, h, px)
+    (w, h, px.into_owned())
 }
 
 /// The first stored mip level whose sides fit `max`: its index, or `None`.
 pub fn fitting_level(width: u32, height: u32, levels: usize, max: u32) -> Option<usize> {
     (0..levels).find(|&l| (width >> l).max(1) <= max && (height >> l).max(1) <= max)
+}
+
+/// `t` at another size: its description copied, its texels replaced (never
+/// cloned first: they may be a gigabyte).
+fn resized(t: &Texture, w: u32, h: u32, rgba8: Vec<u8>, compressed: Option<Compressed>) -> Texture {
+    Texture {
+        name: t.name.clone(),
+        width: w,
+        height: h,
+        rgba8,
+        source: t.source.clone(),
+        format: t.format.clone(),
+        srgb: t.srgb,
+        compressed,
+    }
 }
 
 /// `t` fitted to `max` texels a side, or `None` when it fits as it is.
@@ -71,16 +87,11 @@ pub fn fit_texture(t: &Texture, max: u32) -> Option<(Texture, String)> {
         let rgba8 = c
             .decode_level(l, w, h)
             .unwrap_or_else(|| vec![255; (w * h * 4) as usize]);
-        let fitted = Texture {
-            width: w,
-            height: h,
-            rgba8,
-            compressed: Some(Compressed {
-                format: c.format,
-                levels: c.levels[l..].to_vec(),
-            }),
-            ..t.clone()
-        };
+        let compressed = Some(Compressed {
+            format: c.format,
+            levels: c.levels[l..].to_vec(),
+        });
+        let fitted = resized(t, w, h, rgba8, compressed);
         let why = note(
             &t.name,
             (t.width, t.height),
@@ -91,13 +102,7 @@ pub fn fit_texture(t: &Texture, max: u32) -> Option<(Texture, String)> {
         return Some((fitted, why));
     }
     let (w, h, rgba8) = fit_rgba(t.width, t.height, &t.rgba8, max);
-    let fitted = Texture {
-        width: w,
-        height: h,
-        rgba8,
-        compressed: None,
-        ..t.clone()
-    };
+    let fitted = resized(t, w, h, rgba8, None);
     let why = note(&t.name, (t.width, t.height), (w, h), max, "downscaled to");
     Some((fitted, why))
 }

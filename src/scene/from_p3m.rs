@@ -488,7 +488,7 @@ fn load_external(path: &str, companions: &dyn Companions) -> Result<Texture, Str
 
 /// A decoded PTF as a scene texture (sRGB; the format names the generation).
 pub fn ptf_texture(name: &str, p: &ptf::Ptf) -> Texture {
-    ptf_texture_from(name, p, p.pixels.clone())
+    ptf_texture_with(name, p, p.to_rgba8())
 }
 
 /// As [`ptf_texture`] with the texels taken from `pixels` (moved, not
@@ -497,12 +497,12 @@ pub fn ptf_texture_from(name: &str, p: &ptf::Ptf, pixels: Vec<u8>) -> Texture {
     let rgba8 = if p.format == ptf::PtfFormat::Rgba {
         pixels
     } else {
-        ptf::Ptf {
-            pixels,
-            ..p.clone()
-        }
-        .to_rgba8()
+        ptf::expand_rgba8(p.format, &pixels)
     };
+    ptf_texture_with(name, p, rgba8)
+}
+
+fn ptf_texture_with(name: &str, p: &ptf::Ptf, rgba8: Vec<u8>) -> Texture {
     Texture {
         name: name.into(),
         width: p.width,
