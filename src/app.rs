@@ -67,6 +67,10 @@ pub fn run(start: Start, opts: AppOptions) -> anyhow::Result<()> {
         pending: Some(scene),
         initial,
         test_drop: test_drop(),
+        #[cfg(debug_assertions)]
+        test_lose_device: std::env::var("FACET_TEST_LOSE_DEVICE")
+            .ok()
+            .and_then(|v| v.parse().ok()),
         opts,
         running: None,
         error: None,
@@ -104,6 +108,9 @@ struct App {
     running: Option<Running>,
     error: Option<anyhow::Error>,
     test_drop: Option<(u32, PathBuf)>,
+    /// `FACET_TEST_LOSE_DEVICE=N` (debug builds): the frame to lose the device at.
+    #[cfg(debug_assertions)]
+    test_lose_device: Option<u32>,
 }
 
 struct Running {
@@ -329,11 +336,7 @@ impl ApplicationHandler for App {
                 // Test hook (debug builds only): FACET_TEST_LOSE_DEVICE=N
                 // destroys the device at frame N, as a driver reset would.
                 #[cfg(debug_assertions)]
-                if std::env::var("FACET_TEST_LOSE_DEVICE")
-                    .ok()
-                    .and_then(|v| v.parse::<u32>().ok())
-                    == Some(r.frame)
-                {
+                if self.test_lose_device == Some(r.frame) {
                     log::info!("destroying the GPU device (FACET_TEST_LOSE_DEVICE)");
                     r.gpu.device.destroy();
                 }
@@ -469,7 +472,7 @@ impl Running {
             settings: Default::default(),
             settings_path: crate::settings::path(),
             cli_media_roots: Vec::new(),
-            texel_budget: crate::formats::ptf::DEFAULT_TEXEL_BUDGET,
+            texel_budget: load::DEFAULT_TEXEL_BUDGET,
             open_dialog: None,
             loading: None,
             initial_must_load: false,

@@ -52,6 +52,9 @@ pub enum LoadError {
 /// Largest file opened (a documented cap): 1 GiB.
 pub const MAX_FILE_SIZE: u64 = 1 << 30;
 
+/// Decoded texels a file may take unless told otherwise (1 GiB).
+pub const DEFAULT_TEXEL_BUDGET: usize = formats::ptf::DEFAULT_TEXEL_BUDGET;
+
 /// Where companion files may be found beyond the model's own folders, and
 /// how much memory decoded textures may take.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,7 +74,7 @@ impl Default for LoadOptions {
     fn default() -> Self {
         LoadOptions {
             media_roots: Vec::new(),
-            texel_budget: formats::ptf::DEFAULT_TEXEL_BUDGET,
+            texel_budget: DEFAULT_TEXEL_BUDGET,
         }
     }
 }
