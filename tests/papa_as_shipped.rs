@@ -351,3 +351,24 @@ fn stock_installs_are_found_under_the_usual_steam_roots() {
     let roots = facet::load::resolver::stock_media_roots_in(&home);
     assert_eq!(roots, vec![titans, flatpak]);
 }
+
+#[test]
+fn a_fifo_beside_the_model_is_never_opened() {
+    // Sibling animations are looked for among the folder's *.papa files;
+    // opening a FIFO would block until something writes to it. The model
+    // must load all the same (the load runs on a thread: a hang fails).
+    let root = tree("fifo", &[("bot_sun.papa", "u/bot_sun.papa")]);
+    let fifo = root.join("u/bot_sun_anim_trap.papa");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success(), "mkfifo failed");
+    let model = root.join("u/bot_sun.papa");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(facet::load::load_file(&model).map(|l| l.scene.meshes.len()));
+    });
+    let parts = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("loading hung on the FIFO")
+        .unwrap();
+    assert_eq!(parts, 1);
+}

@@ -12,7 +12,6 @@ use crate::formats::papa::{self, Papa};
 use crate::scene::{self, Added, Bone, Scene, SourceInfo};
 use glam::Mat4;
 use std::collections::BTreeSet;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// The model found for an animation, and how.
@@ -42,17 +41,7 @@ fn is_model_header(h: &[u8]) -> bool {
 }
 
 fn read_model_candidate(path: &Path) -> Option<Vec<u8>> {
-    let mut header = [0u8; 26];
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > super::resolver::MAX_COMPANION_SIZE {
-        return None;
-    }
-    let mut f = std::fs::File::open(path).ok()?;
-    f.read_exact(&mut header).ok()?;
-    if !is_model_header(&header) {
-        return None;
-    }
-    std::fs::read(path).ok()
+    super::resolver::read_if(path, 26, &is_model_header)
 }
 
 /// How many of `names` the model's skeletons lack (`None`: not a model).

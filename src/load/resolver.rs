@@ -299,14 +299,7 @@ impl Companions for DiskResolver {
         paths
             .into_iter()
             .filter_map(|path| {
-                let mut header = vec![0u8; header_len];
-                let ok = std::fs::File::open(&path)
-                    .and_then(|mut f| f.read_exact(&mut header))
-                    .is_ok_and(|_| keep(&header));
-                if !ok {
-                    return None;
-                }
-                let bytes = read_regular(&path).ok()?;
+                let bytes = read_if(&path, header_len, keep)?;
                 Some(Sibling {
                     file_name: path.file_name()?.to_str()?.to_owned(),
                     bytes,
@@ -355,6 +348,29 @@ fn try_file(path: &Path, missing: &mut Missing) -> Option<Found> {
             None
         }
     }
+}
+
+/// The bytes of a regular file of at most [`MAX_COMPANION_SIZE`] bytes
+/// whose first `header_len` bytes pass `keep`; other files are never read
+/// whole. The file's kind is checked before it is opened: opening a FIFO or
+/// a device could block or never end.
+pub(super) fn read_if(
+    path: &Path,
+    header_len: usize,
+    keep: &dyn Fn(&[u8]) -> bool,
+) -> Option<Vec<u8>> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_COMPANION_SIZE {
+        return None;
+    }
+    let mut header = vec![0u8; header_len];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut header))
+        .ok()?;
+    if !keep(&header) {
+        return None;
+    }
+    read_regular(path).ok()
 }
 
 /// The bytes of a regular file of at most [`MAX_COMPANION_SIZE`] bytes.
