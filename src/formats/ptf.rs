@@ -20,11 +20,6 @@ use std::io::Read;
 /// LZ4 frame magic number, little endian.
 pub const LZ4_FRAME_MAGIC: [u8; 4] = [0x04, 0x22, 0x4D, 0x18];
 
-/// Largest side accepted: 2^15 texels, the most the size nibbles can say in
-/// practice (the current spec allows it). Memory is bounded by the texel
-/// budget, not by this.
-pub const MAX_LOG2_SIZE: u8 = 15;
-
 /// Decoded texel bytes a texture may take by default (1 GiB); a texture
 /// that needs more is decoded at the largest halving that fits, its rows
 /// box-filtered as they stream out of the LZ4 frame.
@@ -158,7 +153,6 @@ fn decode_2024(mut r: Reader, data: &[u8], budget: usize) -> Result<Ptf> {
         PtfFormat::Rgb
     };
     let log = b & 0x0F;
-    check_size(&r, log, log)?;
     let side = 1u32 << log;
     let frame_at = r.pos();
     r.magic(&LZ4_FRAME_MAGIC, "LZ4 frame magic")?;
@@ -177,7 +171,6 @@ fn decode_sized(mut r: Reader, data: &[u8], budget: usize) -> Result<Ptf> {
     }
     let s = r.u8("size")?;
     let (log_w, log_h) = (s & 0x0F, s >> 4);
-    check_size(&r, log_w, log_h)?;
     let (width, height) = (1u32 << log_w, 1u32 << log_h);
     let texel_count = width as usize * height as usize;
     let frame_at = r.pos();
@@ -342,24 +335,6 @@ fn texel_error(frame_at: usize, msg: String) -> DecodeError {
         field: "texel data (LZ4 frame)".into(),
         kind: ErrorKind::Compression(msg),
     }
-}
-
-/// Refuses sides over [`MAX_LOG2_SIZE`]; the size byte is the last one read.
-fn check_size(r: &Reader, log_w: u8, log_h: u8) -> Result<()> {
-    if log_w > MAX_LOG2_SIZE || log_h > MAX_LOG2_SIZE {
-        return Err(r.err(
-            r.pos() - 1,
-            "size",
-            format!(
-                "{}x{} texels is over the {}x{} cap",
-                1u64 << log_w,
-                1u64 << log_h,
-                1u32 << MAX_LOG2_SIZE,
-                1u32 << MAX_LOG2_SIZE
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// Inflates an LZ4 frame, reading at most `cap + 1` bytes of output (so a
