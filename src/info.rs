@@ -7,11 +7,6 @@ use crate::load::{Loaded, Raw};
 use crate::scene::{Counts, Scene};
 use serde_json::{Value, json};
 
-/// What the file holds and what the viewer added ([`Scene::counts`]).
-pub fn counts(l: &Loaded) -> (Counts, Counts) {
-    l.scene.counts()
-}
-
 fn counts_json(c: &Counts) -> Value {
     json!({
         "parts": c.parts,
@@ -26,7 +21,7 @@ fn counts_json(c: &Counts) -> Value {
 
 pub fn summary(l: &Loaded) -> Value {
     let s = &l.scene;
-    let (file, added) = counts(l);
+    let (file, added) = l.scene.counts();
     let mut v = json!({"format": s.source.format});
     if let (Value::Object(o), Value::Object(c)) = (&mut v, counts_json(&file)) {
         o.extend(c);
@@ -410,7 +405,7 @@ pub fn to_text(l: &Loaded) -> String {
     for (k, v) in &s.source.details {
         let _ = writeln!(o, "  {k}: {v}");
     }
-    let (file, added) = counts(l);
+    let (file, added) = l.scene.counts();
     let line = |c: &Counts| {
         format!(
             "{} parts, {} vertices, {} triangles, {} materials, {} textures, {} bones, {} clips",

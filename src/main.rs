@@ -300,11 +300,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             clip,
             time,
         }) => {
-            let info_options = load::LoadOptions {
-                texel_budget: options.texel_budget.min(INFO_TEXEL_BUDGET),
-                ..options
-            };
-            let loaded = load::load_file_with(&file, &info_options)?;
+            let loaded =
+                load::load_file_with(&file, &options.with_budget_at_most(INFO_TEXEL_BUDGET))?;
             let pose = clip
                 .map(|c| info::pose_json(&loaded.scene, &c, time))
                 .transpose()
@@ -406,11 +403,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             output,
             size,
         }) => {
-            let thumb_options = load::LoadOptions {
-                texel_budget: options.texel_budget.min(THUMBNAIL_TEXEL_BUDGET),
-                ..options
-            };
-            let loaded = load::load_file_with(&input, &thumb_options)?;
+            let loaded =
+                load::load_file_with(&input, &options.with_budget_at_most(THUMBNAIL_TEXEL_BUDGET))?;
             for w in &loaded.scene.warnings {
                 log::warn!("{}: {w}", loaded.scene.source.file_name);
             }

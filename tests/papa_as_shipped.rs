@@ -359,7 +359,10 @@ fn a_fifo_beside_the_model_is_never_opened() {
     // must load all the same (the load runs on a thread: a hang fails).
     let root = tree("fifo", &[("bot_sun.papa", "u/bot_sun.papa")]);
     let fifo = root.join("u/bot_sun_anim_trap.papa");
-    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
     assert!(made.success(), "mkfifo failed");
     let model = root.join("u/bot_sun.papa");
     let (tx, rx) = std::sync::mpsc::channel();

@@ -80,6 +80,14 @@ impl Default for LoadOptions {
 }
 
 impl LoadOptions {
+    /// The same options with the texel budget at most `bytes`.
+    pub fn with_budget_at_most(self, bytes: usize) -> Self {
+        LoadOptions {
+            texel_budget: self.texel_budget.min(bytes),
+            ..self
+        }
+    }
+
     /// Every media root in the order tried: the configured ones, then the
     /// stock Steam installs that exist.
     pub fn all_media_roots(&self) -> Vec<PathBuf> {
