@@ -702,6 +702,7 @@ impl Running {
         load::LoadOptions {
             media_roots,
             texel_budget: self.texel_budget,
+            headers_only: false,
         }
     }
 

@@ -244,12 +244,14 @@ fn main() -> ExitCode {
     }
 }
 
-/// `info` decodes textures only this far (it prints their sizes and
-/// formats, not their texels): 4 MiB.
-const INFO_TEXEL_BUDGET: usize = 4 << 20;
-
-/// `thumbnail` needs textures only at about the thumbnail's size: 16 MiB.
-const THUMBNAIL_TEXEL_BUDGET: usize = 16 << 20;
+/// `thumbnail` decodes each texture only at the size the thumbnail needs:
+/// a texture seen whole in a `size`-pixel image shows at most `size` texels
+/// across, so twice that a side (one mip level of headroom for minified
+/// sampling) is all it can use. RGBA8 bytes, at least 64x64 texels' worth.
+fn thumbnail_texel_budget(size: u32) -> usize {
+    let side = (size as usize).saturating_mul(2).max(64);
+    side.saturating_mul(side).saturating_mul(4)
+}
 
 /// The command line's media roots, then the settings' (File > Settings);
 /// the texel budget from `--max-texture-memory`, else the settings.
@@ -267,6 +269,7 @@ fn load_options(cli_media: &[PathBuf], cli_budget_mib: Option<u64>) -> load::Loa
     load::LoadOptions {
         media_roots,
         texel_budget: (mib as usize).saturating_mul(1 << 20),
+        headers_only: false,
     }
 }
 
@@ -300,8 +303,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             clip,
             time,
         }) => {
-            let loaded =
-                load::load_file_with(&file, &options.with_budget_at_most(INFO_TEXEL_BUDGET))?;
+            // info prints what textures declare, never their texels.
+            let loaded = load::load_file_with(&file, &options.headers_only())?;
             let pose = clip
                 .map(|c| info::pose_json(&loaded.scene, &c, time))
                 .transpose()
@@ -403,8 +406,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             output,
             size,
         }) => {
-            let loaded =
-                load::load_file_with(&input, &options.with_budget_at_most(THUMBNAIL_TEXEL_BUDGET))?;
+            let budget = thumbnail_texel_budget(size);
+            let loaded = load::load_file_with(&input, &options.with_budget_at_most(budget))?;
             for w in &loaded.scene.warnings {
                 log::warn!("{}: {w}", loaded.scene.source.file_name);
             }

@@ -122,21 +122,134 @@ fn huge_declared_ptfs_stay_within_memory_bounds() {
             "thumbnail on 2^{log} peaked at {} MiB",
             peak >> 20
         );
+        // A 64-pixel thumbnail shows at most 64 texels across; with one mip
+        // level of headroom it decodes 128 x 128 (2^log reduced by halves).
         assert!(
-            err.contains(&format!("declares {side}x{side} RGBA")),
+            err.contains(&format!(
+                "declares {side}x{side} PTF RGBA; decoded at 128x128"
+            )),
             "{err}"
         );
     }
 }
 
+/// A PNG through the `png` crate's encoder (not the decoder under test).
+fn encode_png(w: u32, h: u32, color: png::ColorType, depth: png::BitDepth, data: &[u8]) -> Vec<u8> {
+    encode_png_with(w, h, color, depth, data, |_| {})
+}
+
+fn encode_png_with(
+    w: u32,
+    h: u32,
+    color: png::ColorType,
+    depth: png::BitDepth,
+    data: &[u8],
+    extra: impl FnOnce(&mut png::Encoder<&mut Vec<u8>>),
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut e = png::Encoder::new(&mut out, w, h);
+    e.set_color(color);
+    e.set_depth(depth);
+    extra(&mut e);
+    e.write_header().unwrap().write_image_data(data).unwrap();
+    out
+}
+
 #[test]
-fn images_over_the_budget_are_refused_naming_their_size() {
+fn over_budget_png_rows_are_averaged_as_they_stream() {
+    use facet::formats::ptf::Texels;
+    use facet::scene::decode_image;
+    use image::ImageFormat::Png;
+    // 4x4 RGB, red = 10 * texel index, green 0, blue 255; 16 bytes of
+    // budget = 2x2 RGBA. Each output texel is the mean of a 2x2 block: (0 +
+    // 10 + 40 + 50) / 4 = 25, (20 + 30 + 60 + 70) / 4 = 45, (80 + 90 + 120 +
+    // 130) / 4 = 105, (100 + 110 + 140 + 150) / 4 = 125; alpha 255.
+    let rgb: Vec<u8> = (0..16u8).flat_map(|i| [10 * i, 0, 255]).collect();
+    let file = encode_png(4, 4, png::ColorType::Rgb, png::BitDepth::Eight, &rgb);
+    let img = decode_image(&file, Png, Texels::Within(16)).unwrap();
+    assert_eq!((img.width, img.height, img.declared), (2, 2, Some((4, 4))));
+    let texels: Vec<[u8; 4]> = img.rgba8.chunks(4).map(|p| p.try_into().unwrap()).collect();
+    assert_eq!(
+        texels,
+        [
+            [25, 0, 255, 255],
+            [45, 0, 255, 255],
+            [105, 0, 255, 255],
+            [125, 0, 255, 255]
+        ]
+    );
+    // Within the budget: exact, nothing declared apart.
+    let whole = decode_image(&file, Png, Texels::Within(64)).unwrap();
+    assert_eq!(whole.declared, None);
+    assert_eq!(
+        whole.rgba8.chunks(4).map(|p| p[0]).collect::<Vec<_>>(),
+        (0..16).map(|i| 10 * i).collect::<Vec<u8>>()
+    );
+
+    // 3x1 16-bit grey: 0x1000, 0x3000, 0xF0FF. 4 bytes of budget: 1x1, the
+    // mean of the high bytes (16 + 48 + 240) / 3 = 101, as grey.
+    let grey16 = [0x10, 0x00, 0x30, 0x00, 0xF0, 0xFF];
+    let file = encode_png(
+        3,
+        1,
+        png::ColorType::Grayscale,
+        png::BitDepth::Sixteen,
+        &grey16,
+    );
+    let img = decode_image(&file, Png, Texels::Within(4)).unwrap();
+    assert_eq!((img.width, img.height), (1, 1));
+    assert_eq!(img.rgba8, [101, 101, 101, 255]);
+
+    // 2x2 two-bit palette with transparency: entries 0 red (alpha 0), 1
+    // blue (alpha 200), 2 white (opaque). Rows: 0 1 / 2 2, packed high bits
+    // first: 0b0001_0000, 0b1010_0000. One texel: red (255 + 0 + 255 + 255)
+    // / 4 = 191, green (0 + 0 + 255 + 255) / 4 = 127, blue (0 + 255 + 255
+    // + 255) / 4 = 191, alpha (0 + 200 + 255 + 255) / 4 = 177.
+    let file = encode_png_with(
+        2,
+        2,
+        png::ColorType::Indexed,
+        png::BitDepth::Two,
+        &[0b0001_0000, 0b1010_0000],
+        |e| {
+            e.set_palette(vec![255, 0, 0, 0, 0, 255, 255, 255, 255]);
+            e.set_trns(vec![0, 200]);
+        },
+    );
+    let img = decode_image(&file, Png, Texels::Within(4)).unwrap();
+    assert_eq!(img.rgba8, [191, 127, 191, 177]);
+
+    // Interlaced PNGs deliver rows in passes: refused over the budget. (The
+    // encoder writes no Adam7: the IHDR's interlace byte, at 28 after the
+    // signature, length, "IHDR" and 12 bytes of fields, is set by hand and
+    // its CRC redone; the refusal comes before any row is read.)
+    let mut file = encode_png(4, 4, png::ColorType::Rgb, png::BitDepth::Eight, &rgb);
+    file[28] = 1;
+    let crc = common::crc32(&file[12..29]);
+    file[29..33].copy_from_slice(&crc.to_be_bytes());
+    let e = decode_image(&file, Png, Texels::Within(16)).unwrap_err();
+    assert!(
+        e.contains("4x4 interlaced") && e.contains("texel budget"),
+        "{e}"
+    );
+    // Other formats over the budget are refused naming their size.
+    let mut bmp = Vec::new();
+    image::RgbaImage::new(4, 4)
+        .write_to(&mut std::io::Cursor::new(&mut bmp), image::ImageFormat::Bmp)
+        .unwrap();
+    let e = decode_image(&bmp, image::ImageFormat::Bmp, Texels::Within(16)).unwrap_err();
+    assert!(e.contains("4x4") && e.contains("texel budget"), "{e}");
+    // A header that declares 30000 x 30000 with no rows behind it: an
+    // error naming the size, after nothing was allocated for it.
     let png = common::png_header_only(30000, 30000);
-    let e = facet::scene::decode_image(&png, image::ImageFormat::Png, 1 << 30).unwrap_err();
+    let e = decode_image(&png, Png, Texels::Within(1 << 30)).unwrap_err();
     assert!(
         e.contains("30000x30000") && e.contains("texel budget"),
         "{e}"
     );
+    // Headers only: the size, no texels.
+    let img = decode_image(&png, Png, Texels::HeadersOnly).unwrap();
+    assert_eq!((img.width, img.height, img.rgba8.len()), (30000, 30000, 0));
 }
 
 fn budget_case(dir: &std::path::Path, file: &std::path::Path) {
@@ -180,4 +293,167 @@ fn images_declaring_30000_squared_are_refused_cleanly() {
     let (p3m, m3d) = common::huge_image_models(&dir);
     budget_case(&dir, &p3m);
     budget_case(&dir, &m3d);
+}
+
+#[test]
+fn headers_only_reads_what_ptfs_declare_without_their_texels() {
+    use facet::formats::ptf::{Texels, decode_with};
+    // Current form, format 3 (RGBA), size byte 0xFF: 32768 x 32768, and an
+    // LZ4 frame with no blocks at all. The header is all a report needs;
+    // decoding the texels fails.
+    let mut file = vec![b'P', b'T', b'F', 0, 3, 0xFF];
+    file.extend(lz4(&[]));
+    let t = decode_with(&file, Texels::HeadersOnly).unwrap();
+    assert_eq!(
+        (t.width, t.height, t.format),
+        (32768, 32768, PtfFormat::Rgba)
+    );
+    assert!(t.pixels.is_empty());
+    assert!(decode_with(&file, Texels::Within(1 << 20)).is_err());
+    // Format byte 1 at 2x2: the generation is the inflated length, counted
+    // (16 bytes: the 2025 form's RGBA; 8: the current form's IA).
+    for (len, layout, format) in [
+        (16, PtfLayout::Y2025 { version: 0 }, PtfFormat::Rgba),
+        (8, PtfLayout::Current { version: 0 }, PtfFormat::Ia),
+    ] {
+        let mut file = vec![b'P', b'T', b'F', 0, 1, 0x11];
+        file.extend(lz4(&vec![7u8; len]));
+        let t = decode_with(&file, Texels::HeadersOnly).unwrap();
+        assert_eq!((t.layout, t.format, t.pixels.len()), (layout, format, 0));
+    }
+    // A frame that declares its content size (FLG bit 3: 16 bytes) is taken
+    // at its word: cut right after its 15-byte descriptor (magic, FLG, BD,
+    // u64 size, checksum), it still reads as the 2025 form's RGBA.
+    let info = lz4_flex::frame::FrameInfo::new().content_size(Some(16));
+    let mut e = lz4_flex::frame::FrameEncoder::with_frame_info(info, Vec::new());
+    e.write_all(&[7u8; 16]).unwrap();
+    let frame = e.finish().unwrap();
+    assert_eq!(frame[4] & 0x08, 0x08, "content size flag");
+    let mut file = vec![b'P', b'T', b'F', 0, 1, 0x11];
+    file.extend(&frame[..15]);
+    let t = decode_with(&file, Texels::HeadersOnly).unwrap();
+    assert_eq!(t.layout, PtfLayout::Y2025 { version: 0 });
+}
+
+#[test]
+fn headers_only_loads_keep_every_texture_size_and_no_texels() {
+    use facet::load::{LoadOptions, load_file_with};
+    let dir = common::output_dir().join(format!("headers-only-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let headers = LoadOptions::default().headers_only();
+    // viper.m3d inlines one PNG: its IHDR (after the 8-byte signature, the
+    // length and "IHDR") says width and height, big-endian.
+    let viper = common::shared().join("fixtures/m3d/viper.m3d");
+    let m = facet::formats::m3d::decode(&std::fs::read(&viper).unwrap()).unwrap();
+    let png = &m.assets[0].data;
+    let be = |at: usize| u32::from_be_bytes(png[at..at + 4].try_into().unwrap());
+    let (w, h) = (be(16), be(20));
+    let s = load_file_with(&viper, &headers).unwrap().scene;
+    let t = s
+        .textures
+        .iter()
+        .find(|t| t.name == m.assets[0].name)
+        .unwrap();
+    assert_eq!((t.width, t.height, t.rgba8.len()), (w, h, 0));
+    // The same sizes as a full load, for P3M's embedded PTFs, a texture
+    // papa, a model papa with its convention diffuse and one whose linked
+    // textures are missing (checkerboards, drawn by the viewer, aside: one
+    // names the model itself, which is no texture papa), with no texels.
+    let p3m = dir.join("demo.p3m");
+    std::fs::write(
+        &p3m,
+        facet::formats::p3m_write::encode(&facet::demo::demo_model()).unwrap(),
+    )
+    .unwrap();
+    for file in [
+        p3m,
+        common::shared().join("fixtures/papa/bot_sun_diffuse.papa"),
+        common::shared().join("fixtures/papa/bot_sun.papa"),
+        common::shared().join("fixtures/papa/flower_03.papa"),
+    ] {
+        let full = load_file_with(&file, &LoadOptions::default())
+            .unwrap()
+            .scene;
+        let head = load_file_with(&file, &headers).unwrap().scene;
+        assert!(!full.textures.is_empty(), "{}", file.display());
+        let sizes = |s: &facet::scene::Scene| {
+            s.textures
+                .iter()
+                .map(|t| (t.name.clone(), t.width, t.height))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(sizes(&head), sizes(&full), "{}", file.display());
+        let from_file = |s: &facet::scene::Scene| -> Vec<bool> {
+            s.textures
+                .iter()
+                .filter(|t| !matches!(t.source, facet::scene::TextureSource::Missing(_)))
+                .map(|t| t.rgba8.is_empty() && t.compressed.is_none())
+                .collect()
+        };
+        assert!(from_file(&full).iter().all(|empty| !empty));
+        assert!(from_file(&head).iter().all(|&empty| empty));
+        assert_eq!(from_file(&head).len(), from_file(&full).len());
+    }
+    // info prints the declared size of the 2^15 square.
+    let ptf = dir.join("zeros_32768.ptf");
+    std::fs::write(&ptf, zeros_ptf(15)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_facet"))
+        .args(["info".as_ref(), ptf.as_os_str(), "--json".as_ref()])
+        .env("XDG_CONFIG_HOME", common::output_dir().join("config"))
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["ptf"]["width"], 32768, "{v}");
+}
+
+#[test]
+fn over_budget_papa_levels_are_box_filtered_as_they_decode() {
+    use facet::formats::papa::{TexFormat, Texture, TextureData};
+    use facet::formats::ptf::Texels;
+    use facet::scene::from_papa::scene_texture;
+    let texture = |format, w, h, data| Texture {
+        name: "t".into(),
+        format: Some(format),
+        mips: 1,
+        srgb: true,
+        width: w,
+        height: h,
+        data: TextureData::Embedded(data),
+    };
+    // DXT1, 8x4: two blocks, each both endpoints one RGB565 colour with all
+    // indices 0: red 0xF800 (31 -> 255), then blue 0x001F. A 2x1 budget (8
+    // bytes) reduces by 4: each block averages to its colour.
+    let mut dxt = Vec::new();
+    for c in [0xF800u16, 0x001F] {
+        dxt.extend(c.to_le_bytes());
+        dxt.extend(c.to_le_bytes());
+        dxt.extend([0u8; 4]);
+    }
+    let mut warnings = Vec::new();
+    let t = scene_texture(
+        &texture(TexFormat::Dxt1, 8, 4, dxt),
+        "t",
+        Texels::Within(8),
+        &mut warnings,
+    )
+    .unwrap();
+    assert_eq!((t.width, t.height), (2, 1));
+    assert_eq!(t.rgba8, [255, 0, 0, 255, 0, 0, 255, 255]);
+    assert!(
+        t.compressed.is_none(),
+        "the reduced texels are what is drawn"
+    );
+    assert!(warnings[0].contains("declares 8x4"), "{warnings:?}");
+    // BGRA8 4x2, one level: blue channel (byte 0) 0..8 * 30, others 0,
+    // alpha 255. 8 bytes of budget: 2x1, the means of the 2x2 blocks as
+    // RGBA: (0 + 30 + 120 + 150) / 4 = 75 and (60 + 90 + 180 + 210) / 4 = 135.
+    let bgra: Vec<u8> = (0..8u8).flat_map(|i| [30 * i, 0, 0, 255]).collect();
+    let t = scene_texture(
+        &texture(TexFormat::B8G8R8A8, 4, 2, bgra),
+        "t",
+        Texels::Within(8),
+        &mut warnings,
+    )
+    .unwrap();
+    assert_eq!(t.rgba8, [0, 0, 75, 255, 0, 0, 135, 255]);
 }

@@ -594,7 +594,7 @@ fn dropping_a_ptf_declaring_16384_squared_is_decoded_smaller() {
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{log}");
     assert!(
-        log.contains("declares 16384x16384 RGBA; decoded at 4096x4096"),
+        log.contains("declares 16384x16384 PTF RGBA; decoded at 4096x4096"),
         "{log}"
     );
     assert!(

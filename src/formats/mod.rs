@@ -14,6 +14,7 @@ pub mod pmf;
 pub mod pmf_write;
 pub mod ptf;
 pub mod ptf_write;
+pub mod reduce;
 
 use std::fmt;
 

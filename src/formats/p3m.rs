@@ -409,8 +409,14 @@ pub fn decode(data: &[u8]) -> Result<P3m> {
 /// embedded textures together: each takes what it needs from what is left,
 /// and one that needs more is decoded smaller (see [`ptf::decode_within`]).
 pub fn decode_within(data: &[u8], texel_budget: usize) -> Result<P3m> {
-    let current = decode_as_within(data, P3mLayout::Current, texel_budget);
-    let y2024 = decode_as_within(data, P3mLayout::Y2024, texel_budget);
+    decode_with(data, ptf::Texels::Within(texel_budget))
+}
+
+/// As [`decode`], the embedded textures decoded as `texels` says (within a
+/// budget shared by all of them, or their headers only).
+pub fn decode_with(data: &[u8], texels: ptf::Texels) -> Result<P3m> {
+    let current = decode_as_within(data, P3mLayout::Current, texels);
+    let y2024 = decode_as_within(data, P3mLayout::Y2024, texels);
     match (current, y2024) {
         (Ok(m), Err(_)) | (Err(_), Ok(m)) => Ok(m),
         // Header errors are the same for both: say them once.
@@ -452,16 +458,16 @@ pub fn decode_within(data: &[u8], texel_budget: usize) -> Result<P3m> {
 
 /// Decodes `data` as one layout only.
 pub fn decode_as(data: &[u8], layout: P3mLayout) -> Result<P3m> {
-    decode_as_within(data, layout, ptf::DEFAULT_TEXEL_BUDGET)
+    decode_as_within(data, layout, ptf::Texels::Within(ptf::DEFAULT_TEXEL_BUDGET))
 }
 
-fn decode_as_within(data: &[u8], layout: P3mLayout, texel_budget: usize) -> Result<P3m> {
+fn decode_as_within(data: &[u8], layout: P3mLayout, texels: ptf::Texels) -> Result<P3m> {
     // Textures are decoded in the second pass only, once strings resolve.
     let first = Parser {
         r: Reader::new(data),
         strings: None,
         layout,
-        texel_budget: 0,
+        texels: ptf::Texels::HeadersOnly,
     }
     .parse()?;
     let (start, _) = first.string_table;
@@ -473,7 +479,7 @@ fn decode_as_within(data: &[u8], layout: P3mLayout, texel_budget: usize) -> Resu
             base: start,
         }),
         layout,
-        texel_budget,
+        texels,
     }
     .parse()
 }
@@ -507,8 +513,8 @@ struct Parser<'a> {
     /// `None` during the first pass: strings read as empty.
     strings: Option<StringTable<'a>>,
     layout: P3mLayout,
-    /// Texel bytes the embedded textures still left to decode may take.
-    texel_budget: usize,
+    /// What the embedded textures still left to decode may take.
+    texels: ptf::Texels,
 }
 
 impl<'a> Parser<'a> {
@@ -1023,11 +1029,11 @@ impl<'a> Parser<'a> {
                         "not decoded yet",
                     ))
                 } else {
-                    ptf::decode_within(bytes, self.texel_budget)
+                    ptf::decode_with(bytes, self.texels)
                         .map_err(|e| e.nested(offset as u64, &self.r.name("embedded PTF")))
                 };
                 if let Ok(p) = &ptf {
-                    self.texel_budget = self.texel_budget.saturating_sub(p.pixels.len());
+                    self.texels = self.texels.spent(p.pixels.len());
                 }
                 Ok(Texture::Embedded { offset, size, ptf })
             }

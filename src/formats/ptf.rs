@@ -25,6 +25,35 @@ pub const LZ4_FRAME_MAGIC: [u8; 4] = [0x04, 0x22, 0x4D, 0x18];
 /// box-filtered as they stream out of the LZ4 frame.
 pub const DEFAULT_TEXEL_BUDGET: usize = 1 << 30;
 
+/// How much of a texture's texel data a decode produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Texels {
+    /// The texels, at most this many bytes of them: a texture that needs
+    /// more is decoded at the largest halving that fits.
+    Within(usize),
+    /// The header only: size, format and generation, no texels (`pixels`
+    /// empty). For reports (`info`) that print what a file declares.
+    HeadersOnly,
+}
+
+impl Texels {
+    /// The bytes of texels this mode may produce (0 for headers only).
+    pub fn budget(self) -> usize {
+        match self {
+            Texels::Within(b) => b,
+            Texels::HeadersOnly => 0,
+        }
+    }
+
+    /// This mode with `used` bytes of its budget spent.
+    pub fn spent(self, used: usize) -> Texels {
+        match self {
+            Texels::Within(b) => Texels::Within(b.saturating_sub(used)),
+            Texels::HeadersOnly => Texels::HeadersOnly,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PtfLayout {
     /// `specs/ptf.txt`; the byte is the major version.
@@ -126,17 +155,25 @@ pub fn decode(data: &[u8]) -> Result<Ptf> {
 /// texel the mean of the block it covers), without ever holding the full
 /// size; `reduced_from` then says what the file declared.
 pub fn decode_within(data: &[u8], budget: usize) -> Result<Ptf> {
+    decode_with(data, Texels::Within(budget))
+}
+
+/// Decodes as `texels` says: within a budget, or the header alone. A header
+/// alone inflates nothing, except for format bytes 0 and 1 whose generation
+/// only the inflated length tells: that is counted as the frame streams
+/// (the frame's content size is used where it declares one).
+pub fn decode_with(data: &[u8], texels: Texels) -> Result<Ptf> {
     let mut r = Reader::new(data);
     r.magic(b"PTF", "magic")?;
     if data.get(5..9) == Some(&LZ4_FRAME_MAGIC[..]) {
-        decode_2024(r, data, budget)
+        decode_2024(r, data, texels)
     } else {
-        decode_sized(r, data, budget)
+        decode_sized(r, data, texels)
     }
 }
 
 /// The 2024 form: a 5-byte header, square RGB or RGBA.
-fn decode_2024(mut r: Reader, data: &[u8], budget: usize) -> Result<Ptf> {
+fn decode_2024(mut r: Reader, data: &[u8], texels: Texels) -> Result<Ptf> {
     let revision = r.u8("revision")?;
     let at = r.pos();
     let b = r.u8("alpha/resolution byte")?;
@@ -157,12 +194,12 @@ fn decode_2024(mut r: Reader, data: &[u8], budget: usize) -> Result<Ptf> {
     let frame_at = r.pos();
     r.magic(&LZ4_FRAME_MAGIC, "LZ4 frame magic")?;
     let layout = PtfLayout::Rev2024 { revision };
-    texels(&data[frame_at..], layout, format, side, side, budget)
+    decode_texels(&data[frame_at..], layout, format, side, side, texels)
         .map_err(|m| texel_error(frame_at, m))
 }
 
 /// The 2025 and current forms: a 6-byte header with a width/height byte.
-fn decode_sized(mut r: Reader, data: &[u8], budget: usize) -> Result<Ptf> {
+fn decode_sized(mut r: Reader, data: &[u8], texels: Texels) -> Result<Ptf> {
     let version = r.u8("version")?;
     let at = r.pos();
     let b = r.u8("format")?;
@@ -181,7 +218,7 @@ fn decode_sized(mut r: Reader, data: &[u8], budget: usize) -> Result<Ptf> {
     if b >= 2 {
         // RGB and RGBA as 2 and 3 exist only in the current form.
         let layout = PtfLayout::Current { version };
-        return texels(frame, layout, current, width, height, budget).map_err(err);
+        return decode_texels(frame, layout, current, width, height, texels).map_err(err);
     }
     // 0 and 1: the 2025 form's RGB/RGBA (`(flags & 1) + 3` channels) or the
     // current form's I/IA; the inflated length tells which. It is counted
@@ -191,7 +228,12 @@ fn decode_sized(mut r: Reader, data: &[u8], budget: usize) -> Result<Ptf> {
         texel_count * y2025.channels(),
         texel_count * current.channels(),
     );
-    let (len, whole) = if big <= budget {
+    let declared = (texels == Texels::HeadersOnly)
+        .then(|| frame_content_size(frame))
+        .flatten();
+    let (len, whole) = if let Some(n) = declared {
+        (usize::try_from(n).unwrap_or(usize::MAX), None)
+    } else if big <= texels.budget() {
         let px = inflate_capped(frame, big).map_err(err)?;
         (px.len(), Some(px))
     } else {
@@ -224,20 +266,43 @@ fn decode_sized(mut r: Reader, data: &[u8], budget: usize) -> Result<Ptf> {
             pixels,
             reduced_from: None,
         }),
-        None => texels(frame, layout, format, width, height, budget).map_err(err),
+        None => decode_texels(frame, layout, format, width, height, texels).map_err(err),
     }
 }
 
+/// The content size an LZ4 frame declares in its descriptor, when it does
+/// (FLG bit 3; the u64 follows FLG and BD).
+fn frame_content_size(frame: &[u8]) -> Option<u64> {
+    let flg = *frame.get(4)?;
+    (flg & 0x08 != 0).then(|| {
+        let b: [u8; 8] = frame.get(6..14)?.try_into().ok()?;
+        Some(u64::from_le_bytes(b))
+    })?
+}
+
 /// The texels of a `width` x `height` frame in `format`, reduced by halves
-/// until they fit `budget` bytes.
-fn texels(
+/// until they fit the budget; none for headers only.
+fn decode_texels(
     frame: &[u8],
     layout: PtfLayout,
     format: PtfFormat,
     width: u32,
     height: u32,
-    budget: usize,
+    texels: Texels,
 ) -> std::result::Result<Ptf, String> {
+    let budget = match texels {
+        Texels::Within(b) => b,
+        Texels::HeadersOnly => {
+            return Ok(Ptf {
+                layout,
+                format,
+                width,
+                height,
+                pixels: Vec::new(),
+                reduced_from: None,
+            });
+        }
+    };
     let c = format.channels();
     let full = width as usize * height as usize * c;
     if full <= budget {
@@ -250,27 +315,19 @@ fn texels(
             reduced_from: None,
         });
     }
-    let mut k = 0;
-    let size = |k: u32| (width.div_ceil(1 << k), height.div_ceil(1 << k));
-    while {
-        let (w, h) = size(k);
-        w as usize * h as usize * c > budget && (w > 1 || h > 1)
-    } {
-        k += 1;
-    }
-    let (w, h) = size(k);
-    if w as usize * h as usize * c > budget {
+    let Some(f) = super::reduce::factor_to_fit(width, height, c, budget, u32::MAX) else {
         return Err(format!(
             "{width}x{height} {} texels do not fit the {budget}-byte texel budget even as one texel",
             format.name()
         ));
-    }
+    };
+    let (w, h) = (width.div_ceil(f), height.div_ceil(f));
     Ok(Ptf {
         layout,
         format,
         width: w,
         height: h,
-        pixels: inflate_reduced(frame, width as usize, height as usize, c, 1 << k)?,
+        pixels: inflate_reduced(frame, width as usize, height as usize, c, f as usize)?,
         reduced_from: Some((width, height)),
     })
 }
@@ -285,14 +342,12 @@ fn inflate_reduced(
     c: usize,
     f: usize,
 ) -> std::result::Result<Vec<u8>, String> {
-    let (ow, oh) = (w.div_ceil(f), h.div_ceil(f));
     let mut dec = lz4_flex::frame::FrameDecoder::new(frame);
     let mut row = vec![0u8; w * c];
-    let mut sums = vec![0u64; ow * c];
-    let mut rows_in_block = 0u64;
-    // Grown as rows arrive: a short hostile frame reserves little.
-    let producible = frame.len().saturating_mul(255) / (f * f) + ow * c;
-    let mut out = Vec::with_capacity((ow * oh * c).min(producible));
+    // What the frame could produce at LZ4's best ratio, reduced: a short
+    // hostile frame reserves little.
+    let producible = frame.len().saturating_mul(255) / (f * f) + w.div_ceil(f) * c;
+    let mut reducer = super::reduce::BoxReducer::new(w, h, c, f, producible);
     for y in 0..h {
         dec.read_exact(&mut row).map_err(|e| {
             format!(
@@ -300,24 +355,7 @@ fn inflate_reduced(
                 w * h * c
             )
         })?;
-        for (x, texel) in row.chunks_exact(c).enumerate() {
-            let o = (x / f) * c;
-            for (s, &v) in sums[o..o + c].iter_mut().zip(texel) {
-                *s += v as u64;
-            }
-        }
-        rows_in_block += 1;
-        if rows_in_block as usize == f || y + 1 == h {
-            for ox in 0..ow {
-                let cols = (f.min(w - ox * f)) as u64;
-                for ch in 0..c {
-                    let s = &mut sums[ox * c + ch];
-                    out.push((*s / (cols * rows_in_block)) as u8);
-                    *s = 0;
-                }
-            }
-            rows_in_block = 0;
-        }
+        reducer.push_row(&row);
     }
     let mut extra = [0u8; 1];
     if dec.read(&mut extra).map_err(|e| e.to_string())? != 0 {
@@ -326,7 +364,7 @@ fn inflate_reduced(
             w * h * c
         ));
     }
-    Ok(out)
+    Ok(reducer.finish())
 }
 
 fn texel_error(frame_at: usize, msg: String) -> DecodeError {

@@ -14,42 +14,28 @@ pub fn note(name: &str, from: (u32, u32), to: (u32, u32), max: u32, how: &str) -
     )
 }
 
-/// Halves RGBA8 texels (2x2 box filter; an odd or 1-texel side keeps its
-/// last texel's weight) until both sides are at most `max`.
+/// Reduces RGBA8 texels by the smallest power of two that brings both
+/// sides to at most `max`, each output texel the mean of the block it
+/// covers (edge blocks average the texels they have).
 pub fn fit_rgba(width: u32, height: u32, rgba8: &[u8], max: u32) -> (u32, u32, Vec<u8>) {
-    let (mut w, mut h) = (width, height);
-    // The first halving reads the caller's texels; later ones their own.
-    let mut px = std::borrow::Cow::Borrowed(rgba8);
-    while w > max || h > max {
-        let (nw, nh) = (w.div_ceil(2).max(1), h.div_ceil(2).max(1));
-        let mut out = vec![0u8; nw as usize * nh as usize * 4];
-        for y in 0..nh {
-            for x in 0..nw {
-                let mut sum = [0u32; 4];
-                let mut n = 0;
-                for (sx, sy) in [
-                    (2 * x, 2 * y),
-                    (2 * x + 1, 2 * y),
-                    (2 * x, 2 * y + 1),
-                    (2 * x + 1, 2 * y + 1),
-                ] {
-                    if sx < w && sy < h {
-                        let at = (sy as usize * w as usize + sx as usize) * 4;
-                        for (c, s) in sum.iter_mut().enumerate() {
-                            *s += px.get(at + c).copied().unwrap_or(0) as u32;
-                        }
-                        n += 1;
-                    }
-                }
-                let at = (y as usize * nw as usize + x as usize) * 4;
-                for (o, s) in out[at..at + 4].iter_mut().zip(sum) {
-                    *o = (s / n.max(1)) as u8;
-                }
-            }
-        }
-        (w, h, px) = (nw, nh, std::borrow::Cow::Owned(out));
+    let f = crate::formats::reduce::factor_to_fit(width, height, 4, usize::MAX, max.max(1))
+        .unwrap_or(1) as usize;
+    if f == 1 {
+        return (width, height, rgba8.to_vec());
     }
-    (w, h, px.into_owned())
+    let row = width as usize * 4;
+    let mut reducer =
+        crate::formats::reduce::BoxReducer::new(width as usize, height as usize, 4, f, usize::MAX);
+    for r in rgba8.chunks_exact(row).take(height as usize) {
+        reducer.push_row(r);
+    }
+    // Texels the caller did not have read as transparent black.
+    let missing = vec![0u8; row];
+    while reducer.rows_seen() < height as usize {
+        reducer.push_row(&missing);
+    }
+    let (w, h) = reducer.output_size();
+    (w as u32, h as u32, reducer.finish())
 }
 
 /// The first stored mip level whose sides fit `max`: its index, or `None`.

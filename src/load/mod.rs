@@ -6,6 +6,7 @@
 mod papa_anim;
 pub mod resolver;
 
+use crate::formats::ptf::Texels;
 use crate::formats::{self, Format, m3d, p3m, papa, ptf};
 use crate::scene::companions::Companions;
 use crate::scene::{self, Scene, SourceInfo};
@@ -68,6 +69,10 @@ pub struct LoadOptions {
     /// allows (PTF rows are box-filtered as they stream), else refused with
     /// an error naming its declared size.
     pub texel_budget: usize,
+    /// Read what textures declare (sizes, formats) without decoding their
+    /// texels: scene textures come with empty `rgba8`. For reports (`info`)
+    /// that print what a file holds and draw nothing.
+    pub headers_only: bool,
 }
 
 impl Default for LoadOptions {
@@ -75,11 +80,29 @@ impl Default for LoadOptions {
         LoadOptions {
             media_roots: Vec::new(),
             texel_budget: DEFAULT_TEXEL_BUDGET,
+            headers_only: false,
         }
     }
 }
 
 impl LoadOptions {
+    /// How this load decodes textures.
+    pub fn texels(&self) -> Texels {
+        if self.headers_only {
+            Texels::HeadersOnly
+        } else {
+            Texels::Within(self.texel_budget)
+        }
+    }
+
+    /// The same options, reading texture headers only.
+    pub fn headers_only(self) -> Self {
+        LoadOptions {
+            headers_only: true,
+            ..self
+        }
+    }
+
     /// The same options with the texel budget at most `bytes`.
     pub fn with_budget_at_most(self, bytes: usize) -> Self {
         LoadOptions {
@@ -133,7 +156,7 @@ pub fn load_file_with_progress(
     let bytes = std::fs::read(path).map_err(io)?;
     let resolver = DiskResolver::new(path.parent(), Some(path))
         .with_media_roots(options.all_media_roots())
-        .with_texel_budget(options.texel_budget);
+        .with_texels(options.texels());
     let mut loaded = load_bytes_inner(&file, &bytes, &resolver, progress)?;
     loaded.scene.source.path = Some(path.to_path_buf());
     Ok(loaded)
@@ -176,7 +199,7 @@ fn load_bytes_inner(
     };
     match Format::detect(bytes, file) {
         Some(Format::P3m) => {
-            let mut m = p3m::decode_within(bytes, companions.texel_budget()).map_err(decode_err)?;
+            let mut m = p3m::decode_with(bytes, companions.texels()).map_err(decode_err)?;
             let scene = scene::from_p3m::convert(&m, source, companions);
             // The scene holds the texels now; the raw model keeps the rest.
             for t in &mut m.textures {
@@ -190,7 +213,7 @@ fn load_bytes_inner(
             })
         }
         Some(Format::Ptf) => {
-            let mut t = ptf::decode_within(bytes, companions.texel_budget()).map_err(decode_err)?;
+            let mut t = ptf::decode_with(bytes, companions.texels()).map_err(decode_err)?;
             let mut source = source;
             source.format = "PTF".into();
             source
@@ -229,13 +252,22 @@ fn load_bytes_inner(
                 let t = &p.textures[0];
                 let mut source = source;
                 source.format = "Papa".into();
-                let tex = scene::from_papa::scene_texture(t, &t.name, companions.texel_budget())
-                    .unwrap_or_else(|why| scene::Texture::checkerboard(&t.name, why));
+                let mut warnings = Vec::new();
+                let tex =
+                    scene::from_papa::scene_texture(t, &t.name, companions.texels(), &mut warnings)
+                        .unwrap_or_else(|why| scene::Texture::checkerboard(&t.name, why));
                 source.details.push(("texture".into(), tex.format.clone()));
-                // The texture viewer's levels: those within the budget.
-                let budget = companions.texel_budget() as u64;
-                let fits = |l: usize| {
-                    ((t.width as u64 >> l).max(1)) * ((t.height as u64 >> l).max(1)) * 4 <= budget
+                // The texture viewer's levels, largest first, as long as
+                // they fit what the budget has left (none for headers only).
+                let mut left =
+                    (companions.texels().budget() as u64).saturating_sub(tex.rgba8.len() as u64);
+                let mut fits = |l: usize| {
+                    let n = ((t.width as u64 >> l).max(1)) * ((t.height as u64 >> l).max(1)) * 4;
+                    let ok = n <= left;
+                    if ok {
+                        left -= n;
+                    }
+                    ok
                 };
                 let mip_levels: Vec<scene::Texture> = (0..t.mips.max(1) as usize)
                     .filter(|&l| fits(l))
@@ -255,6 +287,7 @@ fn load_bytes_inner(
                     .collect();
                 let mut s = texture_scene(tex, source);
                 s.mip_levels = mip_levels;
+                s.warnings = warnings;
                 s
             } else {
                 scene::from_papa::convert(&p, source, companions)

@@ -19,6 +19,7 @@
 //! absolute path) is refused: the thumbnailer resolves paths from files the
 //! user never opened.
 
+use crate::formats::ptf::Texels;
 use crate::scene::companions::{Companions, Found, Lookup, Missing, Sibling};
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
@@ -31,14 +32,14 @@ pub const PLATINUM_EXTENSIONS: [&str; 5] = ["ptf", "png", "jpg", "tga", "bmp"];
 
 /// Resolves companions of a model at `model_path` (or of bytes that say
 /// they came from `dir`).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct DiskResolver {
     model_path: Option<PathBuf>,
     dir: Option<PathBuf>,
     /// PA media roots after the model's own mod folder, in order.
     media_roots: Vec<PathBuf>,
-    /// Bytes of decoded texels a texture may take.
-    texel_budget: usize,
+    /// How textures are decoded (a budget of texel bytes, or headers only).
+    texels: Texels,
 }
 
 /// Planetary Annihilation's stock media folders under the usual Linux Steam
@@ -97,13 +98,13 @@ impl DiskResolver {
                 .or_else(|| model_path.and_then(Path::parent).map(Path::to_path_buf)),
             model_path: model_path.map(Path::to_path_buf),
             media_roots: Vec::new(),
-            texel_budget: crate::formats::ptf::DEFAULT_TEXEL_BUDGET,
+            texels: Texels::Within(crate::formats::ptf::DEFAULT_TEXEL_BUDGET),
         }
     }
 
-    /// Bytes of decoded texels a texture may take.
-    pub fn with_texel_budget(mut self, bytes: usize) -> Self {
-        self.texel_budget = bytes;
+    /// How textures are decoded (a budget of texel bytes, or headers only).
+    pub fn with_texels(mut self, texels: Texels) -> Self {
+        self.texels = texels;
         self
     }
 
@@ -116,7 +117,7 @@ impl DiskResolver {
     pub fn for_model(&self, path: &Path) -> DiskResolver {
         DiskResolver::new(path.parent(), Some(path))
             .with_media_roots(self.media_roots.clone())
-            .with_texel_budget(self.texel_budget)
+            .with_texels(self.texels)
     }
 
     /// PA media roots tried after the model's own mod folder, in order.
@@ -258,8 +259,8 @@ impl DiskResolver {
 }
 
 impl Companions for DiskResolver {
-    fn texel_budget(&self) -> usize {
-        self.texel_budget
+    fn texels(&self) -> Texels {
+        self.texels
     }
 
     fn find(&self, lookup: Lookup<'_>) -> Result<Found, Missing> {

@@ -66,10 +66,11 @@ pub struct Sibling {
 
 /// The resolver converters receive, with the limits of this load.
 pub trait Companions {
-    /// Bytes of decoded texels a texture may take (textures that need more
-    /// are decoded smaller where the format allows, else refused).
-    fn texel_budget(&self) -> usize {
-        crate::formats::ptf::DEFAULT_TEXEL_BUDGET
+    /// How textures are decoded: within a budget of texel bytes (textures
+    /// that need more are decoded smaller where the format allows, else
+    /// refused), or their headers only (sizes and formats, no texels).
+    fn texels(&self) -> crate::formats::ptf::Texels {
+        crate::formats::ptf::Texels::Within(crate::formats::ptf::DEFAULT_TEXEL_BUDGET)
     }
 
     /// Finds and reads one companion file.

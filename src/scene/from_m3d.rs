@@ -38,25 +38,35 @@ fn load_texture(
     companions: &dyn Companions,
     warnings: &mut Vec<String>,
 ) -> Texture {
-    let decode = |bytes: &[u8], source: TextureSource, what: String| -> Result<Texture, String> {
-        let img = super::decode_image(bytes, image::ImageFormat::Png, companions.texel_budget())
+    // The texture, and a warning when it was decoded smaller than declared.
+    let decode = |bytes: &[u8], source: TextureSource, what: String| {
+        let img = super::decode_image(bytes, image::ImageFormat::Png, companions.texels())
             .map_err(|e| format!("{what}: {e}"))?;
-        let (w, h) = img.dimensions();
-        Ok(Texture {
-            name: name.into(),
-            width: w,
-            height: h,
-            rgba8: img.into_raw(),
-            source,
-            format: format!("PNG {w}x{h} ({what})"),
-            srgb: true,
-            compressed: None,
-        })
+        let (w, h) = (img.width, img.height);
+        let note = img
+            .declared
+            .map(|d| super::images::reduced_warning(name, "PNG", d, (w, h)));
+        Ok::<_, String>((
+            Texture {
+                name: name.into(),
+                width: w,
+                height: h,
+                format: format!("PNG {w}x{h} ({what}{})", img.declared_note()),
+                rgba8: img.rgba8,
+                source,
+                srgb: true,
+                compressed: None,
+            },
+            note,
+        ))
     };
     let mut why = Vec::new();
     if let Some(a) = m.assets.iter().find(|a| a.name == name) {
         match decode(&a.data, TextureSource::Embedded, "inlined".into()) {
-            Ok(t) => return t,
+            Ok((t, note)) => {
+                warnings.extend(note);
+                return t;
+            }
             Err(e) => why.push(e),
         }
     }
@@ -65,7 +75,10 @@ fn load_texture(
         match companions.find(Lookup::Beside(&candidate)) {
             Ok(Found { path, bytes }) => {
                 match decode(&bytes, TextureSource::External(path.clone()), candidate) {
-                    Ok(t) => return t,
+                    Ok((t, note)) => {
+                        warnings.extend(note);
+                        return t;
+                    }
                     Err(e) => why.push(format!("{}: {e}", path.display())),
                 }
             }
@@ -358,16 +371,16 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         .collect();
 
     let preview = m.preview.as_ref().map(|png| {
-        match super::decode_image(png, image::ImageFormat::Png, companions.texel_budget()) {
+        match super::decode_image(png, image::ImageFormat::Png, companions.texels()) {
             Ok(img) => {
-                let (w, h) = img.dimensions();
+                let (w, h) = (img.width, img.height);
                 Texture {
                     name: "preview".into(),
                     width: w,
                     height: h,
-                    rgba8: img.into_raw(),
+                    format: format!("PNG {w}x{h} (PRVW{})", img.declared_note()),
+                    rgba8: img.rgba8,
                     source: TextureSource::Embedded,
-                    format: format!("PNG {w}x{h} (PRVW)"),
                     srgb: true,
                     compressed: None,
                 }

@@ -8,6 +8,7 @@
 use super::companions::{Companions, Found, Lookup};
 use super::material_anim::{MatInterp, MatKey, MatLoop, MatTrack};
 use super::*;
+use crate::formats::ptf::Texels;
 use crate::formats::{p3m, ptf};
 use glam::Mat3;
 
@@ -75,7 +76,7 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) ->
                          a resource path — a known exporter bug; read as an external texture"
                     ));
                 }
-                load_external(path, companions).unwrap_or_else(|why| {
+                load_external(path, companions, &mut warnings).unwrap_or_else(|why| {
                     warnings.push(format!(
                         "texture {i} {path:?}: {why}; showing a checkerboard"
                     ));
@@ -476,11 +477,15 @@ fn build_skin(p: &p3m::Part, bones: &[Bone], warnings: &mut Vec<String>) -> Opti
     Some(skin)
 }
 
-fn load_external(path: &str, companions: &dyn Companions) -> Result<Texture, String> {
+fn load_external(
+    path: &str,
+    companions: &dyn Companions,
+    warnings: &mut Vec<String>,
+) -> Result<Texture, String> {
     let Found { path: found, bytes } = companions
         .find(Lookup::PlatinumResource(path))
         .map_err(|m| m.to_string())?;
-    let mut t = texture_from_bytes(path, &bytes, companions.texel_budget())
+    let mut t = texture_from_bytes(path, &bytes, companions.texels(), warnings)
         .map_err(|e| format!("{}: {e}", found.display()))?;
     t.source = TextureSource::External(found);
     Ok(t)
@@ -525,42 +530,56 @@ fn ptf_texture_with(name: &str, p: &ptf::Ptf, rgba8: Vec<u8>) -> Texture {
 
 /// The warning for a PTF decoded smaller than it declares.
 pub fn reduced_note(name: &str, p: &ptf::Ptf) -> String {
-    let (w, h) = p.reduced_from.unwrap_or((p.width, p.height));
-    format!(
-        "texture {name:?}: declares {w}x{h} {}; decoded at {}x{} to stay within the texel budget",
-        p.format.name(),
-        p.width,
-        p.height
-    )
+    let declared = p.reduced_from.unwrap_or((p.width, p.height));
+    let what = format!("PTF {}", p.format.name());
+    super::images::reduced_warning(name, &what, declared, (p.width, p.height))
 }
 
 /// A texture file the engine can load: PTF (any generation), else PNG, JPEG,
-/// TGA or BMP by their contents (`image`'s decoders), within `budget` bytes
-/// of decoded texels.
-pub fn texture_from_bytes(name: &str, bytes: &[u8], budget: usize) -> Result<Texture, String> {
+/// TGA or BMP by their contents (`image`'s decoders), decoded as `texels`
+/// says; one decoded smaller than it declares adds a warning.
+pub fn texture_from_bytes(
+    name: &str,
+    bytes: &[u8],
+    texels: Texels,
+    warnings: &mut Vec<String>,
+) -> Result<Texture, String> {
     if bytes.starts_with(b"PTF") {
-        let mut p = ptf::decode_within(bytes, budget).map_err(|e| e.to_string())?;
+        let mut p = ptf::decode_with(bytes, texels).map_err(|e| e.to_string())?;
+        if p.reduced_from.is_some() {
+            warnings.push(reduced_note(name, &p));
+        }
         let pixels = std::mem::take(&mut p.pixels);
         return Ok(ptf_texture_from(name, &p, pixels));
     }
     // TGA has no magic: guess the others by contents, TGA last.
     let format = image::guess_format(bytes).unwrap_or(image::ImageFormat::Tga);
-    let rgba = decode_image(bytes, format, budget)?;
+    let img = decode_image(bytes, format, texels)?;
+    if let Some(declared) = img.declared {
+        let what = format!("{format:?}");
+        warnings.push(super::images::reduced_warning(
+            name,
+            &what,
+            declared,
+            (img.width, img.height),
+        ));
+    }
     Ok(Texture {
         name: name.into(),
-        width: rgba.width(),
-        height: rgba.height(),
+        width: img.width,
+        height: img.height,
         format: format!(
-            "{} {}x{}",
+            "{} {}x{}{}",
             format
                 .extensions_str()
                 .first()
                 .unwrap_or(&"image")
                 .to_uppercase(),
-            rgba.width(),
-            rgba.height()
+            img.width,
+            img.height,
+            img.declared_note()
         ),
-        rgba8: rgba.into_raw(),
+        rgba8: img.rgba8,
         source: TextureSource::Embedded,
         srgb: true,
         compressed: None,

@@ -11,6 +11,7 @@ use super::clip::{Channel, ChannelSpace, Interp, Key, RotationTrack, Segment, Tr
 use super::companions::{Companions, Found, Lookup};
 use super::*;
 use crate::formats::papa::{self, Papa, TexFormat, TextureData};
+use crate::formats::ptf::Texels;
 use glam::{Mat3, Quat};
 
 /// Papa's Z-up -> the scene's Y-up.
@@ -38,8 +39,43 @@ pub fn decode_rgba(t: &papa::Texture) -> Result<Vec<u8>, String> {
     decode_level(t, 0).map(|(_, _, px)| px)
 }
 
-/// Mip level `level` (0 = base) as (width, height, RGBA8).
+/// Stored level `level` of `t` decoded to RGBA8: (width, height, texels).
 pub fn decode_level(t: &papa::Texture, level: usize) -> Result<(u32, u32, Vec<u8>), String> {
+    let mut out = Vec::new();
+    let (w, h) = level_rows(t, level, &mut |row| {
+        if out.is_empty() {
+            out.reserve_exact(row.len() * t.height.max(1) as usize);
+        }
+        out.extend_from_slice(row)
+    })?;
+    Ok((w as u32, h as u32, out))
+}
+
+/// Stored level `level` of `t`, box-filtered by `f` as its rows decode
+/// (memory: a strip of four rows and the output): (width, height, texels).
+pub fn decode_level_reduced(
+    t: &papa::Texture,
+    level: usize,
+    f: u32,
+) -> Result<(u32, u32, Vec<u8>), String> {
+    let (w, h) = (
+        (t.width as usize >> level).max(1),
+        (t.height as usize >> level).max(1),
+    );
+    let mut reducer = crate::formats::reduce::BoxReducer::new(w, h, 4, f as usize, usize::MAX);
+    level_rows(t, level, &mut |row| reducer.push_row(row))?;
+    let (ow, oh) = reducer.output_size();
+    Ok((ow as u32, oh as u32, reducer.finish()))
+}
+
+/// Decodes stored level `level` of `t` to RGBA8 rows, top first, handing
+/// each to `row` (block formats decode a strip of four rows at a time).
+/// Returns the level's size.
+fn level_rows(
+    t: &papa::Texture,
+    level: usize,
+    row: &mut dyn FnMut(&[u8]),
+) -> Result<(usize, usize), String> {
     let (Some(f), TextureData::Embedded(data)) = (t.format, &t.data) else {
         return Err(format!("linked to {:?}", t.name));
     };
@@ -53,65 +89,49 @@ pub fn decode_level(t: &papa::Texture, level: usize) -> Result<(u32, u32, Vec<u8
         (t.height as usize >> level).max(1),
     );
     let level = &data[range];
-    let px = w * h;
-    let mut out = vec![0u8; px * 4];
-    match f {
-        TexFormat::Dxt1 | TexFormat::Dxt3 | TexFormat::Dxt5 => {
-            let bc = match f {
-                TexFormat::Dxt1 => BcFormat::Bc1,
-                TexFormat::Dxt3 => BcFormat::Bc2,
-                _ => BcFormat::Bc3,
-            };
-            out = decode_bc(bc, w, h, level)
-                .ok_or_else(|| format!("mip level data is short for {w}x{h} {}", f.name()))?;
-        }
-        TexFormat::R8G8B8A8 => out.copy_from_slice(&level[..px * 4]),
-        TexFormat::R8G8B8X8 => {
-            for (o, i) in out.chunks_exact_mut(4).zip(level.chunks_exact(4)) {
-                o.copy_from_slice(&[i[0], i[1], i[2], 255]);
-            }
-        }
-        TexFormat::B8G8R8A8 => {
-            for (o, i) in out.chunks_exact_mut(4).zip(level.chunks_exact(4)) {
-                o.copy_from_slice(&[i[2], i[1], i[0], i[3]]);
-            }
-        }
-        TexFormat::R8 => {
-            for (o, &g) in out.chunks_exact_mut(4).zip(level) {
-                o.copy_from_slice(&[g, g, g, 255]);
-            }
-        }
-        TexFormat::Rg8 => {
-            for (o, i) in out.chunks_exact_mut(4).zip(level.chunks_exact(2)) {
-                o.copy_from_slice(&[i[0], i[1], 0, 255]);
-            }
-        }
-        TexFormat::R32F | TexFormat::Rg32F | TexFormat::Rgba32F => {
-            let n = match f {
-                TexFormat::R32F => 1,
-                TexFormat::Rg32F => 2,
-                _ => 4,
-            };
-            let byte = |c: &[u8]| {
-                (f32::from_le_bytes([c[0], c[1], c[2], c[3]]).clamp(0.0, 1.0) * 255.0).round() as u8
-            };
-            for (o, i) in out.chunks_exact_mut(4).zip(level.chunks_exact(4 * n)) {
-                let c: Vec<u8> = i.chunks_exact(4).map(byte).collect();
-                *o.first_chunk_mut::<4>().expect("4 bytes") = match n {
-                    1 => [c[0], c[0], c[0], 255],
-                    2 => [c[0], c[1], 0, 255],
-                    _ => [c[0], c[1], c[2], c[3]],
-                };
-            }
-        }
+    let bc = match f {
+        TexFormat::Dxt1 => Some(BcFormat::Bc1),
+        TexFormat::Dxt3 => Some(BcFormat::Bc2),
+        TexFormat::Dxt5 => Some(BcFormat::Bc3),
+        _ => None,
+    };
+    if let Some(bc) = bc {
+        decode_bc_rows(bc, w, h, level, row)
+            .ok_or_else(|| format!("mip level data is short for {w}x{h} {}", f.name()))?;
+        return Ok((w, h));
+    }
+    // A float channel clamped to 0..1 as a byte.
+    fn b(c: &[u8]) -> u8 {
+        (f32::from_le_bytes([c[0], c[1], c[2], c[3]]).clamp(0.0, 1.0) * 255.0).round() as u8
+    }
+    type Texel = fn(&[u8]) -> [u8; 4];
+    let (size, texel): (usize, Texel) = match f {
+        TexFormat::R8G8B8A8 => (4, |i| [i[0], i[1], i[2], i[3]]),
+        TexFormat::R8G8B8X8 => (4, |i| [i[0], i[1], i[2], 255]),
+        TexFormat::B8G8R8A8 => (4, |i| [i[2], i[1], i[0], i[3]]),
+        TexFormat::R8 => (1, |i| [i[0], i[0], i[0], 255]),
+        TexFormat::Rg8 => (2, |i| [i[0], i[1], 0, 255]),
+        TexFormat::R32F => (4, |i| [b(i), b(i), b(i), 255]),
+        TexFormat::Rg32F => (8, |i| [b(&i[..4]), b(&i[4..]), 0, 255]),
+        TexFormat::Rgba32F => (16, |i| [b(&i[..4]), b(&i[4..8]), b(&i[8..12]), b(&i[12..])]),
         other => {
             return Err(format!(
                 "{} is not shown (depth, half-float or integer data)",
                 other.name()
             ));
         }
+    };
+    if level.len() < w * h * size {
+        return Err(format!("mip level data is short for {w}x{h} {}", f.name()));
     }
-    Ok((w as u32, h as u32, out))
+    let mut out = vec![0u8; w * 4];
+    for src in level.chunks_exact(w * size).take(h) {
+        for (o, i) in out.chunks_exact_mut(4).zip(src.chunks_exact(size)) {
+            o.copy_from_slice(&texel(i));
+        }
+        row(&out);
+    }
+    Ok((w, h))
 }
 
 /// Which channels the texture viewer shows.
@@ -168,45 +188,109 @@ impl ViewChannel {
 
 /// A papa texture as a scene texture (base level decoded; DXT data kept
 /// for the GPU).
-pub fn scene_texture(t: &papa::Texture, label: &str, budget: usize) -> Result<Texture, String> {
-    // Within the texel budget: the first stored level whose RGBA fits.
-    let levels = t.levels().len().max(1);
-    let rgba_of = |l: usize| ((t.width as u64 >> l).max(1)) * ((t.height as u64 >> l).max(1)) * 4;
-    let base = (0..levels)
-        .find(|&l| rgba_of(l) <= budget as u64)
-        .ok_or_else(|| {
-            format!(
-                "declares {}x{} ({} bytes of RGBA) and no stored mip level fits the {budget}-byte texel budget",
-                t.width,
-                t.height,
-                rgba_of(0)
-            )
-        })?;
-    let (w, h, rgba8) = decode_level(t, base)?;
-    Ok(Texture {
-        name: if t.name.is_empty() {
-            label.to_string()
-        } else {
-            t.name.clone()
-        },
-        width: w,
-        height: h,
-        rgba8,
-        source: TextureSource::Embedded,
-        format: format!(
-            "{} {}x{}, {} mip level{}, {}{}",
+/// A texture-table entry as a scene texture, decoded as `texels` says; a
+/// reduction to fit the budget adds a warning.
+pub fn scene_texture(
+    t: &papa::Texture,
+    label: &str,
+    texels: Texels,
+    warnings: &mut Vec<String>,
+) -> Result<Texture, String> {
+    let name = if t.name.is_empty() {
+        label.to_string()
+    } else {
+        t.name.clone()
+    };
+    let describe = |extra: String| {
+        format!(
+            "{} {}x{}, {} mip level{}, {}{extra}",
             t.format.map_or("linked".into(), |f| f.name()),
             t.width,
             t.height,
             t.mips,
             if t.mips == 1 { "" } else { "s" },
             if t.srgb { "sRGB" } else { "linear" },
-            if base > 0 {
-                format!(", from stored level {base} ({w}x{h}) to stay within the texel budget")
-            } else {
-                String::new()
-            }
-        ),
+        )
+    };
+    if t.format.is_none() || !matches!(t.data, TextureData::Embedded(_)) {
+        // A linked entry names another file: it has no texels of its own.
+        return Err(format!("linked to {:?}", t.name));
+    }
+    let budget = match texels {
+        Texels::HeadersOnly => {
+            return Ok(Texture {
+                name,
+                width: t.width as u32,
+                height: t.height as u32,
+                rgba8: Vec::new(),
+                source: TextureSource::Embedded,
+                format: describe(String::new()),
+                srgb: t.srgb,
+                compressed: None,
+            });
+        }
+        Texels::Within(b) => b,
+    };
+    // Within the texel budget: the first stored level whose RGBA fits;
+    // without one, the smallest stored level box-filtered as it decodes.
+    let levels = t.levels().len().max(1);
+    let size_of = |l: usize| ((t.width as u32 >> l).max(1), (t.height as u32 >> l).max(1));
+    let rgba_of = |l: usize| {
+        let (w, h) = size_of(l);
+        w as u64 * h as u64 * 4
+    };
+    let Some(base) = (0..levels).find(|&l| rgba_of(l) <= budget as u64) else {
+        let last = levels - 1;
+        let (lw, lh) = size_of(last);
+        let f = crate::formats::reduce::factor_to_fit(lw, lh, 4, budget, u32::MAX).ok_or_else(
+            || format!("does not fit the {budget}-byte texel budget even as one texel"),
+        )?;
+        let (w, h, rgba8) = decode_level_reduced(t, last, f)?;
+        warnings.push(super::images::reduced_warning(
+            &name,
+            &format!(
+                "{} in {levels} stored level(s)",
+                t.format.map_or("?".into(), |f| f.name())
+            ),
+            (t.width as u32, t.height as u32),
+            (w, h),
+        ));
+        return Ok(Texture {
+            name,
+            width: w,
+            height: h,
+            rgba8,
+            source: TextureSource::Embedded,
+            format: describe(format!(
+                ", stored level {last} ({lw}x{lh}) box-filtered to {w}x{h} to stay within the texel budget"
+            )),
+            srgb: t.srgb,
+            compressed: None,
+        });
+    };
+    let (w, h, rgba8) = decode_level(t, base)?;
+    if base > 0 {
+        warnings.push(super::images::reduced_warning(
+            &name,
+            &format!(
+                "{}; stored level {base} used",
+                t.format.map_or("?".into(), |f| f.name())
+            ),
+            (t.width as u32, t.height as u32),
+            (w, h),
+        ));
+    }
+    Ok(Texture {
+        name,
+        width: w,
+        height: h,
+        rgba8,
+        source: TextureSource::Embedded,
+        format: describe(if base > 0 {
+            format!(", from stored level {base} ({w}x{h}) to stay within the texel budget")
+        } else {
+            String::new()
+        }),
         srgb: t.srgb,
         compressed: match (t.format, &t.data) {
             (
@@ -232,15 +316,24 @@ pub fn scene_texture(t: &papa::Texture, label: &str, budget: usize) -> Result<Te
 
 /// Loads a texture papa the model names (a media path or a file name) or
 /// one found by convention; its first texture.
-fn load_linked_texture(companions: &dyn Companions, lookup: Lookup<'_>) -> Result<Texture, String> {
+fn load_linked_texture(
+    companions: &dyn Companions,
+    lookup: Lookup<'_>,
+    warnings: &mut Vec<String>,
+) -> Result<Texture, String> {
     texture_papa(
         companions.find(lookup).map_err(|m| m.to_string())?,
-        companions.texel_budget(),
+        companions.texels(),
+        warnings,
     )
 }
 
 /// The first texture of a texture papa that was found.
-fn texture_papa(Found { path, bytes }: Found, budget: usize) -> Result<Texture, String> {
+fn texture_papa(
+    Found { path, bytes }: Found,
+    texels: Texels,
+    warnings: &mut Vec<String>,
+) -> Result<Texture, String> {
     let file = path
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
@@ -249,7 +342,7 @@ fn texture_papa(Found { path, bytes }: Found, budget: usize) -> Result<Texture, 
         .textures
         .first()
         .ok_or_else(|| format!("{} holds no texture", path.display()))?;
-    let mut tex = scene_texture(t, &file, budget)?;
+    let mut tex = scene_texture(t, &file, texels, warnings)?;
     tex.source = TextureSource::External(path);
     Ok(tex)
 }
@@ -411,22 +504,28 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                 tex
             }
             (TextureData::Linked, None) => {
-                load_linked_texture(companions, Lookup::PaMedia(&t.name)).unwrap_or_else(|why| {
-                    warnings.push(format!(
-                        "texture {i} {:?}: {why}; showing a checkerboard",
-                        t.name
-                    ));
-                    Texture::checkerboard(&t.name, why)
-                })
+                load_linked_texture(companions, Lookup::PaMedia(&t.name), &mut warnings)
+                    .unwrap_or_else(|why| {
+                        warnings.push(format!(
+                            "texture {i} {:?}: {why}; showing a checkerboard",
+                            t.name
+                        ));
+                        Texture::checkerboard(&t.name, why)
+                    })
             }
-            _ => scene_texture(t, &format!("texture {i}"), companions.texel_budget())
-                .unwrap_or_else(|why| {
-                    warnings.push(format!(
-                        "texture {i} {:?}: {why}; showing a checkerboard",
-                        t.name
-                    ));
-                    Texture::checkerboard(&t.name, why)
-                }),
+            _ => scene_texture(
+                t,
+                &format!("texture {i}"),
+                companions.texels(),
+                &mut warnings,
+            )
+            .unwrap_or_else(|why| {
+                warnings.push(format!(
+                    "texture {i} {:?}: {why}; showing a checkerboard",
+                    t.name
+                ));
+                Texture::checkerboard(&t.name, why)
+            }),
         };
         let bindable = !(matches!(t.data, TextureData::Linked) && t.name == "NO_TEXTURE");
         scene.textures.push(tex);
@@ -438,7 +537,7 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
         // Absent is the norm (textured or untextured models); a file that
         // is there but does not load is worth a warning.
         let found = companions.find(Lookup::Beside(&file)).ok()?;
-        match texture_papa(found, companions.texel_budget()) {
+        match texture_papa(found, companions.texels(), &mut warnings) {
             Ok(t) => {
                 scene.textures.push(t);
                 let i = scene.textures.len() - 1;

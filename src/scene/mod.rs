@@ -8,10 +8,12 @@ pub mod from_m3d;
 pub mod from_p3m;
 pub mod from_papa;
 pub mod from_pmf;
+pub mod images;
 pub mod map_query;
 pub mod material_anim;
 
 pub use clip::Clip;
+pub use images::{DecodedImage, decode_image};
 pub use material_anim::MaterialAnim;
 
 use glam::{Mat4, Vec2, Vec3};
@@ -287,65 +289,51 @@ pub struct Compressed {
     pub levels: Vec<Vec<u8>>,
 }
 
-/// Decodes an image with `image`'s limits set from `budget`: one that
-/// declares more RGBA texels than the budget is refused, naming its size,
-/// before anything is allocated for it.
-pub fn decode_image(
-    bytes: &[u8],
-    format: image::ImageFormat,
-    budget: usize,
-) -> Result<image::RgbaImage, String> {
-    let mut reader = image::ImageReader::with_format(std::io::Cursor::new(bytes), format);
-    let mut limits = image::Limits::default();
-    limits.max_alloc = Some(budget as u64);
-    reader.limits(limits);
-    let mut decoder = reader.into_decoder().map_err(|e| e.to_string())?;
-    let (w, h) = image::ImageDecoder::dimensions(&decoder);
-    let need = w as u64 * h as u64 * 4;
-    if need > budget as u64 {
-        return Err(format!(
-            "{w}x{h} {format:?} needs {need} bytes of RGBA texels, over the {budget}-byte texel budget"
-        ));
-    }
-    let mut limits = image::Limits::default();
-    limits.max_alloc = Some((budget as u64).saturating_mul(2));
-    image::ImageDecoder::set_limits(&mut decoder, limits).map_err(|e| e.to_string())?;
-    image::DynamicImage::from_decoder(decoder)
-        .map(|i| i.to_rgba8())
-        .map_err(|e| e.to_string())
-}
-
 /// Decodes BC1-3 blocks (`bcdec_rs`) to `w` x `h` RGBA8, or `None` when
 /// `data` is shorter than the blocks need.
 pub fn decode_bc(format: BcFormat, w: usize, h: usize, data: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    decode_bc_rows(format, w, h, data, &mut |row| {
+        if out.is_empty() {
+            out.reserve_exact(w * h * 4);
+        }
+        out.extend_from_slice(row)
+    })?;
+    Some(out)
+}
+
+/// Decodes BC1-3 blocks a strip of four rows at a time, handing `row` each
+/// RGBA8 row of the `w` x `h` image, top first; `None` (before any row)
+/// when `data` is shorter than the blocks need.
+pub fn decode_bc_rows(
+    format: BcFormat,
+    w: usize,
+    h: usize,
+    data: &[u8],
+    row: &mut dyn FnMut(&[u8]),
+) -> Option<()> {
     let block = if format == BcFormat::Bc1 { 8 } else { 16 };
     let (bw, bh) = (w.div_ceil(4), h.div_ceil(4));
     if data.len() < bw * bh * block {
         return None;
     }
-    let mut out = vec![0u8; w * h * 4];
-    let mut tile = [0u8; 64];
-    for by in 0..bh {
-        for bx in 0..bw {
-            let at = (by * bw + bx) * block;
-            let src = &data[at..at + block];
+    // Four rows of whole blocks; each row handed over trimmed to `w`.
+    let pitch = bw * 16;
+    let mut strip = vec![0u8; pitch * 4];
+    for (by, blocks) in data.chunks_exact(block * bw).take(bh).enumerate() {
+        for (bx, src) in blocks.chunks_exact(block).enumerate() {
+            let dst = &mut strip[bx * 16..];
             match format {
-                BcFormat::Bc1 => bcdec_rs::bc1(src, &mut tile, 16),
-                BcFormat::Bc2 => bcdec_rs::bc2(src, &mut tile, 16),
-                BcFormat::Bc3 => bcdec_rs::bc3(src, &mut tile, 16),
-            }
-            for y in 0..4 {
-                for x in 0..4 {
-                    let (px, py) = (bx * 4 + x, by * 4 + y);
-                    if px < w && py < h {
-                        let d = (py * w + px) * 4;
-                        out[d..d + 4].copy_from_slice(&tile[(y * 4 + x) * 4..][..4]);
-                    }
-                }
+                BcFormat::Bc1 => bcdec_rs::bc1(src, dst, pitch),
+                BcFormat::Bc2 => bcdec_rs::bc2(src, dst, pitch),
+                BcFormat::Bc3 => bcdec_rs::bc3(src, dst, pitch),
             }
         }
+        for y in 0..4.min(h - by * 4) {
+            row(&strip[y * pitch..][..w * 4]);
+        }
     }
-    Some(out)
+    Some(())
 }
 
 impl Compressed {

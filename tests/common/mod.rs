@@ -191,20 +191,6 @@ pub fn assert_matches_reference(name: &str, actual: &image::RgbaImage) {
 /// over type and data, an empty IDAT, IEND. No pixels: the decoder must
 /// stop at the header.
 pub fn png_header_only(w: u32, h: u32) -> Vec<u8> {
-    fn crc32(bytes: &[u8]) -> u32 {
-        let mut c = !0u32;
-        for &b in bytes {
-            c ^= b as u32;
-            for _ in 0..8 {
-                c = if c & 1 != 0 {
-                    0xEDB8_8320 ^ (c >> 1)
-                } else {
-                    c >> 1
-                };
-            }
-        }
-        !c
-    }
     let mut ihdr = b"IHDR".to_vec();
     ihdr.extend(w.to_be_bytes());
     ihdr.extend(h.to_be_bytes());
@@ -224,6 +210,22 @@ pub fn png_header_only(w: u32, h: u32) -> Vec<u8> {
     png.extend(b"IEND");
     png.extend(crc32(b"IEND").to_be_bytes());
     png
+}
+
+/// CRC-32 as PNG chunks use it (ISO 3309, reflected 0xEDB88320), bit by bit.
+pub fn crc32(bytes: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in bytes {
+        c ^= b as u32;
+        for _ in 0..8 {
+            c = if c & 1 != 0 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+        }
+    }
+    !c
 }
 
 /// Writes into `dir` the two files whose textures declare 30000 x 30000

@@ -1,0 +1,162 @@
+//! Image files (PNG, JPEG, TGA, BMP) as RGBA8 through `image`, within the
+//! load's texel budget: a PNG over it is decoded smaller, its rows
+//! box-filtered as they stream out of the `png` decoder (the full size is
+//! never held); other formats over it are refused naming their size. With
+//! headers only, just the size is read.
+
+use crate::formats::ptf::Texels;
+use crate::formats::reduce::{BoxReducer, factor_to_fit};
+
+/// A decoded image.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodedImage {
+    pub width: u32,
+    pub height: u32,
+    /// RGBA8, top row first; empty when only the header was read.
+    pub rgba8: Vec<u8>,
+    /// The size the file declares, when it was decoded smaller to fit.
+    pub declared: Option<(u32, u32)>,
+}
+
+impl DecodedImage {
+    /// `", declared WxH"` when the image was decoded smaller, else nothing.
+    pub fn declared_note(&self) -> String {
+        self.declared
+            .map_or(String::new(), |(w, h)| format!(", declared {w}x{h}"))
+    }
+}
+
+/// Decodes `bytes` as `format` as `texels` says.
+pub fn decode_image(
+    bytes: &[u8],
+    format: image::ImageFormat,
+    texels: Texels,
+) -> Result<DecodedImage, String> {
+    let reader = || image::ImageReader::with_format(std::io::Cursor::new(bytes), format);
+    let budget = match texels {
+        Texels::HeadersOnly => {
+            let (width, height) = reader().into_dimensions().map_err(|e| e.to_string())?;
+            return Ok(DecodedImage {
+                width,
+                height,
+                rgba8: Vec::new(),
+                declared: None,
+            });
+        }
+        Texels::Within(b) => b,
+    };
+    // `image`'s limits cover the decoders' own buffers too (rows, inflate
+    // windows): a floor of 8 MiB keeps small budgets from refusing small
+    // images; the texels themselves are checked against the budget below.
+    let floor = 8u64 << 20;
+    let mut reader = reader();
+    let mut limits = image::Limits::default();
+    limits.max_alloc = Some((budget as u64).max(floor));
+    reader.limits(limits);
+    let mut decoder = reader.into_decoder().map_err(|e| e.to_string())?;
+    let (w, h) = image::ImageDecoder::dimensions(&decoder);
+    let need = w as u64 * h as u64 * 4;
+    if need > budget as u64 {
+        if format == image::ImageFormat::Png {
+            return png_reduced(bytes, budget);
+        }
+        return Err(format!(
+            "{w}x{h} {format:?} needs {need} bytes of RGBA texels, over the {budget}-byte texel budget"
+        ));
+    }
+    let mut limits = image::Limits::default();
+    limits.max_alloc = Some((budget as u64).saturating_mul(2).max(floor));
+    image::ImageDecoder::set_limits(&mut decoder, limits).map_err(|e| e.to_string())?;
+    let img = image::DynamicImage::from_decoder(decoder)
+        .map_err(|e| e.to_string())?
+        .to_rgba8();
+    Ok(DecodedImage {
+        width: img.width(),
+        height: img.height(),
+        rgba8: img.into_raw(),
+        declared: None,
+    })
+}
+
+/// A PNG over `budget` bytes of RGBA, decoded at the largest power-of-two
+/// reduction that fits: rows come out of the decoder one at a time (palette
+/// and low bit depths expanded, 16-bit stripped to 8) and are box-filtered
+/// into the output. Interlaced PNGs deliver their rows in seven passes and
+/// are refused instead.
+fn png_reduced(bytes: &[u8], budget: usize) -> Result<DecodedImage, String> {
+    // The decoder's own buffers are a few rows and its inflate window.
+    let limits = png::Limits {
+        bytes: budget.max(8 << 20),
+    };
+    let mut decoder = png::Decoder::new_with_limits(std::io::Cursor::new(bytes), limits);
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = decoder.read_info().map_err(|e| e.to_string())?;
+    let info = reader.info();
+    let (width, height) = (info.width, info.height);
+    if info.interlaced {
+        return Err(format!(
+            "{width}x{height} interlaced PNG needs {} bytes of RGBA texels, over the \
+             {budget}-byte texel budget (interlaced PNGs are not decoded smaller)",
+            width as u64 * height as u64 * 4
+        ));
+    }
+    let f = factor_to_fit(width, height, 4, budget, u32::MAX).ok_or_else(|| {
+        format!(
+            "{width}x{height} PNG does not fit the {budget}-byte texel budget even as one texel"
+        )
+    })?;
+    let (color, _) = reader.output_color_type();
+    let to_rgba = |px: &[u8]| -> [u8; 4] {
+        match color {
+            png::ColorType::Grayscale => [px[0], px[0], px[0], 255],
+            png::ColorType::GrayscaleAlpha => [px[0], px[0], px[0], px[1]],
+            png::ColorType::Rgb => [px[0], px[1], px[2], 255],
+            // Indexed is expanded to RGB(A) by EXPAND.
+            png::ColorType::Rgba | png::ColorType::Indexed => [px[0], px[1], px[2], px[3]],
+        }
+    };
+    let channels = color.samples();
+    // Grown as rows arrive: at deflate's best ratio (about 1032:1) a short
+    // file cannot make the output reserve more than its rows could fill.
+    let producible = bytes.len().saturating_mul(1032) / (f as usize * f as usize);
+    let mut reducer = BoxReducer::new(width as usize, height as usize, 4, f as usize, producible);
+    let mut rgba_row = Vec::with_capacity(width as usize * 4);
+    let row_error = |y: usize, e: png::DecodingError| {
+        format!(
+            "{width}x{height} PNG (over the {budget}-byte texel budget, decoded {f} times \
+             smaller): row {y}: {e}"
+        )
+    };
+    while let Some(row) = reader
+        .next_row()
+        .map_err(|e| row_error(reducer.rows_seen(), e))?
+    {
+        rgba_row.clear();
+        for px in row.data().chunks_exact(channels) {
+            rgba_row.extend_from_slice(&to_rgba(px));
+        }
+        reducer.push_row(&rgba_row);
+    }
+    if reducer.rows_seen() != height as usize {
+        return Err(format!(
+            "{width}x{height} PNG (over the {budget}-byte texel budget, decoded {f} times \
+             smaller) ends after {} rows",
+            reducer.rows_seen()
+        ));
+    }
+    let (w, h) = reducer.output_size();
+    Ok(DecodedImage {
+        width: w as u32,
+        height: h as u32,
+        rgba8: reducer.finish(),
+        declared: Some((width, height)),
+    })
+}
+
+/// The warning for a texture decoded smaller than its file declares.
+pub fn reduced_warning(name: &str, what: &str, declared: (u32, u32), got: (u32, u32)) -> String {
+    format!(
+        "texture {name:?}: declares {}x{} {what}; decoded at {}x{} to stay within the texel budget",
+        declared.0, declared.1, got.0, got.1
+    )
+}
