@@ -10,7 +10,8 @@ pub mod bench;
 pub mod demo;
 pub mod demo_m3d;
 pub mod desktop;
-pub mod formats;
+/// The decoders and writers, a crate of their own (`crates/formats`).
+pub use facet_formats as formats;
 pub mod gpu;
 pub mod headless;
 pub mod info;

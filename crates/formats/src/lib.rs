@@ -1,8 +1,26 @@
-//! Pure decoders: `&[u8] -> Result<T, DecodeError>`. No GPU, no UI.
+//! Pure decoders and writers for the files Facet opens:
+//! `&[u8] -> Result<T, DecodeError>` and back. No GPU, no UI, no file I/O,
+//! no `unsafe`.
+//!
+//! | Format | Games and tools | Decoder | Writer | Spec |
+//! |---|---|---|---|---|
+//! | P3M | PlatinumSrc models (both layouts: current and the 2024 one the engine and its Blender exporter use) | [`p3m::decode`] | [`p3m_write::encode`] | `specs/p3m.txt`, `specs/p3m-2024.txt` |
+//! | PTF | PlatinumSrc textures (2024, 2025 and current generations) | [`ptf::decode`], [`ptf::decode_with`] (budget or headers only) | [`ptf_write::encode`] | `specs/ptf*.txt` |
+//! | PMF | PlatinumSrc maps (sectors, cube octrees, lightmaps, entities) | [`pmf::decode`], [`pmf::decode_on`] (threads, progress) | [`pmf_write::encode`] | `specs/pmf*.txt` |
+//! | M3D | Model 3D (binary, zlib or not; meshes, skins, actions, voxels) | [`m3d::decode`], [`m3d::decode_with_limit`] | [`m3d_write::encode`] | `specs/m3d.md` |
+//! | Papa | Planetary Annihilation models, textures and animations | [`papa::decode`] | [`papa_write::encode`] | `specs/papa.txt` |
+//!
+//! [`Format::detect`] tells them apart by their first bytes. Each crate
+//! example (`cargo run -p facet-formats --example p3m -- FILE`, likewise
+//! `ptf`, `pmf`, `m3d`, `papa`) decodes a file and prints its counts.
 //!
 //! Every decoder reads through [`Reader`], a bounded little-endian cursor whose
 //! errors name the field and the absolute byte offset where reading failed, and
 //! which refuses to allocate for a count that the remaining bytes cannot back.
+//! Texels have a budget of their own ([`ptf::Texels`]): past it a texture is
+//! decoded smaller as its rows stream ([`reduce`]), never held whole.
+
+#![forbid(unsafe_code)]
 
 pub mod m3d;
 pub mod m3d_write;

@@ -1,8 +1,8 @@
 //! PTF decoder: the real fixture, both layouts, every format, bad input.
 
 mod common;
-use facet::formats::ptf::{self, PtfFormat, PtfLayout};
-use facet::formats::ptf_write::encode;
+use facet_formats::ptf::{self, PtfFormat, PtfLayout};
+use facet_formats::ptf_write::encode;
 
 #[test]
 fn real_fixture_decodes_to_64x64_rgba() {
