@@ -619,24 +619,26 @@ impl Running {
         m.triangles_drawn = self.ui.stats.triangles;
     }
 
-    /// The map's meshes again with the shading the inspector picked.
+    /// The map's meshes with the shading the inspector picked: colours and
+    /// bindings change in place and the scene is uploaded again; if the GPU
+    /// refuses, the shading it had comes back.
     fn rebuild_map(&mut self) {
-        let Some(info) = &self.scene.map else {
+        let Some(before) = self.scene.map.as_ref().map(|m| m.shading) else {
             return;
         };
-        let mut source = self.scene.source.clone();
-        source.details.clear();
-        let scene = crate::scene::from_pmf::convert(info.map.clone(), source, self.ui.map.shading);
-        match self.renderer.try_upload(&self.gpu, &scene) {
+        let shading = self.ui.map.shading;
+        crate::scene::from_pmf::set_shading(&mut self.scene, shading);
+        match self.renderer.try_upload(&self.gpu, &self.scene) {
             Ok(g) => self.gpu_scene = g,
             Err(e) => {
+                crate::scene::from_pmf::set_shading(&mut self.scene, before);
+                self.ui.map.shading = before;
                 self.ui
                     .report(ui::Level::Error, format!("the GPU refused the map: {e}"));
                 return;
             }
         }
-        self.animator = Animator::new(&scene);
-        self.scene = scene;
+        self.animator = Animator::new(&self.scene);
         self.register_textures();
     }
 
@@ -822,7 +824,7 @@ impl Running {
 
     fn open(&mut self, path: PathBuf) {
         // An animation papa dropped on a model with a skeleton adds clips.
-        if !self.scene.skeleton.bones.is_empty() && is_animation_papa(&path) {
+        if !self.scene.skeleton.bones.is_empty() && load::is_animation_papa(&path) {
             match load::add_animation_file(&mut self.scene, &path) {
                 Ok(added) => {
                     log::info!("{}: added clip(s) {added:?}", path.display());
@@ -1534,14 +1536,4 @@ impl Running {
 /// full so that the toast says exactly where it went.
 fn saved_file_path(name: &str) -> PathBuf {
     std::path::absolute(name).unwrap_or_else(|_| PathBuf::from(name))
-}
-
-/// A papa file holding animations and no model.
-fn is_animation_papa(path: &std::path::Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("papa"))
-        && std::fs::read(path)
-            .ok()
-            .and_then(|b| crate::formats::papa::decode(&b).ok())
-            .is_some_and(|p| p.models.is_empty() && !p.animations.is_empty())
 }

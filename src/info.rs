@@ -31,7 +31,12 @@ pub fn summary(l: &Loaded) -> Value {
         let map = &m.map;
         v["sectors"] = json!(map.sectors.len());
         v["cubes"] = json!(map.sectors.iter().map(|s| s.cubes.len()).sum::<usize>());
-        v["lightmaps"] = json!(map.sectors.iter().map(|s| s.lightmaps.len()).sum::<usize>());
+        v["lightmaps"] = json!(
+            map.sectors
+                .iter()
+                .map(|s| s.lightmap_sizes.len())
+                .sum::<usize>()
+        );
     }
     v
 }
@@ -377,11 +382,7 @@ pub fn to_json(l: &Loaded) -> Value {
         Raw::P3m(m) => v["p3m"] = p3m_json(m),
         Raw::M3d(m) => v["m3d"] = m3d_json(m),
         Raw::Papa(p) => v["papa"] = papa_json(p),
-        Raw::Pmf => {
-            if let Some(m) = &s.map {
-                v["pmf"] = pmf_json(&m.map);
-            }
-        }
+        Raw::Pmf(m) => v["pmf"] = pmf_json(m),
         Raw::Ptf(t) => {
             v["ptf"] = json!({"width": t.width, "height": t.height, "format": t.format.name(), "layout": format!("{:?}", t.layout), "generation": t.layout.generation()})
         }
@@ -430,13 +431,15 @@ pub fn to_text(l: &Loaded) -> String {
                 sec.cubes.len(),
                 sec.cubes.iter().filter(|c| c.chunk.is_some()).count(),
                 sec.triangles.len(),
-                sec.lightmaps.len(),
-                sec.lightmaps.first().map_or(0, |l| l.size()),
+                sec.lightmap_sizes.len(),
+                sec.lightmap_sizes.first().copied().unwrap_or(0),
                 sec.props.len(),
                 sec.dynamic_lights.len(),
                 sec.fast_lights.len()
             );
         }
+    }
+    if let Raw::Pmf(map) = &l.raw {
         let _ = writeln!(o, "entities:");
         for e in &map.entities.entities {
             let _ = writeln!(

@@ -531,7 +531,7 @@ fn info_json_reports_the_map() {
 #[test]
 fn picking_finds_the_ground_under_a_ray_and_its_cube() {
     use facet::scene::map_query;
-    let map = small();
+    let map = facet::scene::from_pmf::map_model(&small());
     // Straight down onto sector (1, 0, 1) of the 2 x 1 x 2 map (16-unit sectors).
     let (s, t, dist) = map_query::pick(
         &map,
@@ -541,14 +541,14 @@ fn picking_finds_the_ground_under_a_ray_and_its_cube() {
     .expect("the ray hits the ground");
     assert_eq!(map.sector_coords(s), [1, 0, 1]);
     let tri = &map.sectors[s].triangles[t];
-    let y = tri.points[0].position[1];
+    let y = tri[0].y;
     assert!(
         (40.0 - dist - y).abs() < 1e-3,
         "hit at {} vs triangle at {y}",
         40.0 - dist
     );
     // The top face under a vertical ray is horizontal.
-    assert!(tri.points.iter().all(|p| (p.position[1] - y).abs() < 1e-4));
+    assert!(tri.iter().all(|p| (p.y - y).abs() < 1e-4));
     let cube = map_query::cube_of_triangle(&map, s, t).expect("a cube owns it");
     let place = map_query::cube_places(&map, s)[cube].unwrap();
     assert!(place.bounds.min.x <= 21.3 && place.bounds.max.x >= 21.3);
@@ -575,7 +575,7 @@ fn a_selected_cube_is_outlined_with_its_triangles() {
                 })
         })
         .unwrap();
-    let scene = facet::scene::from_pmf::convert(map, Default::default(), Default::default());
+    let scene = facet::scene::from_pmf::convert(&map, Default::default(), Default::default());
     let info = scene.map.as_ref().unwrap();
     let lines = map_overlay::lines(
         info,
@@ -589,5 +589,37 @@ fn a_selected_cube_is_outlined_with_its_triangles() {
     assert!(lines.iter().all(|v| v.color == SELECTED_CUBE));
     let tri = &info.map.sectors[s].triangles
         [info.map.sectors[s].cubes[c].kind.triangles().unwrap().0 as usize];
-    assert_eq!(lines[24].position, tri.points[0].position);
+    assert_eq!(lines[24].position, tri[0].to_array());
+}
+
+#[test]
+fn changing_the_shading_in_place_matches_a_fresh_conversion() {
+    // The inspector's shading switch recolours the map's meshes in place
+    // (the window no longer keeps the decoded file): from every shading to
+    // every other, the result is what converting afresh gives.
+    use facet::scene::from_pmf::{MapShading, convert, set_shading};
+    let map = small();
+    let look = |s: &facet::scene::Scene| {
+        (
+            s.meshes
+                .iter()
+                .map(|m| m.colors.clone())
+                .collect::<Vec<_>>(),
+            s.materials.iter().map(|m| m.texture).collect::<Vec<_>>(),
+        )
+    };
+    for from in MapShading::ALL {
+        for to in MapShading::ALL {
+            let mut s = convert(&map, Default::default(), from);
+            set_shading(&mut s, to);
+            let fresh = convert(&map, Default::default(), to);
+            assert!(look(&s) == look(&fresh), "{from:?} -> {to:?}");
+            assert_eq!(s.map.as_ref().unwrap().shading, to);
+        }
+    }
+    // Unlit binds no lightmap; lightmaps alone carry no tints.
+    let s = convert(&map, Default::default(), MapShading::Unlit);
+    assert!(s.materials.iter().all(|m| m.texture.is_none()));
+    let s = convert(&map, Default::default(), MapShading::Lightmaps);
+    assert!(s.meshes.iter().all(|m| m.colors.is_none()));
 }

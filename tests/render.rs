@@ -426,7 +426,7 @@ fn demo_map_with_lightmaps_matches_reference() {
 fn visibility_culling_draws_exactly_the_visible_cubes_triangles() {
     use facet::scene::map_query;
     let map = facet::mapgen::generate(&facet::mapgen::Params::SMALL);
-    let scene = facet::scene::from_pmf::convert(map, Default::default(), Default::default());
+    let scene = facet::scene::from_pmf::convert(&map, Default::default(), Default::default());
     let info = scene.map.as_ref().unwrap();
     let total: u64 = scene.triangle_count() as u64;
     // The camera's cell: above the ground in the first sector's corner.

@@ -350,7 +350,7 @@ fn view_and_file_menus_set_lighting_and_ask_for_files() {
 #[test]
 fn map_inspector_selects_sectors_cubes_and_views() {
     let map = facet::mapgen::generate(&facet::mapgen::Params::SMALL);
-    let scene = facet::scene::from_pmf::convert(map, Default::default(), Default::default());
+    let scene = facet::scene::from_pmf::convert(&map, Default::default(), Default::default());
     let mut harness = Harness::builder()
         .with_size(egui::vec2(520.0, 2400.0))
         .build_ui_state(

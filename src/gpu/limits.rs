@@ -18,14 +18,14 @@ pub fn note(name: &str, from: (u32, u32), to: (u32, u32), max: u32, how: &str) -
 /// sides to at most `max`, each output texel the mean of the block it
 /// covers (edge blocks average the texels they have).
 pub fn fit_rgba(width: u32, height: u32, rgba8: &[u8], max: u32) -> (u32, u32, Vec<u8>) {
-    let f = crate::formats::reduce::factor_to_fit(width, height, 4, usize::MAX, max.max(1))
+    let f = crate::scene::images::factor_to_fit(width, height, 4, usize::MAX, max.max(1))
         .unwrap_or(1) as usize;
     if f == 1 {
         return (width, height, rgba8.to_vec());
     }
     let row = width as usize * 4;
     let mut reducer =
-        crate::formats::reduce::BoxReducer::new(width as usize, height as usize, 4, f, usize::MAX);
+        crate::scene::images::BoxReducer::new(width as usize, height as usize, 4, f, usize::MAX);
     for r in rgba8.chunks_exact(row).take(height as usize) {
         reducer.push_row(r);
     }

@@ -3,9 +3,9 @@
 //! data in, a line list out; the app uploads it when the inputs change.
 
 use super::upload::LineVertex;
-use crate::formats::pmf::CubeKind;
 use crate::scene::Aabb;
 use crate::scene::from_pmf::MapInfo;
+use crate::scene::map::CubeKind;
 use crate::scene::map_query::{self, CubeRef};
 
 /// What to draw.
@@ -62,7 +62,7 @@ pub fn cube_color(kind: &CubeKind) -> [u8; 4] {
 pub fn lines(info: &MapInfo, o: &MapOverlay) -> Vec<LineVertex> {
     let map = &info.map;
     let mut out = Vec::new();
-    let size = map.sector_size();
+    let size = map.sector_size;
     let sector_box = |i: usize| {
         let c = map.sector_coords(i).map(|v| v as f32 * size);
         let min = glam::Vec3::from(c);
@@ -129,14 +129,13 @@ pub fn lines(info: &MapInfo, o: &MapOverlay) -> Vec<LineVertex> {
                     .skip(first as usize)
                     .take((n as usize).min(budget))
                 {
-                    let p = t.points.map(|p| p.position);
                     for (a, b) in [(0, 1), (1, 2), (2, 0)] {
                         out.push(LineVertex {
-                            position: p[a],
+                            position: t[a].to_array(),
                             color,
                         });
                         out.push(LineVertex {
-                            position: p[b],
+                            position: t[b].to_array(),
                             color,
                         });
                     }
@@ -148,13 +147,11 @@ pub fn lines(info: &MapInfo, o: &MapOverlay) -> Vec<LineVertex> {
     if o.props {
         for s in &map.sectors {
             for p in &s.props {
-                let c = glam::Vec3::from(p.origin);
-                let r = glam::Vec3::from(p.radius);
                 box_lines(
                     &mut out,
                     &Aabb {
-                        min: c - r,
-                        max: c + r,
+                        min: p.origin - p.radius,
+                        max: p.origin + p.radius,
                     },
                     0.0,
                     PROP,

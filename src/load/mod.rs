@@ -21,8 +21,9 @@ pub enum Raw {
     Ptf(ptf::Ptf),
     M3d(Box<m3d::M3d>),
     Papa(Box<papa::Papa>),
-    /// Maps keep the decoded map in `Scene::map`.
-    Pmf,
+    /// The decoded map (the scene holds its own map model; reports read
+    /// what only the file has, such as entity records).
+    Pmf(Box<crate::formats::pmf::Pmf>),
 }
 
 pub struct Loaded {
@@ -122,6 +123,16 @@ impl LoadOptions {
         }
         roots
     }
+}
+
+/// A papa file holding animations and no model (dropped on a model, its
+/// clips are added instead of replacing the scene).
+pub fn is_animation_papa(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("papa"))
+        && resolver::read_if(path, papa::MAGIC.len(), &|h| h.starts_with(papa::MAGIC))
+            .and_then(|b| papa::decode(&b).ok())
+            .is_some_and(|p| p.models.is_empty() && !p.animations.is_empty())
 }
 
 pub fn load_file(path: &Path) -> Result<Loaded, LoadError> {
@@ -300,10 +311,10 @@ fn load_bytes_inner(
         Some(Format::Pmf) => {
             let map = crate::formats::pmf::decode_with_progress(bytes, &|f| progress(f * 0.9))
                 .map_err(decode_err)?;
-            let scene = scene::from_pmf::convert(map, source, Default::default());
+            let scene = scene::from_pmf::convert(&map, source, Default::default());
             Ok(Loaded {
                 scene,
-                raw: Raw::Pmf,
+                raw: Raw::Pmf(Box::new(map)),
             })
         }
         None => Err(LoadError::Unknown {

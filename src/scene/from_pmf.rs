@@ -7,10 +7,12 @@
 //! stored. Material appearances are resource paths outside the file: the
 //! map's materials get distinct tint colours instead, as vertex colours.
 //! [`MapShading`] picks lightmaps, tints or both. Facts the inspector shows
-//! (sectors, octrees, visibility, lights, entities) stay in [`MapInfo`].
+//! (sectors, octrees, visibility, lights, entities) become the scene's own
+//! map model ([`super::map::Map`]) in [`MapInfo`].
 
+use super::map::{self, Map};
 use super::*;
-use crate::formats::pmf::{CubeKind, Pmf};
+use crate::formats::pmf::{self, Pmf};
 
 /// What the map's surfaces show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -38,7 +40,7 @@ impl MapShading {
 /// The map beside the meshes: what the inspector and the culling need.
 #[derive(Debug, Clone)]
 pub struct MapInfo {
-    pub map: Pmf,
+    pub map: Map,
     /// Per sector: the meshes drawing it, and for each mesh the sector
     /// triangle of each of its triangles (culling and highlighting).
     pub sector_meshes: Vec<Vec<usize>>,
@@ -50,6 +52,8 @@ pub struct MapInfo {
     /// Per sector: its extra lightmaps (its own and its dynamic lights'),
     /// as (label, scene texture).
     pub extra_textures: Vec<Vec<(String, usize)>>,
+    /// What the meshes show now.
+    pub shading: MapShading,
 }
 
 /// Tint of material `m`, sRGB: well-separated hues, light enough to show the
@@ -92,47 +96,13 @@ pub fn lightmap_texture(name: String, size: u32, luxels: &[u16]) -> Texture {
 }
 
 /// Per sector triangle: (lightmap, material) from the cube that owns it.
-fn triangle_owners(s: &crate::formats::pmf::Sector) -> Vec<(u8, u16)> {
+fn triangle_owners(s: &map::Sector) -> Vec<(u8, u16)> {
     let mut out = vec![(0u8, 0u16); s.triangles.len()];
     for c in &s.cubes {
-        let Some((first, count)) = c.kind.triangles() else {
+        let (Some((first, _)), Some(lightmap)) = (c.kind.triangles(), c.kind.lightmap()) else {
             continue;
         };
-        let lightmap = c.kind.lightmap().unwrap_or(0);
-        // Materials per triangle, in the cube's triangle order.
-        let per_face: Vec<u16> = match &c.kind {
-            CubeKind::Solid { material, .. } | CubeKind::Angled { material, .. } => {
-                vec![*material; count as usize]
-            }
-            CubeKind::ExtSolid {
-                materials, counts, ..
-            } => counts
-                .iter()
-                .zip(materials)
-                .flat_map(|(&n, &m)| std::iter::repeat_n(m, n as usize))
-                .collect(),
-            CubeKind::ExtAngled {
-                materials, counts, ..
-            } => {
-                // The plane uses the +Y material (decision in docs/formats.md).
-                let mats = [
-                    materials[1],
-                    materials[0],
-                    materials[1],
-                    materials[2],
-                    materials[3],
-                    materials[4],
-                    materials[5],
-                ];
-                counts
-                    .iter()
-                    .zip(mats)
-                    .flat_map(|(&n, m)| std::iter::repeat_n(m, n as usize))
-                    .collect()
-            }
-            _ => Vec::new(),
-        };
-        for (k, m) in per_face.into_iter().enumerate() {
+        for (k, m) in c.kind.triangle_materials().into_iter().enumerate() {
             if let Some(o) = out.get_mut(first as usize + k) {
                 *o = (lightmap, m);
             }
@@ -141,7 +111,249 @@ fn triangle_owners(s: &crate::formats::pmf::Sector) -> Vec<(u8, u16)> {
     out
 }
 
-pub fn convert(map: Pmf, mut source: SourceInfo, shading: MapShading) -> Scene {
+/// The scene's map model of a decoded PMF: structure and positions, no
+/// texels and no texture coordinates (the meshes hold those).
+pub fn map_model(m: &Pmf) -> Map {
+    Map {
+        sector_counts: m.sector_counts,
+        sector_size: m.sector_size(),
+        sectors: m.sectors.iter().map(sector_model).collect(),
+        materials: m
+            .materials
+            .iter()
+            .map(|x| x.appearance.text.clone())
+            .collect(),
+        fast_light_colors: m.fast_lights.clone(),
+        difficulties: m.difficulties.clone(),
+        gamemodes: m.gamemodes.clone(),
+        teams: m.teams.iter().map(|t| t.name.text.clone()).collect(),
+        entities: m
+            .entities
+            .entities
+            .iter()
+            .map(|e| map::Entity {
+                name: e.name.text.clone(),
+                kind: e.kind_name().into(),
+                difficulties: mask_names(e.difficulties as u16, &m.difficulties),
+                gamemodes: mask_names(e.gamemodes, &m.gamemodes),
+                fields: e
+                    .field_names()
+                    .iter()
+                    .zip(&e.fields)
+                    .map(|((n, f), v)| (n.to_string(), value_text(f, v)))
+                    .collect(),
+            })
+            .collect(),
+        actions: m.entities.actions.len(),
+        filters: m.entities.filters.len(),
+        selectors: m.entities.selectors.len(),
+    }
+}
+
+fn sector_model(s: &pmf::Sector) -> map::Sector {
+    map::Sector {
+        load_radius: s.load_radius,
+        lightmap_sizes: s.lightmaps.iter().map(|l| l.size()).collect(),
+        extra_lightmaps: s.extra_lightmaps.len(),
+        props: s
+            .props
+            .iter()
+            .map(|p| map::Prop {
+                origin: Vec3::from(p.origin),
+                radius: Vec3::from(p.radius),
+            })
+            .collect(),
+        cubes: s.cubes.iter().map(cube_model).collect(),
+        triangles: s
+            .triangles
+            .iter()
+            .map(|t| t.points.map(|p| Vec3::from(p.position)))
+            .collect(),
+        dynamic_lights: s
+            .dynamic_lights
+            .iter()
+            .map(|d| map::DynamicLight {
+                light: d.light,
+                extra_lightmaps: d.extra_lightmaps.len(),
+            })
+            .collect(),
+        fast_lights: s
+            .fast_lights
+            .iter()
+            .map(|f| map::FastLight {
+                light: f.light,
+                points: f.points.len(),
+            })
+            .collect(),
+        dynamic_light_refs: s.dynamic_light_refs.clone(),
+        fast_light_refs: s.fast_light_refs.clone(),
+    }
+}
+
+fn cube_model(c: &pmf::Cube) -> map::Cube {
+    use map::{CubeKind as K, Plane, Surface};
+    let one = |lightmap, triangle, material| Surface {
+        lightmap,
+        triangle,
+        materials: [material; 6],
+        per_face: false,
+    };
+    let each = |lightmap, triangle, materials| Surface {
+        lightmap,
+        triangle,
+        materials,
+        per_face: true,
+    };
+    let kind = match &c.kind {
+        pmf::CubeKind::Empty => K::Empty,
+        pmf::CubeKind::Parent(ch) => K::Parent(*ch),
+        &pmf::CubeKind::Solid {
+            material,
+            lightmap,
+            triangle,
+            faces,
+        } => K::Solid(one(lightmap, triangle, material), faces),
+        &pmf::CubeKind::Angled {
+            material,
+            lightmap,
+            triangle,
+            counts,
+            fill,
+            pitch,
+            yaw,
+        } => K::Angled(
+            one(lightmap, triangle, material),
+            counts,
+            Plane { fill, pitch, yaw },
+        ),
+        &pmf::CubeKind::ExtSolid {
+            materials,
+            lightmap,
+            triangle,
+            counts,
+        } => K::ExtSolid(each(lightmap, triangle, materials), counts),
+        &pmf::CubeKind::ExtAngled {
+            materials,
+            lightmap,
+            triangle,
+            counts,
+            fill,
+            pitch,
+            yaw,
+        } => K::ExtAngled(
+            each(lightmap, triangle, materials),
+            counts,
+            Plane { fill, pitch, yaw },
+        ),
+    };
+    map::Cube {
+        kind,
+        lighting: c.lighting.map(|l| map::CubeLighting {
+            base_light: l.base_light,
+            dynamic: (l.dynamic_index, l.dynamic_count),
+            fast: (l.fast_index, l.fast_count),
+        }),
+        chunk: c.chunk.as_ref().map(|ch| {
+            Box::new(map::Cell {
+                props: ch.props.clone(),
+                visible: ch
+                    .visible
+                    .iter()
+                    .map(|v| (v.sector, v.cubes.clone()))
+                    .collect(),
+                visibility_index: ch.visibility_index,
+                visibility_count: ch.visibility_count,
+            })
+        }),
+    }
+}
+
+/// The names of the bits set in `mask`.
+fn mask_names(mask: u16, names: &[String]) -> String {
+    let on: Vec<&str> = names
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i < 16 && mask & (1 << i) != 0)
+        .map(|(_, n)| n.as_str())
+        .collect();
+    if on.is_empty() {
+        "none".into()
+    } else {
+        on.join(", ")
+    }
+}
+
+/// An entity field's value as the inspector shows it.
+fn value_text(field: &pmf::Field, v: &pmf::Value) -> String {
+    use pmf::Value;
+    match (field, v) {
+        (pmf::Field::Flags(names), Value::Flags(bits)) => {
+            let n = names.len();
+            let on: Vec<&str> = names
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| bits & (1 << (n - 1 - i)) != 0)
+                .map(|(_, s)| *s)
+                .collect();
+            if on.is_empty() {
+                "none".into()
+            } else {
+                on.join(", ")
+            }
+        }
+        (pmf::Field::Enum(names), Value::Enum(x)) => {
+            names.get(*x as usize).copied().unwrap_or("?").to_string()
+        }
+        (_, Value::Str(t)) => format!("{:?}", t.text),
+        (_, Value::Signals(l)) => l
+            .iter()
+            .map(|t| t.text.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        (_, Value::Vec3(x)) => format!("{:.2?}", x),
+        (_, Value::Vec4(x)) => format!("{:.2?}", x),
+        (_, Value::Vec2(x)) => format!("{:.2?}", x),
+        (_, Value::Filter(x)) => format!("filter at byte {x}"),
+        (_, Value::Selector(x)) => format!("selector at byte {x}"),
+        (_, Value::Team(x)) => format!("team {}", x / 16),
+        (_, Value::Actions(l)) => format!("actions at bytes {l:?}"),
+        (_, Value::Light(x)) => format!("dynamic light {x}"),
+        (_, Value::Material(x)) => format!("material {x}"),
+        (_, other) => format!("{other:?}")
+            .trim_start_matches(|c: char| c.is_alphanumeric())
+            .trim_matches(|c| c == '(' || c == ')')
+            .to_string(),
+    }
+}
+
+/// Shows the map's meshes with `shading`: the lightmap textures bound or
+/// not, the material tints as vertex colours or not. Meshes and textures
+/// stay; only colours and bindings change (upload again after).
+pub fn set_shading(scene: &mut Scene, shading: MapShading) {
+    let Some(info) = scene.map.as_deref_mut() else {
+        return;
+    };
+    info.shading = shading;
+    let info = &*info;
+    let owners: Vec<Vec<(u8, u16)>> = info.map.sectors.iter().map(triangle_owners).collect();
+    for (mi, &(si, li)) in info.mesh_source.iter().enumerate() {
+        let Some(mesh) = scene.meshes.get_mut(mi) else {
+            continue;
+        };
+        mesh.colors = (shading != MapShading::Lightmaps).then(|| {
+            info.mesh_triangles[mi]
+                .iter()
+                .flat_map(|&t| [material_tint(owners[si][t as usize].1 as usize); 3])
+                .collect()
+        });
+        if let Some(m) = mesh.material.and_then(|m| scene.materials.get_mut(m)) {
+            m.texture =
+                (shading != MapShading::Unlit).then_some(info.sector_textures[si] + li as usize);
+        }
+    }
+}
+
+pub fn convert(map: &Pmf, mut source: SourceInfo, shading: MapShading) -> Scene {
     source.format = "PMF".into();
     let mut scene = Scene {
         source,
@@ -151,6 +363,7 @@ pub fn convert(map: Pmf, mut source: SourceInfo, shading: MapShading) -> Scene {
     let mut mesh_triangles = Vec::new();
     let mut mesh_source = Vec::new();
     let mut sector_textures = Vec::new();
+    let model = map_model(map);
     for (si, s) in map.sectors.iter().enumerate() {
         let coords = map.sector_coords(si);
         let first_texture = scene.textures.len();
@@ -162,7 +375,7 @@ pub fn convert(map: Pmf, mut source: SourceInfo, shading: MapShading) -> Scene {
                 &l.luxels,
             ));
         }
-        let owners = triangle_owners(s);
+        let owners = triangle_owners(&model.sectors[si]);
         let mut meshes = Vec::new();
         for li in 0..s.lightmaps.len() {
             let tris: Vec<u32> = (0..s.triangles.len() as u32)
@@ -329,12 +542,13 @@ pub fn convert(map: Pmf, mut source: SourceInfo, shading: MapShading) -> Scene {
         }
     }
     scene.map = Some(Box::new(MapInfo {
-        map,
+        map: model,
         sector_meshes,
         mesh_triangles,
         mesh_source,
         sector_textures,
         extra_textures,
+        shading,
     }));
     scene
 }

@@ -5,7 +5,9 @@
 //! headers only, just the size is read.
 
 use crate::formats::ptf::Texels;
-use crate::formats::reduce::{BoxReducer, factor_to_fit};
+/// The box filter decoders stream rows into, for every layer above that
+/// reduces texels (the GPU layer fitting device limits).
+pub use crate::formats::reduce::{BoxReducer, factor_to_fit};
 
 /// A decoded image.
 #[derive(Debug, Clone, PartialEq)]

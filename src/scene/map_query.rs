@@ -1,11 +1,11 @@
-//! Questions about a map's structure, answered from the decoded data: where
+//! Questions about a map's structure, answered from the scene's map model: where
 //! each cube is, which chunk cube (visibility cell) holds a point, what a
 //! cell can see, and which triangles of which meshes that is. The inspector,
 //! the overlays and visibility culling all ask here.
 
 use super::from_pmf::MapInfo;
+use super::map::{CubeKind, Map, octant_signs};
 use super::{Aabb, Vec3};
-use crate::formats::pmf::{CubeKind, Pmf, octant_signs};
 use std::ops::Range;
 
 /// A cube of a sector: (sector index, cube index).
@@ -21,9 +21,9 @@ pub struct CubePlace {
 
 /// The place of every cube the sector's octree reaches (`None` for cubes it
 /// does not reach).
-pub fn cube_places(map: &Pmf, sector: usize) -> Vec<Option<CubePlace>> {
+pub fn cube_places(map: &Map, sector: usize) -> Vec<Option<CubePlace>> {
     let s = &map.sectors[sector];
-    let size = map.sector_size();
+    let size = map.sector_size;
     let [x, y, z] = map.sector_coords(sector).map(|c| c as f32 * size);
     let mut out = vec![None; s.cubes.len()];
     if out.is_empty() {
@@ -68,8 +68,8 @@ pub fn cube_places(map: &Pmf, sector: usize) -> Vec<Option<CubePlace>> {
 }
 
 /// The sector holding `p` (map space), if any.
-pub fn sector_at(map: &Pmf, p: Vec3) -> Option<usize> {
-    let size = map.sector_size();
+pub fn sector_at(map: &Map, p: Vec3) -> Option<usize> {
+    let size = map.sector_size;
     let c = (p / size).floor();
     if c.min_element() < 0.0 {
         return None;
@@ -83,10 +83,10 @@ pub fn sector_at(map: &Pmf, p: Vec3) -> Option<usize> {
 
 /// The chunk cube (visibility cell) holding `p`: the first chunk cube on the
 /// way down the octree to the leaf that contains it.
-pub fn cell_at(map: &Pmf, p: Vec3) -> Option<CubeRef> {
+pub fn cell_at(map: &Map, p: Vec3) -> Option<CubeRef> {
     let si = sector_at(map, p)?;
     let s = &map.sectors[si];
-    let size = map.sector_size();
+    let size = map.sector_size;
     // The cube's box is halved on the way down: nothing is allocated (the
     // app asks every frame while culling).
     let mut min = Vec3::from(map.sector_coords(si).map(|c| c as f32 * size));
@@ -112,7 +112,7 @@ pub fn cell_at(map: &Pmf, p: Vec3) -> Option<CubeRef> {
 }
 
 /// The chunk cube at or above `cube` (its cell).
-pub fn chunk_of(map: &Pmf, sector: usize, cube: usize) -> Option<usize> {
+pub fn chunk_of(map: &Map, sector: usize, cube: usize) -> Option<usize> {
     let places = cube_places(map, sector);
     let mut i = Some(cube);
     while let Some(c) = i {
@@ -125,7 +125,7 @@ pub fn chunk_of(map: &Pmf, sector: usize, cube: usize) -> Option<usize> {
 }
 
 /// The triangle ranges `(first, count)` of `cube` and everything under it.
-pub fn subtree_triangles(map: &Pmf, sector: usize, cube: usize) -> Vec<(u32, u32)> {
+pub fn subtree_triangles(map: &Map, sector: usize, cube: usize) -> Vec<(u32, u32)> {
     let s = &map.sectors[sector];
     let mut out = Vec::new();
     let mut stack = vec![cube];
@@ -151,19 +151,19 @@ pub fn subtree_triangles(map: &Pmf, sector: usize, cube: usize) -> Vec<(u32, u32
 }
 
 /// What a chunk cube sees: its visible sectors' listed cubes.
-pub fn visible_cubes(map: &Pmf, sector: usize, chunk: usize) -> Vec<CubeRef> {
+pub fn visible_cubes(map: &Map, sector: usize, chunk: usize) -> Vec<CubeRef> {
     let Some(c) = map.sectors[sector].cubes[chunk].chunk.as_ref() else {
         return Vec::new();
     };
     c.visible
         .iter()
-        .filter_map(|v| Some((map.sector_index(v.sector)?, &v.cubes)))
+        .filter_map(|(sector, cubes)| Some((map.sector_index(*sector)?, cubes)))
         .flat_map(|(si, cubes)| cubes.iter().map(move |&ci| (si, ci as usize)))
         .collect()
 }
 
 /// The union of what a sector's chunk cubes see.
-pub fn visible_from_sector(map: &Pmf, sector: usize) -> Vec<CubeRef> {
+pub fn visible_from_sector(map: &Map, sector: usize) -> Vec<CubeRef> {
     let mut out: Vec<CubeRef> = (0..map.sectors[sector].cubes.len())
         .flat_map(|c| visible_cubes(map, sector, c))
         .collect();
@@ -210,7 +210,7 @@ pub fn draw_ranges(info: &MapInfo, cubes: &[CubeRef]) -> Vec<Vec<Range<u32>>> {
 }
 
 /// Triangles of `cubes` (and their subtrees), counted from the cubes alone.
-pub fn triangle_count(map: &Pmf, cubes: &[CubeRef]) -> u64 {
+pub fn triangle_count(map: &Map, cubes: &[CubeRef]) -> u64 {
     let mut seen = std::collections::HashSet::new();
     for &(si, ci) in cubes {
         for (first, n) in subtree_triangles(map, si, ci) {
@@ -224,8 +224,8 @@ pub fn triangle_count(map: &Pmf, cubes: &[CubeRef]) -> u64 {
 
 /// The nearest map triangle a ray hits: (sector, triangle, distance along
 /// `dir`, which need not be normalised). Both faces count.
-pub fn pick(map: &Pmf, origin: Vec3, dir: Vec3) -> Option<(usize, usize, f32)> {
-    let size = map.sector_size();
+pub fn pick(map: &Map, origin: Vec3, dir: Vec3) -> Option<(usize, usize, f32)> {
+    let size = map.sector_size;
     let mut best: Option<(usize, usize, f32)> = None;
     for (si, s) in map.sectors.iter().enumerate() {
         let min = Vec3::from(map.sector_coords(si).map(|c| c as f32 * size));
@@ -236,8 +236,7 @@ pub fn pick(map: &Pmf, origin: Vec3, dir: Vec3) -> Option<(usize, usize, f32)> {
             continue;
         }
         for (ti, tri) in s.triangles.iter().enumerate() {
-            let p = tri.points.map(|p| Vec3::from(p.position));
-            if let Some(t) = ray_triangle(origin, dir, p)
+            if let Some(t) = ray_triangle(origin, dir, *tri)
                 && best.is_none_or(|(_, _, b)| t < b)
             {
                 best = Some((si, ti, t));
@@ -282,7 +281,7 @@ fn ray_triangle(o: Vec3, d: Vec3, p: [Vec3; 3]) -> Option<f32> {
 }
 
 /// The leaf cube that owns a sector triangle.
-pub fn cube_of_triangle(map: &Pmf, sector: usize, triangle: usize) -> Option<usize> {
+pub fn cube_of_triangle(map: &Map, sector: usize, triangle: usize) -> Option<usize> {
     map.sectors[sector].cubes.iter().position(|c| {
         c.kind
             .triangles()

@@ -9,6 +9,7 @@ pub mod from_p3m;
 pub mod from_papa;
 pub mod from_pmf;
 pub mod images;
+pub mod map;
 pub mod map_query;
 pub mod material_anim;
 

@@ -3,8 +3,8 @@
 //! [`MapUi`]; the app turns that into overlay lines and draw ranges.
 
 use super::UiState;
-use crate::formats::pmf::{self, CUBE_TYPES, Cube, CubeKind, FACES, Value};
 use crate::scene::from_pmf::{MapInfo, MapShading};
+use crate::scene::map::{CUBE_TYPES, Cube, CubeKind, FACES, Map};
 use crate::scene::map_query::{self, CubeRef};
 
 /// What the map inspector shows and asks for.
@@ -59,7 +59,7 @@ impl Default for MapUi {
 impl MapUi {
     /// The cubes whose view is shown: the selected chunk cube, else the
     /// selected sector's chunk cubes together.
-    pub fn viewpoint(&self, map: &pmf::Pmf) -> Option<Vec<CubeRef>> {
+    pub fn viewpoint(&self, map: &Map) -> Option<Vec<CubeRef>> {
         if let Some((s, c)) = self.selected_cube
             && let Some(chunk) = map_query::chunk_of(map, s, c)
         {
@@ -145,8 +145,8 @@ pub fn map_panel(ui: &mut egui::Ui, info: &MapInfo, state: &mut UiState) {
                                 ui.label(format!("{:?}", s.load_radius));
                                 ui.label(format!(
                                     "{}+{}",
-                                    s.lightmaps.len(),
-                                    s.extra_lightmaps.len()
+                                    s.lightmap_sizes.len(),
+                                    s.extra_lightmaps
                                 ));
                                 ui.label(s.props.len().to_string());
                                 ui.label(s.cubes.len().to_string());
@@ -243,32 +243,32 @@ pub fn map_panel(ui: &mut egui::Ui, info: &MapInfo, state: &mut UiState) {
         let s = &map.sectors[si];
         egui::CollapsingHeader::new(format!(
             "Lightmaps ({} + {} extra)",
-            s.lightmaps.len(),
+            s.lightmap_sizes.len(),
             info.extra_textures.get(si).map_or(0, |l| l.len())
         ))
         .default_open(false)
         .show(ui, |ui| {
             ui.add(egui::Slider::new(&mut m.lightmap_zoom, 0.25..=4.0).text("zoom"));
-            for (li, l) in s.lightmaps.iter().enumerate() {
+            for (li, &size) in s.lightmap_sizes.iter().enumerate() {
                 let users = s
                     .cubes
                     .iter()
                     .filter(|c| c.kind.lightmap() == Some(li as u8))
                     .count();
                 ui.label(format!(
-                    "lightmap {li}: {0}x{0}, used by {users} cubes",
-                    l.size()
+                    "lightmap {li}: {size}x{size}, used by {users} cubes"
                 ));
                 let tex = info.sector_textures.get(si).map(|&t| t + li);
                 if let Some(id) = tex.and_then(|t| state.texture_ids.get(t).copied().flatten()) {
-                    let side = l.size() as f32 * m.lightmap_zoom;
+                    let side = size as f32 * m.lightmap_zoom;
                     ui.add(egui::Image::new((id, egui::vec2(side, side))));
                 }
             }
             for (label, tex) in info.extra_textures.get(si).into_iter().flatten() {
                 ui.label(label);
                 if let Some(id) = state.texture_ids.get(*tex).copied().flatten() {
-                    let side = s.lightmaps[0].size() as f32 * m.lightmap_zoom;
+                    let side =
+                        s.lightmap_sizes.first().copied().unwrap_or(1) as f32 * m.lightmap_zoom;
                     ui.add(egui::Image::new((id, egui::vec2(side, side))));
                 }
             }
@@ -283,10 +283,10 @@ pub fn map_panel(ui: &mut egui::Ui, info: &MapInfo, state: &mut UiState) {
                         .iter()
                         .filter_map(|c| c.lighting.as_ref())
                         .filter(|l| {
-                            let (refs, at, n) = if dynamic {
-                                (&s.dynamic_light_refs, l.dynamic_index, l.dynamic_count)
+                            let (refs, (at, n)) = if dynamic {
+                                (&s.dynamic_light_refs, l.dynamic)
                             } else {
-                                (&s.fast_light_refs, l.fast_index, l.fast_count)
+                                (&s.fast_light_refs, l.fast)
                             };
                             refs.iter()
                                 .skip(at as usize)
@@ -299,13 +299,13 @@ pub fn map_panel(ui: &mut egui::Ui, info: &MapInfo, state: &mut UiState) {
                     ui.label(format!(
                         "dynamic light {}: {} extra lightmap(s), affects {} cubes",
                         d.light,
-                        d.extra_lightmaps.len(),
+                        d.extra_lightmaps,
                         affected(d.light, true)
                     ));
                 }
                 for f in &s.fast_lights {
                     let color = map
-                        .fast_lights
+                        .fast_light_colors
                         .get(f.light as usize)
                         .copied()
                         .unwrap_or([1.0; 3]);
@@ -313,7 +313,7 @@ pub fn map_panel(ui: &mut egui::Ui, info: &MapInfo, state: &mut UiState) {
                         "fast light {} {:.2?}: {} affected points, {} cubes",
                         f.light,
                         color,
-                        f.points.len(),
+                        f.points,
                         affected(f.light, false)
                     ));
                 }
@@ -326,25 +326,25 @@ pub fn map_panel(ui: &mut egui::Ui, info: &MapInfo, state: &mut UiState) {
             });
     }
 
-    egui::CollapsingHeader::new(format!("Entities ({})", map.entities.entities.len()))
+    egui::CollapsingHeader::new(format!("Entities ({})", map.entities.len()))
         .default_open(false)
         .show(ui, |ui| {
-            for (i, e) in map.entities.entities.iter().enumerate() {
-                egui::CollapsingHeader::new(format!("{} ({})", e.name.text, e.kind_name()))
+            for (i, e) in map.entities.iter().enumerate() {
+                egui::CollapsingHeader::new(format!("{} ({})", e.name, e.kind))
                     .id_salt(("entity", i))
                     .show(ui, |ui| {
                         egui::Grid::new(("entity fields", i))
                             .num_columns(2)
                             .show(ui, |ui| {
                                 ui.label("difficulties");
-                                ui.label(mask_names(e.difficulties as u16, &map.difficulties));
+                                ui.label(&e.difficulties);
                                 ui.end_row();
                                 ui.label("gamemodes");
-                                ui.label(mask_names(e.gamemodes, &map.gamemodes));
+                                ui.label(&e.gamemodes);
                                 ui.end_row();
-                                for ((name, field), v) in e.field_names().iter().zip(&e.fields) {
-                                    ui.label(*name);
-                                    ui.label(value_text(field, v));
+                                for (name, value) in &e.fields {
+                                    ui.label(name);
+                                    ui.label(value);
                                     ui.end_row();
                                 }
                             });
@@ -352,76 +352,17 @@ pub fn map_panel(ui: &mut egui::Ui, info: &MapInfo, state: &mut UiState) {
             }
             ui.weak(format!(
                 "{} actions, {} filters, {} selectors; teams: {}",
-                map.entities.actions.len(),
-                map.entities.filters.len(),
-                map.entities.selectors.len(),
-                map.teams
-                    .iter()
-                    .map(|t| t.name.text.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                map.actions,
+                map.filters,
+                map.selectors,
+                map.teams.join(", ")
             ));
         });
 }
 
-fn mask_names(mask: u16, names: &[String]) -> String {
-    let on: Vec<&str> = names
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| *i < 16 && mask & (1 << i) != 0)
-        .map(|(_, n)| n.as_str())
-        .collect();
-    if on.is_empty() {
-        "none".into()
-    } else {
-        on.join(", ")
-    }
-}
-
-fn value_text(field: &pmf::Field, v: &Value) -> String {
-    match (field, v) {
-        (pmf::Field::Flags(names), Value::Flags(bits)) => {
-            let n = names.len();
-            let on: Vec<&str> = names
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| bits & (1 << (n - 1 - i)) != 0)
-                .map(|(_, s)| *s)
-                .collect();
-            if on.is_empty() {
-                "none".into()
-            } else {
-                on.join(", ")
-            }
-        }
-        (pmf::Field::Enum(names), Value::Enum(x)) => {
-            names.get(*x as usize).copied().unwrap_or("?").to_string()
-        }
-        (_, Value::Str(t)) => format!("{:?}", t.text),
-        (_, Value::Signals(l)) => l
-            .iter()
-            .map(|t| t.text.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
-        (_, Value::Vec3(x)) => format!("{:.2?}", x),
-        (_, Value::Vec4(x)) => format!("{:.2?}", x),
-        (_, Value::Vec2(x)) => format!("{:.2?}", x),
-        (_, Value::Filter(x)) => format!("filter at byte {x}"),
-        (_, Value::Selector(x)) => format!("selector at byte {x}"),
-        (_, Value::Team(x)) => format!("team {}", x / 16),
-        (_, Value::Actions(l)) => format!("actions at bytes {l:?}"),
-        (_, Value::Light(x)) => format!("dynamic light {x}"),
-        (_, Value::Material(x)) => format!("material {x}"),
-        (_, other) => format!("{other:?}")
-            .trim_start_matches(|c: char| c.is_alphanumeric())
-            .trim_matches(|c| c == '(' || c == ')')
-            .to_string(),
-    }
-}
-
 fn octree_node(
     ui: &mut egui::Ui,
-    map: &pmf::Pmf,
+    map: &Map,
     si: usize,
     ci: usize,
     m: &mut MapUi,
@@ -487,7 +428,7 @@ fn octree_node(
 
 fn cube_details(
     ui: &mut egui::Ui,
-    map: &pmf::Pmf,
+    map: &Map,
     si: usize,
     ci: usize,
     cube: &Cube,
@@ -524,10 +465,7 @@ fn cube_details(
                     "material(s)",
                     mats.iter()
                         .map(|&x| {
-                            let path = map
-                                .materials
-                                .get(x as usize)
-                                .map_or("", |m| m.appearance.text.as_str());
+                            let path = map.materials.get(x as usize).map_or("", |m| m.as_str());
                             format!("{x} {path}")
                         })
                         .collect::<Vec<_>>()
@@ -541,7 +479,7 @@ fn cube_details(
                 row("triangles", format!("{first}..{} ({n})", first + n));
             }
             match &cube.kind {
-                CubeKind::Solid { faces, .. } => row(
+                CubeKind::Solid(_, faces) => row(
                     "faces",
                     FACES
                         .iter()
@@ -551,20 +489,7 @@ fn cube_details(
                         .collect::<Vec<_>>()
                         .join(" "),
                 ),
-                CubeKind::Angled {
-                    counts,
-                    fill,
-                    pitch,
-                    yaw,
-                    ..
-                }
-                | CubeKind::ExtAngled {
-                    counts,
-                    fill,
-                    pitch,
-                    yaw,
-                    ..
-                } => {
+                CubeKind::Angled(_, counts, plane) | CubeKind::ExtAngled(_, counts, plane) => {
                     row(
                         "triangles per side",
                         format!(
@@ -573,9 +498,12 @@ fn cube_details(
                             &counts[1..]
                         ),
                     );
-                    row("fill / pitch / yaw", format!("{fill} / {pitch} / {yaw}"));
+                    row(
+                        "fill / pitch / yaw",
+                        format!("{} / {} / {}", plane.fill, plane.pitch, plane.yaw),
+                    );
                 }
-                CubeKind::ExtSolid { counts, .. } => {
+                CubeKind::ExtSolid(_, counts) => {
                     row(
                         "triangles per face",
                         format!("{counts:?} (+X +Y +Z -X -Y -Z)"),
@@ -588,7 +516,7 @@ fn cube_details(
                     "lighting",
                     format!(
                         "base {:?}; dynamic refs {}+{}; fast refs {}+{}",
-                        l.base_light, l.dynamic_index, l.dynamic_count, l.fast_index, l.fast_count
+                        l.base_light, l.dynamic.0, l.dynamic.1, l.fast.0, l.fast.1
                     ),
                 );
             }
@@ -599,7 +527,10 @@ fn cube_details(
                         "{} props; sees {} sectors, {} cubes; visibility data {} / {}",
                         c.props.len(),
                         c.visible.len(),
-                        c.visible.iter().map(|v| v.cubes.len()).sum::<usize>(),
+                        c.visible
+                            .iter()
+                            .map(|(_, cubes)| cubes.len())
+                            .sum::<usize>(),
                         c.visibility_index,
                         c.visibility_count
                     ),

@@ -1,0 +1,189 @@
+//! The layering of docs/architecture.md, checked on the source text:
+//! formats -> scene -> (anim, load) -> gpu -> ui -> app, each module
+//! importing only layers below its own; the GPU, UI, app and animation
+//! layers import nothing from the decoders (they see the scene's model);
+//! no two top-level modules import each other; the decoder crate depends on
+//! what decoding needs and nothing of the viewer.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Every top-level module of the viewer's library and its layer. A module
+/// that is not listed fails the test: a new room needs a place in the house.
+const LAYERS: &[(&str, u32)] = &[
+    ("formats", 0),
+    ("scene", 1),
+    // Fixture generators: they write files with the decoders' writers.
+    ("demo", 1),
+    ("demo_m3d", 1),
+    ("mapgen", 1),
+    ("anim", 2),
+    ("load", 2),
+    ("gpu", 3),
+    // The app's helpers.
+    ("settings", 4),
+    ("watch", 4),
+    ("open_dialog", 4),
+    ("desktop", 4),
+    ("ui", 5),
+    ("app", 6),
+    // Command-line reports and renders.
+    ("info", 6),
+    ("headless", 6),
+    ("bench", 6),
+];
+
+/// Layers that must not name a decoder type.
+const NO_FORMATS: &[&str] = &[
+    "anim",
+    "gpu",
+    "ui",
+    "app",
+    "settings",
+    "watch",
+    "open_dialog",
+];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The source without `//` comments (doc comments name other layers
+/// freely).
+fn code(path: &Path) -> String {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The top-level modules a file names through `crate::X` (and the decoder
+/// crate by its own name, as `formats`).
+fn imports(src: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for (i, _) in src.match_indices("crate::") {
+        // `facet_formats::` is not `crate::`; skip the `_` case below.
+        if src[..i].ends_with('_') {
+            continue;
+        }
+        let name: String = src[i + 7..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() {
+            out.insert(name);
+        }
+    }
+    if src.contains("facet_formats") {
+        out.insert("formats".into());
+    }
+    out
+}
+
+#[test]
+fn every_layer_imports_only_the_layers_below_it() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let layer: BTreeMap<&str, u32> = LAYERS.iter().copied().collect();
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut wrong = Vec::new();
+    for f in &files {
+        let rel = f.strip_prefix(&src).unwrap();
+        let top = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy()
+            .trim_end_matches(".rs")
+            .to_string();
+        if top == "lib" || top == "main" {
+            continue;
+        }
+        let Some(&mine) = layer.get(top.as_str()) else {
+            wrong.push(format!(
+                "src/{}: module {top:?} has no layer in LAYERS",
+                rel.display()
+            ));
+            continue;
+        };
+        for to in imports(&code(f)) {
+            if to == top {
+                continue;
+            }
+            let Some(&theirs) = layer.get(to.as_str()) else {
+                wrong.push(format!(
+                    "src/{}: imports unknown module {to:?}",
+                    rel.display()
+                ));
+                continue;
+            };
+            if theirs >= mine {
+                wrong.push(format!(
+                    "src/{}: {top} (layer {mine}) imports {to} (layer {theirs})",
+                    rel.display()
+                ));
+            }
+            if to == "formats" && NO_FORMATS.contains(&top.as_str()) {
+                wrong.push(format!(
+                    "src/{}: {top} imports the decoders; it should read the scene's model",
+                    rel.display()
+                ));
+            }
+            graph.entry(top.clone()).or_default().insert(to);
+        }
+    }
+    for (a, tos) in &graph {
+        for b in tos {
+            if graph.get(b).is_some_and(|back| back.contains(a)) && a < b {
+                wrong.push(format!("{a} and {b} import each other"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "layering broken:\n{}", wrong.join("\n"));
+    // The check sees what it should: the app does reach the GPU layer.
+    assert!(graph["app"].contains("gpu") && graph["scene"].contains("formats"));
+}
+
+#[test]
+fn the_decoder_crate_needs_only_what_decoding_needs() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/formats");
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    let deps: Vec<&str> = manifest
+        .split("[dependencies]")
+        .nth(1)
+        .expect("a [dependencies] table")
+        .lines()
+        .take_while(|l| !l.starts_with('['))
+        .filter_map(|l| l.split('=').next().map(str::trim))
+        .filter(|n| !n.is_empty())
+        .collect();
+    let allowed = ["lz4_flex", "miniz_oxide", "thiserror", "bytemuck"];
+    for d in &deps {
+        assert!(allowed.contains(d), "facet-formats depends on {d}");
+    }
+    assert!(!deps.is_empty());
+    let mut files = Vec::new();
+    rust_files(&dir.join("src"), &mut files);
+    for f in files {
+        let src = code(&f);
+        assert!(
+            !src.contains("facet::"),
+            "{}: names the viewer",
+            f.display()
+        );
+        assert!(!src.contains("unsafe "), "{}: unsafe code", f.display());
+    }
+    let lib = std::fs::read_to_string(dir.join("src/lib.rs")).unwrap();
+    assert!(lib.contains("#![forbid(unsafe_code)]"));
+}
