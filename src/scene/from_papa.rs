@@ -239,22 +239,19 @@ pub fn scene_texture(
         let (w, h) = size_of(l);
         w as u64 * h as u64 * 4
     };
+    let format_name = t.format.map_or("?".into(), |f| f.name());
+    let reduced = |how: String, to: (u32, u32)| {
+        let declared = (t.width as u32, t.height as u32);
+        super::images::reduced_warning(&name, &format!("{format_name}{how}"), declared, to)
+    };
     let Some(base) = (0..levels).find(|&l| rgba_of(l) <= budget as u64) else {
         let last = levels - 1;
         let (lw, lh) = size_of(last);
-        let f = crate::formats::reduce::factor_to_fit(lw, lh, 4, budget, u32::MAX).ok_or_else(
-            || format!("does not fit the {budget}-byte texel budget even as one texel"),
-        )?;
+        let f = super::images::factor_to_fit(lw, lh, 4, budget, u32::MAX).ok_or_else(|| {
+            format!("does not fit the {budget}-byte texel budget even as one texel")
+        })?;
         let (w, h, rgba8) = decode_level_reduced(t, last, f)?;
-        warnings.push(super::images::reduced_warning(
-            &name,
-            &format!(
-                "{} in {levels} stored level(s)",
-                t.format.map_or("?".into(), |f| f.name())
-            ),
-            (t.width as u32, t.height as u32),
-            (w, h),
-        ));
+        warnings.push(reduced(format!(" in {levels} stored level(s)"), (w, h)));
         return Ok(Texture {
             name,
             width: w,
@@ -270,15 +267,7 @@ pub fn scene_texture(
     };
     let (w, h, rgba8) = decode_level(t, base)?;
     if base > 0 {
-        warnings.push(super::images::reduced_warning(
-            &name,
-            &format!(
-                "{}; stored level {base} used",
-                t.format.map_or("?".into(), |f| f.name())
-            ),
-            (t.width as u32, t.height as u32),
-            (w, h),
-        ));
+        warnings.push(reduced(format!("; stored level {base} used"), (w, h)));
     }
     Ok(Texture {
         name,
