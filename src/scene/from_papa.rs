@@ -41,10 +41,12 @@ pub fn decode_rgba(t: &papa::Texture) -> Result<Vec<u8>, String> {
 
 /// Stored level `level` of `t` decoded to RGBA8: (width, height, texels).
 pub fn decode_level(t: &papa::Texture, level: usize) -> Result<(u32, u32, Vec<u8>), String> {
+    // Reserved at the first row, once the level is known to decode.
+    let rows = (t.height as usize >> level).max(1);
     let mut out = Vec::new();
     let (w, h) = level_rows(t, level, &mut |row| {
         if out.is_empty() {
-            out.reserve_exact(row.len() * t.height.max(1) as usize);
+            out.reserve_exact(row.len() * rows);
         }
         out.extend_from_slice(row)
     })?;

@@ -43,7 +43,7 @@ pub struct BoxReducer {
 }
 
 impl BoxReducer {
-    /// A reducer for `width` x `height` texels by `f`. The output is reserved
+    /// A reducer for `width` x `height` texels by `f` (at least 1). The output is reserved
     /// up to `reserve_at_most` bytes and grows as rows arrive, so a hostile
     /// source that ends early never made it reserve the full size.
     pub fn new(
@@ -53,6 +53,7 @@ impl BoxReducer {
         f: usize,
         reserve_at_most: usize,
     ) -> Self {
+        let f = f.max(1);
         let (ow, oh) = (width.div_ceil(f), height.div_ceil(f));
         BoxReducer {
             width,
