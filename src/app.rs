@@ -4,7 +4,7 @@ use crate::anim::Animator;
 use crate::anim::timeline::TimeSpan;
 use crate::gpu::camera::AxisView;
 use crate::gpu::capture::Targets;
-use crate::gpu::{Gpu, GpuScene, OrbitCamera, Renderer};
+use crate::gpu::{FrameInput, FrameTarget, Gpu, GpuScene, OrbitCamera, Renderer};
 use crate::load;
 use crate::scene::Scene;
 use crate::ui::{self, UiState};
@@ -411,7 +411,7 @@ impl GpuParts {
         );
         let egui_renderer =
             egui_wgpu::Renderer::new(&gpu.device, format, egui_wgpu::RendererOptions::default());
-        let gpu_scene = renderer.upload(&gpu, scene);
+        let gpu_scene = GpuScene::new(&gpu, &renderer, scene);
         Ok(GpuParts {
             gpu,
             surface,
@@ -500,8 +500,7 @@ impl Running {
     }
 
     /// Renders the 3D view alone at `w` x `h` with this camera, pose, material
-    /// time and view options (an offscreen renderer of the capture format)
-    /// and saves it in the current folder.
+    /// time and view options and saves it in the current folder.
     fn save_render(&mut self, w: u32, h: u32) {
         let max = self.gpu.device.limits().max_texture_dimension_2d;
         if w > max || h > max {
@@ -513,27 +512,26 @@ impl Running {
             );
             return;
         }
-        let format = crate::gpu::capture::CAPTURE_FORMAT;
-        let renderer = Renderer::new(&self.gpu, format, self.gpu.sample_count(format));
-        let mut scene = match renderer.try_upload(&self.gpu, &self.scene) {
-            Ok(s) => s,
+        // The scene as uploaded, drawn once more offscreen: same pose,
+        // time, camera and view as the window's last frame.
+        let input = FrameInput {
+            camera: &self.camera,
+            time: self.ui.timeline.time,
+            skin: &self.animator.pose.skin,
+            view: &self.effective,
+            selected_bone: self.ui.selected_bone,
+        };
+        let (gpu, renderer, scene) = (&self.gpu, &self.renderer, &mut self.gpu_scene);
+        let img = match gpu
+            .capture(|| crate::gpu::frame::render_to_image(gpu, renderer, scene, &input, w, h))
+        {
+            Ok((img, _)) => img,
             Err(e) => {
                 self.ui
                     .report(ui::Level::Error, format!("render not saved: {e}"));
                 return;
             }
         };
-        scene.set_pose(&self.gpu, &renderer, &self.animator.pose.skin);
-        scene.set_material_time(&self.gpu, &renderer, self.ui.timeline.time);
-        let (img, _) = crate::gpu::capture::render_to_image(
-            &self.gpu,
-            &renderer,
-            &scene,
-            &self.camera,
-            &self.effective,
-            w,
-            h,
-        );
         let secs = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
@@ -628,7 +626,7 @@ impl Running {
         };
         let shading = self.ui.map.shading;
         crate::scene::from_pmf::set_shading(&mut self.scene, shading);
-        match self.renderer.try_upload(&self.gpu, &self.scene) {
+        match GpuScene::try_new(&self.gpu, &self.renderer, &self.scene) {
             Ok(g) => self.gpu_scene = g,
             Err(e) => {
                 crate::scene::from_pmf::set_shading(&mut self.scene, before);
@@ -728,7 +726,7 @@ impl Running {
         if let Some(t) = self.scene.textures.first_mut() {
             *t = tex;
         }
-        match self.renderer.try_upload(&self.gpu, &self.scene) {
+        match GpuScene::try_new(&self.gpu, &self.renderer, &self.scene) {
             Ok(g) => self.gpu_scene = g,
             Err(e) => {
                 self.ui
@@ -782,8 +780,9 @@ impl Running {
             self.egui_renderer.free_texture(&id);
         }
         self.ui.preview_id = self.scene.preview.as_ref().map(|t| {
-            let gt =
-                crate::gpu::upload::upload_texture(&self.gpu, &t.name, t.width, t.height, &t.rgba8);
+            let gt = crate::gpu::texture::upload_texture(
+                &self.gpu, &t.name, t.width, t.height, &t.rgba8,
+            );
             self.egui_renderer.register_native_texture(
                 &self.gpu.device,
                 &gt.ui_view,
@@ -917,7 +916,7 @@ impl Running {
             Ok(l) => {
                 // A file the GPU refuses is this file's load error; the
                 // scene on screen stays.
-                let gpu_scene = match self.renderer.try_upload(&self.gpu, &l.scene) {
+                let gpu_scene = match GpuScene::try_new(&self.gpu, &self.renderer, &l.scene) {
                     Ok(g) => g,
                     Err(e) => {
                         let e = format!(
@@ -1004,7 +1003,7 @@ impl Running {
                 let mut timeline = self.ui.timeline.clone();
                 timeline.clip =
                     clip_name.and_then(|n| l.scene.clips.iter().position(|c| c.name == n));
-                self.gpu_scene = match self.renderer.try_upload(&self.gpu, &l.scene) {
+                self.gpu_scene = match GpuScene::try_new(&self.gpu, &self.renderer, &l.scene) {
                     Ok(g) => g,
                     Err(e) => {
                         log::error!("reload failed, still showing the last good version: {e}");
@@ -1385,14 +1384,6 @@ impl Running {
                 .to_pos2()
                 .min(egui::pos2(w, h)),
         );
-        let aspect = if vp.is_positive() {
-            vp.width() / vp.height()
-        } else {
-            w / h
-        };
-        self.renderer
-            .prepare(&self.gpu.queue, &self.camera, aspect, self.ui.view.lighting);
-
         let srgb_view = frame.texture.create_view(&wgpu::TextureViewDescriptor {
             format: Some(self.config.format.add_srgb_suffix()),
             ..Default::default()
@@ -1410,16 +1401,6 @@ impl Running {
         let tl = &self.ui.timeline;
         self.animator
             .update(&self.scene, tl.clip, tl.time, &self.ui.view.visible);
-        self.gpu_scene.encode_pose(
-            &self.gpu.queue,
-            &self.renderer,
-            &mut encoder,
-            &self.animator.pose.skin,
-        );
-        self.gpu_scene
-            .encode_materials(&self.gpu.queue, &self.renderer, &mut encoder, tl.time);
-        self.gpu_scene
-            .set_selected_bone(&self.gpu.queue, self.ui.selected_bone);
         self.effective.copy_from(&self.ui.view);
         self.effective.selected_part = self.ui.selected_part;
         self.effective.ranges.clone_from(&self.map_cache.ranges);
@@ -1427,17 +1408,28 @@ impl Running {
         self.effective
             .material_override
             .clone_from(&self.animator.materials);
-        {
-            let mut pass =
-                self.targets
-                    .begin_pass(&mut encoder, &srgb_view, self.ui.view.background);
-            if vp.is_positive() {
-                pass.set_viewport(vp.min.x, vp.min.y, vp.width(), vp.height(), 0.0, 1.0);
-            }
-            self.ui.stats = self
-                .renderer
-                .draw(&mut pass, &self.gpu_scene, &self.effective);
-        }
+        let input = FrameInput {
+            camera: &self.camera,
+            time: tl.time,
+            skin: &self.animator.pose.skin,
+            view: &self.effective,
+            selected_bone: self.ui.selected_bone,
+        };
+        let target = FrameTarget {
+            targets: &self.targets,
+            color: &srgb_view,
+            viewport: vp
+                .is_positive()
+                .then(|| [vp.min.x, vp.min.y, vp.width(), vp.height()]),
+        };
+        self.ui.stats = crate::gpu::frame::record(
+            &self.gpu,
+            &self.renderer,
+            &mut self.gpu_scene,
+            &mut encoder,
+            &target,
+            &input,
+        );
 
         let jobs = self.egui_ctx.tessellate(out.shapes, ppp);
         let screen = egui_wgpu::ScreenDescriptor {

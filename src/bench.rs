@@ -364,7 +364,7 @@ impl MaterialBenchResult {
 pub fn materials(gpu: &Gpu, n: u32, iterations: u32) -> MaterialBenchResult {
     let scene = animated_materials(n.max(1) as usize, 11);
     let renderer = crate::gpu::Renderer::new(gpu, crate::gpu::capture::CAPTURE_FORMAT, 1);
-    let gs = renderer.upload(gpu, &scene);
+    let gs = crate::gpu::GpuScene::new(gpu, &renderer, &scene);
     let batch = gs.material_anim.as_ref().expect("the materials animate");
     renderer
         .material_animator
@@ -441,7 +441,7 @@ pub fn map_frames(
     use crate::scene::map_query;
     let format = capture::CAPTURE_FORMAT;
     let renderer = crate::gpu::Renderer::new(gpu, format, gpu.sample_count(format));
-    let gs = renderer.upload(gpu, scene);
+    let mut gs = crate::gpu::GpuScene::new(gpu, &renderer, scene);
     let info = scene.map.as_ref().expect("a map");
     let bounds = scene.bounds(None);
     // A player's eye: 1.6 units above the ground near the middle of the map,
@@ -464,9 +464,16 @@ pub fn map_frames(
     let mut opts = crate::gpu::ViewOptions::for_scene(scene);
     opts.grid = false;
     let mut rows = Vec::new();
-    let row = |label, opts: &crate::gpu::ViewOptions| {
+    let mut row = |label, opts: &crate::gpu::ViewOptions| {
+        let input = crate::gpu::FrameInput {
+            camera: &camera,
+            time: 0.0,
+            skin: &[],
+            view: opts,
+            selected_bone: None,
+        };
         let (t, stats) =
-            capture::time_frames(gpu, &renderer, &gs, &camera, opts, size.0, size.1, frames);
+            crate::gpu::frame::time_frames(gpu, &renderer, &mut gs, &input, size, frames);
         let p90 = t[(t.len() * 9 / 10).min(t.len() - 1)];
         (
             label,

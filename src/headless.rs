@@ -2,7 +2,9 @@
 //! load, pose, skin on the GPU, draw, read back.
 
 use crate::anim::Animator;
-use crate::gpu::{FrameStats, Gpu, OrbitCamera, Renderer, ViewOptions, capture};
+use crate::gpu::{
+    FrameInput, FrameStats, Gpu, GpuScene, OrbitCamera, Renderer, ViewOptions, capture, frame,
+};
 use crate::scene::Scene;
 
 #[derive(Debug, Clone)]
@@ -70,7 +72,7 @@ pub fn render(
         .transpose()?;
     let format = capture::CAPTURE_FORMAT;
     let renderer = Renderer::new(gpu, format, gpu.sample_count(format));
-    let mut gpu_scene = renderer.try_upload(gpu, scene).map_err(|e| {
+    let mut gpu_scene = GpuScene::try_new(gpu, &renderer, scene).map_err(|e| {
         anyhow::anyhow!(
             "{}: the GPU refused the upload: {e}",
             scene.source.file_name
@@ -88,8 +90,6 @@ pub fn render(
     }
     let mut animator = Animator::new(scene);
     animator.update(scene, clip, req.time, &view.visible);
-    gpu_scene.set_pose(gpu, &renderer, &animator.pose.skin);
-    gpu_scene.set_material_time(gpu, &renderer, req.time);
     view.visible.clone_from(&animator.visible);
     view.material_override.clone_from(&animator.materials);
 
@@ -107,7 +107,19 @@ pub fn render(
     if let Some((_, _, zoom)) = req.camera {
         cam.distance /= zoom;
     }
-    Ok(capture::render_to_image(
-        gpu, &renderer, &gpu_scene, &cam, &view, req.width, req.height,
+    let input = FrameInput {
+        camera: &cam,
+        time: req.time,
+        skin: &animator.pose.skin,
+        view: &view,
+        selected_bone: None,
+    };
+    Ok(frame::render_to_image(
+        gpu,
+        &renderer,
+        &mut gpu_scene,
+        &input,
+        req.width,
+        req.height,
     ))
 }

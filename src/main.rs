@@ -2,7 +2,7 @@
 
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
-use facet::gpu::renderer::Lighting;
+use facet::gpu::Lighting;
 use facet::gpu::{Gpu, ViewOptions};
 use facet::{app, headless, info, load};
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! opened files and the Planetary Annihilation media roots. A missing or unreadable file gives
 //! the defaults (and a log line); unknown keys are ignored.
 
-use crate::gpu::renderer::Lighting;
+use crate::gpu::Lighting;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 

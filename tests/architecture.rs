@@ -2,7 +2,8 @@
 //! formats -> scene -> (anim, load) -> gpu -> ui -> app, each module
 //! importing only layers below its own; the GPU, UI, app and animation
 //! layers import nothing from the decoders (they see the scene's model);
-//! no two top-level modules import each other; the decoder crate depends on
+//! no two top-level modules import each other, and no file of a folder
+//! reaches itself through its siblings; the decoder crate depends on
 //! what decoding needs and nothing of the viewer.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -186,4 +187,72 @@ fn the_decoder_crate_needs_only_what_decoding_needs() {
     }
     let lib = std::fs::read_to_string(dir.join("src/lib.rs")).unwrap();
     assert!(lib.contains("#![forbid(unsafe_code)]"));
+}
+
+/// The sibling files of its folder that a file names (`super::x` or
+/// `crate::<folder>::x`, `x` a file beside it); `mod.rs` is the folder's
+/// front door and names everything, so it is left out.
+fn sibling_imports(src: &str, folder: &str, siblings: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let crate_prefix = format!("crate::{folder}::");
+    for prefix in ["super::", crate_prefix.as_str()] {
+        for (i, _) in src.match_indices(prefix) {
+            let name: String = src[i + prefix.len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if siblings.contains(&name) {
+                out.insert(name);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_two_files_of_a_folder_import_each_other_even_through_others() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut cycles = Vec::new();
+    let mut edges = 0;
+    for dir in std::fs::read_dir(&src).unwrap() {
+        let dir = dir.unwrap().path();
+        if !dir.is_dir() {
+            continue;
+        }
+        let folder = dir.file_name().unwrap().to_string_lossy().to_string();
+        let files: BTreeMap<String, PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+            .map(|p| (p.file_stem().unwrap().to_string_lossy().to_string(), p))
+            .filter(|(n, _)| n != "mod")
+            .collect();
+        let names: BTreeSet<String> = files.keys().cloned().collect();
+        let graph: BTreeMap<&str, BTreeSet<String>> = files
+            .iter()
+            .map(|(n, p)| {
+                let mut to = sibling_imports(&code(p), &folder, &names);
+                to.remove(n);
+                (n.as_str(), to)
+            })
+            .collect();
+        edges += graph.values().map(BTreeSet::len).sum::<usize>();
+        // A file is on a cycle when it can reach itself.
+        for start in graph.keys() {
+            let mut seen = BTreeSet::new();
+            let mut stack: Vec<&str> = graph[start].iter().map(String::as_str).collect();
+            while let Some(n) = stack.pop() {
+                if n == *start {
+                    cycles.push(format!("src/{folder}/{start}.rs reaches itself"));
+                    break;
+                }
+                if seen.insert(n) {
+                    stack.extend(graph[n].iter().map(String::as_str));
+                }
+            }
+        }
+    }
+    assert!(cycles.is_empty(), "import cycles:\n{}", cycles.join("\n"));
+    // The check sees what it should: files do import their siblings.
+    assert!(edges > 10, "only {edges} sibling imports found");
 }

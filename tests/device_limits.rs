@@ -212,8 +212,7 @@ fn every_fixture_and_asset_uploads_without_a_gpu_error() {
         let Ok(l) = facet::load::load_file(&f) else {
             continue;
         };
-        let g = renderer
-            .try_upload(&gpu, &l.scene)
+        let g = facet::gpu::GpuScene::try_new(&gpu, &renderer, &l.scene)
             .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         assert!(g.warnings.is_empty(), "{}: {:?}", f.display(), g.warnings);
         uploaded += 1;

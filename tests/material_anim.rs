@@ -83,7 +83,7 @@ fn gpu_matches_cpu_for_every_interpolation_and_loop_mode() {
     let gpu = common::gpu();
     let scene = facet::bench::animated_materials(300, 7);
     let renderer = Renderer::new(&gpu, capture::CAPTURE_FORMAT, 1);
-    let gs = renderer.upload(&gpu, &scene);
+    let gs = facet::gpu::GpuScene::new(&gpu, &renderer, &scene);
     assert_eq!(gs.material_anim.as_ref().map(|b| b.count), Some(300));
     assert!(
         gs.texture_layers.layer_count() == 5,
@@ -127,7 +127,7 @@ fn static_slots_are_the_materials_own_values() {
     let gpu = common::gpu();
     let scene = facet::bench::animated_materials(8, 3);
     let renderer = Renderer::new(&gpu, capture::CAPTURE_FORMAT, 1);
-    let gs = renderer.upload(&gpu, &scene);
+    let gs = facet::gpu::GpuScene::new(&gpu, &renderer, &scene);
     gs.set_material_time(&gpu, &renderer, 2.5);
     let got = slots(&gpu, &gs, scene.materials.len() + 1);
     let i = 4; // the static one
@@ -485,7 +485,7 @@ fn hostile_animation_values_stay_finite() {
     }
     let gpu = common::gpu();
     let renderer = Renderer::new(&gpu, capture::CAPTURE_FORMAT, 1);
-    let gs = renderer.upload(&gpu, &scene);
+    let gs = facet::gpu::GpuScene::new(&gpu, &renderer, &scene);
     for t in [0.0, 1.5, 1e7] {
         gs.set_material_time(&gpu, &renderer, t);
         let got = slots(&gpu, &gs, 2);

@@ -119,7 +119,7 @@ fn without_a_model_the_skeleton_plays_alone() {
     assert!(p.contains(&root.display().to_string()), "{p}");
     // Framed by its bones, drawn as the skeleton overlay, playing.
     assert!(!s.bounds(None).is_empty());
-    assert!(facet::gpu::renderer::ViewOptions::for_scene(s).skeleton);
+    assert!(facet::gpu::ViewOptions::for_scene(s).skeleton);
     assert!(facet::anim::timeline::Timeline::for_scene(s).playing);
 }
 

@@ -4,7 +4,7 @@
 //! `FACET_BLESS=1 cargo test --test render`.
 
 mod common;
-use facet::gpu::{OrbitCamera, Renderer, ViewOptions, capture};
+use facet::gpu::{FrameInput, GpuScene, OrbitCamera, Renderer, ViewOptions, capture, frame};
 use std::process::Command;
 
 fn render(
@@ -16,11 +16,22 @@ fn render(
     let gpu = common::gpu();
     let format = capture::CAPTURE_FORMAT;
     let renderer = Renderer::new(&gpu, format, gpu.sample_count(format));
-    let gs = renderer.upload(&gpu, scene);
+    let mut gs = GpuScene::new(&gpu, &renderer, scene);
     let mut o = ViewOptions::for_scene(scene);
     opts(&mut o);
     let cam = OrbitCamera::framing(&scene.bounds(Some(&o.visible)), w as f32 / h as f32);
-    capture::render_to_image(&gpu, &renderer, &gs, &cam, &o, w, h)
+    frame::render_to_image(&gpu, &renderer, &mut gs, &at_rest(&cam, &o), w, h)
+}
+
+/// A frame at time 0 in the rest pose.
+fn at_rest<'a>(camera: &'a OrbitCamera, view: &'a ViewOptions) -> FrameInput<'a> {
+    FrameInput {
+        camera,
+        time: 0.0,
+        skin: &[],
+        view,
+        selected_bone: None,
+    }
 }
 
 fn demo() -> facet::scene::Scene {
@@ -57,7 +68,7 @@ fn overlays_match_reference() {
 
 #[test]
 fn matcap_preset_matches_reference() {
-    use facet::gpu::renderer::Lighting;
+    use facet::gpu::Lighting;
     let scene = demo();
     let (studio, _) = render(&scene, |_| {}, 320, 240);
     let (img, _) = render(&scene, |o| o.lighting = Lighting::Matcap, 320, 240);
@@ -481,7 +492,7 @@ fn a_sectors_visibility_highlighted_matches_reference() {
     let gpu = common::gpu();
     let format = capture::CAPTURE_FORMAT;
     let renderer = Renderer::new(&gpu, format, gpu.sample_count(format));
-    let mut gs = renderer.upload(&gpu, scene);
+    let mut gs = GpuScene::new(&gpu, &renderer, scene);
     let overlay = MapOverlay {
         sectors: true,
         selected_sector: Some(sector),
@@ -498,7 +509,8 @@ fn a_sectors_visibility_highlighted_matches_reference() {
     cam.yaw = 0.6;
     cam.pitch = 0.9;
     cam.distance *= 0.6;
-    let (img, stats) = capture::render_to_image(&gpu, &renderer, &gs, &cam, &o, 320, 240);
+    let (img, stats) =
+        frame::render_to_image(&gpu, &renderer, &mut gs, &at_rest(&cam, &o), 320, 240);
     assert_eq!(
         stats.triangles,
         map_query::triangle_count(&info.map, &visible)

@@ -17,7 +17,7 @@ use facet::bench::Rng;
 /// Compares every skinned mesh of `scene` posed by `pose` on the GPU and CPU.
 fn check_scene(gpu: &facet::gpu::Gpu, scene: &Scene, pose: &Pose, what: &str) -> f32 {
     let renderer = Renderer::new(gpu, capture::CAPTURE_FORMAT, 1);
-    let mut gs = renderer.upload(gpu, scene);
+    let mut gs = facet::gpu::GpuScene::new(gpu, &renderer, scene);
     gs.set_pose(gpu, &renderer, &pose.skin);
     let batch = gs.skin.as_ref().expect("scene has skinned meshes");
     let got = common::read_stream(gpu, &batch.dst, batch.vertex_count as usize);

@@ -319,10 +319,7 @@ fn view_and_file_menus_set_lighting_and_ask_for_files() {
     harness.run();
     harness.get_by_label("flat").click();
     harness.run();
-    assert_eq!(
-        harness.state().view.lighting,
-        facet::gpu::renderer::Lighting::Flat
-    );
+    assert_eq!(harness.state().view.lighting, facet::gpu::Lighting::Flat);
     harness.get_by_label("File").click();
     harness.run();
     harness.get_by_label("bot.papa").click();

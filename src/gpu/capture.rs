@@ -1,8 +1,9 @@
-//! Offscreen render targets and readback to an RGBA image (headless `render`,
-//! thumbnails, image tests, screenshots).
+//! Render targets (colour, multisample, depth) and reading GPU memory back
+//! to the CPU (images for `render`, thumbnails, screenshots and tests;
+//! buffers for compute tests).
 
+use super::Gpu;
 use super::renderer::DEPTH_FORMAT;
-use super::{FrameStats, Gpu, GpuScene, OrbitCamera, Renderer, ViewOptions};
 
 pub const CAPTURE_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 
@@ -91,81 +92,11 @@ impl Targets {
     }
 }
 
-/// An offscreen colour target of the renderer's format with its depth and
-/// multisample targets, and the frame's uniforms written for `camera`.
-fn offscreen(
-    gpu: &Gpu,
-    renderer: &Renderer,
-    camera: &OrbitCamera,
-    opts: &ViewOptions,
-    (width, height): (u32, u32),
-    usage: wgpu::TextureUsages,
-) -> (wgpu::Texture, wgpu::TextureView, Targets) {
-    let output = gpu.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("offscreen frame"),
-        size: wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: renderer.color_format,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | usage,
-        view_formats: &[],
-    });
-    let view = output.create_view(&wgpu::TextureViewDescriptor::default());
-    let targets = Targets::new(
-        &gpu.device,
-        width,
-        height,
-        renderer.color_format,
-        renderer.sample_count,
-    );
-    renderer.prepare(
-        &gpu.queue,
-        camera,
-        width as f32 / height as f32,
-        opts.lighting,
-    );
-    (output, view, targets)
-}
-
-/// Renders `scene` from `camera` into a `width` x `height` RGBA8 (sRGB) image.
-pub fn render_to_image(
-    gpu: &Gpu,
-    renderer: &Renderer,
-    scene: &GpuScene,
-    camera: &OrbitCamera,
-    opts: &ViewOptions,
-    width: u32,
-    height: u32,
-) -> (image::RgbaImage, FrameStats) {
-    let device = &gpu.device;
-    let (output, view, targets) = offscreen(
-        gpu,
-        renderer,
-        camera,
-        opts,
-        (width, height),
-        wgpu::TextureUsages::COPY_SRC,
-    );
-    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-        label: Some("capture"),
-    });
-    let stats = {
-        let mut pass = targets.begin_pass(&mut encoder, &view, opts.background);
-        renderer.draw(&mut pass, scene, opts)
-    };
-    let image = read_texture(gpu, encoder, &output, width, height);
-    (image, stats)
-}
-
-/// Copies a 4-byte-per-texel texture to the CPU (finishing `encoder`).
+/// Copies a 4-byte-per-texel texture to the CPU (finishing `encoder`, which
+/// may hold the commands that draw it). BGRA textures come back as RGBA.
 pub fn read_texture(
     gpu: &Gpu,
-    mut encoder: wgpu::CommandEncoder,
+    encoder: wgpu::CommandEncoder,
     texture: &wgpu::Texture,
     width: u32,
     height: u32,
@@ -173,48 +104,33 @@ pub fn read_texture(
     let unpadded = width * 4;
     let padded =
         unpadded.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
-    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("readback"),
-        size: (padded * height) as u64,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    encoder.copy_texture_to_buffer(
-        wgpu::TexelCopyTextureInfo {
-            texture,
-            mip_level: 0,
-            origin: wgpu::Origin3d::ZERO,
-            aspect: wgpu::TextureAspect::All,
-        },
-        wgpu::TexelCopyBufferInfo {
-            buffer: &buffer,
-            layout: wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(padded),
-                rows_per_image: Some(height),
+    let data = readback(gpu, encoder, (padded * height) as u64, |encoder, buffer| {
+        encoder.copy_texture_to_buffer(
+            wgpu::TexelCopyTextureInfo {
+                texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
             },
-        },
-        wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        },
-    );
-    gpu.queue.submit([encoder.finish()]);
-    let slice = buffer.slice(..);
-    slice.map_async(wgpu::MapMode::Read, |r| {
-        r.expect("mapping the readback buffer")
+            wgpu::TexelCopyBufferInfo {
+                buffer,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(padded),
+                    rows_per_image: Some(height),
+                },
+            },
+            wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
+        );
     });
-    gpu.device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .expect("waiting for the GPU");
-    let data = slice.get_mapped_range().expect("mapped readback");
     let mut pixels = Vec::with_capacity((unpadded * height) as usize);
     for row in data.chunks(padded as usize).take(height as usize) {
         pixels.extend_from_slice(&row[..unpadded as usize]);
     }
-    drop(data);
-    buffer.unmap();
     let mut img = image::RgbaImage::from_raw(width, height, pixels).expect("size matches");
     if matches!(
         texture.format(),
@@ -230,18 +146,32 @@ pub fn read_texture(
 /// Copies `size` bytes from the start of `buffer` (which needs `COPY_SRC`)
 /// to the CPU.
 pub fn read_buffer(gpu: &Gpu, buffer: &wgpu::Buffer, size: u64) -> Vec<u8> {
+    let encoder = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("readback"),
+        });
+    readback(gpu, encoder, size, |encoder, staging| {
+        encoder.copy_buffer_to_buffer(buffer, 0, staging, 0, size);
+    })
+}
+
+/// The one readback: `copy` records a copy of `size` bytes into a mappable
+/// staging buffer at the end of `encoder`; the encoder is submitted, the
+/// device waited on, and the bytes returned.
+fn readback(
+    gpu: &Gpu,
+    mut encoder: wgpu::CommandEncoder,
+    size: u64,
+    copy: impl FnOnce(&mut wgpu::CommandEncoder, &wgpu::Buffer),
+) -> Vec<u8> {
     let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("readback"),
         size,
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    let mut encoder = gpu
-        .device
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("readback"),
-        });
-    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
+    copy(&mut encoder, &staging);
     gpu.queue.submit([encoder.finish()]);
     let slice = staging.slice(..);
     slice.map_async(wgpu::MapMode::Read, |r| {
@@ -253,46 +183,4 @@ pub fn read_buffer(gpu: &Gpu, buffer: &wgpu::Buffer, size: u64) -> Vec<u8> {
     let data = slice.get_mapped_range().expect("mapped readback").to_vec();
     staging.unmap();
     data
-}
-
-/// Renders `frames` frames offscreen (targets made once) and returns each
-/// frame's wall time in ms, submit to GPU idle, sorted; and the last
-/// frame's stats. For benchmarks.
-#[allow(clippy::too_many_arguments)]
-pub fn time_frames(
-    gpu: &Gpu,
-    renderer: &Renderer,
-    scene: &GpuScene,
-    camera: &OrbitCamera,
-    opts: &ViewOptions,
-    width: u32,
-    height: u32,
-    frames: u32,
-) -> (Vec<f64>, FrameStats) {
-    let device = &gpu.device;
-    let (_output, view, targets) = offscreen(
-        gpu,
-        renderer,
-        camera,
-        opts,
-        (width, height),
-        wgpu::TextureUsages::empty(),
-    );
-    let mut stats = FrameStats::default();
-    let mut times = Vec::with_capacity(frames as usize);
-    for i in 0..=frames {
-        let t = std::time::Instant::now();
-        let mut encoder = device.create_command_encoder(&Default::default());
-        {
-            let mut pass = targets.begin_pass(&mut encoder, &view, opts.background);
-            stats = renderer.draw(&mut pass, scene, opts);
-        }
-        gpu.queue.submit([encoder.finish()]);
-        let _ = device.poll(wgpu::PollType::wait_indefinitely());
-        if i > 0 {
-            times.push(t.elapsed().as_secs_f64() * 1e3); // frame 0 warms up
-        }
-    }
-    times.sort_by(f64::total_cmp);
-    (times, stats)
 }

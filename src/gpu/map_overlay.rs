@@ -2,7 +2,7 @@
 //! cube boxes by type down to a depth, props, and what a cell sees. Plain
 //! data in, a line list out; the app uploads it when the inputs change.
 
-use super::upload::LineVertex;
+use super::vertex::{LineVertex, push_box};
 use crate::scene::Aabb;
 use crate::scene::from_pmf::MapInfo;
 use crate::scene::map::CubeKind;
@@ -41,7 +41,7 @@ pub fn box_lines(out: &mut Vec<LineVertex>, b: &Aabb, inset: f32, color: [u8; 4]
         min: b.min + inset,
         max: b.max - inset,
     };
-    super::upload::push_box(out, &shrunk, color);
+    push_box(out, &shrunk, color);
 }
 
 /// Colours of the cube types, in type order (overlay boxes, and the

@@ -1,19 +1,28 @@
-//! GPU layer: device creation (with or without a window), scene upload, the
-//! mesh and overlay passes, and offscreen capture. Shaders live in `shaders/`.
+//! GPU layer, by lifetime: the device ([`context`]) and what lives as long
+//! as it ([`renderer`]: pipelines, layouts, compute passes); what lives as
+//! long as a scene ([`upload`]: [`GpuScene`], with [`texture`] and
+//! [`vertex`]); what changes every frame ([`frame`]: [`FrameInput`] and
+//! the one function that records a frame). [`capture`] holds render
+//! targets and the readback; [`limits`] fits scenes to the device.
+//! Shaders live in `shaders/`.
 
 pub mod camera;
 pub mod capture;
 pub mod context;
+pub mod frame;
 pub mod limits;
 pub mod map_overlay;
 pub mod materials;
 pub mod renderer;
 pub mod skinning;
+pub mod texture;
 pub mod upload;
+pub mod vertex;
 
 pub use camera::OrbitCamera;
 pub use context::{Gpu, GpuError};
-pub use renderer::{FrameStats, Renderer, ViewOptions};
+pub use frame::{FrameInput, FrameStats, FrameTarget, Lighting, ViewOptions};
+pub use renderer::Renderer;
 pub use upload::GpuScene;
 
 /// `shaders/oct.wgsl` prepended to a shader that uses octahedral normals.

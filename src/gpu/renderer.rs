@@ -1,170 +1,38 @@
-//! The mesh pass (opaque + additive pipelines) and the overlay line pass.
+//! What lives as long as the device: the mesh pipelines (opaque and
+//! additive), the overlay pipelines (lines, wireframe, normals, skeleton),
+//! the compute passes, their bind group layouts and the default textures.
+//! Scenes are uploaded against it ([`super::GpuScene::new`]); frames are
+//! recorded with it ([`super::frame::record`]).
 
-use super::camera::OrbitCamera;
 use super::materials::{MaterialAnimator, MaterialUniform, SLOT_STRIDE};
 use super::skinning::{PosNormal, Skinner};
-use super::upload::{BoneVertex, GpuScene, LineVertex};
+use super::vertex::{BoneVertex, LineVertex, UvColor};
 use bytemuck::{Pod, Zeroable};
-use glam::Vec3;
 
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
-struct Globals {
-    view_proj: [[f32; 4]; 4],
-    view: [[f32; 4]; 4],
-    light_dir: [f32; 4],
-    params: [f32; 4],
-}
-
-/// What to draw this frame, set by the UI or the command line.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ViewOptions {
-    /// Per-mesh visibility (missing entries are visible).
-    pub visible: Vec<bool>,
-    pub wireframe: bool,
-    pub normals: bool,
-    pub bounds: bool,
-    pub grid: bool,
-    pub skeleton: bool,
-    /// Per-mesh material used instead of the mesh's own (P3M material
-    /// overrides while a clip plays); missing entries use the mesh's.
-    pub material_override: Vec<Option<usize>>,
-    /// Linear RGBA clear colour.
-    pub background: [f64; 4],
-    pub lighting: Lighting,
-    /// The part the inspector selected, outlined in the selection colour.
-    pub selected_part: Option<usize>,
-    /// Per mesh, the index ranges to draw (maps culled by visibility);
-    /// `None` draws every mesh whole.
-    /// Shared, not copied: the app hands the same ranges to every frame.
-    pub ranges: Option<std::sync::Arc<Vec<Vec<std::ops::Range<u32>>>>>,
-}
-
-/// Lighting presets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Lighting {
-    /// A key light above-right of the camera plus a soft fill (materials'
-    /// shading decides how directional).
-    #[default]
-    Studio,
-    /// No directional light: every surface at its colour (texture checks).
-    Flat,
-    /// A fixed light from above the world, whatever the camera does.
-    Top,
-    /// A built-in clay sphere looked up by the view-space normal (lit from
-    /// the viewer's upper left, with a rim): every surface shaded, for
-    /// reading shape; materials with a matcap of their own keep it.
-    Matcap,
-}
-
-impl Lighting {
-    pub const ALL: [Lighting; 4] = [
-        Lighting::Studio,
-        Lighting::Flat,
-        Lighting::Top,
-        Lighting::Matcap,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Lighting::Studio => "studio",
-            Lighting::Flat => "flat",
-            Lighting::Top => "top",
-            Lighting::Matcap => "matcap",
-        }
-    }
-
-    pub fn from_name(s: &str) -> Option<Lighting> {
-        Lighting::ALL.into_iter().find(|l| l.name() == s)
-    }
-}
-
-impl Default for ViewOptions {
-    fn default() -> Self {
-        Self {
-            visible: Vec::new(),
-            wireframe: false,
-            normals: false,
-            bounds: false,
-            grid: true,
-            skeleton: false,
-            material_override: Vec::new(),
-            background: [0.035, 0.04, 0.05, 1.0],
-            lighting: Lighting::Studio,
-            selected_part: None,
-            ranges: None,
-        }
-    }
-}
-
-impl ViewOptions {
-    pub fn for_scene(scene: &crate::scene::Scene) -> Self {
-        Self {
-            visible: scene.meshes.iter().map(|m| m.visible).collect(),
-            // A skeleton with nothing to skin (an animation shown alone)
-            // is only visible as the overlay.
-            skeleton: scene.meshes.is_empty() && !scene.skeleton.bones.is_empty(),
-            ..Default::default()
-        }
-    }
-
-    /// Copies `other` into `self` reusing the vectors' allocations (the
-    /// derived `clone_from` would allocate every frame).
-    pub fn copy_from(&mut self, other: &ViewOptions) {
-        let ViewOptions {
-            visible,
-            wireframe,
-            normals,
-            bounds,
-            grid,
-            skeleton,
-            material_override,
-            background,
-            lighting,
-            selected_part,
-            ranges,
-        } = other;
-        self.visible.clone_from(visible);
-        self.material_override.clone_from(material_override);
-        (
-            self.wireframe,
-            self.normals,
-            self.bounds,
-            self.grid,
-            self.skeleton,
-        ) = (*wireframe, *normals, *bounds, *grid, *skeleton);
-        self.background = *background;
-        self.lighting = *lighting;
-        self.selected_part = *selected_part;
-        self.ranges.clone_from(ranges);
-    }
-
-    pub fn is_visible(&self, mesh: usize) -> bool {
-        self.visible.get(mesh).copied().unwrap_or(true)
-    }
-}
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct FrameStats {
-    pub draw_calls: u32,
-    pub triangles: u64,
+pub(super) struct Globals {
+    pub view_proj: [[f32; 4]; 4],
+    pub view: [[f32; 4]; 4],
+    pub light_dir: [f32; 4],
+    pub params: [f32; 4],
 }
 
 pub struct Renderer {
     pub color_format: wgpu::TextureFormat,
     pub sample_count: u32,
-    globals: wgpu::Buffer,
-    globals_bg: wgpu::BindGroup,
+    pub(super) globals: wgpu::Buffer,
+    pub(super) globals_bg: wgpu::BindGroup,
     material_bgl: wgpu::BindGroupLayout,
-    opaque: wgpu::RenderPipeline,
-    additive: wgpu::RenderPipeline,
-    lines: wgpu::RenderPipeline,
-    wire: wgpu::RenderPipeline,
-    wire_selected: wgpu::RenderPipeline,
-    normals: wgpu::RenderPipeline,
-    bones: wgpu::RenderPipeline,
+    pub(super) opaque: wgpu::RenderPipeline,
+    pub(super) additive: wgpu::RenderPipeline,
+    pub(super) lines: wgpu::RenderPipeline,
+    pub(super) wire: wgpu::RenderPipeline,
+    pub(super) wire_selected: wgpu::RenderPipeline,
+    pub(super) normals: wgpu::RenderPipeline,
+    pub(super) bones: wgpu::RenderPipeline,
     bones_bgl: wgpu::BindGroupLayout,
     pub skinner: Skinner,
     pub material_animator: MaterialAnimator,
@@ -282,7 +150,7 @@ impl Renderer {
                     buffers: &[
                         Some(stream(wgpu::VertexStepMode::Vertex, &stream_attrs)),
                         Some(wgpu::VertexBufferLayout {
-                            array_stride: std::mem::size_of::<super::upload::UvColor>() as u64,
+                            array_stride: std::mem::size_of::<UvColor>() as u64,
                             step_mode: wgpu::VertexStepMode::Vertex,
                             attributes: &uv_attrs,
                         }),
@@ -458,7 +326,7 @@ impl Renderer {
             mipmap_filter: wgpu::MipmapFilterMode::Linear,
             ..Default::default()
         });
-        let white = super::upload::upload_texture(gpu, "white", 1, 1, &[255; 4]);
+        let white = super::texture::upload_texture(gpu, "white", 1, 1, &[255; 4]);
         let white_array = white.texture.create_view(&wgpu::TextureViewDescriptor {
             dimension: Some(wgpu::TextureViewDimension::D2Array),
             ..Default::default()
@@ -549,211 +417,5 @@ impl Renderer {
                 },
             ],
         })
-    }
-
-    pub fn upload(&self, gpu: &super::Gpu, scene: &crate::scene::Scene) -> GpuScene {
-        super::upload::upload(gpu, self, scene)
-    }
-
-    /// As [`Renderer::upload`], with every validation and out-of-memory
-    /// error of the upload captured: such an error is this file's load
-    /// error (one line), never the end of the process.
-    pub fn try_upload(
-        &self,
-        gpu: &super::Gpu,
-        scene: &crate::scene::Scene,
-    ) -> Result<GpuScene, String> {
-        super::limits::check_buffers(scene, &gpu.device.limits())?;
-        gpu.capture(|| self.upload(gpu, scene))
-    }
-
-    /// Writes the per-frame uniforms.
-    pub fn prepare(
-        &self,
-        queue: &wgpu::Queue,
-        camera: &OrbitCamera,
-        aspect: f32,
-        lighting: Lighting,
-    ) {
-        let view = camera.view();
-        // Key light from above-front-right of the camera.
-        let eye_dir = (camera.eye() - camera.target).normalize_or(Vec3::Z);
-        let right = Vec3::Y.cross(eye_dir).normalize_or(Vec3::X);
-        let light = match lighting {
-            Lighting::Top => Vec3::new(0.3, 1.0, 0.4).normalize(),
-            _ => (eye_dir + right * 0.5 + Vec3::Y * 0.8).normalize(),
-        };
-        let directional = if lighting == Lighting::Flat { 0.0 } else { 1.0 };
-        let g = Globals {
-            view_proj: camera.view_proj(aspect).to_cols_array_2d(),
-            view: view.to_cols_array_2d(),
-            light_dir: [light.x, light.y, light.z, 0.0],
-            params: [
-                camera.scene_radius,
-                2e-4,
-                directional,
-                (lighting == Lighting::Matcap) as u32 as f32,
-            ],
-        };
-        queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&g));
-    }
-
-    /// Records the draws into `pass`: opaque meshes, additive meshes, overlays.
-    pub fn draw(
-        &self,
-        pass: &mut wgpu::RenderPass<'_>,
-        scene: &GpuScene,
-        opts: &ViewOptions,
-    ) -> FrameStats {
-        let mut stats = FrameStats::default();
-        pass.set_bind_group(0, &self.globals_bg, &[]);
-        for additive in [false, true] {
-            pass.set_pipeline(if additive {
-                &self.additive
-            } else {
-                &self.opaque
-            });
-            for (i, m) in scene.meshes.iter().enumerate() {
-                let material = opts
-                    .material_override
-                    .get(i)
-                    .copied()
-                    .flatten()
-                    .filter(|&x| x < scene.materials.len())
-                    .unwrap_or(m.material);
-                let mat = &scene.materials[material];
-                if mat.additive != additive || !opts.is_visible(i) || m.index_count == 0 {
-                    continue;
-                }
-                let Some(stream) = m.stream(scene) else {
-                    continue;
-                };
-                pass.set_bind_group(1, &mat.bind_group, &[]);
-                pass.set_vertex_buffer(0, stream);
-                pass.set_vertex_buffer(1, m.uvs.slice(..));
-                pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
-                match opts.ranges.as_ref().and_then(|r| r.get(i)) {
-                    Some(ranges) => {
-                        for r in ranges {
-                            let r = r.start.min(m.index_count)..r.end.min(m.index_count);
-                            if r.is_empty() {
-                                continue;
-                            }
-                            stats.triangles += (r.end - r.start) as u64 / 3;
-                            pass.draw_indexed(r, 0, 0..1);
-                            stats.draw_calls += 1;
-                        }
-                    }
-                    None => {
-                        pass.draw_indexed(0..m.index_count, 0, 0..1);
-                        stats.draw_calls += 1;
-                        stats.triangles += m.index_count as u64 / 3;
-                    }
-                }
-            }
-        }
-        pass.set_pipeline(&self.lines);
-        pass.set_vertex_buffer(0, scene.lines.slice(..));
-        let mut lines = |r: &std::ops::Range<u32>, stats: &mut FrameStats| {
-            if !r.is_empty() {
-                pass.draw(r.clone(), 0..1);
-                stats.draw_calls += 1;
-            }
-        };
-        if opts.grid {
-            lines(&scene.grid, &mut stats);
-        }
-        if opts.bounds {
-            lines(&scene.scene_bounds, &mut stats);
-            for (i, m) in scene.meshes.iter().enumerate() {
-                if opts.is_visible(i) {
-                    lines(&m.bounds, &mut stats);
-                }
-            }
-        }
-        if let Some(extra) = &scene.extra_lines
-            && scene.extra_line_count > 0
-        {
-            pass.set_vertex_buffer(0, extra.slice(..));
-            pass.draw(0..scene.extra_line_count, 0..1);
-            stats.draw_calls += 1;
-        }
-        let visible = || {
-            scene
-                .meshes
-                .iter()
-                .enumerate()
-                .filter(|(i, m)| opts.is_visible(*i) && m.vertex_count > 0)
-        };
-        if opts.wireframe {
-            pass.set_pipeline(&self.wire);
-            for (_, m) in visible() {
-                let Some(stream) = m.stream(scene) else {
-                    continue;
-                };
-                pass.set_vertex_buffer(0, stream);
-                pass.set_index_buffer(m.edges.slice(..), wgpu::IndexFormat::Uint32);
-                pass.draw_indexed(0..m.edge_index_count, 0, 0..1);
-                stats.draw_calls += 1;
-            }
-        }
-        if let Some((_, m)) = opts
-            .selected_part
-            .and_then(|i| visible().find(|(j, _)| *j == i))
-            && let Some(stream) = m.stream(scene)
-        {
-            pass.set_pipeline(&self.wire_selected);
-            pass.set_vertex_buffer(0, stream);
-            pass.set_index_buffer(m.edges.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..m.edge_index_count, 0, 0..1);
-            stats.draw_calls += 1;
-        }
-        if opts.normals {
-            pass.set_pipeline(&self.normals);
-            for (_, m) in visible() {
-                let Some(stream) = m.stream(scene) else {
-                    continue;
-                };
-                pass.set_vertex_buffer(0, stream);
-                pass.draw(0..2, 0..m.vertex_count);
-                stats.draw_calls += 1;
-            }
-        }
-        if let (true, Some(skeleton)) = (opts.skeleton, &scene.skeleton) {
-            pass.set_pipeline(&self.bones);
-            pass.set_bind_group(1, &scene.overlay_bind_group, &[]);
-            pass.set_vertex_buffer(0, skeleton.slice(..));
-            pass.draw(0..scene.skeleton_vertices, 0..1);
-            stats.draw_calls += 1;
-        }
-        stats
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::ViewOptions;
-
-    #[test]
-    fn copy_from_reuses_allocations() {
-        let src = ViewOptions {
-            visible: vec![true, false, true],
-            wireframe: true,
-            material_override: vec![Some(2), None, None],
-            ..Default::default()
-        };
-        let mut dst = ViewOptions {
-            visible: Vec::with_capacity(8),
-            material_override: Vec::with_capacity(8),
-            ..Default::default()
-        };
-        let (pv, pm) = (dst.visible.as_ptr(), dst.material_override.as_ptr());
-        dst.copy_from(&src);
-        assert_eq!(dst, src);
-        assert_eq!(
-            (dst.visible.as_ptr(), dst.material_override.as_ptr()),
-            (pv, pm),
-            "reallocated"
-        );
     }
 }

@@ -10,35 +10,14 @@
 use super::materials::{self, MaterialAnimBatch, MaterialUniform, TextureLayers};
 use super::renderer::Renderer;
 use super::skinning::{self, PosNormal, SkinBatch, SkinVertex};
+use super::texture::{GpuTexture, upload_compressed, upload_texture_as};
+use super::vertex::{BoneVertex, LineVertex, UvColor, push_box};
 use crate::anim::material::MaterialState;
 use crate::scene::{Aabb, BlendMode, Scene};
-use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3};
 use std::collections::HashSet;
 use std::ops::Range;
 use wgpu::util::DeviceExt;
-
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-pub struct LineVertex {
-    pub position: [f32; 3],
-    pub color: [u8; 4],
-}
-
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-pub struct BoneVertex {
-    pub position: [f32; 3],
-    pub bone: u32,
-}
-
-/// The second vertex stream: UV and sRGB vertex colour (12 B).
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-pub struct UvColor {
-    pub uv: [f32; 2],
-    pub color: [u8; 4],
-}
 
 /// Where a mesh's position/normal stream lives.
 pub enum Stream {
@@ -64,14 +43,6 @@ pub struct GpuMesh {
 pub struct GpuMaterial {
     pub bind_group: wgpu::BindGroup,
     pub additive: bool,
-}
-
-pub struct GpuTexture {
-    pub texture: wgpu::Texture,
-    /// sRGB view sampled by the mesh pass.
-    pub view: wgpu::TextureView,
-    /// Plain-unorm view of the same bytes, for egui previews.
-    pub ui_view: wgpu::TextureView,
 }
 
 pub struct GpuScene {
@@ -120,188 +91,6 @@ impl GpuMesh {
     }
 }
 
-/// BC1-3 data as stored, every mip level (the adapter samples them).
-pub fn upload_compressed(
-    gpu: &super::Gpu,
-    t: &crate::scene::Texture,
-    c: &crate::scene::Compressed,
-) -> GpuTexture {
-    use crate::scene::BcFormat;
-    use wgpu::TextureFormat as F;
-    let max = gpu.device.limits().max_texture_dimension_2d;
-    if t.width > max || t.height > max || c.levels.is_empty() {
-        // `limits::fit_texture` trims the levels first; uploaded alone, the
-        // decoded base level is fitted instead.
-        return upload_texture_as(gpu, &t.name, t.width, t.height, &t.rgba8, t.srgb);
-    }
-    let (format, plain, block) = match (c.format, t.srgb) {
-        (BcFormat::Bc1, true) => (F::Bc1RgbaUnormSrgb, F::Bc1RgbaUnorm, 8),
-        (BcFormat::Bc1, false) => (F::Bc1RgbaUnorm, F::Bc1RgbaUnorm, 8),
-        (BcFormat::Bc2, true) => (F::Bc2RgbaUnormSrgb, F::Bc2RgbaUnorm, 16),
-        (BcFormat::Bc2, false) => (F::Bc2RgbaUnorm, F::Bc2RgbaUnorm, 16),
-        (BcFormat::Bc3, true) => (F::Bc3RgbaUnormSrgb, F::Bc3RgbaUnorm, 16),
-        (BcFormat::Bc3, false) => (F::Bc3RgbaUnorm, F::Bc3RgbaUnorm, 16),
-    };
-    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some(&t.name),
-        size: wgpu::Extent3d {
-            width: t.width,
-            height: t.height,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: c.levels.len().max(1) as u32,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format,
-        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        view_formats: &[plain],
-    });
-    for (level, data) in c.levels.iter().enumerate() {
-        let (w, h) = ((t.width >> level).max(1), (t.height >> level).max(1));
-        gpu.queue.write_texture(
-            wgpu::TexelCopyTextureInfo {
-                texture: &texture,
-                mip_level: level as u32,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::All,
-            },
-            data,
-            wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(w.div_ceil(4) * block),
-                rows_per_image: Some(h.div_ceil(4)),
-            },
-            wgpu::Extent3d {
-                width: w.div_ceil(4) * 4,
-                height: h.div_ceil(4) * 4,
-                depth_or_array_layers: 1,
-            },
-        );
-    }
-    let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-    let ui_view = texture.create_view(&wgpu::TextureViewDescriptor {
-        format: Some(plain),
-        ..Default::default()
-    });
-    GpuTexture {
-        texture,
-        view,
-        ui_view,
-    }
-}
-
-/// An sRGB colour texture.
-pub fn upload_texture(
-    gpu: &super::Gpu,
-    name: &str,
-    width: u32,
-    height: u32,
-    rgba8: &[u8],
-) -> GpuTexture {
-    upload_texture_as(gpu, name, width, height, rgba8, true)
-}
-
-/// A texture sampled as sRGB colour (`srgb`) or as stored data. Sides over
-/// the device's limit are box-filtered down first (with a log line; scene
-/// uploads say so in their warnings), and texels that cannot back the size
-/// become one magenta texel: no file makes texture creation fail.
-pub fn upload_texture_as(
-    gpu: &super::Gpu,
-    name: &str,
-    width: u32,
-    height: u32,
-    rgba8: &[u8],
-    srgb: bool,
-) -> GpuTexture {
-    let max = gpu.device.limits().max_texture_dimension_2d;
-    let needed = (width as u64) * (height as u64) * 4;
-    if width == 0 || height == 0 || (rgba8.len() as u64) < needed {
-        log::warn!(
-            "texture {name:?}: {width}x{height} with {} bytes of texels; shown as one magenta texel",
-            rgba8.len()
-        );
-        return upload_texture_as(gpu, name, 1, 1, &[255, 0, 255, 255], srgb);
-    }
-    if width > max || height > max {
-        let (w, h, px) = super::limits::fit_rgba(width, height, &rgba8[..needed as usize], max);
-        log::warn!(
-            "{}",
-            super::limits::note(name, (width, height), (w, h), max, "downscaled to")
-        );
-        return upload_texture_as(gpu, name, w, h, &px, srgb);
-    }
-    let texture = gpu.device.create_texture_with_data(
-        &gpu.queue,
-        &wgpu::TextureDescriptor {
-            label: Some(name),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: if srgb {
-                wgpu::TextureFormat::Rgba8UnormSrgb
-            } else {
-                wgpu::TextureFormat::Rgba8Unorm
-            },
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-            view_formats: &[wgpu::TextureFormat::Rgba8Unorm],
-        },
-        wgpu::util::TextureDataOrder::LayerMajor,
-        rgba8,
-    );
-    let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-    let ui_view = texture.create_view(&wgpu::TextureViewDescriptor {
-        format: Some(wgpu::TextureFormat::Rgba8Unorm),
-        ..Default::default()
-    });
-    GpuTexture {
-        texture,
-        view,
-        ui_view,
-    }
-}
-
-/// The 12 edges of a box as 24 line-list vertices (nothing for an empty box).
-pub(crate) fn push_box(out: &mut Vec<LineVertex>, b: &Aabb, color: [u8; 4]) {
-    if b.is_empty() {
-        return;
-    }
-    let c = |i: usize| {
-        Vec3::new(
-            if i & 1 != 0 { b.max.x } else { b.min.x },
-            if i & 2 != 0 { b.max.y } else { b.min.y },
-            if i & 4 != 0 { b.max.z } else { b.min.z },
-        )
-    };
-    for (a, e) in [
-        (0, 1),
-        (2, 3),
-        (4, 5),
-        (6, 7),
-        (0, 2),
-        (1, 3),
-        (4, 6),
-        (5, 7),
-        (0, 4),
-        (1, 5),
-        (2, 6),
-        (3, 7),
-    ] {
-        out.push(LineVertex {
-            position: c(a).into(),
-            color,
-        });
-        out.push(LineVertex {
-            position: c(e).into(),
-            color,
-        });
-    }
-}
-
 fn range(out: &[LineVertex], start: usize) -> Range<u32> {
     start as u32..out.len() as u32
 }
@@ -339,325 +128,334 @@ fn skeleton_lines(scene: &Scene) -> Vec<BoneVertex> {
     out
 }
 
-/// Uploads a scene. Textures referenced out of range fall back to white.
-pub fn upload(gpu: &super::Gpu, r: &Renderer, scene: &Scene) -> GpuScene {
-    let device = &gpu.device;
-    let mut warnings = Vec::new();
-    // Textures over the device's largest 2D size are fitted first.
-    let max = device.limits().max_texture_dimension_2d;
-    let textures: Vec<GpuTexture> = scene
-        .textures
-        .iter()
-        .map(|t| {
-            let fitted = super::limits::fit_texture(t, max);
-            let t = match &fitted {
-                Some((f, why)) => {
-                    warnings.push(why.clone());
-                    f
+impl GpuScene {
+    /// Uploads a scene. Textures referenced out of range fall back to white.
+    pub fn new(gpu: &super::Gpu, r: &Renderer, scene: &Scene) -> GpuScene {
+        let device = &gpu.device;
+        let mut warnings = Vec::new();
+        // Textures over the device's largest 2D size are fitted first.
+        let max = device.limits().max_texture_dimension_2d;
+        let textures: Vec<GpuTexture> = scene
+            .textures
+            .iter()
+            .map(|t| {
+                let fitted = super::limits::fit_texture(t, max);
+                let t = match &fitted {
+                    Some((f, why)) => {
+                        warnings.push(why.clone());
+                        f
+                    }
+                    None => t,
+                };
+                match &t.compressed {
+                    Some(c) if gpu.supports_bc() && t.width % 4 == 0 && t.height % 4 == 0 => {
+                        upload_compressed(gpu, t, c)
+                    }
+                    _ => upload_texture_as(gpu, &t.name, t.width, t.height, &t.rgba8, t.srgb),
                 }
-                None => t,
-            };
-            match &t.compressed {
-                Some(c) if gpu.supports_bc() && t.width % 4 == 0 && t.height % 4 == 0 => {
-                    upload_compressed(gpu, t, c)
-                }
-                _ => upload_texture_as(gpu, &t.name, t.width, t.height, &t.rgba8, t.srgb),
-            }
-        })
-        .collect();
+            })
+            .collect();
 
-    let limits = device.limits();
-    let (texture_layers, why) = TextureLayers::plan(
-        scene,
-        limits.max_texture_dimension_2d,
-        limits.max_texture_array_layers,
-    );
-    if let Some(why) = why {
-        log::warn!("{}: {why}", scene.source.file_name);
-    }
-    let texture_array = (texture_layers.layer_count() > 0).then(|| {
-        let [width, height] = texture_layers.size;
-        device.create_texture_with_data(
-            &gpu.queue,
-            &wgpu::TextureDescriptor {
-                label: Some("keyframed textures"),
-                size: wgpu::Extent3d {
-                    width,
-                    height,
-                    depth_or_array_layers: texture_layers.layer_count() as u32,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: wgpu::TextureFormat::Rgba8UnormSrgb,
-                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-                view_formats: &[],
-            },
-            wgpu::util::TextureDataOrder::LayerMajor,
-            &texture_layers.pixels(scene),
-        )
-    });
-    let array_view = texture_array.as_ref().map(|t| {
-        t.create_view(&wgpu::TextureViewDescriptor {
-            dimension: Some(wgpu::TextureViewDimension::D2Array),
-            ..Default::default()
-        })
-    });
-
-    // Every slot starts at its material's own values; animated ones are
-    // rewritten by the compute pass before each draw.
-    let default = crate::scene::Material::default();
-    let all: Vec<&crate::scene::Material> = scene
-        .materials
-        .iter()
-        .chain(std::iter::once(&default))
-        .collect();
-    let mut slots = vec![0u8; all.len() * materials::SLOT_STRIDE as usize];
-    for (i, m) in all.iter().enumerate() {
-        let u = materials::uniform(scene, i, &MaterialState::initial(m), &texture_layers);
-        let at = i * materials::SLOT_STRIDE as usize;
-        slots[at..at + std::mem::size_of::<MaterialUniform>()]
-            .copy_from_slice(bytemuck::bytes_of(&u));
-    }
-    let material_slots = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("material slots"),
-        contents: &slots,
-        usage: wgpu::BufferUsages::UNIFORM
-            | wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC,
-    });
-    let materials: Vec<GpuMaterial> = all
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            // Texture-switching materials sample the array; their bound
-            // textures stay white for the frames that show no texture.
-            let switching = texture_layers.switching.get(i).copied().unwrap_or(false);
-            let bound = |t: Option<usize>| {
-                t.filter(|_| !switching)
-                    .and_then(|i| textures.get(i))
-                    .map(|t| &t.view)
-            };
-            GpuMaterial {
-                bind_group: r.material_bind_group(
-                    device,
-                    &material_slots,
-                    i,
-                    bound(m.texture),
-                    bound(m.matcap),
-                    array_view.as_ref(),
-                ),
-                additive: m.blend == BlendMode::Additive,
-            }
-        })
-        .collect();
-    let default_material = materials.len() - 1;
-    let material_anim = r
-        .material_animator
-        .batch(device, scene, &texture_layers, &material_slots);
-
-    let bounds = scene.bounds(None);
-    let radius = bounds.radius();
-    let mut lines: Vec<LineVertex> = Vec::new();
-
-    // Grid on the ground plane under the model, 20 cells across.
-    let start = lines.len();
-    let y = if bounds.is_empty() { 0.0 } else { bounds.min.y };
-    let step = nice_step(radius * 4.0 / 20.0);
-    let half = 10.0 * step;
-    let cx = (bounds.center().x / step).round() * step;
-    let cz = (bounds.center().z / step).round() * step;
-    for i in -10..=10 {
-        let o = i as f32 * step;
-        let color = if i == 0 {
-            [110, 110, 120, 255]
-        } else {
-            [70, 70, 78, 255]
-        };
-        lines.push(LineVertex {
-            position: [cx - half, y, cz + o],
-            color,
-        });
-        lines.push(LineVertex {
-            position: [cx + half, y, cz + o],
-            color,
-        });
-        lines.push(LineVertex {
-            position: [cx + o, y, cz - half],
-            color,
-        });
-        lines.push(LineVertex {
-            position: [cx + o, y, cz + half],
-            color,
-        });
-    }
-    let grid = range(&lines, start);
-    let start = lines.len();
-    push_box(&mut lines, &bounds, [255, 200, 40, 255]);
-    let scene_bounds = range(&lines, start);
-
-    let bone_count = scene.skeleton.bones.len();
-    let can_skin = bone_count > 0 && bone_count <= skinning::MAX_BONES;
-    let bones = skinning::bone_buffer(device, bone_count);
-    let mut skin_vertices: Vec<SkinVertex> = Vec::new();
-
-    let meshes = scene
-        .meshes
-        .iter()
-        .map(|m| {
-            let n = m.positions.len();
-            let normal = |i: usize| m.normals.get(i).copied().unwrap_or(Vec3::Y);
-            let stream = match &m.skin {
-                Some(skin) if can_skin && skin.joints.len() == n => {
-                    let first = skin_vertices.len() as u64;
-                    skin_vertices.extend((0..n).map(|i| {
-                        skinning::pack_skin_vertex(
-                            m.positions[i],
-                            normal(i),
-                            skin.joints[i],
-                            skin.weights[i],
-                        )
-                    }));
-                    let size = std::mem::size_of::<PosNormal>() as u64;
-                    Stream::Skinned(first * size..(first + n as u64) * size)
-                }
-                _ => {
-                    let verts: Vec<PosNormal> = (0..n)
-                        .map(|i| PosNormal {
-                            position: m.positions[i].into(),
-                            normal: skinning::oct_encode(normal(i)),
-                        })
-                        .collect();
-                    Stream::Static(
-                        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                            label: Some(&m.name),
-                            contents: if verts.is_empty() {
-                                &[0; 16]
-                            } else {
-                                bytemuck::cast_slice(&verts)
-                            },
-                            usage: wgpu::BufferUsages::VERTEX,
-                        }),
-                    )
-                }
-            };
-            let uv: Vec<UvColor> = (0..n)
-                .map(|i| UvColor {
-                    uv: m.uvs.get(i).copied().unwrap_or_default().into(),
-                    color: m
-                        .colors
-                        .as_ref()
-                        .and_then(|c| c.get(i).copied())
-                        .unwrap_or([255; 4]),
-                })
-                .collect();
-            let buffer = |label: &str, contents: &[u8], usage| {
-                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some(label),
-                    contents: if contents.is_empty() {
-                        &[0; 16]
-                    } else {
-                        contents
+        let limits = device.limits();
+        let (texture_layers, why) = TextureLayers::plan(
+            scene,
+            limits.max_texture_dimension_2d,
+            limits.max_texture_array_layers,
+        );
+        if let Some(why) = why {
+            log::warn!("{}: {why}", scene.source.file_name);
+        }
+        let texture_array = (texture_layers.layer_count() > 0).then(|| {
+            let [width, height] = texture_layers.size;
+            device.create_texture_with_data(
+                &gpu.queue,
+                &wgpu::TextureDescriptor {
+                    label: Some("keyframed textures"),
+                    size: wgpu::Extent3d {
+                        width,
+                        height,
+                        depth_or_array_layers: texture_layers.layer_count() as u32,
                     },
-                    usage,
-                })
+                    mip_level_count: 1,
+                    sample_count: 1,
+                    dimension: wgpu::TextureDimension::D2,
+                    format: wgpu::TextureFormat::Rgba8UnormSrgb,
+                    usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                    view_formats: &[],
+                },
+                wgpu::util::TextureDataOrder::LayerMajor,
+                &texture_layers.pixels(scene),
+            )
+        });
+        let array_view = texture_array.as_ref().map(|t| {
+            t.create_view(&wgpu::TextureViewDescriptor {
+                dimension: Some(wgpu::TextureViewDimension::D2Array),
+                ..Default::default()
+            })
+        });
+
+        // Every slot starts at its material's own values; animated ones are
+        // rewritten by the compute pass before each draw.
+        let default = crate::scene::Material::default();
+        let all: Vec<&crate::scene::Material> = scene
+            .materials
+            .iter()
+            .chain(std::iter::once(&default))
+            .collect();
+        let mut slots = vec![0u8; all.len() * materials::SLOT_STRIDE as usize];
+        for (i, m) in all.iter().enumerate() {
+            let u = materials::uniform(scene, i, &MaterialState::initial(m), &texture_layers);
+            let at = i * materials::SLOT_STRIDE as usize;
+            slots[at..at + std::mem::size_of::<MaterialUniform>()]
+                .copy_from_slice(bytemuck::bytes_of(&u));
+        }
+        let material_slots = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("material slots"),
+            contents: &slots,
+            usage: wgpu::BufferUsages::UNIFORM
+                | wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC,
+        });
+        let materials: Vec<GpuMaterial> = all
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                // Texture-switching materials sample the array; their bound
+                // textures stay white for the frames that show no texture.
+                let switching = texture_layers.switching.get(i).copied().unwrap_or(false);
+                let bound = |t: Option<usize>| {
+                    t.filter(|_| !switching)
+                        .and_then(|i| textures.get(i))
+                        .map(|t| &t.view)
+                };
+                GpuMaterial {
+                    bind_group: r.material_bind_group(
+                        device,
+                        &material_slots,
+                        i,
+                        bound(m.texture),
+                        bound(m.matcap),
+                        array_view.as_ref(),
+                    ),
+                    additive: m.blend == BlendMode::Additive,
+                }
+            })
+            .collect();
+        let default_material = materials.len() - 1;
+        let material_anim =
+            r.material_animator
+                .batch(device, scene, &texture_layers, &material_slots);
+
+        let bounds = scene.bounds(None);
+        let radius = bounds.radius();
+        let mut lines: Vec<LineVertex> = Vec::new();
+
+        // Grid on the ground plane under the model, 20 cells across.
+        let start = lines.len();
+        let y = if bounds.is_empty() { 0.0 } else { bounds.min.y };
+        let step = nice_step(radius * 4.0 / 20.0);
+        let half = 10.0 * step;
+        let cx = (bounds.center().x / step).round() * step;
+        let cz = (bounds.center().z / step).round() * step;
+        for i in -10..=10 {
+            let o = i as f32 * step;
+            let color = if i == 0 {
+                [110, 110, 120, 255]
+            } else {
+                [70, 70, 78, 255]
             };
-            let uvs = buffer("uvs", bytemuck::cast_slice(&uv), wgpu::BufferUsages::VERTEX);
-            let indices = buffer(
-                "indices",
-                bytemuck::cast_slice(&m.indices),
-                wgpu::BufferUsages::INDEX,
-            );
-            let mut seen = HashSet::with_capacity(m.indices.len());
-            let mut edges: Vec<u32> = Vec::with_capacity(m.indices.len() * 2);
-            for t in m.indices.chunks_exact(3) {
-                for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
-                    if seen.insert((a.min(b), a.max(b))) {
-                        edges.extend_from_slice(&[a, b]);
+            lines.push(LineVertex {
+                position: [cx - half, y, cz + o],
+                color,
+            });
+            lines.push(LineVertex {
+                position: [cx + half, y, cz + o],
+                color,
+            });
+            lines.push(LineVertex {
+                position: [cx + o, y, cz - half],
+                color,
+            });
+            lines.push(LineVertex {
+                position: [cx + o, y, cz + half],
+                color,
+            });
+        }
+        let grid = range(&lines, start);
+        let start = lines.len();
+        push_box(&mut lines, &bounds, [255, 200, 40, 255]);
+        let scene_bounds = range(&lines, start);
+
+        let bone_count = scene.skeleton.bones.len();
+        let can_skin = bone_count > 0 && bone_count <= skinning::MAX_BONES;
+        let bones = skinning::bone_buffer(device, bone_count);
+        let mut skin_vertices: Vec<SkinVertex> = Vec::new();
+
+        let meshes = scene
+            .meshes
+            .iter()
+            .map(|m| {
+                let n = m.positions.len();
+                let normal = |i: usize| m.normals.get(i).copied().unwrap_or(Vec3::Y);
+                let stream = match &m.skin {
+                    Some(skin) if can_skin && skin.joints.len() == n => {
+                        let first = skin_vertices.len() as u64;
+                        skin_vertices.extend((0..n).map(|i| {
+                            skinning::pack_skin_vertex(
+                                m.positions[i],
+                                normal(i),
+                                skin.joints[i],
+                                skin.weights[i],
+                            )
+                        }));
+                        let size = std::mem::size_of::<PosNormal>() as u64;
+                        Stream::Skinned(first * size..(first + n as u64) * size)
+                    }
+                    _ => {
+                        let verts: Vec<PosNormal> = (0..n)
+                            .map(|i| PosNormal {
+                                position: m.positions[i].into(),
+                                normal: skinning::oct_encode(normal(i)),
+                            })
+                            .collect();
+                        Stream::Static(device.create_buffer_init(
+                            &wgpu::util::BufferInitDescriptor {
+                                label: Some(&m.name),
+                                contents: if verts.is_empty() {
+                                    &[0; 16]
+                                } else {
+                                    bytemuck::cast_slice(&verts)
+                                },
+                                usage: wgpu::BufferUsages::VERTEX,
+                            },
+                        ))
+                    }
+                };
+                let uv: Vec<UvColor> = (0..n)
+                    .map(|i| UvColor {
+                        uv: m.uvs.get(i).copied().unwrap_or_default().into(),
+                        color: m
+                            .colors
+                            .as_ref()
+                            .and_then(|c| c.get(i).copied())
+                            .unwrap_or([255; 4]),
+                    })
+                    .collect();
+                let buffer = |label: &str, contents: &[u8], usage| {
+                    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some(label),
+                        contents: if contents.is_empty() {
+                            &[0; 16]
+                        } else {
+                            contents
+                        },
+                        usage,
+                    })
+                };
+                let uvs = buffer("uvs", bytemuck::cast_slice(&uv), wgpu::BufferUsages::VERTEX);
+                let indices = buffer(
+                    "indices",
+                    bytemuck::cast_slice(&m.indices),
+                    wgpu::BufferUsages::INDEX,
+                );
+                let mut seen = HashSet::with_capacity(m.indices.len());
+                let mut edges: Vec<u32> = Vec::with_capacity(m.indices.len() * 2);
+                for t in m.indices.chunks_exact(3) {
+                    for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
+                        if seen.insert((a.min(b), a.max(b))) {
+                            edges.extend_from_slice(&[a, b]);
+                        }
                     }
                 }
-            }
-            let edge_buf = buffer(
-                "edges",
-                bytemuck::cast_slice(&edges),
-                wgpu::BufferUsages::INDEX,
-            );
-            let start = lines.len();
-            push_box(&mut lines, &m.bounds(), [255, 120, 40, 255]);
-            GpuMesh {
-                stream,
-                vertex_count: n as u32,
-                uvs,
-                indices,
-                index_count: m.indices.len() as u32,
-                edges: edge_buf,
-                edge_index_count: edges.len() as u32,
-                material: m
-                    .material
-                    .filter(|&i| i < default_material)
-                    .unwrap_or(default_material),
-                bounds: range(&lines, start),
-            }
-        })
-        .collect();
+                let edge_buf = buffer(
+                    "edges",
+                    bytemuck::cast_slice(&edges),
+                    wgpu::BufferUsages::INDEX,
+                );
+                let start = lines.len();
+                push_box(&mut lines, &m.bounds(), [255, 120, 40, 255]);
+                GpuMesh {
+                    stream,
+                    vertex_count: n as u32,
+                    uvs,
+                    indices,
+                    index_count: m.indices.len() as u32,
+                    edges: edge_buf,
+                    edge_index_count: edges.len() as u32,
+                    material: m
+                        .material
+                        .filter(|&i| i < default_material)
+                        .unwrap_or(default_material),
+                    bounds: range(&lines, start),
+                }
+            })
+            .collect();
 
-    if lines.is_empty() {
-        lines.push(LineVertex {
-            position: [0.0; 3],
-            color: [0; 4],
-        });
-    }
-    let lines = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("overlay lines"),
-        contents: bytemuck::cast_slice(&lines),
-        usage: wgpu::BufferUsages::VERTEX,
-    });
-    let skin = (!skin_vertices.is_empty()).then(|| r.skinner.batch(device, &skin_vertices, &bones));
-    let skel = skeleton_lines(scene);
-    let skeleton = (!skel.is_empty()).then(|| {
-        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("skeleton overlay"),
-            contents: bytemuck::cast_slice(&skel),
+        if lines.is_empty() {
+            lines.push(LineVertex {
+                position: [0.0; 3],
+                color: [0; 4],
+            });
+        }
+        let lines = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("overlay lines"),
+            contents: bytemuck::cast_slice(&lines),
             usage: wgpu::BufferUsages::VERTEX,
-        })
-    });
-    let overlay = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("overlay params"),
-        contents: bytemuck::cast_slice(&[u32::MAX, 0, 0, 0]),
-        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-    });
-    let overlay_bind_group = r.bones_bind_group(device, &bones, &overlay);
-    let mut gs = GpuScene {
-        warnings,
-        meshes,
-        materials,
-        material_slots,
-        material_anim,
-        texture_layers,
-        texture_array,
-        textures,
-        lines,
-        grid,
-        scene_bounds,
-        bounds,
-        bones,
-        bone_count,
-        skin,
-        skeleton,
-        skeleton_vertices: skel.len() as u32,
-        extra_lines: None,
-        extra_line_count: 0,
-        overlay,
-        overlay_bind_group,
-        bone_scratch: Vec::with_capacity(bone_count.max(1)),
-    };
-    // Skinned streams start at the rest pose.
-    let rest = vec![Mat4::IDENTITY; bone_count];
-    gs.set_pose(gpu, r, &rest);
-    gs
-}
+        });
+        let skin =
+            (!skin_vertices.is_empty()).then(|| r.skinner.batch(device, &skin_vertices, &bones));
+        let skel = skeleton_lines(scene);
+        let skeleton = (!skel.is_empty()).then(|| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("skeleton overlay"),
+                contents: bytemuck::cast_slice(&skel),
+                usage: wgpu::BufferUsages::VERTEX,
+            })
+        });
+        let overlay = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("overlay params"),
+            contents: bytemuck::cast_slice(&[u32::MAX, 0, 0, 0]),
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        });
+        let overlay_bind_group = r.bones_bind_group(device, &bones, &overlay);
+        let mut gs = GpuScene {
+            warnings,
+            meshes,
+            materials,
+            material_slots,
+            material_anim,
+            texture_layers,
+            texture_array,
+            textures,
+            lines,
+            grid,
+            scene_bounds,
+            bounds,
+            bones,
+            bone_count,
+            skin,
+            skeleton,
+            skeleton_vertices: skel.len() as u32,
+            extra_lines: None,
+            extra_line_count: 0,
+            overlay,
+            overlay_bind_group,
+            bone_scratch: Vec::with_capacity(bone_count.max(1)),
+        };
+        // Skinned streams start at the rest pose.
+        let rest = vec![Mat4::IDENTITY; bone_count];
+        gs.set_pose(gpu, r, &rest);
+        gs
+    }
 
-impl GpuScene {
+    /// As [`GpuScene::new`], with every validation and out-of-memory error
+    /// of the upload captured: such an error is this file's load error (one
+    /// line), never the end of the process.
+    pub fn try_new(gpu: &super::Gpu, r: &Renderer, scene: &Scene) -> Result<GpuScene, String> {
+        super::limits::check_buffers(scene, &gpu.device.limits())?;
+        gpu.capture(|| GpuScene::new(gpu, r, scene))
+    }
+
     /// Uploads the skinning matrices (one per bone) and skins every skinned
     /// mesh on the GPU. Allocates nothing once the scene is uploaded.
     pub fn set_pose(&mut self, gpu: &super::Gpu, r: &Renderer, skin_matrices: &[Mat4]) {

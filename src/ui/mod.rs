@@ -214,7 +214,7 @@ pub fn toolbar(ui: &mut egui::Ui, state: &mut UiState) {
             .config(stay_open())
             .ui(ui, |ui| {
                 ui.label("Lighting");
-                for l in crate::gpu::renderer::Lighting::ALL {
+                for l in crate::gpu::Lighting::ALL {
                     ui.radio_value(&mut state.view.lighting, l, l.name());
                 }
                 ui.separator();

@@ -87,7 +87,7 @@ pub fn gpu_skinned_positions(
     pose: &facet::anim::Pose,
 ) -> Vec<Option<Vec<glam::Vec3>>> {
     let renderer = facet::gpu::Renderer::new(gpu, facet::gpu::capture::CAPTURE_FORMAT, 1);
-    let mut gs = renderer.upload(gpu, scene);
+    let mut gs = facet::gpu::GpuScene::new(gpu, &renderer, scene);
     gs.set_pose(gpu, &renderer, &pose.skin);
     let batch = gs.skin.as_ref().expect("scene has skinned meshes");
     let got = read_stream(gpu, &batch.dst, batch.vertex_count as usize);

@@ -1,0 +1,497 @@
+//! One frame: what it shows ([`FrameInput`]: camera, time, pose, view
+//! options with the visibility and material overrides animation decided),
+//! and the one function that records it ([`record`]): the frame's uniforms,
+//! the skinning and material-animation dispatches, then the mesh and
+//! overlay passes. The window, saved renders, headless renders, tests and
+//! benchmarks all draw through it; only this data changes from frame to
+//! frame, the scene's buffers ([`GpuScene`]) stay as uploaded.
+
+use super::capture::{self, Targets};
+use super::renderer::{Globals, Renderer};
+use super::{Gpu, GpuScene, OrbitCamera};
+use glam::{Mat4, Vec3};
+
+/// What to draw this frame, set by the UI or the command line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewOptions {
+    /// Per-mesh visibility (missing entries are visible).
+    pub visible: Vec<bool>,
+    pub wireframe: bool,
+    pub normals: bool,
+    pub bounds: bool,
+    pub grid: bool,
+    pub skeleton: bool,
+    /// Per-mesh material used instead of the mesh's own (P3M material
+    /// overrides while a clip plays); missing entries use the mesh's.
+    pub material_override: Vec<Option<usize>>,
+    /// Linear RGBA clear colour.
+    pub background: [f64; 4],
+    pub lighting: Lighting,
+    /// The part the inspector selected, outlined in the selection colour.
+    pub selected_part: Option<usize>,
+    /// Per mesh, the index ranges to draw (maps culled by visibility);
+    /// `None` draws every mesh whole.
+    /// Shared, not copied: the app hands the same ranges to every frame.
+    pub ranges: Option<std::sync::Arc<Vec<Vec<std::ops::Range<u32>>>>>,
+}
+
+/// Lighting presets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Lighting {
+    /// A key light above-right of the camera plus a soft fill (materials'
+    /// shading decides how directional).
+    #[default]
+    Studio,
+    /// No directional light: every surface at its colour (texture checks).
+    Flat,
+    /// A fixed light from above the world, whatever the camera does.
+    Top,
+    /// A built-in clay sphere looked up by the view-space normal (lit from
+    /// the viewer's upper left, with a rim): every surface shaded, for
+    /// reading shape; materials with a matcap of their own keep it.
+    Matcap,
+}
+
+impl Lighting {
+    pub const ALL: [Lighting; 4] = [
+        Lighting::Studio,
+        Lighting::Flat,
+        Lighting::Top,
+        Lighting::Matcap,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Lighting::Studio => "studio",
+            Lighting::Flat => "flat",
+            Lighting::Top => "top",
+            Lighting::Matcap => "matcap",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Lighting> {
+        Lighting::ALL.into_iter().find(|l| l.name() == s)
+    }
+}
+
+impl Default for ViewOptions {
+    fn default() -> Self {
+        Self {
+            visible: Vec::new(),
+            wireframe: false,
+            normals: false,
+            bounds: false,
+            grid: true,
+            skeleton: false,
+            material_override: Vec::new(),
+            background: [0.035, 0.04, 0.05, 1.0],
+            lighting: Lighting::Studio,
+            selected_part: None,
+            ranges: None,
+        }
+    }
+}
+
+impl ViewOptions {
+    pub fn for_scene(scene: &crate::scene::Scene) -> Self {
+        Self {
+            visible: scene.meshes.iter().map(|m| m.visible).collect(),
+            // A skeleton with nothing to skin (an animation shown alone)
+            // is only visible as the overlay.
+            skeleton: scene.meshes.is_empty() && !scene.skeleton.bones.is_empty(),
+            ..Default::default()
+        }
+    }
+
+    /// Copies `other` into `self` reusing the vectors' allocations (the
+    /// derived `clone_from` would allocate every frame).
+    pub fn copy_from(&mut self, other: &ViewOptions) {
+        let ViewOptions {
+            visible,
+            wireframe,
+            normals,
+            bounds,
+            grid,
+            skeleton,
+            material_override,
+            background,
+            lighting,
+            selected_part,
+            ranges,
+        } = other;
+        self.visible.clone_from(visible);
+        self.material_override.clone_from(material_override);
+        (
+            self.wireframe,
+            self.normals,
+            self.bounds,
+            self.grid,
+            self.skeleton,
+        ) = (*wireframe, *normals, *bounds, *grid, *skeleton);
+        self.background = *background;
+        self.lighting = *lighting;
+        self.selected_part = *selected_part;
+        self.ranges.clone_from(ranges);
+    }
+
+    pub fn is_visible(&self, mesh: usize) -> bool {
+        self.visible.get(mesh).copied().unwrap_or(true)
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FrameStats {
+    pub draw_calls: u32,
+    pub triangles: u64,
+}
+
+/// Everything a frame shows beyond the uploaded scene.
+#[derive(Clone, Copy)]
+pub struct FrameInput<'a> {
+    pub camera: &'a OrbitCamera,
+    /// Seconds on the global timeline: the material animation's time.
+    pub time: f32,
+    /// Skinning matrices, one per bone (the animator's pose; missing bones
+    /// stay at rest).
+    pub skin: &'a [Mat4],
+    /// Overlays, background and lighting, with the per-part visibility and
+    /// material overrides as animation left them.
+    pub view: &'a ViewOptions,
+    /// The bone the skeleton overlay highlights.
+    pub selected_bone: Option<usize>,
+}
+
+/// Where a frame is drawn.
+pub struct FrameTarget<'a> {
+    pub targets: &'a Targets,
+    /// The colour view the pass resolves into (or draws into without MSAA).
+    pub color: &'a wgpu::TextureView,
+    /// The pixel rectangle the 3D view fills (x, y, width, height); `None`
+    /// fills the whole target.
+    pub viewport: Option<[f32; 4]>,
+}
+
+impl FrameTarget<'_> {
+    fn aspect(&self) -> f32 {
+        match self.viewport {
+            Some([_, _, w, h]) => w / h,
+            None => self.targets.width.max(1) as f32 / self.targets.height.max(1) as f32,
+        }
+    }
+}
+
+/// Records one frame of `scene` into `encoder`: uniforms, pose, material
+/// animation, selection, then the 3D pass (cleared to the background).
+pub fn record(
+    gpu: &Gpu,
+    renderer: &Renderer,
+    scene: &mut GpuScene,
+    encoder: &mut wgpu::CommandEncoder,
+    target: &FrameTarget,
+    input: &FrameInput,
+) -> FrameStats {
+    let queue = &gpu.queue;
+    write_globals(
+        renderer,
+        queue,
+        input.camera,
+        target.aspect(),
+        input.view.lighting,
+    );
+    scene.encode_pose(queue, renderer, encoder, input.skin);
+    scene.encode_materials(queue, renderer, encoder, input.time);
+    scene.set_selected_bone(queue, input.selected_bone);
+    let mut pass = target
+        .targets
+        .begin_pass(encoder, target.color, input.view.background);
+    if let Some([x, y, w, h]) = target.viewport {
+        pass.set_viewport(x, y, w, h, 0.0, 1.0);
+    }
+    draw(renderer, &mut pass, scene, input.view)
+}
+
+/// Renders one frame offscreen at `width` x `height` (the renderer's
+/// format, read back as RGBA8 sRGB).
+pub fn render_to_image(
+    gpu: &Gpu,
+    renderer: &Renderer,
+    scene: &mut GpuScene,
+    input: &FrameInput,
+    width: u32,
+    height: u32,
+) -> (image::RgbaImage, FrameStats) {
+    let (output, view, targets) = offscreen(gpu, renderer, (width, height), true);
+    let mut encoder = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("capture"),
+        });
+    let target = FrameTarget {
+        targets: &targets,
+        color: &view,
+        viewport: None,
+    };
+    let stats = record(gpu, renderer, scene, &mut encoder, &target, input);
+    let image = capture::read_texture(gpu, encoder, &output, width, height);
+    (image, stats)
+}
+
+/// Records and submits `frames` frames offscreen (targets made once) and
+/// returns each frame's wall time in ms, submit to GPU idle, sorted; and
+/// the last frame's stats. For benchmarks.
+pub fn time_frames(
+    gpu: &Gpu,
+    renderer: &Renderer,
+    scene: &mut GpuScene,
+    input: &FrameInput,
+    (width, height): (u32, u32),
+    frames: u32,
+) -> (Vec<f64>, FrameStats) {
+    let (_output, view, targets) = offscreen(gpu, renderer, (width, height), false);
+    let target = FrameTarget {
+        targets: &targets,
+        color: &view,
+        viewport: None,
+    };
+    let mut stats = FrameStats::default();
+    let mut times = Vec::with_capacity(frames as usize);
+    for i in 0..=frames {
+        let t = std::time::Instant::now();
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        stats = record(gpu, renderer, scene, &mut encoder, &target, input);
+        gpu.queue.submit([encoder.finish()]);
+        let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+        if i > 0 {
+            times.push(t.elapsed().as_secs_f64() * 1e3); // frame 0 warms up
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    (times, stats)
+}
+
+/// An offscreen colour target of the renderer's format (readable when
+/// `readback`) with its depth and multisample targets.
+fn offscreen(
+    gpu: &Gpu,
+    renderer: &Renderer,
+    (width, height): (u32, u32),
+    readback: bool,
+) -> (wgpu::Texture, wgpu::TextureView, Targets) {
+    let mut usage = wgpu::TextureUsages::RENDER_ATTACHMENT;
+    if readback {
+        usage |= wgpu::TextureUsages::COPY_SRC;
+    }
+    let output = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("offscreen frame"),
+        size: wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: renderer.color_format,
+        usage,
+        view_formats: &[],
+    });
+    let view = output.create_view(&wgpu::TextureViewDescriptor::default());
+    let targets = Targets::new(
+        &gpu.device,
+        width,
+        height,
+        renderer.color_format,
+        renderer.sample_count,
+    );
+    (output, view, targets)
+}
+
+/// Writes the per-frame uniforms.
+fn write_globals(
+    renderer: &Renderer,
+    queue: &wgpu::Queue,
+    camera: &OrbitCamera,
+    aspect: f32,
+    lighting: Lighting,
+) {
+    let view = camera.view();
+    // Key light from above-front-right of the camera.
+    let eye_dir = (camera.eye() - camera.target).normalize_or(Vec3::Z);
+    let right = Vec3::Y.cross(eye_dir).normalize_or(Vec3::X);
+    let light = match lighting {
+        Lighting::Top => Vec3::new(0.3, 1.0, 0.4).normalize(),
+        _ => (eye_dir + right * 0.5 + Vec3::Y * 0.8).normalize(),
+    };
+    let directional = if lighting == Lighting::Flat { 0.0 } else { 1.0 };
+    let g = Globals {
+        view_proj: camera.view_proj(aspect).to_cols_array_2d(),
+        view: view.to_cols_array_2d(),
+        light_dir: [light.x, light.y, light.z, 0.0],
+        params: [
+            camera.scene_radius,
+            2e-4,
+            directional,
+            (lighting == Lighting::Matcap) as u32 as f32,
+        ],
+    };
+    queue.write_buffer(&renderer.globals, 0, bytemuck::bytes_of(&g));
+}
+
+/// Records the draws into `pass`: opaque meshes, additive meshes, overlays.
+fn draw(
+    renderer: &Renderer,
+    pass: &mut wgpu::RenderPass<'_>,
+    scene: &GpuScene,
+    opts: &ViewOptions,
+) -> FrameStats {
+    let mut stats = FrameStats::default();
+    pass.set_bind_group(0, &renderer.globals_bg, &[]);
+    for additive in [false, true] {
+        pass.set_pipeline(if additive {
+            &renderer.additive
+        } else {
+            &renderer.opaque
+        });
+        for (i, m) in scene.meshes.iter().enumerate() {
+            let material = opts
+                .material_override
+                .get(i)
+                .copied()
+                .flatten()
+                .filter(|&x| x < scene.materials.len())
+                .unwrap_or(m.material);
+            let mat = &scene.materials[material];
+            if mat.additive != additive || !opts.is_visible(i) || m.index_count == 0 {
+                continue;
+            }
+            let Some(stream) = m.stream(scene) else {
+                continue;
+            };
+            pass.set_bind_group(1, &mat.bind_group, &[]);
+            pass.set_vertex_buffer(0, stream);
+            pass.set_vertex_buffer(1, m.uvs.slice(..));
+            pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
+            match opts.ranges.as_ref().and_then(|r| r.get(i)) {
+                Some(ranges) => {
+                    for r in ranges {
+                        let r = r.start.min(m.index_count)..r.end.min(m.index_count);
+                        if r.is_empty() {
+                            continue;
+                        }
+                        stats.triangles += (r.end - r.start) as u64 / 3;
+                        pass.draw_indexed(r, 0, 0..1);
+                        stats.draw_calls += 1;
+                    }
+                }
+                None => {
+                    pass.draw_indexed(0..m.index_count, 0, 0..1);
+                    stats.draw_calls += 1;
+                    stats.triangles += m.index_count as u64 / 3;
+                }
+            }
+        }
+    }
+    pass.set_pipeline(&renderer.lines);
+    pass.set_vertex_buffer(0, scene.lines.slice(..));
+    let mut lines = |r: &std::ops::Range<u32>, stats: &mut FrameStats| {
+        if !r.is_empty() {
+            pass.draw(r.clone(), 0..1);
+            stats.draw_calls += 1;
+        }
+    };
+    if opts.grid {
+        lines(&scene.grid, &mut stats);
+    }
+    if opts.bounds {
+        lines(&scene.scene_bounds, &mut stats);
+        for (i, m) in scene.meshes.iter().enumerate() {
+            if opts.is_visible(i) {
+                lines(&m.bounds, &mut stats);
+            }
+        }
+    }
+    if let Some(extra) = &scene.extra_lines
+        && scene.extra_line_count > 0
+    {
+        pass.set_vertex_buffer(0, extra.slice(..));
+        pass.draw(0..scene.extra_line_count, 0..1);
+        stats.draw_calls += 1;
+    }
+    let visible = || {
+        scene
+            .meshes
+            .iter()
+            .enumerate()
+            .filter(|(i, m)| opts.is_visible(*i) && m.vertex_count > 0)
+    };
+    if opts.wireframe {
+        pass.set_pipeline(&renderer.wire);
+        for (_, m) in visible() {
+            let Some(stream) = m.stream(scene) else {
+                continue;
+            };
+            pass.set_vertex_buffer(0, stream);
+            pass.set_index_buffer(m.edges.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..m.edge_index_count, 0, 0..1);
+            stats.draw_calls += 1;
+        }
+    }
+    if let Some((_, m)) = opts
+        .selected_part
+        .and_then(|i| visible().find(|(j, _)| *j == i))
+        && let Some(stream) = m.stream(scene)
+    {
+        pass.set_pipeline(&renderer.wire_selected);
+        pass.set_vertex_buffer(0, stream);
+        pass.set_index_buffer(m.edges.slice(..), wgpu::IndexFormat::Uint32);
+        pass.draw_indexed(0..m.edge_index_count, 0, 0..1);
+        stats.draw_calls += 1;
+    }
+    if opts.normals {
+        pass.set_pipeline(&renderer.normals);
+        for (_, m) in visible() {
+            let Some(stream) = m.stream(scene) else {
+                continue;
+            };
+            pass.set_vertex_buffer(0, stream);
+            pass.draw(0..2, 0..m.vertex_count);
+            stats.draw_calls += 1;
+        }
+    }
+    if let (true, Some(skeleton)) = (opts.skeleton, &scene.skeleton) {
+        pass.set_pipeline(&renderer.bones);
+        pass.set_bind_group(1, &scene.overlay_bind_group, &[]);
+        pass.set_vertex_buffer(0, skeleton.slice(..));
+        pass.draw(0..scene.skeleton_vertices, 0..1);
+        stats.draw_calls += 1;
+    }
+    stats
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ViewOptions;
+
+    #[test]
+    fn copy_from_reuses_allocations() {
+        let src = ViewOptions {
+            visible: vec![true, false, true],
+            wireframe: true,
+            material_override: vec![Some(2), None, None],
+            ..Default::default()
+        };
+        let mut dst = ViewOptions {
+            visible: Vec::with_capacity(8),
+            material_override: Vec::with_capacity(8),
+            ..Default::default()
+        };
+        let (pv, pm) = (dst.visible.as_ptr(), dst.material_override.as_ptr());
+        dst.copy_from(&src);
+        assert_eq!(dst, src);
+        assert_eq!(
+            (dst.visible.as_ptr(), dst.material_override.as_ptr()),
+            (pv, pm),
+            "reallocated"
+        );
+    }
+}
