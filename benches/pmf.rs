@@ -22,8 +22,10 @@ fn main() {
     let big = if only_demo {
         Vec::new()
     } else {
-        facet::formats::pmf_write::encode(&facet::mapgen::generate(&facet::mapgen::Params::MILLION))
-            .unwrap()
+        facet::formats::pmf_write::encode(&facet::generators::pmf::generate(
+            &facet::generators::pmf::Params::MILLION,
+        ))
+        .unwrap()
     };
     eprintln!(
         "generated the 1M-triangle map in {:.1} s",

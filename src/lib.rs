@@ -1,24 +1,21 @@
 //! Facet: a real-time GPU viewer for game models and maps.
 //!
-//! Layers, each depending only on those before it:
-//! `formats` (pure decoders) -> `scene` (common model) -> `anim` (CPU reference)
-//! -> `gpu` (device, upload, passes, capture) -> `ui` (egui panels) -> `app`.
+//! Layers, each depending only on those before it (docs/architecture.md):
+//! `formats` (pure decoders, the `facet-formats` crate) -> `scene` (the one
+//! model every format converts into) -> `anim` (CPU reference) and `load`
+//! (files and their companions) -> `gpu` (device, upload, frames, capture)
+//! -> `ui` (egui panels returning actions) -> `app` (the window) and `cli`
+//! (the commands). `generators` (feature `generators`) writes the bundled
+//! assets and test inputs with the decoders' writers.
 
 pub mod anim;
 pub mod app;
-pub mod bench;
-pub mod demo;
-pub mod demo_m3d;
-pub mod desktop;
+pub mod cli;
 /// The decoders and writers, a crate of their own (`crates/formats`).
 pub use facet_formats as formats;
+#[cfg(feature = "generators")]
+pub mod generators;
 pub mod gpu;
-pub mod headless;
-pub mod info;
 pub mod load;
-pub mod mapgen;
-pub mod open_dialog;
 pub mod scene;
-pub mod settings;
 pub mod ui;
-pub mod watch;

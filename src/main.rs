@@ -2,9 +2,10 @@
 
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
+use facet::cli::{headless, info};
 use facet::gpu::Lighting;
 use facet::gpu::{Gpu, ViewOptions};
-use facet::{app, headless, info, load};
+use facet::{app, load};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -121,7 +122,8 @@ enum Command {
         #[command(subcommand)]
         what: BenchWhat,
     },
-    /// Rewrite the bundled assets in DIR with the project's own writers.
+    /// Rewrite the bundled assets in DIR with the project's own writers
+    /// (builds with `--features generators`).
     #[command(hide = true)]
     GenAssets {
         #[arg(default_value = "assets")]
@@ -141,7 +143,8 @@ enum BenchWhat {
         iterations: u32,
     },
     /// Frame times of a map with and without visibility culling, from a
-    /// player's eye: FILE, or the generated ~1M-triangle map.
+    /// player's eye: FILE, or the generated ~1M-triangle map (builds with
+    /// `--features generators`).
     Map {
         /// A .pmf file (default: generate the ~1M-triangle benchmark map).
         file: Option<PathBuf>,
@@ -257,8 +260,8 @@ fn thumbnail_texel_budget(size: u32) -> usize {
 /// the texel budget from `--max-texture-memory`, else the settings.
 fn load_options(cli_media: &[PathBuf], cli_budget_mib: Option<u64>) -> load::LoadOptions {
     let mut media_roots = cli_media.to_vec();
-    let settings = facet::settings::path()
-        .map(|p| facet::settings::Settings::load_from(&p))
+    let settings = facet::app::settings::path()
+        .map(|p| facet::app::settings::Settings::load_from(&p))
         .unwrap_or_default();
     for r in settings.media_roots {
         if !media_roots.contains(&r) {
@@ -394,9 +397,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Some(Command::InstallDesktop { uninstall }) => {
-            let home = facet::desktop::data_home()?;
+            let home = facet::cli::desktop::data_home()?;
             let exe = std::env::current_exe().context("finding this program's path")?;
-            for line in facet::desktop::install(&home, &exe, uninstall)? {
+            for line in facet::cli::desktop::install(&home, &exe, uninstall)? {
                 println!("{line}");
             }
             Ok(())
@@ -439,7 +442,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let gpu = Gpu::headless()?;
             println!(
                 "{}",
-                facet::bench::skin(&gpu, vertices, bones, iterations).report()
+                facet::cli::bench::skin(&gpu, vertices, bones, iterations).report()
             );
             Ok(())
         }
@@ -453,7 +456,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let gpu = Gpu::headless()?;
             println!(
                 "{}",
-                facet::bench::materials(&gpu, materials, iterations).report()
+                facet::cli::bench::materials(&gpu, materials, iterations).report()
             );
             Ok(())
         }
@@ -462,20 +465,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }) => {
             let (name, loaded) = match &file {
                 Some(f) => (f.display().to_string(), load::load_file(f)?),
-                None => {
-                    let t = std::time::Instant::now();
-                    let map = facet::mapgen::generate(&facet::mapgen::Params::MILLION);
-                    let bytes =
-                        facet::formats::pmf_write::encode(&map).map_err(anyhow::Error::msg)?;
-                    eprintln!(
-                        "generated the benchmark map in {:.1} s",
-                        t.elapsed().as_secs_f32()
-                    );
-                    (
-                        "generated 12x1x12 map".to_string(),
-                        load::load_bytes("bench.pmf", &bytes, None)?,
-                    )
-                }
+                None => generated_bench_map()?,
             };
             if loaded.scene.map.is_none() {
                 bail!("{name} is not a map");
@@ -483,25 +473,59 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let gpu = Gpu::headless()?;
             println!(
                 "{}",
-                facet::bench::map_frames(&gpu, &name, &loaded.scene, size, frames.max(1)).report()
+                facet::cli::bench::map_frames(&gpu, &name, &loaded.scene, size, frames.max(1))
+                    .report()
             );
             Ok(())
         }
-        Some(Command::GenAssets { dir }) => {
-            if !dir.is_dir() {
-                bail!("{} is not a folder", dir.display());
-            }
-            for (name, bytes) in [
-                ("demo.p3m", facet::demo::demo_bytes()),
-                ("demo.m3d", facet::demo_m3d::demo_bytes()),
-                ("demo.pmf", facet::mapgen::demo_bytes()),
-            ] {
-                let path = dir.join(name);
-                std::fs::write(&path, bytes)
-                    .with_context(|| format!("writing {}", path.display()))?;
-                println!("wrote {}", path.display());
-            }
-            Ok(())
-        }
+        Some(Command::GenAssets { dir }) => gen_assets(&dir),
     }
+}
+
+/// The ~1M-triangle map `bench map` draws when given no file.
+#[cfg(feature = "generators")]
+fn generated_bench_map() -> anyhow::Result<(String, load::Loaded)> {
+    use facet::generators::pmf;
+    let t = std::time::Instant::now();
+    let map = pmf::generate(&pmf::Params::MILLION);
+    let bytes = facet::formats::pmf_write::encode(&map).map_err(anyhow::Error::msg)?;
+    eprintln!(
+        "generated the benchmark map in {:.1} s",
+        t.elapsed().as_secs_f32()
+    );
+    Ok((
+        "generated 12x1x12 map".to_string(),
+        load::load_bytes("bench.pmf", &bytes, None)?,
+    ))
+}
+
+#[cfg(not(feature = "generators"))]
+fn generated_bench_map() -> anyhow::Result<(String, load::Loaded)> {
+    bail!(
+        "bench map: give a .pmf file; the generated benchmark map needs a build with \
+         `--features generators`"
+    )
+}
+
+/// `gen-assets`: the bundled assets, rewritten by our own writers.
+#[cfg(feature = "generators")]
+fn gen_assets(dir: &Path) -> anyhow::Result<()> {
+    if !dir.is_dir() {
+        bail!("{} is not a folder", dir.display());
+    }
+    for (name, bytes) in [
+        ("demo.p3m", facet::generators::p3m::demo_bytes()),
+        ("demo.m3d", facet::generators::m3d::demo_bytes()),
+        ("demo.pmf", facet::generators::pmf::demo_bytes()),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "generators"))]
+fn gen_assets(_: &Path) -> anyhow::Result<()> {
+    bail!("gen-assets needs a build with `--features generators`")
 }

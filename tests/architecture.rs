@@ -15,35 +15,18 @@ const LAYERS: &[(&str, u32)] = &[
     ("formats", 0),
     ("scene", 1),
     // Fixture generators: they write files with the decoders' writers.
-    ("demo", 1),
-    ("demo_m3d", 1),
-    ("mapgen", 1),
+    ("generators", 1),
     ("anim", 2),
     ("load", 2),
     ("gpu", 3),
-    // The app's helpers.
-    ("settings", 4),
-    ("watch", 4),
-    ("open_dialog", 4),
-    ("desktop", 4),
-    ("ui", 5),
-    ("app", 6),
-    // Command-line reports and renders.
-    ("info", 6),
-    ("headless", 6),
-    ("bench", 6),
+    ("ui", 4),
+    // The window and the commands, side by side at the top.
+    ("app", 5),
+    ("cli", 5),
 ];
 
 /// Layers that must not name a decoder type.
-const NO_FORMATS: &[&str] = &[
-    "anim",
-    "gpu",
-    "ui",
-    "app",
-    "settings",
-    "watch",
-    "open_dialog",
-];
+const NO_FORMATS: &[&str] = &["anim", "gpu", "ui", "app"];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap() {

@@ -362,7 +362,7 @@ fn headers_only_loads_keep_every_texture_size_and_no_texels() {
     let p3m = dir.join("demo.p3m");
     std::fs::write(
         &p3m,
-        facet::formats::p3m_write::encode(&facet::demo::demo_model()).unwrap(),
+        facet::formats::p3m_write::encode(&facet::generators::p3m::demo_model()).unwrap(),
     )
     .unwrap();
     for file in [

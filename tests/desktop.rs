@@ -35,7 +35,7 @@ fn samples() -> Vec<(&'static str, PathBuf)> {
 
 #[test]
 fn mime_xml_names_every_type_with_globs_and_magic() {
-    let xml = facet::desktop::MIME_XML;
+    let xml = facet::cli::desktop::MIME_XML;
     assert!(xml.starts_with("<?xml version=\"1.0\""));
     assert!(xml.contains("xmlns=\"http://www.freedesktop.org/standards/shared-mime-info\""));
     for (ty, ext, magic) in [

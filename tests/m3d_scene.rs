@@ -17,13 +17,13 @@ fn load(file: &str) -> Scene {
         .scene
 }
 
-fn render(scene: &Scene, req: facet::headless::RenderRequest) -> image::RgbaImage {
+fn render(scene: &Scene, req: facet::cli::headless::RenderRequest) -> image::RgbaImage {
     let gpu = common::gpu();
-    facet::headless::render(&gpu, scene, &req).unwrap().0
+    facet::cli::headless::render(&gpu, scene, &req).unwrap().0
 }
 
-fn small() -> facet::headless::RenderRequest {
-    facet::headless::RenderRequest {
+fn small() -> facet::cli::headless::RenderRequest {
+    facet::cli::headless::RenderRequest {
         width: 200,
         height: 150,
         ..Default::default()
@@ -41,7 +41,10 @@ fn fixtures_render_like_their_references() {
         ("voxel.m3d", None),
     ] {
         let scene = load(file);
-        let img = render(&scene, facet::headless::RenderRequest { camera, ..small() });
+        let img = render(
+            &scene,
+            facet::cli::headless::RenderRequest { camera, ..small() },
+        );
         common::assert_matches_reference(&format!("m3d_{}", file.trim_end_matches(".m3d")), &img);
     }
 }
@@ -52,7 +55,7 @@ fn cesium_man_walks() {
     assert_eq!(scene.skeleton.bones.len(), 19);
     assert_eq!(scene.clips[0].name, "Anim");
     assert!((scene.clips[0].duration_s - 1.92).abs() < 1e-6);
-    let req = |time: f32| facet::headless::RenderRequest {
+    let req = |time: f32| facet::cli::headless::RenderRequest {
         clip: Some("Anim".into()),
         time,
         camera: Some((60.0, 10.0, 1.0)),
@@ -432,7 +435,7 @@ fn bundled_m3d_demo_is_up_to_date_and_animates() {
     let path = common::repo().join("assets/demo.m3d");
     assert_eq!(
         std::fs::read(&path).unwrap(),
-        facet::demo_m3d::demo_bytes(),
+        facet::generators::m3d::demo_bytes(),
         "assets/demo.m3d is stale: run `cargo run -- gen-assets`"
     );
     let scene = facet::load::load_file(&path).unwrap().scene;
@@ -543,7 +546,7 @@ fn preview_external_textures_and_info() {
     assert_eq!((p.width, p.height), (16, 16));
 
     // info --json: the common summary and the m3d section.
-    let v = facet::info::to_json(&loaded);
+    let v = facet::cli::info::to_json(&loaded);
     assert_eq!(v["summary"]["format"], "M3D");
     assert_eq!(v["summary"]["triangles"], 2);
     assert_eq!(v["m3d"]["name"], "tree");
@@ -553,7 +556,7 @@ fn preview_external_textures_and_info() {
         "map_Kd diffuse map"
     );
     assert_eq!(v["m3d"]["preview_bytes"], m.preview.as_ref().unwrap().len());
-    let cesium = facet::info::to_json(
+    let cesium = facet::cli::info::to_json(
         &facet::load::load_file(&common::shared().join("fixtures/m3d/CesiumMan.m3d")).unwrap(),
     );
     assert_eq!(cesium["m3d"]["actions"][0]["frames"], 48);

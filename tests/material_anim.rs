@@ -11,7 +11,7 @@
 
 mod common;
 use facet::anim::material::{self, MaterialState};
-use facet::bench::Rng;
+use facet::cli::bench::Rng;
 use facet::gpu::materials::{self, MaterialUniform, SLOT_STRIDE};
 use facet::gpu::{Renderer, capture};
 use facet::scene::material_anim::{MatInterp, MatLoop};
@@ -81,7 +81,7 @@ fn compare(want: &MaterialUniform, got: &MaterialUniform) -> Result<f32, String>
 #[test]
 fn gpu_matches_cpu_for_every_interpolation_and_loop_mode() {
     let gpu = common::gpu();
-    let scene = facet::bench::animated_materials(300, 7);
+    let scene = facet::cli::bench::animated_materials(300, 7);
     let renderer = Renderer::new(&gpu, capture::CAPTURE_FORMAT, 1);
     let gs = facet::gpu::GpuScene::new(&gpu, &renderer, &scene);
     assert_eq!(gs.material_anim.as_ref().map(|b| b.count), Some(300));
@@ -125,7 +125,7 @@ fn gpu_matches_cpu_for_every_interpolation_and_loop_mode() {
 #[test]
 fn static_slots_are_the_materials_own_values() {
     let gpu = common::gpu();
-    let scene = facet::bench::animated_materials(8, 3);
+    let scene = facet::cli::bench::animated_materials(8, 3);
     let renderer = Renderer::new(&gpu, capture::CAPTURE_FORMAT, 1);
     let gs = facet::gpu::GpuScene::new(&gpu, &renderer, &scene);
     gs.set_material_time(&gpu, &renderer, 2.5);
@@ -251,7 +251,7 @@ fn quad_file(materials: Vec<p3m::Material>, textures: Vec<p3m::Texture>) -> Scen
 }
 
 fn render_at(gpu: &facet::gpu::Gpu, scene: &Scene, time: f32, parts: &[bool]) -> image::RgbaImage {
-    let req = facet::headless::RenderRequest {
+    let req = facet::cli::headless::RenderRequest {
         width: 96,
         height: 96,
         camera: Some((0.0, 0.0, 1.0)),
@@ -263,7 +263,7 @@ fn render_at(gpu: &facet::gpu::Gpu, scene: &Scene, time: f32, parts: &[bool]) ->
         time,
         ..Default::default()
     };
-    facet::headless::render(gpu, scene, &req).unwrap().0
+    facet::cli::headless::render(gpu, scene, &req).unwrap().0
 }
 
 #[test]

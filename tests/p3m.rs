@@ -15,7 +15,7 @@ fn key3(skip: u8, interp: Interp, value: [f32; 3]) -> Key<[f32; 3], Interp> {
 
 /// A model using every feature of the format.
 fn everything() -> P3m {
-    let mut m = facet::demo::demo_model();
+    let mut m = facet::generators::p3m::demo_model();
     m.flags = 0;
     m.parts[0].uvs = None;
     m.parts[4].normals = None;
@@ -221,14 +221,14 @@ fn bundled_demo_is_what_the_generator_writes() {
     let on_disk = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.p3m")).unwrap();
     assert_eq!(
         on_disk,
-        facet::demo::demo_bytes(),
+        facet::generators::p3m::demo_bytes(),
         "assets/demo.p3m is stale: run `cargo run -- gen-assets`"
     );
 }
 
 #[test]
 fn weights_read_back_as_b_plus_one_over_256() {
-    let m = p3m::decode(&facet::demo::demo_bytes()).unwrap();
+    let m = p3m::decode(&facet::generators::p3m::demo_bytes()).unwrap();
     let head = &m.parts[2];
     let all: Vec<(usize, f32)> = head.weight_groups[0].iter().collect();
     assert_eq!(all.len(), head.positions.len());
@@ -267,7 +267,7 @@ fn visibility_mask_bits_are_lsb_first() {
 #[test]
 fn truncation_at_every_byte_is_an_error_never_a_panic() {
     for bytes in [
-        facet::demo::demo_bytes(),
+        facet::generators::p3m::demo_bytes(),
         p3m_write::encode(&everything()).unwrap(),
     ] {
         for len in 0..bytes.len() {
@@ -285,7 +285,7 @@ fn truncation_at_every_byte_is_an_error_never_a_panic() {
 
 #[test]
 fn errors_name_field_and_offset() {
-    let bytes = facet::demo::demo_bytes();
+    let bytes = facet::generators::p3m::demo_bytes();
     let e = p3m::decode(&bytes[..40]).unwrap_err().to_string();
     assert!(e.contains("part 0") && e.contains("offset 0x"), "{e}");
 
@@ -349,7 +349,7 @@ fn bone_child_counts_must_fit() {
 
 #[test]
 fn broken_embedded_texture_still_opens_with_a_warning() {
-    let mut bytes = facet::demo::demo_bytes();
+    let mut bytes = facet::generators::p3m::demo_bytes();
     let m = p3m::decode(&bytes).unwrap();
     let Texture::Embedded { offset, .. } = m.textures[0] else {
         panic!()
@@ -417,7 +417,8 @@ fn external_texture_resolves_next_to_the_model() {
 fn scene_conversion_mirrors_z_and_keeps_faces_front() {
     // Every demo triangle's geometric normal agrees with its stored normals
     // after conversion: the mirror is undone and CCW stays the front.
-    let loaded = facet::load::load_bytes("demo.p3m", &facet::demo::demo_bytes(), None).unwrap();
+    let loaded =
+        facet::load::load_bytes("demo.p3m", &facet::generators::p3m::demo_bytes(), None).unwrap();
     for m in &loaded.scene.meshes {
         for t in m.indices.chunks_exact(3) {
             let [a, b, c] = [t[0], t[1], t[2]].map(|i| i as usize);
@@ -442,7 +443,7 @@ fn scene_conversion_mirrors_z_and_keeps_faces_front() {
 fn info_json_carries_animated_material_tracks() {
     let bytes = p3m_write::encode(&everything()).unwrap();
     let loaded = facet::load::load_bytes("x.p3m", &bytes, None).unwrap();
-    let v = facet::info::to_json(&loaded);
+    let v = facet::cli::info::to_json(&loaded);
     let a = &v["p3m"]["materials"][4]["animation"];
     assert_eq!(a["loop"], "cont");
     assert_eq!(a["tracks"]["color"][3]["frame"], 30);

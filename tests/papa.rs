@@ -751,7 +751,7 @@ fn sibling_animations_and_render_anim() {
 #[test]
 fn papa_renders_like_the_references() {
     let gpu = common::gpu();
-    let req = |clip: Option<&str>, time: f32| facet::headless::RenderRequest {
+    let req = |clip: Option<&str>, time: f32| facet::cli::headless::RenderRequest {
         width: 200,
         height: 150,
         clip: clip.map(str::to_string),
@@ -766,7 +766,7 @@ fn papa_renders_like_the_references() {
         ("bot_sun_diffuse.papa", None, 0.0, "papa_bot_sun_diffuse"),
     ] {
         let scene = facet::load::load_file(&path(file)).unwrap().scene;
-        let (img, _) = facet::headless::render(&gpu, &scene, &req(clip, time)).unwrap();
+        let (img, _) = facet::cli::headless::render(&gpu, &scene, &req(clip, time)).unwrap();
         common::assert_matches_reference(name, &img);
     }
 }
@@ -813,7 +813,7 @@ fn bc_textures_render_like_their_cpu_decode() {
         .unwrap()
         .scene;
     assert!(scene.textures[0].compressed.is_some());
-    let req = facet::headless::RenderRequest {
+    let req = facet::cli::headless::RenderRequest {
         width: 256,
         height: 256,
         camera: Some((0.0, 0.0, 1.4)),
@@ -823,9 +823,9 @@ fn bc_textures_render_like_their_cpu_decode() {
     if !gpu.supports_bc() {
         panic!("this adapter samples no BC textures: the CPU path is the only one tested here");
     }
-    let (bc, _) = facet::headless::render(&gpu, &scene, &req).unwrap();
+    let (bc, _) = facet::cli::headless::render(&gpu, &scene, &req).unwrap();
     gpu.use_bc = false;
-    let (cpu, _) = facet::headless::render(&gpu, &scene, &req).unwrap();
+    let (cpu, _) = facet::cli::headless::render(&gpu, &scene, &req).unwrap();
     let differing = bc
         .pixels()
         .zip(cpu.pixels())
@@ -839,7 +839,7 @@ fn bc_textures_render_like_their_cpu_decode() {
 
 #[test]
 fn info_json_describes_papa_files() {
-    let v = facet::info::to_json(&facet::load::load_file(&path("bot_sun.papa")).unwrap());
+    let v = facet::cli::info::to_json(&facet::load::load_file(&path("bot_sun.papa")).unwrap());
     assert_eq!(v["summary"]["format"], "Papa");
     assert_eq!(v["summary"]["bones"], 14);
     // The file holds no animation; the sibling idle papa is added.
@@ -868,7 +868,7 @@ fn info_json_describes_papa_files() {
         14
     );
     assert_eq!(p["tables"][8]["table"], "animations");
-    let t = facet::info::to_json(&facet::load::load_file(&path("gray_diffuse.papa")).unwrap());
+    let t = facet::cli::info::to_json(&facet::load::load_file(&path("gray_diffuse.papa")).unwrap());
     assert_eq!(t["papa"]["textures"][0]["format"], "DXT1");
     assert_eq!(t["papa"]["textures"][0]["mips"], 8);
 }

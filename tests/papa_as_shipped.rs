@@ -52,8 +52,8 @@ fn an_animation_beside_its_model_opens_on_it_playing() {
     assert_eq!(t.clip, s.start_clip);
     assert!(t.playing);
     // The pose at 1 s differs from the rest pose: the model moves.
-    let pose = facet::info::pose_json(s, "idle", 1.0).unwrap();
-    let rest = facet::info::pose_json(s, "idle", 0.0).unwrap();
+    let pose = facet::cli::info::pose_json(s, "idle", 1.0).unwrap();
+    let rest = facet::cli::info::pose_json(s, "idle", 0.0).unwrap();
     assert_ne!(pose["bones"], rest["bones"]);
 }
 
@@ -127,7 +127,7 @@ fn without_a_model_the_skeleton_plays_alone() {
 fn info_counts_what_each_file_holds() {
     let summary = |p: &Path| {
         let l = facet::load::load_file(p).unwrap();
-        facet::info::to_json(&l)["summary"].clone()
+        facet::cli::info::to_json(&l)["summary"].clone()
     };
     // An animation papa: 1 clip, the 14 bones it names; the model is added.
     let s = summary(&fixture("bot_sun_anim_idle.papa"));
@@ -184,7 +184,7 @@ fn m3d_counts_exclude_the_viewers_default_material() {
         let r = common::m3d_reference(name);
         let l = facet::load::load_file(&common::shared().join(format!("fixtures/m3d/{name}.m3d")))
             .unwrap();
-        let s = &facet::info::to_json(&l)["summary"];
+        let s = &facet::cli::info::to_json(&l)["summary"];
         assert_eq!(s["materials"], r["nummaterial"], "{name}");
         assert_eq!(s["bones"], r["numbone"], "{name}");
         assert_eq!(s["clips"], r["numaction"], "{name}");
@@ -262,7 +262,7 @@ fn every_texture_table_entry_is_listed_and_marked() {
     let l = facet::load::load_file(&path).unwrap();
     let tex = &l.scene.textures;
     assert_eq!(tex.len(), 4, "every entry");
-    assert_eq!(facet::info::to_json(&l)["summary"]["textures"], 4);
+    assert_eq!(facet::cli::info::to_json(&l)["summary"]["textures"], 4);
     assert!(matches!(tex[0].source, TextureSource::External(_)));
     assert_eq!(tex[1].name, "NO_TEXTURE");
     assert!(

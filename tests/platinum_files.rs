@@ -191,14 +191,15 @@ fn a_2024_layout_file_decodes_field_by_field() {
 #[test]
 fn info_and_the_scene_say_which_layout_was_read() {
     let loaded = facet::load::load_bytes("exported.p3m", &p3m_2024([0.0, 0.0, 2.0]), None).unwrap();
-    let v = facet::info::to_json(&loaded);
+    let v = facet::cli::info::to_json(&loaded);
     assert_eq!(v["p3m"]["layout"], "2024");
     assert_eq!(v["summary"]["parts"], 2);
     assert_eq!(v["summary"]["bones"], 2);
-    let text = facet::info::to_text(&loaded);
+    let text = facet::cli::info::to_text(&loaded);
     assert!(text.contains("layout: 2024 (specs/p3m-2024.txt)"), "{text}");
-    let demo = facet::load::load_bytes("demo.p3m", &facet::demo::demo_bytes(), None).unwrap();
-    assert_eq!(facet::info::to_json(&demo)["p3m"]["layout"], "current");
+    let demo =
+        facet::load::load_bytes("demo.p3m", &facet::generators::p3m::demo_bytes(), None).unwrap();
+    assert_eq!(facet::cli::info::to_json(&demo)["p3m"]["layout"], "current");
 }
 
 /// The same triangle as the 2024 file's first part in the current layout
@@ -345,7 +346,7 @@ fn exporter_external_texture_with_the_embedded_type_opens_with_a_warning() {
 // ------------------------------------------------------------ ZXY posing
 
 fn pose_at(scene: &facet::scene::Scene, clip: &str, t: f32) -> serde_json::Value {
-    facet::info::pose_json(scene, clip, t).unwrap()
+    facet::cli::info::pose_json(scene, clip, t).unwrap()
 }
 
 fn vec3(v: &serde_json::Value) -> Vec3 {
@@ -415,7 +416,7 @@ fn pose_section_for_formats_without_stored_tails() {
             .all(|b| b["tail"].is_null() && b["head"].is_array())
     );
     // An unknown clip names the clips there are.
-    let e = facet::info::pose_json(&loaded.scene, "nope", 0.0).unwrap_err();
+    let e = facet::cli::info::pose_json(&loaded.scene, "nope", 0.0).unwrap_err();
     assert!(e.contains(&clip), "{e}");
 }
 
@@ -537,8 +538,11 @@ fn ptf_2024_form_by_its_five_byte_header() {
     assert_eq!((t.width, t.height, t.format), (2, 2, PtfFormat::Rgb));
     assert_eq!(t.pixels, rgb);
     let loaded = facet::load::load_bytes("t.ptf", &f, None).unwrap();
-    assert!(facet::info::to_text(&loaded).contains("generation: 2024"));
-    assert_eq!(facet::info::to_json(&loaded)["ptf"]["generation"], "2024");
+    assert!(facet::cli::info::to_text(&loaded).contains("generation: 2024"));
+    assert_eq!(
+        facet::cli::info::to_json(&loaded)["ptf"]["generation"],
+        "2024"
+    );
 }
 
 // -------------------------------------------------------- resource paths

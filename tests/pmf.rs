@@ -5,7 +5,7 @@
 
 use facet::formats::pmf::{self, CubeKind, Pmf, Value};
 use facet::formats::pmf_write;
-use facet::mapgen::{self, Params};
+use facet::generators::pmf::{self as mapgen, Params};
 
 fn small() -> Pmf {
     mapgen::generate(&Params::SMALL)

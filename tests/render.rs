@@ -273,7 +273,7 @@ fn cli_info_json_reports_every_section() {
 fn cli_bad_file_is_one_line_with_offset_and_nonzero_exit() {
     let dir = common::output_dir();
     let bad = dir.join("truncated.p3m");
-    let bytes = facet::demo::demo_bytes();
+    let bytes = facet::generators::p3m::demo_bytes();
     std::fs::write(&bad, &bytes[..100]).unwrap();
     for cmd in ["info", "render"] {
         let mut c = facet();
@@ -306,7 +306,7 @@ fn cli_bad_file_is_one_line_with_offset_and_nonzero_exit() {
 fn posed_frame_matches_reference() {
     let gpu = common::gpu();
     let scene = demo();
-    let req = facet::headless::RenderRequest {
+    let req = facet::cli::headless::RenderRequest {
         width: 320,
         height: 240,
         camera: Some((90.0, 10.0, 1.0)),
@@ -318,13 +318,13 @@ fn posed_frame_matches_reference() {
         time: 0.5,
         ..Default::default()
     };
-    let (img, _) = facet::headless::render(&gpu, &scene, &req).unwrap();
+    let (img, _) = facet::cli::headless::render(&gpu, &scene, &req).unwrap();
     common::assert_matches_reference("demo_nod_0.5s", &img);
     // The rest pose differs from the peak of the nod.
-    let (rest, _) = facet::headless::render(
+    let (rest, _) = facet::cli::headless::render(
         &gpu,
         &scene,
-        &facet::headless::RenderRequest {
+        &facet::cli::headless::RenderRequest {
             time: 0.0,
             ..req.clone()
         },
@@ -412,13 +412,13 @@ fn demo_map_with_lightmaps_matches_reference() {
     // RGB565 lightmaps, tinted by material.
     let loaded = facet::load::load_file(&common::repo().join("assets/demo.pmf")).unwrap();
     let gpu = common::gpu();
-    let req = facet::headless::RenderRequest {
+    let req = facet::cli::headless::RenderRequest {
         width: 320,
         height: 240,
         camera: Some((-20.0, 12.0, 3.0)),
         ..Default::default()
     };
-    let (img, stats) = facet::headless::render(&gpu, &loaded.scene, &req).unwrap();
+    let (img, stats) = facet::cli::headless::render(&gpu, &loaded.scene, &req).unwrap();
     let tris: u64 = loaded
         .scene
         .map
@@ -436,7 +436,7 @@ fn demo_map_with_lightmaps_matches_reference() {
 #[test]
 fn visibility_culling_draws_exactly_the_visible_cubes_triangles() {
     use facet::scene::map_query;
-    let map = facet::mapgen::generate(&facet::mapgen::Params::SMALL);
+    let map = facet::generators::pmf::generate(&facet::generators::pmf::Params::SMALL);
     let scene = facet::scene::from_pmf::convert(&map, Default::default(), Default::default());
     let info = scene.map.as_ref().unwrap();
     let total: u64 = scene.triangle_count() as u64;

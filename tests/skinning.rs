@@ -12,7 +12,7 @@ use facet::gpu::{Renderer, capture};
 use facet::scene::{self, Bone, Mesh, Scene, Skeleton, Skin};
 use glam::{Mat4, Quat, Vec3};
 
-use facet::bench::Rng;
+use facet::cli::bench::Rng;
 
 /// Compares every skinned mesh of `scene` posed by `pose` on the GPU and CPU.
 fn check_scene(gpu: &facet::gpu::Gpu, scene: &Scene, pose: &Pose, what: &str) -> f32 {

@@ -4,10 +4,10 @@
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use facet::ui::{UiState, inspector::inspector};
+use facet::ui::{UiAction, UiState, inspector::inspector};
 
 fn demo() -> facet::scene::Scene {
-    facet::load::load_bytes("demo.p3m", &facet::demo::demo_bytes(), None)
+    facet::load::load_bytes("demo.p3m", &facet::generators::p3m::demo_bytes(), None)
         .unwrap()
         .scene
 }
@@ -60,7 +60,7 @@ fn inspector_lists_the_model_and_toggles_parts() {
     assert_eq!(harness.state().selected_bone, None);
     harness.get_by_label("fit").click();
     harness.run();
-    assert!(harness.state().request_fit_selection);
+    assert!(harness.state().actions.contains(&UiAction::FitSelection));
     harness.get_by_label("eye glow").click();
     harness.run();
     assert_eq!(harness.state().selected_part, None);
@@ -258,7 +258,7 @@ fn texture_viewer_picks_mip_levels_and_channels() {
     harness.get_by_label("A").click();
     harness.run();
     let st = harness.state();
-    assert!(st.request_texture_view);
+    assert!(st.actions.contains(&UiAction::ShowTextureLevel));
     assert_eq!(st.channel, facet::scene::from_papa::ViewChannel::A);
 }
 
@@ -325,8 +325,8 @@ fn view_and_file_menus_set_lighting_and_ask_for_files() {
     harness.get_by_label("bot.papa").click();
     harness.run();
     assert_eq!(
-        harness.state().request_open.as_deref(),
-        Some(std::path::Path::new("/models/bot.papa"))
+        harness.state().actions,
+        [UiAction::Open("/models/bot.papa".into())]
     );
     // A preset sets the render size and the menu stays open for the save.
     harness.get_by_label("File").click();
@@ -336,17 +336,20 @@ fn view_and_file_menus_set_lighting_and_ask_for_files() {
     assert_eq!(harness.state().render_size, (3840, 2160));
     harness.get_by_label("Save render 3840x2160").click();
     harness.run();
-    assert_eq!(harness.state().request_render, Some((3840, 2160)));
+    assert!(harness.state().actions.contains(&UiAction::SaveRender {
+        width: 3840,
+        height: 2160
+    }));
     harness.get_by_label("File").click();
     harness.run();
     harness.get_by_label("Open…").click();
     harness.run();
-    assert!(harness.state().request_open_dialog);
+    assert!(harness.state().actions.contains(&UiAction::OpenDialog));
 }
 
 #[test]
 fn map_inspector_selects_sectors_cubes_and_views() {
-    let map = facet::mapgen::generate(&facet::mapgen::Params::SMALL);
+    let map = facet::generators::pmf::generate(&facet::generators::pmf::Params::SMALL);
     let scene = facet::scene::from_pmf::convert(&map, Default::default(), Default::default());
     let mut harness = Harness::builder()
         .with_size(egui::vec2(520.0, 2400.0))
@@ -370,7 +373,7 @@ fn map_inspector_selects_sectors_cubes_and_views() {
         harness.state().map.shading,
         facet::scene::from_pmf::MapShading::Lightmaps
     );
-    assert!(harness.state().map.request_shading);
+    assert_eq!(harness.state().actions, [UiAction::MapShading]);
     harness.get_by_label("1 0,0,1").click();
     harness.run();
     assert_eq!(harness.state().map.selected_sector, Some(1));
@@ -455,7 +458,7 @@ fn settings_window_edits_the_media_roots() {
     harness.get_by_label("Add").click();
     harness.run();
     assert_eq!(harness.state().media_roots.len(), 1);
-    assert!(!harness.state().settings_changed);
+    assert!(harness.state().actions.is_empty());
     harness.state_mut().media_root_input = dir.display().to_string();
     harness.run();
     harness.get_by_label("Add").click();
@@ -464,11 +467,11 @@ fn settings_window_edits_the_media_roots() {
         harness.state().media_roots,
         vec![std::path::PathBuf::from("/old/media"), dir.clone()]
     );
-    assert!(harness.state().settings_changed);
+    assert_eq!(harness.state().actions, [UiAction::SettingsChanged]);
     assert!(harness.state().media_root_input.is_empty());
-    harness.state_mut().settings_changed = false;
+    harness.state_mut().actions.clear();
     harness.get_all_by_label("remove").next().unwrap().click();
     harness.run();
     assert_eq!(harness.state().media_roots, vec![dir]);
-    assert!(harness.state().settings_changed);
+    assert_eq!(harness.state().actions, [UiAction::SettingsChanged]);
 }

@@ -225,7 +225,7 @@ pub fn inspector(
                         state.select_part((!selected).then_some(i));
                     }
                     if selected && ui.small_button("fit").on_hover_text("Shift+F").clicked() {
-                        state.request_fit_selection = true;
+                        state.act(super::UiAction::FitSelection);
                     }
                 });
                 ui.indent(i, |ui| {
@@ -373,7 +373,7 @@ pub fn inspector(
                 if (level, channel) != (state.mip_level, state.channel) {
                     state.mip_level = level;
                     state.channel = channel;
-                    state.request_texture_view = true;
+                    state.act(super::UiAction::ShowTextureLevel);
                 }
             });
     }

@@ -10,9 +10,8 @@ use crate::scene::map_query::{self, CubeRef};
 /// What the map inspector shows and asks for.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MapUi {
+    /// Changing it sends [`super::UiAction::MapShading`].
     pub shading: MapShading,
-    /// Set when `shading` changes: the app rebuilds the meshes.
-    pub request_shading: bool,
     /// Outline every sector.
     pub show_sectors: bool,
     pub selected_sector: Option<usize>,
@@ -39,7 +38,6 @@ impl Default for MapUi {
     fn default() -> Self {
         Self {
             shading: MapShading::default(),
-            request_shading: false,
             show_sectors: true,
             selected_sector: None,
             selected_cube: None,
@@ -79,13 +77,14 @@ fn c32(c: [u8; 4]) -> egui::Color32 {
 pub fn map_panel(ui: &mut egui::Ui, info: &MapInfo, state: &mut UiState) {
     let map = &info.map;
     let m = &mut state.map;
+    let mut shading_changed = false;
     egui::CollapsingHeader::new("Map view")
         .default_open(true)
         .show(ui, |ui| {
             ui.horizontal_wrapped(|ui| {
                 for s in MapShading::ALL {
                     if ui.radio_value(&mut m.shading, s, s.name()).changed() {
-                        m.request_shading = true;
+                        shading_changed = true;
                     }
                 }
             });
@@ -111,7 +110,6 @@ pub fn map_panel(ui: &mut egui::Ui, info: &MapInfo, state: &mut UiState) {
                 };
             }
         });
-
     egui::CollapsingHeader::new(format!("Sectors ({})", map.sectors.len()))
         .default_open(true)
         .show(ui, |ui| {
@@ -358,6 +356,9 @@ pub fn map_panel(ui: &mut egui::Ui, info: &MapInfo, state: &mut UiState) {
                 map.teams.join(", ")
             ));
         });
+    if shading_changed {
+        state.act(super::UiAction::MapShading);
+    }
 }
 
 fn octree_node(

@@ -35,8 +35,6 @@ pub struct UiState {
     /// Texture files: the mip level and channels shown.
     pub mip_level: usize,
     pub channel: crate::scene::from_papa::ViewChannel,
-    /// Set when those change: the app rebuilds the shown texture.
-    pub request_texture_view: bool,
     /// Orthographic projection.
     pub ortho: bool,
     /// Fly mode: W/A/S/D/Q/E move, dragging looks around, the wheel sets
@@ -51,35 +49,66 @@ pub struct UiState {
     pub show_log: bool,
     /// Recently opened files, newest first (File menu).
     pub recent: Vec<std::path::PathBuf>,
-    /// Requests for the app: open a file, save a window screenshot.
-    pub request_open: Option<std::path::PathBuf>,
-    pub request_screenshot: bool,
-    /// A render of the 3D view alone at this size (File menu).
-    pub request_render: Option<(u32, u32)>,
     /// The size the File menu renders at (kept in the settings).
     pub render_size: (u32, u32),
-    /// File -> Open... (Ctrl+O): show the native file dialog.
-    pub request_open_dialog: bool,
     /// File -> Settings...: the window, the media roots being edited, the
-    /// stock roots found; `settings_changed` asks the app to save.
+    /// stock roots found (edits send [`UiAction::SettingsChanged`]).
     pub show_settings: bool,
     pub media_roots: Vec<std::path::PathBuf>,
     pub media_root_input: String,
-    pub settings_changed: bool,
     pub stock_media_roots: Vec<std::path::PathBuf>,
     /// The texel budget in MiB (settings' `max_texture_mib`).
     pub max_texture_mib: u64,
     pub show_inspector: bool,
     pub show_help: bool,
-    /// Requests for the app, cleared after handling.
-    pub request_fit: bool,
-    pub request_fit_selection: bool,
-    pub request_reset: bool,
     /// The map inspector's state (maps only).
     pub map: map::MapUi,
+    /// What the panels asked of the app this frame, in order; [`show`]
+    /// hands them over.
+    pub actions: Vec<UiAction>,
     /// A file loading in the background: its name and how far it is (0..1).
     pub loading: Option<(String, f32)>,
 }
+
+/// What the interface asks of the app. Panels push them with
+/// [`UiState::act`] as they are clicked; [`show`] returns them with the
+/// frame and the app carries them out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UiAction {
+    /// Open this file (File > recent files).
+    Open(std::path::PathBuf),
+    /// File > Open… (Ctrl+O): the desktop's file dialog.
+    OpenDialog,
+    /// Save the window, panels included, as a PNG.
+    Screenshot,
+    /// Render the 3D view alone at this size and save it.
+    SaveRender { width: u32, height: u32 },
+    /// Frame the visible parts (F).
+    Fit,
+    /// Frame the selected bone or part (Shift+F).
+    FitSelection,
+    /// Default camera, framed (R).
+    ResetCamera,
+    /// The texture viewer's level or channels changed: show them.
+    ShowTextureLevel,
+    /// The map's shading changed: recolour its meshes.
+    MapShading,
+    /// Media roots or texture memory were edited: apply and save them.
+    SettingsChanged,
+}
+
+/// What one frame of the interface hands the app.
+pub struct UiOutput {
+    /// Where the 3D view is, in egui points (between the panels).
+    pub viewport: egui::Rect,
+    pub actions: Vec<UiAction>,
+}
+
+/// Render sizes the File menu accepts, per side.
+pub const RENDER_SIZES: std::ops::RangeInclusive<u32> = 16..=8192;
+
+/// The texture memory offered by default, in MiB: load's default budget.
+pub const DEFAULT_TEXTURE_MIB: u64 = (crate::load::DEFAULT_TEXEL_BUDGET >> 20) as u64;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
@@ -106,6 +135,13 @@ pub struct Toast {
 pub const TOAST_SECONDS: f64 = 8.0;
 
 impl UiState {
+    /// Asks the app for `action` (once per frame however often it is asked).
+    pub fn act(&mut self, action: UiAction) {
+        if !self.actions.contains(&action) {
+            self.actions.push(action);
+        }
+    }
+
     /// Reports a message: into the log, and as a toast (errors and infos;
     /// warnings only go to the log, which the toolbar counts).
     pub fn report(&mut self, level: Level, text: impl Into<String>) {
@@ -151,7 +187,7 @@ impl UiState {
             fly_speed: 1.0,
             show_inspector: true,
             render_size: (1920, 1080),
-            max_texture_mib: crate::settings::DEFAULT_TEXTURE_MIB,
+            max_texture_mib: DEFAULT_TEXTURE_MIB,
             ..Default::default()
         }
     }
@@ -258,10 +294,10 @@ pub fn toolbar(ui: &mut egui::Ui, state: &mut UiState) {
             .on_hover_text("Tab: fly with W A S D, Q E; drag to look; wheel for speed");
         ui.separator();
         if ui.button("Fit").on_hover_text("F").clicked() {
-            state.request_fit = true;
+            state.act(UiAction::Fit);
         }
         if ui.button("Reset").on_hover_text("R").clicked() {
-            state.request_reset = true;
+            state.act(UiAction::ResetCamera);
         }
         ui.separator();
         ui.toggle_value(&mut state.show_inspector, "Inspector")
@@ -282,7 +318,7 @@ fn file_menu(ui: &mut egui::Ui, state: &mut UiState) {
         .on_hover_text("Ctrl+O: the desktop's file dialog")
         .clicked()
     {
-        state.request_open_dialog = true;
+        state.act(UiAction::OpenDialog);
         ui.close();
     }
     ui.separator();
@@ -300,7 +336,7 @@ fn file_menu(ui: &mut egui::Ui, state: &mut UiState) {
             .on_hover_text(p.display().to_string())
             .clicked()
         {
-            state.request_open = Some(p);
+            state.act(UiAction::Open(p));
             ui.close();
         }
     }
@@ -310,7 +346,7 @@ fn file_menu(ui: &mut egui::Ui, state: &mut UiState) {
         .on_hover_text("the window at its size, panels included, as a PNG in the current folder")
         .clicked()
     {
-        state.request_screenshot = true;
+        state.act(UiAction::Screenshot);
         ui.close();
     }
     let (w, h) = state.render_size;
@@ -319,12 +355,15 @@ fn file_menu(ui: &mut egui::Ui, state: &mut UiState) {
         .on_hover_text("the 3D view alone, this camera and pose, as a PNG in the current folder")
         .clicked()
     {
-        state.request_render = Some((w, h));
+        state.act(UiAction::SaveRender {
+            width: w,
+            height: h,
+        });
         ui.close();
     }
     ui.horizontal(|ui| {
         ui.label("Render size");
-        let range = crate::settings::RENDER_SIZES;
+        let range = RENDER_SIZES;
         ui.add(egui::DragValue::new(&mut state.render_size.0).range(range.clone()))
             .on_hover_text("width in pixels");
         ui.label("x");
@@ -449,7 +488,7 @@ pub fn settings_window(ctx: &egui::Context, state: &mut UiState) {
             }
             if let Some(i) = remove {
                 state.media_roots.remove(i);
-                state.settings_changed = true;
+                state.act(UiAction::SettingsChanged);
             }
             ui.horizontal(|ui| {
                 let edit = ui.add(
@@ -464,7 +503,7 @@ pub fn settings_window(ctx: &egui::Context, state: &mut UiState) {
                 {
                     state.media_roots.push(path);
                     state.media_root_input.clear();
-                    state.settings_changed = true;
+                    state.act(UiAction::SettingsChanged);
                 }
             });
             ui.separator();
@@ -476,7 +515,7 @@ pub fn settings_window(ctx: &egui::Context, state: &mut UiState) {
                         .suffix(" MiB"),
                 );
                 if r.changed() {
-                    state.settings_changed = true;
+                    state.act(UiAction::SettingsChanged);
                 }
             })
             .response
@@ -519,7 +558,7 @@ pub fn show(
     scene: &Scene,
     state: &mut UiState,
     pose: Option<&crate::anim::Pose>,
-) -> egui::Rect {
+) -> UiOutput {
     let ctx = ui.ctx().clone();
     egui::Panel::top("toolbar").show(ui, |ui| toolbar(ui, state));
     egui::Panel::bottom("status").show(ui, |ui| {
@@ -575,5 +614,8 @@ pub fn show(
     if scene.meshes.is_empty() && state.view.skeleton {
         labels::bone_names(ui, scene, pose, state.view_proj, view);
     }
-    view
+    UiOutput {
+        viewport: view,
+        actions: std::mem::take(&mut state.actions),
+    }
 }

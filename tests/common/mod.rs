@@ -234,7 +234,7 @@ pub fn crc32(bytes: &[u8]) -> u32 {
 pub fn huge_image_models(dir: &Path) -> (PathBuf, PathBuf) {
     std::fs::create_dir_all(dir).unwrap();
     std::fs::write(dir.join("huge.png"), png_header_only(30000, 30000)).unwrap();
-    let mut m = facet::demo::demo_model();
+    let mut m = facet::generators::p3m::demo_model();
     m.textures[0] = facet::formats::p3m::Texture::External {
         path: "huge".into(),
         written_as_embedded: false,

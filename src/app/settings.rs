@@ -8,11 +8,7 @@ use crate::gpu::Lighting;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
-/// Render sizes accepted, per side.
-pub const RENDER_SIZES: std::ops::RangeInclusive<u32> = 16..=8192;
-
-/// Default texel budget in MiB (1 GiB).
-pub const DEFAULT_TEXTURE_MIB: u64 = 1024;
+pub use crate::ui::{DEFAULT_TEXTURE_MIB, RENDER_SIZES};
 
 /// Recent files kept.
 pub const RECENT: usize = 10;

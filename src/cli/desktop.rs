@@ -14,10 +14,10 @@
 use anyhow::Context;
 use std::path::{Path, PathBuf};
 
-pub const MIME_XML: &str = include_str!("../packaging/facet-mime.xml");
-const DESKTOP_IN: &str = include_str!("../packaging/facet.desktop.in");
-const THUMBNAILER_IN: &str = include_str!("../packaging/facet.thumbnailer.in");
-const ICON: &[u8] = include_bytes!("../packaging/facet.png");
+pub const MIME_XML: &str = include_str!("../../packaging/facet-mime.xml");
+const DESKTOP_IN: &str = include_str!("../../packaging/facet.desktop.in");
+const THUMBNAILER_IN: &str = include_str!("../../packaging/facet.thumbnailer.in");
+const ICON: &[u8] = include_bytes!("../../packaging/facet.png");
 
 /// `$XDG_DATA_HOME`, else `$HOME/.local/share`.
 pub fn data_home() -> anyhow::Result<PathBuf> {

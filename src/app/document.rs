@@ -1,0 +1,417 @@
+//! The open document: the one way a file becomes the shown scene. Files
+//! decode on a loader thread while the window keeps drawing; every new
+//! scene (opened, reloaded after a save, or edited in place: a map's
+//! shading, a texture's level and channels) reaches the screen through
+//! [`Running::show_scene`], which uploads it first: a scene the GPU refuses
+//! is an error and the shown one stays.
+
+use super::Running;
+use crate::anim::Animator;
+use crate::gpu::{GpuScene, OrbitCamera};
+use crate::load;
+use crate::scene::Scene;
+use crate::ui::{self, UiState};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+pub(super) struct Loading {
+    path: PathBuf,
+    answer: std::sync::mpsc::Receiver<Result<load::Loaded, load::LoadError>>,
+    /// Per mille, written by the loader.
+    progress: Arc<std::sync::atomic::AtomicU32>,
+    /// Frames drawn since it started.
+    frames: u32,
+}
+
+impl Running {
+    pub(super) fn open(&mut self, path: PathBuf) {
+        // An animation papa dropped on a model with a skeleton adds clips.
+        if !self.scene.skeleton.bones.is_empty() && load::is_animation_papa(&path) {
+            match load::add_animation_file(&mut self.scene, &path) {
+                Ok(added) => {
+                    log::info!("{}: added clip(s) {added:?}", path.display());
+                    let last = self
+                        .scene
+                        .clips
+                        .iter()
+                        .position(|c| Some(&c.name) == added.first());
+                    self.ui.timeline.select(last, &self.scene);
+                }
+                Err(e) => {
+                    log::error!("{e}");
+                    self.ui.report(ui::Level::Error, e.to_string());
+                }
+            }
+            return;
+        }
+        if self.loading.is_some() {
+            self.ui.report(
+                ui::Level::Warning,
+                format!("{}: still loading the previous file", path.display()),
+            );
+            return;
+        }
+        // Decoding runs on a thread of its own: the window keeps drawing
+        // (and shows how far it is) while a large map loads.
+        let progress = Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (p, w, file) = (progress.clone(), self.window.clone(), path.clone());
+        let options = self.load_options();
+        let spawned = std::thread::Builder::new()
+            .name("load".into())
+            .spawn(move || {
+                let set = |f: f32| {
+                    p.store((f.clamp(0.0, 1.0) * 1000.0) as u32, Ordering::Relaxed);
+                };
+                let _ = tx.send(load::load_file_with_progress(&file, &options, &set));
+                w.request_redraw();
+            });
+        if let Err(e) = spawned {
+            self.ui
+                .report(ui::Level::Error, format!("{}: {e}", path.display()));
+            return;
+        }
+        log::info!("loading {}", path.display());
+        self.loading = Some(Loading {
+            path,
+            answer: rx,
+            progress,
+            frames: 0,
+        });
+    }
+
+    /// A file loading in the background: its progress for the UI, and the
+    /// result once it is there.
+    pub(super) fn poll_loading(&mut self) {
+        let Some(l) = &mut self.loading else {
+            self.ui.loading = None;
+            return;
+        };
+        l.frames += 1;
+        let name = l.path.file_name().map_or_else(
+            || l.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let fraction = l.progress.load(Ordering::Relaxed) as f32 / 1000.0;
+        self.ui.loading = Some((name, fraction));
+        let result = match l.answer.try_recv() {
+            Ok(r) => r,
+            Err(std::sync::mpsc::TryRecvError::Empty) => return,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                let path = l.path.display().to_string();
+                self.loading = None;
+                self.ui.loading = None;
+                self.ui
+                    .report(ui::Level::Error, format!("{path}: the loader stopped"));
+                return;
+            }
+        };
+        let Some(Loading { path, frames, .. }) = self.loading.take() else {
+            return;
+        };
+        self.ui.loading = None;
+        log::info!("{} frames drawn while {} loaded", frames, path.display());
+        self.opened(path, result);
+    }
+
+    pub(super) fn register_textures(&mut self) {
+        // Called after every new GPU scene: map overlays and ranges follow.
+        self.map_cache = Default::default();
+        for id in self.ui.texture_ids.drain(..).flatten() {
+            self.egui_renderer.free_texture(&id);
+        }
+        if let Some(id) = self.ui.preview_id.take() {
+            self.egui_renderer.free_texture(&id);
+        }
+        self.ui.preview_id = self.scene.preview.as_ref().map(|t| {
+            let gt = crate::gpu::texture::upload_texture(
+                &self.gpu, &t.name, t.width, t.height, &t.rgba8,
+            );
+            self.egui_renderer.register_native_texture(
+                &self.gpu.device,
+                &gt.ui_view,
+                wgpu::FilterMode::Linear,
+            )
+        });
+        self.ui.texture_ids = self
+            .gpu_scene
+            .textures
+            .iter()
+            .map(|t| {
+                Some(self.egui_renderer.register_native_texture(
+                    &self.gpu.device,
+                    &t.ui_view,
+                    wgpu::FilterMode::Nearest,
+                ))
+            })
+            .collect();
+    }
+
+    /// How files load now: the command line's media roots, then the settings'.
+    pub(super) fn load_options(&self) -> load::LoadOptions {
+        let mut media_roots = self.cli_media_roots.clone();
+        for r in &self.settings.media_roots {
+            if !media_roots.contains(r) {
+                media_roots.push(r.clone());
+            }
+        }
+        load::LoadOptions {
+            media_roots,
+            texel_budget: self.texel_budget,
+            headers_only: false,
+        }
+    }
+
+    /// File -> Open: the native dialog, one at a time, starting in the open
+    /// file's folder.
+    pub(super) fn show_open_dialog(&mut self) {
+        if self.open_dialog.is_some() {
+            return;
+        }
+        let folder = self.scene.source.path.as_deref().and_then(|p| p.parent());
+        let window = self.window.clone();
+        match crate::app::open_dialog::OpenDialog::show(&self.window, folder, move || {
+            window.request_redraw()
+        }) {
+            Ok(d) => self.open_dialog = Some(d),
+            Err(e) => self
+                .ui
+                .report(ui::Level::Error, format!("the open dialog: {e}")),
+        }
+    }
+
+    pub(super) fn poll_open_dialog(&mut self) {
+        use crate::app::open_dialog::Answer;
+        let Some(dialog) = &self.open_dialog else {
+            return;
+        };
+        match dialog.poll() {
+            Answer::Waiting => {}
+            Answer::Picked(path) => {
+                self.open_dialog = None;
+                log::info!("picked {} in the open dialog", path.display());
+                self.open(path);
+            }
+            Answer::Cancelled => {
+                self.open_dialog = None;
+                if let Some(why) = crate::app::open_dialog::no_dialog_reason() {
+                    self.ui.report(ui::Level::Error, why);
+                }
+            }
+        }
+    }
+
+    /// Background, lighting, render size and recent files from the
+    /// settings into the UI.
+    pub(super) fn apply_settings(&mut self) {
+        self.ui.view.background = self.settings.background;
+        self.ui.view.lighting = self.settings.lighting;
+        self.ui.render_size = self.settings.render_size;
+        self.ui.recent.clone_from(&self.settings.recent);
+        self.ui.media_roots.clone_from(&self.settings.media_roots);
+        self.ui.max_texture_mib = self.settings.max_texture_mib;
+        self.ui.stock_media_roots = load::resolver::stock_media_roots();
+    }
+
+    /// Background, lighting and render size as the interface shows them
+    /// are kept in the settings (saved when they change).
+    pub(super) fn keep_view_settings(&mut self) {
+        let shown = (
+            self.ui.view.background,
+            self.ui.view.lighting,
+            self.ui.render_size,
+        );
+        let kept = (
+            self.settings.background,
+            self.settings.lighting,
+            self.settings.render_size,
+        );
+        if shown != kept {
+            (
+                self.settings.background,
+                self.settings.lighting,
+                self.settings.render_size,
+            ) = shown;
+            self.save_settings();
+        }
+    }
+
+    /// File > Settings edited the media roots or the texture memory: they
+    /// apply to the next file opened and are saved.
+    pub(super) fn settings_edited(&mut self) {
+        self.settings.media_roots.clone_from(&self.ui.media_roots);
+        if self.settings.max_texture_mib != self.ui.max_texture_mib {
+            self.settings.max_texture_mib = self.ui.max_texture_mib;
+            self.texel_budget = (self.ui.max_texture_mib as usize).saturating_mul(1 << 20);
+        }
+        self.save_settings();
+    }
+
+    pub(super) fn save_settings(&mut self) {
+        self.ui.recent.clone_from(&self.settings.recent);
+        if let Some(p) = &self.settings_path
+            && let Err(e) = self.settings.save_to(p)
+        {
+            log::warn!("{}: {e}; settings not saved", p.display());
+        }
+    }
+
+    /// The one way a scene reaches the screen. It is uploaded first: a
+    /// scene the GPU refuses comes back with the error and the shown one
+    /// stays. Then the interface follows `how`.
+    pub(super) fn show_scene(
+        &mut self,
+        scene: Scene,
+        how: Replace,
+    ) -> Result<(), (Box<Scene>, String)> {
+        let gpu_scene = match GpuScene::try_new(&self.gpu, &self.renderer, &scene) {
+            Ok(g) => g,
+            Err(e) => return Err((Box::new(scene), e)),
+        };
+        let name = scene.source.file_name.clone();
+        match how {
+            Replace::Opened(path) => {
+                self.window.set_title(&format!("{name} — facet"));
+                // A fresh interface for the file; the log and panels stay.
+                self.ui = UiState {
+                    show_inspector: self.ui.show_inspector,
+                    show_log: self.ui.show_log,
+                    log: std::mem::take(&mut self.ui.log),
+                    toasts: std::mem::take(&mut self.ui.toasts),
+                    ..UiState::for_scene(&scene)
+                };
+                self.ui.log_warnings(&scene);
+                for w in &scene.warnings {
+                    log::warn!("{name}: {w}");
+                }
+                self.apply_settings();
+                self.settings.opened(&path);
+                self.save_settings();
+                self.camera = OrbitCamera::default();
+                self.watch = super::watch::FileWatch::new(&path);
+            }
+            Replace::Reloaded => {
+                // Camera, view options and timeline stay; the clip by name,
+                // the selection where it still exists.
+                let ui = &mut self.ui;
+                let clip_name = ui
+                    .timeline
+                    .clip
+                    .and_then(|c| self.scene.clips.get(c))
+                    .map(|c| c.name.clone());
+                ui.timeline.clip =
+                    clip_name.and_then(|n| scene.clips.iter().position(|c| c.name == n));
+                let keep_parts = scene.meshes.len() == self.scene.meshes.len();
+                if !keep_parts {
+                    ui.view.visible = scene.meshes.iter().map(|m| m.visible).collect();
+                }
+                ui.view.material_override.clear();
+                ui.selected_bone = ui.selected_bone.filter(|&b| b < scene.skeleton.bones.len());
+                ui.selected_part = ui.selected_part.filter(|_| keep_parts);
+                ui.selected_material = ui.selected_material.filter(|&m| m < scene.materials.len());
+                ui.report(ui::Level::Info, format!("reloaded {name}"));
+                ui.log_warnings(&scene);
+            }
+            Replace::Edited => {}
+        }
+        for w in &gpu_scene.warnings {
+            let w = format!("{name}: {w}");
+            log::warn!("{w}");
+            self.ui.report(ui::Level::Warning, w);
+        }
+        self.animator = Animator::new(&scene);
+        self.scene = scene;
+        self.gpu_scene = gpu_scene;
+        self.register_textures();
+        Ok(())
+    }
+
+    /// A file the loader finished: shown, or its error reported (the
+    /// previous scene stays).
+    pub(super) fn opened(&mut self, path: PathBuf, result: Result<load::Loaded, load::LoadError>) {
+        let must_load = std::mem::take(&mut self.initial_must_load);
+        let e = match result {
+            Ok(l) => match self.show_scene(l.scene, Replace::Opened(path.clone())) {
+                Ok(()) => {
+                    self.fit();
+                    // Last, so that whoever waits for this line (the Xvfb
+                    // tests) finds the scene, the timeline and the file
+                    // watch in place.
+                    log::info!("opened {}", path.display());
+                    return;
+                }
+                Err((scene, e)) => format!(
+                    "{}: the GPU refused it: {e} (the previous scene is still shown)",
+                    scene.source.file_name
+                ),
+            },
+            Err(e) => format!("{e} (the previous scene is still shown)"),
+        };
+        log::error!("{e}");
+        if must_load {
+            self.fatal = Some(anyhow::anyhow!("{e}"));
+        }
+        self.ui.report(ui::Level::Error, e);
+    }
+
+    /// The open file changed on disk: load it again, keeping the camera,
+    /// the view options and the timeline (same clip by name, same time).
+    /// A file that no longer loads leaves the last good scene on screen and
+    /// says why.
+    pub(super) fn reload(&mut self) {
+        let Some(path) = self.scene.source.path.clone() else {
+            return;
+        };
+        let e = match load::load_file_with(&path, &self.load_options()) {
+            Ok(l) => match self.show_scene(l.scene, Replace::Reloaded) {
+                Ok(()) => {
+                    log::info!("reloaded {}", path.display());
+                    return;
+                }
+                Err((_, e)) => format!("the GPU refused it: {e}"),
+            },
+            Err(e) => e.to_string(),
+        };
+        log::error!("reload failed, still showing the last good version: {e}");
+        self.ui.report(
+            ui::Level::Error,
+            format!("reloading failed; still showing the last good version: {e}"),
+        );
+    }
+
+    /// The texture viewer's level and channels as the shown texture.
+    pub(super) fn show_texture_view(&mut self) {
+        let Some(level) = self.scene.mip_levels.get(self.ui.mip_level) else {
+            return;
+        };
+        let mut tex = level.clone();
+        self.ui.channel.apply(&mut tex.rgba8);
+        tex.compressed = None;
+        let mut scene = std::mem::take(&mut self.scene);
+        let Some(shown) = scene.textures.first_mut() else {
+            self.scene = scene;
+            return;
+        };
+        let before = std::mem::replace(shown, tex);
+        if let Err((mut scene, e)) = self.show_scene(scene, Replace::Edited) {
+            scene.textures[0] = before;
+            self.scene = *scene;
+            self.ui
+                .report(ui::Level::Error, format!("the GPU refused the level: {e}"));
+        }
+    }
+}
+
+/// How a new scene replaces the shown one.
+pub(super) enum Replace {
+    /// A file opened: a fresh interface for it, the camera reset, the file
+    /// remembered in the recent list and watched for changes.
+    Opened(PathBuf),
+    /// The same file after a save: camera, view options, timeline (the
+    /// clip by name) and the selection where it still applies are kept.
+    Reloaded,
+    /// The shown scene changed in place (a map's shading, the texture
+    /// viewer's level): nothing else changes.
+    Edited,
+}

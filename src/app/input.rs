@@ -1,0 +1,319 @@
+//! Input: the mouse orbits, pans and zooms the camera (or looks around in
+//! fly mode), a click picks a map's cube, keys run the shortcuts of the
+//! keyboard map (README) and W/A/S/D/Q/E fly.
+
+use super::Running;
+use crate::gpu::camera::AxisView;
+use crate::ui::UiAction;
+use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::keyboard::{Key, NamedKey};
+
+/// What the event loop does after an input event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Flow {
+    Continue,
+    /// Ctrl+Q.
+    Quit,
+}
+
+impl Running {
+    /// A mouse or keyboard event the window got (`consumed`: egui used it).
+    pub(super) fn input(&mut self, event: &WindowEvent, consumed: bool) -> Flow {
+        match *event {
+            WindowEvent::MouseInput { state, button, .. } => match state {
+                ElementState::Pressed if self.pointer_in_view() => {
+                    self.drag = Some(button);
+                    self.press_at = self.cursor;
+                }
+                ElementState::Released => {
+                    // A click (no drag) in the 3D view picks what is under it.
+                    if let (Some(MouseButton::Left), Some(a), Some(b)) =
+                        (self.drag, self.press_at, self.cursor)
+                        && (a.0 - b.0).abs() + (a.1 - b.1).abs() < 4.0
+                    {
+                        self.pick();
+                    }
+                    self.drag = None;
+                    self.press_at = None;
+                }
+                _ => {}
+            },
+            WindowEvent::CursorMoved { position, .. } => {
+                if let (Some(button), Some((x, y))) = (self.drag, self.cursor) {
+                    let (dx, dy) = ((position.x - x) as f32, (position.y - y) as f32);
+                    let pan = button == MouseButton::Middle
+                        || (button == MouseButton::Left && self.modifiers.shift_key());
+                    if pan {
+                        self.camera.pan(dx, dy, self.config.height as f32);
+                    } else if button == MouseButton::Left && self.ui.fly {
+                        self.camera.look(dx, dy);
+                    } else if button == MouseButton::Left {
+                        self.camera.orbit(dx, dy);
+                    }
+                }
+                self.cursor = Some((position.x, position.y));
+            }
+            WindowEvent::MouseWheel { delta, .. } if self.pointer_in_view() => {
+                let steps = match delta {
+                    MouseScrollDelta::LineDelta(_, y) => y,
+                    MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
+                };
+                if self.ui.fly {
+                    // In fly mode the wheel sets the speed.
+                    self.ui.fly_speed = (self.ui.fly_speed * 1.2f32.powf(steps)).clamp(0.01, 100.0);
+                } else {
+                    let ndc = self.cursor_ndc();
+                    let aspect = self.view_aspect();
+                    self.camera.zoom_at(steps, ndc, aspect);
+                }
+            }
+            WindowEvent::KeyboardInput {
+                ref event,
+                is_synthetic,
+                ..
+            } if !self.egui_ctx.egui_wants_keyboard_input() => {
+                if let winit::keyboard::PhysicalKey::Code(code) = event.physical_key {
+                    if event.state == ElementState::Pressed {
+                        self.held.insert(code);
+                    } else {
+                        self.held.remove(&code);
+                    }
+                }
+                // Synthetic presses are winit restating held keys when the
+                // window gains focus, not the user pressing them: acting on
+                // one would run a key's action twice (Space toggles back).
+                if consumed || event.state != ElementState::Pressed || is_synthetic {
+                    return Flow::Continue;
+                }
+                if self.modifiers.control_key()
+                    && matches!(&event.logical_key, Key::Character(c) if c.eq_ignore_ascii_case("q"))
+                {
+                    return Flow::Quit;
+                }
+                self.key(&event.logical_key, event.repeat);
+            }
+            _ => {}
+        }
+        Flow::Continue
+    }
+
+    pub(super) fn view_aspect(&self) -> f32 {
+        if self.viewport.is_positive() {
+            self.viewport.width() / self.viewport.height()
+        } else {
+            self.config.width as f32 / self.config.height.max(1) as f32
+        }
+    }
+
+    /// Frames the visible parts.
+    pub(super) fn fit(&mut self) {
+        let mut b = self.scene.bounds(Some(&self.ui.view.visible));
+        if b.is_empty() {
+            b = self.scene.bounds(None);
+        }
+        let aspect = self.view_aspect();
+        self.camera.fit(&b, aspect);
+    }
+
+    /// The pointer is over the 3D view and no egui window, menu or widget
+    /// is in the way or busy with it. (egui's `egui_wants_pointer_input`
+    /// compares with the root UI's leftover rect, which is not the view
+    /// when the inspector's content is wider than the panel.)
+    pub(super) fn pointer_in_view(&self) -> bool {
+        let Some((x, y)) = self.cursor else {
+            return false;
+        };
+        let p = egui::pos2(x as f32 / self.ppp, y as f32 / self.ppp);
+        let background = self
+            .egui_ctx
+            .layer_id_at(p)
+            .is_none_or(|l| l.order == egui::Order::Background);
+        self.viewport.contains(p) && background && !self.egui_ctx.egui_is_using_pointer()
+    }
+
+    /// The cursor in normalised device coordinates of the 3D view.
+    pub(super) fn cursor_ndc(&self) -> glam::Vec2 {
+        let Some((x, y)) = self.cursor else {
+            return glam::Vec2::ZERO;
+        };
+        let vp = if self.viewport.is_positive() {
+            egui::Rect::from_min_max(
+                (self.viewport.min.to_vec2() * self.ppp).to_pos2(),
+                (self.viewport.max.to_vec2() * self.ppp).to_pos2(),
+            )
+        } else {
+            egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(self.config.width as f32, self.config.height as f32),
+            )
+        };
+        glam::Vec2::new(
+            ((x as f32 - vp.left()) / vp.width()) * 2.0 - 1.0,
+            1.0 - ((y as f32 - vp.top()) / vp.height()) * 2.0,
+        )
+        .clamp(glam::Vec2::splat(-1.0), glam::Vec2::splat(1.0))
+    }
+
+    /// Maps: selects the sector and the cube under the cursor.
+    pub(super) fn pick(&mut self) {
+        use crate::scene::map_query;
+        let Some(info) = self.scene.map.as_deref() else {
+            return;
+        };
+        let ndc = self.cursor_ndc();
+        let inv = self.camera.view_proj(self.view_aspect()).inverse();
+        let near = inv.project_point3(glam::Vec3::new(ndc.x, ndc.y, 0.0));
+        let far = inv.project_point3(glam::Vec3::new(ndc.x, ndc.y, 1.0));
+        match map_query::pick(&info.map, near, far - near) {
+            Some((sector, triangle, _)) => {
+                let cube = map_query::cube_of_triangle(&info.map, sector, triangle);
+                log::info!(
+                    "picked sector {:?}, triangle {triangle}, cube {cube:?}",
+                    info.map.sector_coords(sector)
+                );
+                self.ui.map.selected_sector = Some(sector);
+                self.ui.map.selected_cube = cube.map(|c| (sector, c));
+                self.ui.show_inspector = true;
+            }
+            None => {
+                log::info!("picked nothing (no map triangle under the cursor)");
+                self.ui.map.selected_sector = None;
+                self.ui.map.selected_cube = None;
+            }
+        }
+    }
+
+    /// Frames the selected bone (head to tail) or part, else the visible
+    /// parts.
+    pub(super) fn fit_selection(&mut self) {
+        let aspect = self.view_aspect();
+        if let Some(part) = self.ui.selected_part.and_then(|p| self.scene.meshes.get(p)) {
+            let bounds = part.bounds();
+            if !bounds.is_empty() {
+                self.camera.fit(&bounds, aspect);
+                return;
+            }
+        }
+        let Some((i, b)) = self
+            .ui
+            .selected_bone
+            .and_then(|i| Some((i, self.scene.skeleton.bones.get(i)?)))
+        else {
+            self.fit();
+            return;
+        };
+        let (head, tail) = match self.animator.pose.world.get(i) {
+            Some(w) => {
+                let m = *w * b.rest.inverse();
+                (m.transform_point3(b.head), m.transform_point3(b.tail))
+            }
+            None => (b.head, b.tail),
+        };
+        let pad = glam::Vec3::splat(head.distance(tail).max(1e-3) * 0.5);
+        let bounds = crate::scene::Aabb {
+            min: head.min(tail) - pad,
+            max: head.max(tail) + pad,
+        };
+        self.camera.fit(&bounds, aspect);
+    }
+
+    /// Fly mode: moves by the held W/A/S/D (and Q/E down/up) for `dt`.
+    pub(super) fn fly(&mut self, dt: f32) {
+        use winit::keyboard::KeyCode as K;
+        let axis = |plus: K, minus: K| {
+            self.held.contains(&plus) as i32 as f32 - self.held.contains(&minus) as i32 as f32
+        };
+        let (f, r, u) = (
+            axis(K::KeyW, K::KeyS),
+            axis(K::KeyD, K::KeyA),
+            axis(K::KeyE, K::KeyQ),
+        );
+        if f != 0.0 || r != 0.0 || u != 0.0 {
+            let step = self.camera.scene_radius.max(1e-3) * self.ui.fly_speed * dt.min(0.1);
+            self.camera.fly(f * step, r * step, u * step);
+        }
+    }
+
+    /// A keyboard shortcut. Held keys repeat only for frame stepping: a
+    /// toggle must not flip back because the key auto-repeated.
+    pub(super) fn key(&mut self, key: &Key, repeat: bool) {
+        let stepping =
+            matches!(key, Key::Character(c) if matches!(c.as_str(), "," | "." | "<" | ">"));
+        if repeat && !stepping {
+            return;
+        }
+        // In fly mode W/A/S/D/Q/E move the camera (see `fly`).
+        if self.ui.fly
+            && matches!(key, Key::Character(c) if matches!(c.to_ascii_lowercase().as_str(), "w" | "a" | "s" | "d" | "q" | "e"))
+        {
+            return;
+        }
+        let ctrl = self.modifiers.control_key();
+        match key {
+            Key::Character(c) if ctrl && c.eq_ignore_ascii_case("o") => {
+                self.act(UiAction::OpenDialog)
+            }
+            Key::Character(c) => match c.as_str() {
+                "F" => self.act(UiAction::FitSelection),
+                "f" if self.modifiers.shift_key() => self.act(UiAction::FitSelection),
+                "f" => self.act(UiAction::Fit),
+                "1" | "!" => self.camera.set_view(if ctrl {
+                    AxisView::Back
+                } else {
+                    AxisView::Front
+                }),
+                "3" | "#" => self.camera.set_view(if ctrl {
+                    AxisView::Left
+                } else {
+                    AxisView::Right
+                }),
+                "7" | "&" => self.camera.set_view(if ctrl {
+                    AxisView::Bottom
+                } else {
+                    AxisView::Top
+                }),
+                "5" | "%" => self.ui.ortho ^= true,
+                "r" | "R" => self.act(UiAction::ResetCamera),
+                "w" | "W" => self.ui.view.wireframe ^= true,
+                "n" | "N" => self.ui.view.normals ^= true,
+                "b" | "B" => self.ui.view.bounds ^= true,
+                "g" | "G" => self.ui.view.grid ^= true,
+                "k" | "K" => self.ui.view.skeleton ^= true,
+                "l" | "L" => self.ui.show_labels ^= true,
+                "," | "<" => self.step(-1),
+                "." | ">" => self.step(1),
+                "i" | "I" => self.ui.show_inspector ^= true,
+                "?" => self.ui.show_help ^= true,
+                _ => {}
+            },
+            Key::Named(NamedKey::F1) => self.ui.show_help ^= true,
+            Key::Named(NamedKey::Escape) => {
+                self.ui.select_bone(None);
+                self.ui.select_part(None);
+            }
+            Key::Named(NamedKey::Tab) => self.ui.fly ^= true,
+            Key::Named(NamedKey::Space) => {
+                // The first press starts the first clip; later ones pause and
+                // resume (clip or animated materials).
+                if self.ui.timeline.clip.is_none() && !self.scene.clips.is_empty() {
+                    self.ui.timeline.select(Some(0), &self.scene);
+                } else if self.ui.timeline.span(&self.scene).is_some() {
+                    self.ui.timeline.playing ^= true;
+                }
+            }
+            Key::Named(NamedKey::Home) => self.ui.timeline.to_start(),
+            Key::Named(NamedKey::End) => {
+                if let Some(span) = self.ui.timeline.span(&self.scene) {
+                    self.ui.timeline.to_end(&span);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn step(&mut self, frames: i32) {
+        if let Some(span) = self.ui.timeline.span(&self.scene) {
+            self.ui.timeline.step(frames, &span);
+        }
+    }
+}

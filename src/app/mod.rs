@@ -1,0 +1,760 @@
+//! The window, in rooms: this file is the frame (the event loop, the GPU
+//! surface, one redraw: UI, actions, frame input, draw, present);
+//! [`input`] turns keys and the mouse into camera moves, picks and actions;
+//! [`document`] is the one way a file becomes the shown scene (open,
+//! reload, in-place edits), with its background loader; [`map`] keeps a
+//! map's derived view state. Beside them, the app's helpers: [`settings`]
+//! (kept between sessions), [`watch`] (reload on save) and [`open_dialog`].
+
+mod document;
+mod input;
+mod map;
+pub mod open_dialog;
+pub mod settings;
+pub mod watch;
+
+use crate::anim::Animator;
+use crate::anim::timeline::TimeSpan;
+use crate::gpu::capture::Targets;
+use crate::gpu::{FrameInput, FrameTarget, Gpu, GpuScene, OrbitCamera, Renderer};
+use crate::load;
+use crate::scene::Scene;
+use crate::ui::{self, UiAction, UiState};
+use document::Loading;
+use map::MapCache;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+use winit::application::ApplicationHandler;
+use winit::event::{MouseButton, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, EventLoop};
+use winit::keyboard::ModifiersState;
+use winit::window::{Window, WindowId};
+
+/// Options of a window session.
+#[derive(Debug, Clone, Default)]
+pub struct AppOptions {
+    /// Save a screenshot of the whole window (3D view and panels) here...
+    pub screenshot: Option<PathBuf>,
+    /// ...after this many frames, then quit.
+    pub frames: Option<u32>,
+    /// Planetary Annihilation media roots from the command line (`--media`),
+    /// tried before those in the settings.
+    pub media_roots: Vec<PathBuf>,
+    /// `--max-texture-memory`, in bytes (else the settings' value).
+    pub texel_budget: Option<usize>,
+}
+
+/// Test hook: `FACET_TEST_DROP=N:PATH` delivers PATH at frame N exactly as
+/// a file dropped on the window (Xvfb has no drag and drop to synthesise).
+fn test_drop() -> Option<(u32, PathBuf)> {
+    let v = std::env::var("FACET_TEST_DROP").ok()?;
+    let (n, path) = v.split_once(':')?;
+    Some((n.parse().ok()?, PathBuf::from(path)))
+}
+
+/// What the window starts with.
+pub enum Start {
+    /// A scene already loaded.
+    Scene(Box<Scene>),
+    /// A file to load once the window is up (on the loader thread, with a
+    /// progress bar; a file that fails is reported in the window).
+    Load(PathBuf),
+}
+
+pub fn run(start: Start, opts: AppOptions) -> anyhow::Result<()> {
+    let event_loop = EventLoop::new()?;
+    let (scene, initial) = match start {
+        Start::Scene(s) => (*s, None),
+        Start::Load(path) => {
+            let mut placeholder = Scene::default();
+            placeholder.source.file_name = path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            placeholder.source.format = "loading".into();
+            (placeholder, Some(path))
+        }
+    };
+    let mut app = App {
+        pending: Some(scene),
+        initial,
+        test_drop: test_drop(),
+        #[cfg(debug_assertions)]
+        test_lose_device: std::env::var("FACET_TEST_LOSE_DEVICE")
+            .ok()
+            .and_then(|v| v.parse().ok()),
+        opts,
+        running: None,
+        error: None,
+    };
+    event_loop.run_app(&mut app)?;
+    if let Some(r) = &app.running {
+        let tl = &r.ui.timeline;
+        let state = if tl.playing { "playing" } else { "paused" };
+        match tl.span(&r.scene) {
+            Some(TimeSpan::Clip(c)) => log::info!(
+                "at exit: clip {:?} frame {} ({:.3} s), {state}",
+                c.name,
+                tl.frame(c),
+                tl.time,
+            ),
+            Some(span @ TimeSpan::Materials(_)) => log::info!(
+                "at exit: materials frame {} ({:.3} s), {state}",
+                tl.frame(&span),
+                tl.time,
+            ),
+            None => log::info!("at exit: rest pose"),
+        }
+    }
+    match app.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+struct App {
+    pending: Option<Scene>,
+    /// The file to open once the window is up.
+    initial: Option<PathBuf>,
+    opts: AppOptions,
+    running: Option<Running>,
+    error: Option<anyhow::Error>,
+    test_drop: Option<(u32, PathBuf)>,
+    /// `FACET_TEST_LOSE_DEVICE=N` (debug builds): the frame to lose the device at.
+    #[cfg(debug_assertions)]
+    test_lose_device: Option<u32>,
+}
+
+struct Running {
+    window: Arc<Window>,
+    gpu: Gpu,
+    /// `None` only while a lost device is being replaced.
+    surface: Option<wgpu::Surface<'static>>,
+    config: wgpu::SurfaceConfiguration,
+    renderer: Renderer,
+    targets: Targets,
+    scene: Scene,
+    gpu_scene: GpuScene,
+    camera: OrbitCamera,
+    ui: UiState,
+    animator: Animator,
+    /// `ui.view` with the clip's visibility and material overrides applied.
+    effective: crate::gpu::ViewOptions,
+    egui_ctx: egui::Context,
+    egui_state: egui_winit::State,
+    egui_renderer: egui_wgpu::Renderer,
+    viewport: egui::Rect,
+    drag: Option<MouseButton>,
+    cursor: Option<(f64, f64)>,
+    /// Where the pointer went down (a release nearby is a click).
+    press_at: Option<(f64, f64)>,
+    modifiers: ModifiersState,
+    last_frame: Instant,
+    frame: u32,
+    /// The open file, watched for changes (reload on save).
+    watch: Option<crate::app::watch::FileWatch>,
+    /// Physical keys held down (fly mode moves while they are).
+    held: std::collections::HashSet<winit::keyboard::KeyCode>,
+    /// egui points to physical pixels, from the last frame.
+    ppp: f32,
+    /// Background, lighting and recent files, saved when they change.
+    settings: crate::app::settings::Settings,
+    settings_path: Option<PathBuf>,
+    /// `--media` roots, tried before the settings' ones.
+    cli_media_roots: Vec<PathBuf>,
+    /// Decoded texels a file may take (`--max-texture-memory`, else the
+    /// settings).
+    texel_budget: usize,
+    /// File -> Open's dialog while it is up.
+    open_dialog: Option<crate::app::open_dialog::OpenDialog>,
+    /// A file being decoded on its own thread.
+    loading: Option<Loading>,
+    /// The first file must load (automation): its failure ends the app.
+    initial_must_load: bool,
+    /// An error that ends the app at the next frame.
+    fatal: Option<anyhow::Error>,
+    /// Maps: what the overlay lines and draw ranges were built from.
+    map_cache: MapCache,
+    /// File > Save screenshot: read the window back at the end of the frame.
+    screenshot_requested: bool,
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.running.is_some() {
+            return;
+        }
+        let Some(scene) = self.pending.take() else {
+            return;
+        };
+        match Running::new(event_loop, scene) {
+            Ok(mut r) => {
+                r.cli_media_roots.clone_from(&self.opts.media_roots);
+                r.texel_budget = self
+                    .opts
+                    .texel_budget
+                    .unwrap_or((r.settings.max_texture_mib as usize).saturating_mul(1 << 20));
+                if let Some(path) = self.initial.take() {
+                    // Automation (--screenshot) fails on a file that does
+                    // not load; a person sees why in the window.
+                    r.initial_must_load = self.opts.screenshot.is_some();
+                    r.open(path);
+                }
+                self.running = Some(r);
+            }
+            Err(e) => {
+                self.error = Some(e);
+                event_loop.exit();
+            }
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let Some(r) = self.running.as_mut() else {
+            return;
+        };
+        let consumed = r.egui_state.on_window_event(&r.window, &event).consumed;
+        match event {
+            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::Resized(size) => r.resize(size.width, size.height),
+            WindowEvent::ModifiersChanged(m) => r.modifiers = m.state(),
+            WindowEvent::DroppedFile(path) => {
+                log::info!("dropped {}", path.display());
+                r.open(path)
+            }
+            // Every mouse and key event goes through `input`; Ctrl+Q quits.
+            WindowEvent::MouseInput { .. }
+            | WindowEvent::CursorMoved { .. }
+            | WindowEvent::MouseWheel { .. }
+            | WindowEvent::KeyboardInput { .. }
+                if r.input(&event, consumed) == input::Flow::Quit =>
+            {
+                event_loop.exit();
+                return;
+            }
+            WindowEvent::RedrawRequested => {
+                if let Err(e) = r.redraw(&self.opts) {
+                    self.error = Some(e);
+                    event_loop.exit();
+                    return;
+                }
+                if self.opts.frames.is_some_and(|n| r.frame >= n) {
+                    event_loop.exit();
+                }
+                if let Some((n, path)) = &self.test_drop
+                    && r.frame == *n
+                {
+                    log::info!("dropped {} (FACET_TEST_DROP)", path.display());
+                    r.open(path.clone());
+                }
+                // Test hook (debug builds only): FACET_TEST_LOSE_DEVICE=N
+                // destroys the device at frame N, as a driver reset would.
+                #[cfg(debug_assertions)]
+                if self.test_lose_device == Some(r.frame) {
+                    log::info!("destroying the GPU device (FACET_TEST_LOSE_DEVICE)");
+                    r.gpu.device.destroy();
+                }
+            }
+            _ => {}
+        }
+        r.window.request_redraw();
+    }
+}
+
+/// egui's window state for `ctx`, its textures capped at the device's size.
+fn egui_state(ctx: &egui::Context, window: &Window, gpu: &Gpu) -> egui_winit::State {
+    egui_winit::State::new(
+        ctx.clone(),
+        egui::ViewportId::ROOT,
+        window,
+        Some(window.scale_factor() as f32),
+        window.theme(),
+        Some(gpu.device.limits().max_texture_dimension_2d as usize),
+    )
+}
+
+/// Everything that lives on the GPU device: made when the window opens and
+/// again when the device is lost.
+struct GpuParts {
+    gpu: Gpu,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    renderer: Renderer,
+    targets: Targets,
+    egui_renderer: egui_wgpu::Renderer,
+    gpu_scene: GpuScene,
+}
+
+impl GpuParts {
+    fn new(window: &Arc<Window>, scene: &Scene) -> anyhow::Result<GpuParts> {
+        let (gpu, surface) = Gpu::for_window(window.clone())?;
+        log::info!("rendering on {}", gpu.describe());
+        let caps = surface.get_capabilities(&gpu.adapter);
+        // egui wants a plain (gamma) format; the 3D pass writes an sRGB view of it.
+        let format = caps
+            .formats
+            .iter()
+            .copied()
+            .find(|f| !f.is_srgb())
+            .unwrap_or(caps.formats[0]);
+        let size = window.inner_size();
+        let mut usage = wgpu::TextureUsages::RENDER_ATTACHMENT;
+        if caps.usages.contains(wgpu::TextureUsages::COPY_SRC) {
+            usage |= wgpu::TextureUsages::COPY_SRC;
+        }
+        let config = wgpu::SurfaceConfiguration {
+            usage,
+            format,
+            color_space: wgpu::SurfaceColorSpace::Auto,
+            width: size.width.max(1),
+            height: size.height.max(1),
+            present_mode: wgpu::PresentMode::AutoVsync,
+            desired_maximum_frame_latency: 2,
+            alpha_mode: caps.alpha_modes[0],
+            view_formats: vec![format.add_srgb_suffix()],
+        };
+        surface.configure(&gpu.device, &config);
+        let srgb = format.add_srgb_suffix();
+        let renderer = Renderer::new(&gpu, srgb, gpu.sample_count(srgb));
+        let targets = Targets::new(
+            &gpu.device,
+            config.width,
+            config.height,
+            srgb,
+            renderer.sample_count,
+        );
+        let egui_renderer =
+            egui_wgpu::Renderer::new(&gpu.device, format, egui_wgpu::RendererOptions::default());
+        let gpu_scene = GpuScene::new(&gpu, &renderer, scene);
+        Ok(GpuParts {
+            gpu,
+            surface,
+            config,
+            renderer,
+            targets,
+            egui_renderer,
+            gpu_scene,
+        })
+    }
+}
+
+impl Running {
+    fn new(event_loop: &ActiveEventLoop, scene: Scene) -> anyhow::Result<Running> {
+        let attrs = Window::default_attributes()
+            .with_title(format!("{} — facet", scene.source.file_name))
+            .with_inner_size(winit::dpi::LogicalSize::new(1280.0, 800.0));
+        let window = Arc::new(event_loop.create_window(attrs)?);
+        let GpuParts {
+            gpu,
+            surface,
+            config,
+            renderer,
+            targets,
+            egui_renderer,
+            gpu_scene,
+        } = GpuParts::new(&window, &scene)?;
+        let egui_ctx = egui::Context::default();
+        let egui_state = egui_state(&egui_ctx, &window, &gpu);
+        let aspect = config.width as f32 / config.height as f32;
+        let camera = OrbitCamera::framing(&scene.bounds(None), aspect);
+        let mut r = Running {
+            window,
+            gpu,
+            surface: Some(surface),
+            config,
+            renderer,
+            targets,
+            ui: UiState::for_scene(&scene),
+            animator: Animator::new(&scene),
+            effective: Default::default(),
+            scene,
+            gpu_scene,
+            camera,
+            egui_ctx,
+            egui_state,
+            egui_renderer,
+            viewport: egui::Rect::NOTHING,
+            drag: None,
+            cursor: None,
+            press_at: None,
+            modifiers: ModifiersState::empty(),
+            last_frame: Instant::now(),
+            frame: 0,
+            watch: None,
+            held: Default::default(),
+            ppp: 1.0,
+            settings: Default::default(),
+            settings_path: crate::app::settings::path(),
+            cli_media_roots: Vec::new(),
+            texel_budget: load::DEFAULT_TEXEL_BUDGET,
+            open_dialog: None,
+            loading: None,
+            initial_must_load: false,
+            fatal: None,
+            map_cache: MapCache::default(),
+            screenshot_requested: false,
+        };
+        if let Some(p) = &r.settings_path {
+            r.settings = crate::app::settings::Settings::load_from(p);
+        }
+        if let Some(p) = r.scene.source.path.clone() {
+            r.settings.opened(&p);
+            r.save_settings();
+        }
+        r.apply_settings();
+        r.watch = r
+            .scene
+            .source
+            .path
+            .as_deref()
+            .and_then(crate::app::watch::FileWatch::new);
+        r.ui.log_warnings(&r.scene);
+        r.register_textures();
+        r.fit();
+        Ok(r)
+    }
+
+    /// Carries out what the interface (or a shortcut) asked for.
+    fn act(&mut self, action: UiAction) {
+        match action {
+            UiAction::Open(path) => self.open(path),
+            UiAction::OpenDialog => self.show_open_dialog(),
+            // Taken at the end of the frame, once the window is drawn.
+            UiAction::Screenshot => self.screenshot_requested = true,
+            UiAction::SaveRender { width, height } => self.save_render(width, height),
+            UiAction::Fit => self.fit(),
+            UiAction::FitSelection => self.fit_selection(),
+            UiAction::ResetCamera => {
+                self.camera = OrbitCamera::default();
+                self.fit();
+            }
+            UiAction::ShowTextureLevel => self.show_texture_view(),
+            UiAction::MapShading => self.rebuild_map(),
+            UiAction::SettingsChanged => self.settings_edited(),
+        }
+    }
+
+    /// Renders the 3D view alone at `w` x `h` with this camera, pose, material
+    /// time and view options and saves it in the current folder.
+    fn save_render(&mut self, w: u32, h: u32) {
+        let max = self.gpu.device.limits().max_texture_dimension_2d;
+        if w > max || h > max {
+            self.ui.report(
+                ui::Level::Error,
+                format!(
+                    "a {w}x{h} render is larger than this GPU's textures ({max} pixels a side)"
+                ),
+            );
+            return;
+        }
+        // The scene as uploaded, drawn once more offscreen: same pose,
+        // time, camera and view as the window's last frame.
+        let input = FrameInput {
+            camera: &self.camera,
+            time: self.ui.timeline.time,
+            skin: &self.animator.pose.skin,
+            view: &self.effective,
+            selected_bone: self.ui.selected_bone,
+        };
+        let (gpu, renderer, scene) = (&self.gpu, &self.renderer, &mut self.gpu_scene);
+        let img = match gpu
+            .capture(|| crate::gpu::frame::render_to_image(gpu, renderer, scene, &input, w, h))
+        {
+            Ok((img, _)) => img,
+            Err(e) => {
+                self.ui
+                    .report(ui::Level::Error, format!("render not saved: {e}"));
+                return;
+            }
+        };
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let path = saved_file_path(&format!("facet-render-{w}x{h}-{secs}.png"));
+        match img.save(&path) {
+            Ok(()) => {
+                log::info!("render saved to {}", path.display());
+                self.ui.report(
+                    ui::Level::Info,
+                    format!("render saved to {}", path.display()),
+                );
+            }
+            Err(e) => self
+                .ui
+                .report(ui::Level::Error, format!("{}: {e}", path.display())),
+        }
+    }
+
+    /// The device was lost (driver reset, GPU removed, or destroyed): make
+    /// everything GPU-side again, keeping the scene, camera and interface.
+    fn recover_device(&mut self) -> anyhow::Result<()> {
+        log::warn!("recreating the GPU device after it was lost");
+        // The window's old surface goes first: one surface per window.
+        self.surface = None;
+        let parts = GpuParts::new(&self.window, &self.scene).map_err(|e| {
+            anyhow::anyhow!("the GPU device was lost and could not be recreated: {e}")
+        })?;
+        let (w, h) = (self.config.width, self.config.height);
+        self.gpu = parts.gpu;
+        self.surface = Some(parts.surface);
+        self.config = parts.config;
+        self.renderer = parts.renderer;
+        self.targets = parts.targets;
+        self.egui_renderer = parts.egui_renderer;
+        self.gpu_scene = parts.gpu_scene;
+        // egui sends its font atlas as deltas the new renderer never had:
+        // its context starts over (the app's own UI state is kept).
+        self.egui_ctx = egui::Context::default();
+        self.egui_state = egui_state(&self.egui_ctx, &self.window, &self.gpu);
+        self.ui.texture_ids.clear();
+        self.ui.preview_id = None;
+        self.resize(w, h);
+        self.register_textures();
+        log::warn!("the GPU device was recreated ({})", self.gpu.describe());
+        self.ui.report(
+            ui::Level::Warning,
+            "the GPU device was lost and has been recreated",
+        );
+        Ok(())
+    }
+
+    fn resize(&mut self, w: u32, h: u32) {
+        if w == 0 || h == 0 {
+            return;
+        }
+        self.config.width = w;
+        self.config.height = h;
+        if let Some(surface) = &self.surface {
+            surface.configure(&self.gpu.device, &self.config);
+        }
+        self.targets = Targets::new(
+            &self.gpu.device,
+            w,
+            h,
+            self.renderer.color_format,
+            self.renderer.sample_count,
+        );
+    }
+
+    fn redraw(&mut self, opts: &AppOptions) -> anyhow::Result<()> {
+        let now = Instant::now();
+        let dt = now.duration_since(self.last_frame).as_secs_f32();
+        self.last_frame = now;
+        // Exponential moving average of the frame time; fps derives from it.
+        let ms = dt * 1000.0;
+        self.ui.frame_ms = if self.ui.frame_ms == 0.0 {
+            ms
+        } else {
+            self.ui.frame_ms * 0.9 + ms * 0.1
+        };
+        self.ui.fps = 1000.0 / self.ui.frame_ms.max(1e-3);
+
+        // Polling runs the device's callbacks, the device-lost one too.
+        let _ = self.gpu.device.poll(wgpu::PollType::Poll);
+        if self.gpu.lost.load(Ordering::Relaxed) {
+            self.recover_device()?;
+        }
+        let Some(surface) = &self.surface else {
+            return Ok(());
+        };
+        let frame = match surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(f)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(f) => f,
+            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+                surface.configure(&self.gpu.device, &self.config);
+                return Ok(());
+            }
+            _ => return Ok(()),
+        };
+
+        if self.watch.as_mut().is_some_and(|w| w.poll()) {
+            self.reload();
+        }
+        self.camera.ortho = self.ui.ortho;
+        if self.ui.fly {
+            self.fly(dt);
+        }
+        // UI first: it decides the 3D viewport and what is visible.
+        let raw = self.egui_state.take_egui_input(&self.window);
+        if let Some(span) = self.ui.timeline.span(&self.scene) {
+            self.ui.timeline.advance(dt, &span);
+        }
+        self.ui.view_proj = self.camera.view_proj(self.view_aspect());
+        let scene = &self.scene;
+        let ui_state = &mut self.ui;
+        let pose = (!scene.skeleton.bones.is_empty()).then_some(&self.animator.pose);
+        let (mut viewport, mut actions) = (self.viewport, Vec::new());
+        let out = self.egui_ctx.run_ui(raw, |ui| {
+            let shown = ui::show(ui, scene, ui_state, pose);
+            viewport = shown.viewport;
+            actions.extend(shown.actions);
+        });
+        self.viewport = viewport;
+        self.egui_state
+            .handle_platform_output(&self.window, out.platform_output);
+        for action in actions {
+            self.act(action);
+        }
+        self.keep_view_settings();
+        self.update_map();
+        self.poll_loading();
+        self.poll_open_dialog();
+
+        let ppp = out.pixels_per_point;
+        self.ppp = ppp;
+        let (w, h) = (self.config.width as f32, self.config.height as f32);
+        let vp = egui::Rect::from_min_max(
+            (viewport.min.to_vec2() * ppp)
+                .to_pos2()
+                .max(egui::pos2(0.0, 0.0)),
+            (viewport.max.to_vec2() * ppp)
+                .to_pos2()
+                .min(egui::pos2(w, h)),
+        );
+        let srgb_view = frame.texture.create_view(&wgpu::TextureViewDescriptor {
+            format: Some(self.config.format.add_srgb_suffix()),
+            ..Default::default()
+        });
+        let view = frame
+            .texture
+            .create_view(&wgpu::TextureViewDescriptor::default());
+        let mut encoder = self
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("frame"),
+            });
+        // Pose on the CPU (bones are few), skinning on the GPU.
+        let tl = &self.ui.timeline;
+        self.animator
+            .update(&self.scene, tl.clip, tl.time, &self.ui.view.visible);
+        self.effective.copy_from(&self.ui.view);
+        self.effective.selected_part = self.ui.selected_part;
+        self.effective.ranges.clone_from(&self.map_cache.ranges);
+        self.effective.visible.clone_from(&self.animator.visible);
+        self.effective
+            .material_override
+            .clone_from(&self.animator.materials);
+        let input = FrameInput {
+            camera: &self.camera,
+            time: tl.time,
+            skin: &self.animator.pose.skin,
+            view: &self.effective,
+            selected_bone: self.ui.selected_bone,
+        };
+        let target = FrameTarget {
+            targets: &self.targets,
+            color: &srgb_view,
+            viewport: vp
+                .is_positive()
+                .then(|| [vp.min.x, vp.min.y, vp.width(), vp.height()]),
+        };
+        self.ui.stats = crate::gpu::frame::record(
+            &self.gpu,
+            &self.renderer,
+            &mut self.gpu_scene,
+            &mut encoder,
+            &target,
+            &input,
+        );
+
+        let jobs = self.egui_ctx.tessellate(out.shapes, ppp);
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: [self.config.width, self.config.height],
+            pixels_per_point: ppp,
+        };
+        let mut textures_delta = out.textures_delta;
+        for (id, deltas) in textures_delta.set.drain() {
+            for delta in deltas {
+                self.egui_renderer
+                    .update_texture(&self.gpu.device, &self.gpu.queue, id, &delta);
+            }
+        }
+        let extra = self.egui_renderer.update_buffers(
+            &self.gpu.device,
+            &self.gpu.queue,
+            &mut encoder,
+            &jobs,
+            &screen,
+        );
+        {
+            let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("egui"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Load,
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            self.egui_renderer
+                .render(&mut pass.forget_lifetime(), &jobs, &screen);
+        }
+        for id in textures_delta.free.drain() {
+            self.egui_renderer.free_texture(&id);
+        }
+        // Frames count once nothing is loading, so `--frames N` means N
+        // frames of the file, however long it took to load.
+        if self.loading.is_none() {
+            self.frame += 1;
+        }
+        if let Some(e) = self.fatal.take() {
+            return Err(e);
+        }
+        let shoot = opts.frames.is_some_and(|n| self.frame >= n);
+        let path = match (shoot, &opts.screenshot) {
+            (true, Some(p)) => Some(p.clone()),
+            _ if std::mem::take(&mut self.screenshot_requested) => {
+                let secs = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                Some(saved_file_path(&format!("facet-screenshot-{secs}.png")))
+            }
+            _ => None,
+        };
+        if let Some(path) = &path {
+            if !self.config.usage.contains(wgpu::TextureUsages::COPY_SRC) {
+                anyhow::bail!("this surface cannot be read back for a screenshot");
+            }
+            self.gpu.queue.submit(extra);
+            let img = crate::gpu::capture::read_texture(
+                &self.gpu,
+                encoder,
+                &frame.texture,
+                self.config.width,
+                self.config.height,
+            );
+            img.save(path)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            log::info!("screenshot saved to {}", path.display());
+            if !shoot {
+                self.ui.report(
+                    ui::Level::Info,
+                    format!("screenshot saved to {}", path.display()),
+                );
+            }
+        } else {
+            self.gpu
+                .queue
+                .submit(extra.into_iter().chain([encoder.finish()]));
+        }
+        self.window.pre_present_notify();
+        self.gpu.queue.present(frame);
+        Ok(())
+    }
+}
+
+/// Where the File menu saves `name`: the current folder, spelled out in
+/// full so that the toast says exactly where it went.
+fn saved_file_path(name: &str) -> PathBuf {
+    std::path::absolute(name).unwrap_or_else(|_| PathBuf::from(name))
+}
