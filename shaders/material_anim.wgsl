@@ -36,15 +36,9 @@ struct Key {
     value: vec4<f32>,
 };
 
-// What mesh.wgsl reads as `Material`, padded to the 256-byte slot stride.
+// A `Material` (material.wgsl) padded to the 256-byte slot stride.
 struct Slot {
-    base_color: vec4<f32>,
-    emission: vec4<f32>,
-    params: vec4<f32>,
-    uv_offset: vec4<f32>,
-    layers: vec4<i32>,
-    tex_rect: vec4<f32>,
-    matcap_rect: vec4<f32>,
+    material: Material,
     _pad: array<vec4<f32>, 9>,
 };
 
@@ -267,11 +261,11 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let additive = f32((an.info.z & 2u) != 0u);
 
     let i = an.info.x;
-    slots[i].base_color = vec4<f32>(srgb_to_linear(color.r), srgb_to_linear(color.g), srgb_to_linear(color.b), color.a);
-    slots[i].emission = vec4<f32>(srgb_to_linear(emission.r), srgb_to_linear(emission.g), srgb_to_linear(emission.b), 0.0);
-    slots[i].params = vec4<f32>(shading, matcap.y, additive, 0.0);
-    slots[i].uv_offset = fract(an.scroll * scroll_time);
-    slots[i].layers = vec4<i32>(i32(tex), i32(matcap.x), 0, 0);
-    slots[i].tex_rect = rect(tex);
-    slots[i].matcap_rect = rect(matcap.x);
+    slots[i].material.base_color = vec4<f32>(srgb_to_linear(color.r), srgb_to_linear(color.g), srgb_to_linear(color.b), color.a);
+    slots[i].material.emission = vec4<f32>(srgb_to_linear(emission.r), srgb_to_linear(emission.g), srgb_to_linear(emission.b), 0.0);
+    slots[i].material.params = vec4<f32>(shading, matcap.y, additive, 0.0);
+    slots[i].material.uv_offset = fract(an.scroll * scroll_time);
+    slots[i].material.layers = vec4<i32>(i32(tex), i32(matcap.x), 0, 0);
+    slots[i].material.tex_rect = rect(tex);
+    slots[i].material.matcap_rect = rect(matcap.x);
 }

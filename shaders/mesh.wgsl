@@ -11,25 +11,6 @@ struct Globals {
     params: vec4<f32>,
 };
 
-struct Material {
-    base_color: vec4<f32>,
-    // rgb: emission (linear).
-    emission: vec4<f32>,
-    // x: shading (0 = evenly lit, 1 = fully directional), y: matcap weight (0/1),
-    // z: additive (0/1).
-    params: vec4<f32>,
-    // xy: texture UV offset, zw: matcap UV offset (scrolling).
-    uv_offset: vec4<f32>,
-    // x: texture, y: matcap layer in `tex_array` (materials whose textures
-    // are keyframed); -1: the bound `base_tex` / `matcap_tex`.
-    layers: vec4<i32>,
-    // Where a layer's texture sits in the array: xy scale, zw offset (it is
-    // stored with a one-texel wrap border, so bilinear filtering repeats as
-    // it does on a texture of its own).
-    tex_rect: vec4<f32>,
-    matcap_rect: vec4<f32>,
-};
-
 @group(0) @binding(0) var<uniform> globals: Globals;
 @group(1) @binding(0) var<uniform> material: Material;
 @group(1) @binding(1) var base_tex: texture_2d<f32>;

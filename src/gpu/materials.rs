@@ -26,7 +26,8 @@ pub const WORKGROUP_SIZE: u32 = 64;
 /// their initial values (with a warning).
 pub const MAX_ARRAY_BYTES: u64 = 256 << 20;
 
-/// `Material` in `shaders/mesh.wgsl` (the first 112 bytes of a slot).
+/// `Material` in `shaders/material.wgsl` (the first 112 bytes of a slot;
+/// tests/shaders.rs checks the layouts match).
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable, Debug, PartialEq)]
 pub struct MaterialUniform {

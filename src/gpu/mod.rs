@@ -25,27 +25,29 @@ pub use frame::{FrameInput, FrameStats, FrameTarget, Lighting, ViewOptions};
 pub use renderer::Renderer;
 pub use upload::GpuScene;
 
-/// `shaders/oct.wgsl` prepended to a shader that uses octahedral normals.
-macro_rules! with_oct {
-    ($file:literal) => {
-        concat!(
-            include_str!("../../shaders/oct.wgsl"),
-            include_str!(concat!("../../shaders/", $file))
-        )
+/// A shader with the shared files it uses prepended: `oct.wgsl`
+/// (octahedral normals), `material.wgsl` (the material slot).
+macro_rules! shader {
+    ($($file:literal),+) => {
+        concat!($(include_str!(concat!("../../shaders/", $file))),+)
     };
 }
 
 /// Every WGSL source of the project, by file name, as compiled (validated in
 /// tests).
 pub const SHADERS: &[(&str, &str)] = &[
-    ("oct.wgsl", include_str!("../../shaders/oct.wgsl")),
-    ("mesh.wgsl", with_oct!("mesh.wgsl")),
-    ("lines.wgsl", with_oct!("lines.wgsl")),
-    ("skin.wgsl", with_oct!("skin.wgsl")),
-    ("bones.wgsl", include_str!("../../shaders/bones.wgsl")),
+    ("oct.wgsl", shader!("oct.wgsl")),
+    ("material.wgsl", shader!("material.wgsl")),
+    (
+        "mesh.wgsl",
+        shader!("oct.wgsl", "material.wgsl", "mesh.wgsl"),
+    ),
+    ("lines.wgsl", shader!("oct.wgsl", "lines.wgsl")),
+    ("skin.wgsl", shader!("oct.wgsl", "skin.wgsl")),
+    ("bones.wgsl", shader!("bones.wgsl")),
     (
         "material_anim.wgsl",
-        include_str!("../../shaders/material_anim.wgsl"),
+        shader!("material.wgsl", "material_anim.wgsl"),
     ),
 ];
 
