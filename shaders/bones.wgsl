@@ -2,13 +2,6 @@
 // bone's skinning matrix (the same buffer the skinning pass reads), so the
 // overlay follows the pose with no per-frame vertex upload.
 
-struct Globals {
-    view_proj: mat4x4<f32>,
-    view: mat4x4<f32>,
-    light_dir: vec4<f32>,
-    params: vec4<f32>,
-};
-
 struct Bone {
     r0: vec4<f32>,
     r1: vec4<f32>,
@@ -20,7 +13,6 @@ struct Overlay {
     selected: vec4<u32>,
 };
 
-@group(0) @binding(0) var<uniform> globals: Globals;
 @group(1) @binding(0) var<storage, read> bones: array<Bone>;
 @group(1) @binding(1) var<uniform> overlay: Overlay;
 

@@ -1,15 +1,6 @@
 // Overlay lines (grid, wireframe, normals, bounds, skeleton): coloured line
 // lists pulled slightly towards the camera so they win over coplanar faces.
 
-struct Globals {
-    view_proj: mat4x4<f32>,
-    view: mat4x4<f32>,
-    light_dir: vec4<f32>,
-    params: vec4<f32>,
-};
-
-@group(0) @binding(0) var<uniform> globals: Globals;
-
 struct VsOut {
     @builtin(position) clip: vec4<f32>,
     @location(0) color: vec4<f32>,

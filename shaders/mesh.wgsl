@@ -1,17 +1,6 @@
 // Lit, textured triangle meshes. Scene positions are model space (no per-mesh
 // transform). Colours arrive linear; the target is an sRGB format.
 
-struct Globals {
-    view_proj: mat4x4<f32>,
-    view: mat4x4<f32>,
-    // xyz: direction towards the key light (world space).
-    light_dir: vec4<f32>,
-    // x: scene radius, y: depth pull for lines (fraction of w), z: 1 with a
-    // directional light, 0 for flat lighting; w: 1 for the matcap preset.
-    params: vec4<f32>,
-};
-
-@group(0) @binding(0) var<uniform> globals: Globals;
 @group(1) @binding(0) var<uniform> material: Material;
 @group(1) @binding(1) var base_tex: texture_2d<f32>;
 @group(1) @binding(2) var matcap_tex: texture_2d<f32>;

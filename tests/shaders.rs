@@ -32,93 +32,138 @@ fn every_shader_validates() {
     assert_eq!(seen, facet::gpu::SHADERS.len());
 }
 
-#[test]
-fn the_material_slot_has_one_layout_in_wgsl_and_in_rust() {
-    use facet::gpu::materials::{MaterialUniform, SLOT_STRIDE};
-    use naga::{ScalarKind, TypeInner, VectorSize};
-    use std::mem::{offset_of, size_of};
-    // The Rust side, as the compiler lays it out (`repr(C)`): every field
-    // four 4-byte scalars of the kind named.
-    let rust = [
-        (
-            "base_color",
-            offset_of!(MaterialUniform, base_color),
-            ScalarKind::Float,
-        ),
-        (
-            "emission",
-            offset_of!(MaterialUniform, emission),
-            ScalarKind::Float,
-        ),
-        (
-            "params",
-            offset_of!(MaterialUniform, params),
-            ScalarKind::Float,
-        ),
-        (
-            "uv_offset",
-            offset_of!(MaterialUniform, uv_offset),
-            ScalarKind::Float,
-        ),
-        (
-            "layers",
-            offset_of!(MaterialUniform, layers),
-            ScalarKind::Sint,
-        ),
-        (
-            "tex_rect",
-            offset_of!(MaterialUniform, tex_rect),
-            ScalarKind::Float,
-        ),
-        (
-            "matcap_rect",
-            offset_of!(MaterialUniform, matcap_rect),
-            ScalarKind::Float,
-        ),
-    ];
-    // The WGSL side, as naga lays out each shader that uses it.
-    for shader in ["mesh.wgsl", "material_anim.wgsl"] {
-        let src = facet::gpu::shader_source(shader);
-        let module = naga::front::wgsl::parse_str(src).unwrap();
-        let mut layouter = naga::proc::Layouter::default();
-        layouter.update(module.to_ctx()).unwrap();
-        let struct_named = |name: &str| {
-            module
-                .types
-                .iter()
-                .find(|(_, t)| t.name.as_deref() == Some(name))
-                .unwrap_or_else(|| panic!("{shader}: no struct {name}"))
-        };
-        let (_, material) = struct_named("Material");
-        let TypeInner::Struct { members, span } = &material.inner else {
-            panic!("{shader}: Material is not a struct");
-        };
-        assert_eq!(members.len(), rust.len(), "{shader}");
-        for (m, (name, offset, kind)) in members.iter().zip(rust) {
-            assert_eq!(m.name.as_deref(), Some(name), "{shader}");
-            assert_eq!(m.offset as usize, offset, "{shader}: {name}");
-            match module.types[m.ty].inner {
-                TypeInner::Vector { size, scalar } => {
-                    assert_eq!(size, VectorSize::Quad, "{shader}: {name}");
-                    assert_eq!((scalar.kind, scalar.width), (kind, 4), "{shader}: {name}");
+/// One member of a struct as laid out: name, byte offset, and the scalar
+/// kind of a vector or matrix (4-byte scalars only).
+type Member = (String, usize, Option<naga::ScalarKind>);
+
+/// How naga lays out struct `name` of `shader` (as compiled): its members
+/// and its size.
+fn wgsl_layout(shader: &str, name: &str) -> (Vec<Member>, usize) {
+    use naga::TypeInner;
+    let src = facet::gpu::shader_source(shader);
+    let module = naga::front::wgsl::parse_str(src).unwrap();
+    let (_, ty) = module
+        .types
+        .iter()
+        .find(|(_, t)| t.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("{shader}: no struct {name}"));
+    let TypeInner::Struct { members, span } = &ty.inner else {
+        panic!("{shader}: {name} is not a struct");
+    };
+    let members = members
+        .iter()
+        .map(|m| {
+            let kind = match module.types[m.ty].inner {
+                TypeInner::Vector { scalar, .. } | TypeInner::Matrix { scalar, .. } => {
+                    assert_eq!(scalar.width, 4, "{shader}: {name}.{:?}", m.name);
+                    Some(scalar.kind)
                 }
-                ref t => panic!("{shader}: {name} is {t:?}"),
-            }
-        }
-        assert_eq!(*span as usize, size_of::<MaterialUniform>(), "{shader}");
-        if shader == "material_anim.wgsl" {
-            // The compute pass writes whole slots: one per stride.
-            let (slot, _) = struct_named("Slot");
-            assert_eq!(layouter[slot].size as u64, SLOT_STRIDE);
-        }
-    }
-    // One definition: no shader file declares the struct again.
+                _ => None,
+            };
+            (m.name.clone().unwrap(), m.offset as usize, kind)
+        })
+        .collect();
+    (members, *span as usize)
+}
+
+/// The shared struct `name` is declared in `home` alone.
+fn declared_once(name: &str, home: &str) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let src = std::fs::read_to_string(&path).unwrap();
-        let declares = src.contains("struct Material {");
-        let is_home = path.file_name().unwrap() == "material.wgsl";
-        assert_eq!(declares, is_home, "{}", path.display());
+        let declares = src.contains(&format!("struct {name} {{"));
+        assert_eq!(
+            declares,
+            path.file_name().unwrap() == home,
+            "{}",
+            path.display()
+        );
     }
+}
+
+#[test]
+fn the_frame_uniforms_have_one_layout_in_wgsl_and_in_rust() {
+    use facet::gpu::renderer::Globals;
+    use naga::ScalarKind::Float;
+    use std::mem::{offset_of, size_of};
+    let rust: Vec<Member> = vec![
+        (
+            "view_proj".into(),
+            offset_of!(Globals, view_proj),
+            Some(Float),
+        ),
+        ("view".into(), offset_of!(Globals, view), Some(Float)),
+        (
+            "light_dir".into(),
+            offset_of!(Globals, light_dir),
+            Some(Float),
+        ),
+        ("params".into(), offset_of!(Globals, params), Some(Float)),
+    ];
+    for shader in ["mesh.wgsl", "lines.wgsl", "bones.wgsl"] {
+        assert_eq!(
+            wgsl_layout(shader, "Globals"),
+            (rust.clone(), size_of::<Globals>()),
+            "{shader}"
+        );
+    }
+    declared_once("Globals", "globals.wgsl");
+}
+
+#[test]
+fn the_material_slot_has_one_layout_in_wgsl_and_in_rust() {
+    use facet::gpu::materials::{MaterialUniform, SLOT_STRIDE};
+    use naga::ScalarKind::{Float, Sint};
+    use std::mem::{offset_of, size_of};
+    // The Rust side as the compiler lays it out (`repr(C)`).
+    let rust: Vec<Member> = vec![
+        (
+            "base_color".into(),
+            offset_of!(MaterialUniform, base_color),
+            Some(Float),
+        ),
+        (
+            "emission".into(),
+            offset_of!(MaterialUniform, emission),
+            Some(Float),
+        ),
+        (
+            "params".into(),
+            offset_of!(MaterialUniform, params),
+            Some(Float),
+        ),
+        (
+            "uv_offset".into(),
+            offset_of!(MaterialUniform, uv_offset),
+            Some(Float),
+        ),
+        (
+            "layers".into(),
+            offset_of!(MaterialUniform, layers),
+            Some(Sint),
+        ),
+        (
+            "tex_rect".into(),
+            offset_of!(MaterialUniform, tex_rect),
+            Some(Float),
+        ),
+        (
+            "matcap_rect".into(),
+            offset_of!(MaterialUniform, matcap_rect),
+            Some(Float),
+        ),
+    ];
+    for shader in ["mesh.wgsl", "material_anim.wgsl"] {
+        assert_eq!(
+            wgsl_layout(shader, "Material"),
+            (rust.clone(), size_of::<MaterialUniform>()),
+            "{shader}"
+        );
+    }
+    // The compute pass writes whole slots: one per stride.
+    let (slot, size) = wgsl_layout("material_anim.wgsl", "Slot");
+    assert_eq!(slot[0].1, 0);
+    assert_eq!(size as u64, SLOT_STRIDE);
+    declared_once("Material", "material.wgsl");
 }

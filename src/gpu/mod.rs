@@ -25,8 +25,9 @@ pub use frame::{FrameInput, FrameStats, FrameTarget, Lighting, ViewOptions};
 pub use renderer::Renderer;
 pub use upload::GpuScene;
 
-/// A shader with the shared files it uses prepended: `oct.wgsl`
-/// (octahedral normals), `material.wgsl` (the material slot).
+/// A shader with the shared files it uses prepended: `globals.wgsl` (the
+/// frame's uniforms), `oct.wgsl` (octahedral normals), `material.wgsl` (the
+/// material slot).
 macro_rules! shader {
     ($($file:literal),+) => {
         concat!($(include_str!(concat!("../../shaders/", $file))),+)
@@ -36,15 +37,19 @@ macro_rules! shader {
 /// Every WGSL source of the project, by file name, as compiled (validated in
 /// tests).
 pub const SHADERS: &[(&str, &str)] = &[
+    ("globals.wgsl", shader!("globals.wgsl")),
     ("oct.wgsl", shader!("oct.wgsl")),
     ("material.wgsl", shader!("material.wgsl")),
     (
         "mesh.wgsl",
-        shader!("oct.wgsl", "material.wgsl", "mesh.wgsl"),
+        shader!("globals.wgsl", "oct.wgsl", "material.wgsl", "mesh.wgsl"),
     ),
-    ("lines.wgsl", shader!("oct.wgsl", "lines.wgsl")),
+    (
+        "lines.wgsl",
+        shader!("globals.wgsl", "oct.wgsl", "lines.wgsl"),
+    ),
     ("skin.wgsl", shader!("oct.wgsl", "skin.wgsl")),
-    ("bones.wgsl", shader!("bones.wgsl")),
+    ("bones.wgsl", shader!("globals.wgsl", "bones.wgsl")),
     (
         "material_anim.wgsl",
         shader!("material.wgsl", "material_anim.wgsl"),

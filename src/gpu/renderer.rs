@@ -13,7 +13,7 @@ pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
-pub(super) struct Globals {
+pub struct Globals {
     pub view_proj: [[f32; 4]; 4],
     pub view: [[f32; 4]; 4],
     pub light_dir: [f32; 4],

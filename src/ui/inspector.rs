@@ -412,11 +412,11 @@ pub fn inspector(
                 let children: Vec<usize> = (0..scene.skeleton.bones.len())
                     .filter(|&c| scene.skeleton.bones[c].parent == Some(i))
                     .collect();
-                let selected = state.selected_bone == Some(i);
-                let text = b.name.clone();
-                if children.is_empty() {
+                // The bone's name: selects it; its head and tail on hover.
+                let label = |ui: &mut egui::Ui, state: &mut UiState| {
+                    let selected = state.selected_bone == Some(i);
                     if ui
-                        .selectable_label(selected, text)
+                        .selectable_label(selected, b.name.as_str())
                         .on_hover_text(format!(
                             "head {:.3?}\ntail {:.3?}",
                             b.head.to_array(),
@@ -426,6 +426,9 @@ pub fn inspector(
                     {
                         state.select_bone(Some(i));
                     }
+                };
+                if children.is_empty() {
+                    label(ui, state);
                 } else {
                     let id = ui.make_persistent_id(("bone", i));
                     egui::collapsing_header::CollapsingState::load_with_default_open(
@@ -433,19 +436,7 @@ pub fn inspector(
                         id,
                         true,
                     )
-                    .show_header(ui, |ui| {
-                        if ui
-                            .selectable_label(selected, text)
-                            .on_hover_text(format!(
-                                "head {:.3?}\ntail {:.3?}",
-                                b.head.to_array(),
-                                b.tail.to_array()
-                            ))
-                            .clicked()
-                        {
-                            state.select_bone(Some(i));
-                        }
-                    })
+                    .show_header(ui, |ui| label(ui, state))
                     .body(|ui| {
                         for c in children {
                             node(ui, scene, state, c);
