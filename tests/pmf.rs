@@ -559,7 +559,7 @@ fn picking_finds_the_ground_under_a_ray_and_its_cube() {
 
 #[test]
 fn a_selected_cube_is_outlined_with_its_triangles() {
-    use facet::gpu::map_overlay::{self, MapOverlay, SELECTED_CUBE};
+    use facet::scene::map_overlay::{self, MapOverlay, SELECTED_CUBE};
     let map = small();
     let (s, c, n) = map
         .sectors

@@ -481,7 +481,7 @@ fn a_sectors_visibility_highlighted_matches_reference() {
     // A ground-level cell of sector (1, 0, 1) selected with "show only
     // what the selection sees": the cubes it sees drawn (the rest hidden)
     // and outlined green, their sectors blue, the selected sector white.
-    use facet::gpu::map_overlay::{self, MapOverlay};
+    use facet::scene::map_overlay::{self, MapOverlay};
     use facet::scene::map_query;
     let loaded = facet::load::load_file(&common::repo().join("assets/demo.pmf")).unwrap();
     let scene = &loaded.scene;

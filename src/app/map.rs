@@ -67,7 +67,7 @@ impl Running {
             m.show_props,
         );
         if shown_changed || c.overlay_key != Some(overlay_key) {
-            let overlay = crate::gpu::map_overlay::MapOverlay {
+            let overlay = crate::scene::map_overlay::MapOverlay {
                 sectors: m.show_sectors,
                 selected_sector: m.selected_sector,
                 depth: m.box_depth,
@@ -77,7 +77,7 @@ impl Running {
                 outline_visible_cubes: m.selected_cube.is_some(),
                 visible: c.shown.clone(),
             };
-            let lines = crate::gpu::map_overlay::lines(info, &overlay);
+            let lines = crate::scene::map_overlay::lines(info, &overlay);
             self.gpu_scene.set_extra_lines(&self.gpu, &lines);
             c.overlay_key = Some(overlay_key);
         }

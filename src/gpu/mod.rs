@@ -11,7 +11,6 @@ pub mod capture;
 pub mod context;
 pub mod frame;
 pub mod limits;
-pub mod map_overlay;
 pub mod materials;
 pub mod renderer;
 pub mod skinning;

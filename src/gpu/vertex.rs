@@ -1,16 +1,8 @@
-//! The vertex formats the pipelines read, and line-list building shared by
-//! the scene upload and the map overlay.
+//! The vertex formats the pipelines read. Line lists are the scene's own
+//! plain geometry (`scene::lines`), uploaded as they are.
 
-use crate::scene::Aabb;
+pub use crate::scene::lines::{LineVertex, push_box};
 use bytemuck::{Pod, Zeroable};
-use glam::Vec3;
-
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-pub struct LineVertex {
-    pub position: [f32; 3],
-    pub color: [u8; 4],
-}
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -25,41 +17,4 @@ pub struct BoneVertex {
 pub struct UvColor {
     pub uv: [f32; 2],
     pub color: [u8; 4],
-}
-
-/// The 12 edges of a box as 24 line-list vertices (nothing for an empty box).
-pub fn push_box(out: &mut Vec<LineVertex>, b: &Aabb, color: [u8; 4]) {
-    if b.is_empty() {
-        return;
-    }
-    let c = |i: usize| {
-        Vec3::new(
-            if i & 1 != 0 { b.max.x } else { b.min.x },
-            if i & 2 != 0 { b.max.y } else { b.min.y },
-            if i & 4 != 0 { b.max.z } else { b.min.z },
-        )
-    };
-    for (a, e) in [
-        (0, 1),
-        (2, 3),
-        (4, 5),
-        (6, 7),
-        (0, 2),
-        (1, 3),
-        (4, 6),
-        (5, 7),
-        (0, 4),
-        (1, 5),
-        (2, 6),
-        (3, 7),
-    ] {
-        out.push(LineVertex {
-            position: c(a).into(),
-            color,
-        });
-        out.push(LineVertex {
-            position: c(e).into(),
-            color,
-        });
-    }
 }

@@ -9,7 +9,9 @@ pub mod from_p3m;
 pub mod from_papa;
 pub mod from_pmf;
 pub mod images;
+pub mod lines;
 pub mod map;
+pub mod map_overlay;
 pub mod map_query;
 pub mod material_anim;
 

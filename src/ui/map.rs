@@ -68,7 +68,7 @@ impl MapUi {
     }
 }
 
-pub use crate::gpu::map_overlay::{CUBE_COLORS, cube_color};
+pub use crate::scene::map_overlay::{CUBE_COLORS, cube_color};
 
 fn c32(c: [u8; 4]) -> egui::Color32 {
     egui::Color32::from_rgb(c[0], c[1], c[2])

@@ -2,11 +2,11 @@
 //! cube boxes by type down to a depth, props, and what a cell sees. Plain
 //! data in, a line list out; the app uploads it when the inputs change.
 
-use super::vertex::{LineVertex, push_box};
-use crate::scene::Aabb;
-use crate::scene::from_pmf::MapInfo;
-use crate::scene::map::CubeKind;
-use crate::scene::map_query::{self, CubeRef};
+use super::Aabb;
+use super::from_pmf::MapInfo;
+use super::lines::{LineVertex, push_box};
+use super::map::CubeKind;
+use super::map_query::{self, CubeRef};
 
 /// What to draw.
 #[derive(Debug, Clone, Default, PartialEq)]
