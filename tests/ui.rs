@@ -2,6 +2,8 @@
 //! checkboxes, and a snapshot (tests/snapshots/inspector.png; regenerate with
 //! `UPDATE_SNAPSHOTS=1 cargo test --test ui`).
 
+mod common;
+
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use facet::ui::{UiAction, UiState, inspector::inspector};
@@ -10,6 +12,44 @@ fn demo() -> facet::scene::Scene {
     facet::load::load_bytes("demo.p3m", &facet::generators::p3m::demo_bytes(), None)
         .unwrap()
         .scene
+}
+
+/// A kittest snapshot (tests/snapshots/NAME.png) under the project's
+/// blessing rule: `UPDATE_SNAPSHOTS=1` rewrites it (never in CI), and the
+/// run says whether it did.
+fn snapshot<S>(harness: &mut Harness<'_, S>, name: &str) {
+    let blessing = common::blessing("UPDATE_SNAPSHOTS");
+    let path = common::repo().join(format!("tests/snapshots/{name}.png"));
+    let before = std::fs::read(&path).ok();
+    harness.snapshot(name);
+    if blessing {
+        let changed = before != std::fs::read(&path).ok();
+        eprintln!(
+            "UPDATE_SNAPSHOTS=1: {} {}",
+            if changed {
+                "rewrote"
+            } else {
+                "kept (still matches)"
+            },
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn blessing_is_explicit_and_never_in_ci() {
+    use common::bless_decision as d;
+    for var in ["FACET_BLESS", "UPDATE_SNAPSHOTS"] {
+        assert_eq!(d(var, None, false), Ok(false));
+        assert_eq!(d(var, None, true), Ok(false));
+        assert_eq!(d(var, Some("0"), true), Ok(false));
+        assert_eq!(d(var, Some("1"), false), Ok(true));
+        // In CI, or with any value but 0 and 1, the run fails instead.
+        assert!(d(var, Some("1"), true).unwrap_err().contains("CI"));
+        for v in ["", "yes", "true", "force", "2"] {
+            assert!(d(var, Some(v), false).is_err(), "{var}={v:?}");
+        }
+    }
 }
 
 #[test]
@@ -73,7 +113,7 @@ fn inspector_lists_the_model_and_toggles_parts() {
         harness.state().view.visible,
         vec![true, true, true, true, false]
     );
-    harness.snapshot("inspector");
+    snapshot(&mut harness, "inspector");
 }
 
 #[test]

@@ -127,15 +127,49 @@ pub fn gpu() -> facet::gpu::Gpu {
 pub const PIXEL_TOLERANCE: u8 = 10;
 pub const MAX_DIFFERING_FRACTION: f64 = 0.005;
 
+/// Whether a run may rewrite reference images, from the value of its
+/// variable (`FACET_BLESS`, `UPDATE_SNAPSHOTS`) and whether `CI` is set:
+/// only `1` rewrites, `0` or nothing compares, and a run in CI never
+/// rewrites (asking it to is an error, as is any other value).
+pub fn bless_decision(var: &str, value: Option<&str>, ci: bool) -> Result<bool, String> {
+    match (value, ci) {
+        (None | Some("0"), _) => Ok(false),
+        (Some("1"), false) => Ok(true),
+        (Some("1"), true) => Err(format!(
+            "{var}=1 in CI: references are never rewritten by CI; bless on a workstation"
+        )),
+        (Some(v), _) => Err(format!(
+            "{var}={v:?}: set {var}=1 to rewrite the references, or leave it unset"
+        )),
+    }
+}
+
+/// [`bless_decision`] for this process's environment (panics on an error).
+pub fn blessing(var: &str) -> bool {
+    let value = std::env::var(var).ok();
+    bless_decision(var, value.as_deref(), std::env::var_os("CI").is_some())
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// Compares `actual` with `tests/reference/NAME.png`. `FACET_BLESS=1` rewrites
-/// the reference instead. On failure the actual and diff images are written to
-/// `target/test-output/`.
+/// the reference instead (never in CI; see [`bless_decision`]) and says so.
+/// On failure the actual and diff images are written to `target/test-output/`.
 pub fn assert_matches_reference(name: &str, actual: &image::RgbaImage) {
     let reference = repo().join("tests/reference").join(format!("{name}.png"));
-    if std::env::var_os("FACET_BLESS").is_some() {
+    if blessing("FACET_BLESS") {
         std::fs::create_dir_all(reference.parent().unwrap()).unwrap();
+        let before = std::fs::read(&reference).ok();
         actual.save(&reference).unwrap();
-        eprintln!("blessed {}", reference.display());
+        let changed = before.as_deref() != Some(&std::fs::read(&reference).unwrap()[..]);
+        eprintln!(
+            "FACET_BLESS=1: {} {}",
+            if changed {
+                "rewrote"
+            } else {
+                "kept (same bytes)"
+            },
+            reference.display()
+        );
         return;
     }
     let expected = image::open(&reference)
