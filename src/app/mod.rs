@@ -46,9 +46,13 @@ pub struct AppOptions {
     pub texel_budget: Option<usize>,
 }
 
-/// Test hook: `FACET_TEST_DROP=N:PATH` delivers PATH at frame N exactly as
-/// a file dropped on the window (Xvfb has no drag and drop to synthesise).
+/// Test hook (debug builds only): `FACET_TEST_DROP=N:PATH` delivers PATH at
+/// frame N exactly as a file dropped on the window (Xvfb has no drag and
+/// drop to synthesise).
 fn test_drop() -> Option<(u32, PathBuf)> {
+    if !cfg!(debug_assertions) {
+        return None;
+    }
     let v = std::env::var("FACET_TEST_DROP").ok()?;
     let (n, path) = v.split_once(':')?;
     Some((n.parse().ok()?, PathBuf::from(path)))

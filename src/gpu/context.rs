@@ -31,8 +31,9 @@ pub struct Gpu {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
     /// Upload BC (DXT) textures as they are stored: on where the device
-    /// samples BC formats, unless `FACET_NO_BC` is set (or a caller turns it
-    /// off); otherwise their decoded RGBA is uploaded.
+    /// samples BC formats (debug builds: unless `FACET_NO_BC` is set, to
+    /// compare the two paths; a caller may turn it off); otherwise their
+    /// decoded RGBA is uploaded.
     pub use_bc: bool,
     /// Set by the device-lost callback: the window recreates the device.
     pub lost: Arc<std::sync::atomic::AtomicBool>,
@@ -155,7 +156,7 @@ impl Gpu {
                     use_bc: device
                         .features()
                         .contains(wgpu::Features::TEXTURE_COMPRESSION_BC)
-                        && std::env::var_os("FACET_NO_BC").is_none(),
+                        && !(cfg!(debug_assertions) && std::env::var_os("FACET_NO_BC").is_some()),
                     instance,
                     adapter,
                     device,
