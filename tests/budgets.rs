@@ -63,6 +63,7 @@ fn zeros_ptf(log: u8) -> Vec<u8> {
 fn run_measured(args: &[&std::ffi::OsStr]) -> (bool, String, u64) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_facet"))
         .args(args)
+        .env("FACET_ADAPTER", common::SOFTWARE_ADAPTER)
         .env("XDG_CONFIG_HOME", common::output_dir().join("config"))
         .stderr(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())

@@ -77,6 +77,7 @@ fn texture_papa(format: TexFormat, w: u32, h: u32, levels: u8) -> Vec<u8> {
 fn run(args: &[&std::ffi::OsStr]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_facet"))
         .args(args)
+        .env("FACET_ADAPTER", common::SOFTWARE_ADAPTER)
         .env("RUST_LOG", "facet=info")
         .env("XDG_CONFIG_HOME", common::output_dir().join("config"))
         .output()
@@ -261,4 +262,33 @@ fn buffers_over_the_device_limit_are_refused_naming_the_part() {
         e.contains("40 skinned vertices") && e.contains("1120-byte"),
         "{e}"
     );
+}
+
+#[test]
+fn an_adapter_is_chosen_by_name_and_a_wrong_name_lists_those_there_are() {
+    let gpu = common::gpu();
+    assert!(
+        gpu.describe()
+            .to_lowercase()
+            .contains(common::SOFTWARE_ADAPTER),
+        "{}",
+        gpu.describe()
+    );
+    let e = facet::gpu::Gpu::headless_named("no such adapter")
+        .err()
+        .expect("no adapter has that name")
+        .to_string();
+    assert!(e.contains("\"no such adapter\""), "{e}");
+    assert!(e.contains(common::SOFTWARE_ADAPTER), "the list names {e}");
+    // The binary takes FACET_ADAPTER and fails with the same sentence.
+    let out = Command::new(env!("CARGO_BIN_EXE_facet"))
+        .args(["render", "assets/demo.p3m", "-o"])
+        .arg(common::output_dir().join("never.png"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("FACET_ADAPTER", "no such adapter")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("no GPU adapter named like"), "{err}");
 }

@@ -727,6 +727,7 @@ fn sibling_animations_and_render_anim() {
     // render --anim with a file from elsewhere.
     let out = common::output_dir().join("papa_anim.png");
     let st = std::process::Command::new(env!("CARGO_BIN_EXE_facet"))
+        .env("FACET_ADAPTER", common::SOFTWARE_ADAPTER)
         .args(["render"])
         .arg(path("bot_sun.papa"))
         .arg("--anim")

@@ -145,8 +145,11 @@ fn ptf_fixture_renders_as_a_textured_quad() {
     common::assert_matches_reference("missing_ptf", &img);
 }
 
+/// The binary, on the adapter the references were made with.
 fn facet() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_facet"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_facet"));
+    c.env("FACET_ADAPTER", common::SOFTWARE_ADAPTER);
+    c
 }
 
 #[test]

@@ -18,6 +18,7 @@ fn window_shows_the_model_and_the_inspector() {
     let _ = std::fs::remove_file(&shot);
     let out = Command::new("xvfb-run")
         .env("XDG_CONFIG_HOME", common::output_dir().join("config"))
+        .env("FACET_ADAPTER", common::SOFTWARE_ADAPTER)
         .args(["-a", "-s", "-screen 0 1280x800x24"])
         .arg(env!("CARGO_BIN_EXE_facet"))
         .arg("assets/demo.p3m")
@@ -154,6 +155,7 @@ fn under_xvfb(script: &str) -> std::process::Output {
             &script,
         ])
         .env("FACET", env!("CARGO_BIN_EXE_facet"))
+        .env("FACET_ADAPTER", common::SOFTWARE_ADAPTER)
         .env("FACET_LOG", &log)
         .env("RUST_LOG", "facet=info")
         .env("XDG_CONFIG_HOME", common::output_dir().join("config"))

@@ -1,6 +1,9 @@
 //! Device creation. The Vulkan backend is asked first, then GL (see
 //! `notes/gpu.md`); `WGPU_BACKEND` overrides. The same path serves windows
-//! and headless rendering.
+//! and headless rendering. `FACET_ADAPTER=NAME` (or [`Gpu::headless_named`])
+//! takes the first adapter whose name contains NAME (any case) instead of
+//! the preferred one: a machine with several GPUs picks one, and the image
+//! tests pin the software adapter (`llvmpipe`) on every machine.
 
 use std::sync::Arc;
 
@@ -10,6 +13,12 @@ pub enum GpuError {
         "no GPU adapter found (tried {0}); install a Vulkan driver, e.g. `apt-get install mesa-vulkan-drivers` for the software adapter"
     )]
     NoAdapter(String),
+    #[error("no GPU adapter named like {wanted:?} (tried {tried}; adapters found: {found})")]
+    NoNamedAdapter {
+        wanted: String,
+        tried: String,
+        found: String,
+    },
     #[error("could not create the GPU device: {0}")]
     Device(#[from] wgpu::RequestDeviceError),
     #[error("could not create a window surface: {0}")]
@@ -62,7 +71,14 @@ impl Gpu {
 
     /// A device for offscreen work (no window).
     pub fn headless() -> Result<Gpu, GpuError> {
-        let (gpu, _) = Self::create(None)?;
+        let (gpu, _) = Self::create(None, named_from_env().as_deref())?;
+        Ok(gpu)
+    }
+
+    /// A device for offscreen work on the first adapter whose name contains
+    /// `name` (any case); an error lists the adapters there are.
+    pub fn headless_named(name: &str) -> Result<Gpu, GpuError> {
+        let (gpu, _) = Self::create(None, Some(name))?;
         Ok(gpu)
     }
 
@@ -70,7 +86,7 @@ impl Gpu {
     pub fn for_window(
         window: Arc<winit::window::Window>,
     ) -> Result<(Gpu, wgpu::Surface<'static>), GpuError> {
-        let (gpu, surface) = Self::create(Some(window))?;
+        let (gpu, surface) = Self::create(Some(window), named_from_env().as_deref())?;
         Ok((
             gpu,
             surface.expect("a surface is made when a window is given"),
@@ -79,6 +95,7 @@ impl Gpu {
 
     fn create(
         window: Option<Arc<winit::window::Window>>,
+        named: Option<&str>,
     ) -> Result<(Gpu, Option<wgpu::Surface<'static>>), GpuError> {
         let env = wgpu::Backends::from_env();
         let tries: Vec<wgpu::Backends> = match env {
@@ -90,6 +107,7 @@ impl Gpu {
             ],
         };
         let mut tried = Vec::new();
+        let mut found = Vec::new();
         for backends in tries {
             tried.push(format!("{backends:?}"));
             let mut desc = match &window {
@@ -110,14 +128,27 @@ impl Gpu {
                 },
                 None => None,
             };
-            let adapter =
-                pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-                    power_preference: wgpu::PowerPreference::HighPerformance,
-                    force_fallback_adapter: false,
-                    compatible_surface: surface.as_ref(),
-                    apply_limit_buckets: false,
-                }));
-            let Ok(adapter) = adapter else { continue };
+            let adapter = match named {
+                None => {
+                    pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+                        power_preference: wgpu::PowerPreference::HighPerformance,
+                        force_fallback_adapter: false,
+                        compatible_surface: surface.as_ref(),
+                        apply_limit_buckets: false,
+                    }))
+                    .ok()
+                }
+                Some(name) => {
+                    let wanted = name.to_lowercase();
+                    let all = pollster::block_on(instance.enumerate_adapters(backends));
+                    found.extend(all.iter().map(|a| a.get_info().name));
+                    all.into_iter().find(|a| {
+                        a.get_info().name.to_lowercase().contains(&wanted)
+                            && surface.as_ref().is_none_or(|s| a.is_surface_supported(s))
+                    })
+                }
+            };
+            let Some(adapter) = adapter else { continue };
             let info = adapter.get_info();
             log::info!(
                 "GPU adapter: {} ({:?}, {:?}, driver {} {})",
@@ -166,7 +197,21 @@ impl Gpu {
                 surface,
             ));
         }
-        Err(GpuError::NoAdapter(tried.join(", ")))
+        match named {
+            Some(wanted) => {
+                found.dedup();
+                Err(GpuError::NoNamedAdapter {
+                    wanted: wanted.to_string(),
+                    tried: tried.join(", "),
+                    found: if found.is_empty() {
+                        "none".into()
+                    } else {
+                        found.join(", ")
+                    },
+                })
+            }
+            None => Err(GpuError::NoAdapter(tried.join(", "))),
+        }
     }
 
     /// One line naming the adapter, for logs and test output.
@@ -188,4 +233,11 @@ impl Gpu {
             1
         }
     }
+}
+
+/// `FACET_ADAPTER`, when set and not empty.
+fn named_from_env() -> Option<String> {
+    std::env::var("FACET_ADAPTER")
+        .ok()
+        .filter(|n| !n.trim().is_empty())
 }

@@ -108,9 +108,15 @@ pub fn gpu_skinned_positions(
         .collect()
 }
 
-/// A headless device; fails loudly when there is none.
+/// The adapter every GPU test runs on, by name: the software rasteriser
+/// the reference images were made with, so that every machine compares
+/// like with like (a machine with a real GPU still tests on it).
+pub const SOFTWARE_ADAPTER: &str = "llvmpipe";
+
+/// A headless device on [`SOFTWARE_ADAPTER`]; fails loudly when there is
+/// none.
 pub fn gpu() -> facet::gpu::Gpu {
-    match facet::gpu::Gpu::headless() {
+    match facet::gpu::Gpu::headless_named(SOFTWARE_ADAPTER) {
         Ok(g) => {
             eprintln!("GPU adapter: {}", g.describe());
             g
