@@ -270,9 +270,19 @@ fn papa_units_match_the_cpu_through_their_animations() {
         let scene = facet::load::load_file(&path).unwrap().scene;
         let c = scene.clips.iter().position(|c| c.name == clip).unwrap();
         let mut pose = Pose::new(&scene.skeleton);
+        let mut most = 0.0f32;
         for &t in times {
             pose.evaluate(&scene.skeleton, Some(&scene.clips[c]), t);
-            check_scene(&gpu, &scene, &pose, &format!("{file} {clip} at {t} s"));
+            let moved = check_scene(&gpu, &scene, &pose, &format!("{file} {clip} at {t} s"));
+            most = most.max(moved);
         }
+        // Agreement with the CPU proves nothing if neither moved: the
+        // animation must displace some vertex by a visible amount.
+        let size = (scene.bounds(None).max - scene.bounds(None).min).length();
+        eprintln!("{file} {clip}: vertices moved up to {most} (model size {size})");
+        assert!(
+            most > 1e-2 * size,
+            "{file}: the {clip} animation did not move the mesh"
+        );
     }
 }
