@@ -1,0 +1,271 @@
+//! The mutation sweep: every shared fixture and bundled asset, changed a few
+//! thousand ways by a seeded generator (truncations, bit flips, counts and
+//! offsets set to their largest values, sections swapped), goes through
+//! what the viewer does with a file it is given: decode, convert to a scene,
+//! pose every clip at two times, and the `info --json` report. No case may
+//! panic, hang, or allocate more than 64 MiB + 4 x the file's size at its
+//! peak (measured by the counting allocator of this test binary); an error
+//! must start with the file's name.
+//!
+//! `FACET_SWEEP_CASES=N` sets the cases per file (default below); the seed
+//! is fixed, so a failure names a case that reproduces.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// Bytes allocated now and the most since the last reset.
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+struct Counting;
+
+// SAFETY: every call is forwarded to the system allocator unchanged; the
+// counters are only bookkeeping.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            grew(layout.size());
+        }
+        p
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            grew(layout.size());
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                grew(new_size - layout.size());
+            } else {
+                CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        p
+    }
+}
+
+fn grew(n: usize) {
+    let now = CURRENT.fetch_add(n, Ordering::Relaxed) + n;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Cases per file when `FACET_SWEEP_CASES` is not set: about 100,000 in
+/// all, some 20 seconds on two cores.
+const DEFAULT_CASES: usize = 3000;
+/// Files larger than this get proportionally fewer cases (the 3.7 MB map
+/// gets 100), so that every file costs about the same.
+const FULL_CASES_UP_TO: usize = 200 << 10;
+/// The longest a case may take before the watchdog stops the run.
+const HANG: Duration = Duration::from_secs(30);
+/// The longest a case may take and pass: the slowest today (the 3.7 MB map
+/// with sections swapped) takes about 50 ms.
+const SLOW: Duration = Duration::from_secs(5);
+/// Peak heap above the case's starting point: a fixed base for the
+/// viewer's own tables, plus 4 bytes per byte of file.
+const HEAP_BASE: usize = 64 << 20;
+const HEAP_PER_BYTE: usize = 4;
+
+/// xorshift64*: small, seeded, the same on every machine.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// One variant of `bytes`, and what was done (for the failure message).
+fn mutate(bytes: &[u8], rng: &mut Rng) -> (Vec<u8>, String) {
+    let mut v = bytes.to_vec();
+    let len = v.len();
+    let what = match rng.below(4) {
+        0 => {
+            let at = rng.below(len);
+            v.truncate(at);
+            format!("cut at {at:#X}")
+        }
+        1 => {
+            let n = 1 + rng.below(8);
+            let mut flipped = Vec::new();
+            for _ in 0..n {
+                let bit = rng.below(len * 8);
+                v[bit / 8] ^= 1 << (bit % 8);
+                flipped.push(bit);
+            }
+            format!("bits {flipped:?} flipped")
+        }
+        2 => {
+            // A count or offset at its largest: u16, u32, or a value just
+            // past the file, little-endian, at any byte.
+            let at = rng.below(len);
+            let value: u32 = match rng.below(4) {
+                0 => 0xFFFF,
+                1 => u32::MAX,
+                2 => 0x7FFF_FFFF,
+                _ => (len as u32).wrapping_mul(2) | 1,
+            };
+            let width = if value <= 0xFFFF { 2 } else { 4 };
+            for (i, b) in value.to_le_bytes().iter().take(width).enumerate() {
+                if let Some(x) = v.get_mut(at + i) {
+                    *x = *b;
+                }
+            }
+            format!("{value:#X} written at {at:#X}")
+        }
+        _ => {
+            let n = 1 + rng.below((len / 4).max(1));
+            let a = rng.below(len - n + 1);
+            let b = rng.below(len - n + 1);
+            let (lo, hi) = (a.min(b), a.max(b));
+            if hi >= lo + n {
+                let (first, second) = v.split_at_mut(hi);
+                first[lo..lo + n].swap_with_slice(&mut second[..n]);
+            }
+            format!("{n} bytes at {lo:#X} and {hi:#X} swapped")
+        }
+    };
+    (v, what)
+}
+
+/// What the viewer does with a file it is given. Returns the error's text.
+fn run_case(name: &str, bytes: &[u8]) -> Result<(), String> {
+    let loaded = facet::load::load_bytes(name, bytes, None).map_err(|e| e.to_string())?;
+    let scene = &loaded.scene;
+    let mut pose = facet::anim::Pose::new(&scene.skeleton);
+    for clip in &scene.clips {
+        for t in [0.3, 0.8] {
+            pose.evaluate(&scene.skeleton, Some(clip), clip.duration_s * t);
+        }
+    }
+    let json = facet::cli::info::to_json(&loaded);
+    std::hint::black_box(serde_json::to_string(&json).unwrap());
+    Ok(())
+}
+
+fn inputs() -> Vec<std::path::PathBuf> {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shared = repo.join("../shared/fixtures");
+    assert!(shared.is_dir(), "this test needs ../shared/fixtures");
+    let mut files = Vec::new();
+    for dir in [
+        shared.join("m3d"),
+        shared.join("papa"),
+        shared.join("ptf"),
+        repo.join("assets"),
+    ] {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+            if p.is_file() && !matches!(ext, "md" | "png") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn every_input_survives_thousands_of_mutations() {
+    let cases: usize = std::env::var("FACET_SWEEP_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_CASES);
+    // The watchdog: a case running longer than HANG ends the run, naming it.
+    let started = std::sync::Arc::new(AtomicU64::new(0));
+    let running = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let done = std::sync::Arc::new(AtomicBool::new(false));
+    let epoch = Instant::now();
+    {
+        let (started, running, done) = (started.clone(), running.clone(), done.clone());
+        std::thread::spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(200));
+                let since = started.load(Ordering::Relaxed);
+                let now = epoch.elapsed().as_millis() as u64;
+                if since > 0 && now.saturating_sub(since) > HANG.as_millis() as u64 {
+                    eprintln!("hang: {} ran over {HANG:?}", running.lock().unwrap());
+                    std::process::abort();
+                }
+            }
+        });
+    }
+    // The allocator counts what it should: 10 MiB more shows in the peak.
+    let base = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let probe = std::hint::black_box(vec![1u8; 10 << 20]);
+    assert!(PEAK.load(Ordering::Relaxed) >= base + (10 << 20));
+    drop(probe);
+    let mut total = 0;
+    let mut slowest = (Duration::ZERO, String::new());
+    let mut errors = 0;
+    for path in inputs() {
+        let bytes = std::fs::read(&path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let n = if bytes.len() > FULL_CASES_UP_TO {
+            (cases * FULL_CASES_UP_TO / bytes.len())
+                .max(cases / 20)
+                .max(1)
+        } else {
+            cases
+        };
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ bytes.len() as u64);
+        let bound = HEAP_BASE + HEAP_PER_BYTE * bytes.len();
+        for case in 0..n {
+            let (variant, what) = mutate(&bytes, &mut rng);
+            let label = format!("{name} case {case} ({what})");
+            *running.lock().unwrap() = label.clone();
+            let base = CURRENT.load(Ordering::Relaxed);
+            PEAK.store(base, Ordering::Relaxed);
+            let t = Instant::now();
+            started.store(epoch.elapsed().as_millis().max(1) as u64, Ordering::Relaxed);
+            let r = std::panic::catch_unwind(|| run_case(&name, &variant))
+                .unwrap_or_else(|_| panic!("{label}: panicked"));
+            started.store(0, Ordering::Relaxed);
+            let took = t.elapsed();
+            let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
+            assert!(
+                peak <= bound,
+                "{label}: peak heap {peak} bytes, over 64 MiB + 4 x {} bytes",
+                bytes.len()
+            );
+            if took > slowest.0 {
+                slowest = (took, label.clone());
+            }
+            if let Err(e) = r {
+                assert!(
+                    e.starts_with(&name),
+                    "{label}: error without the file's name: {e}"
+                );
+                errors += 1;
+            }
+            total += 1;
+        }
+    }
+    done.store(true, Ordering::Relaxed);
+    eprintln!(
+        "{total} cases, {errors} errors, slowest {:?}: {}",
+        slowest.0, slowest.1
+    );
+    assert!(slowest.0 <= SLOW, "{}: took {:?}", slowest.1, slowest.0);
+    assert!(total >= 20 * cases.min(100), "only {total} cases ran");
+}
