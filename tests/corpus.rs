@@ -1,12 +1,14 @@
 //! Regression corpus of the fuzz targets (fuzz/, which fuzz the decoders):
-//! every file under tests/corpus/<format>/ goes through what the viewer does
-//! with a file it is given: decode, convert to a scene, and pose every clip
-//! at its start, middle and end. None may panic; what fails is an error
-//! naming its file. Add an input `cargo fuzz run <format>` found here.
+//! every file under tests/corpus/<format>/ runs the fuzz target's own body
+//! (`facet_formats::fuzz::<format>`: decode, and for PMF one thread against
+//! four), then what the viewer does with a file it is given: decode,
+//! convert to a scene, and pose every clip at its start, middle and end.
+//! None may panic; inputs may decode; what fails is an error naming its
+//! file. `scripts/fuzz` copies what the fuzzer finds here.
 
-/// Loads each corpus file of `dir` as the viewer would (no companions on
-/// disk).
-fn each(dir: &str) {
+/// Runs `body` and then loads each corpus file of `dir` as the viewer
+/// would (no companions on disk).
+fn each(dir: &str, body: fn(&[u8])) {
     let d = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/corpus")
         .join(dir);
@@ -15,6 +17,8 @@ fn each(dir: &str) {
         let p = e.unwrap().path();
         let bytes = std::fs::read(&p).unwrap();
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        std::panic::catch_unwind(|| body(&bytes))
+            .unwrap_or_else(|_| panic!("{}: the fuzz body panicked", p.display()));
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let l = facet::load::load_bytes(&name, &bytes, None)?;
             let s = &l.scene;
@@ -38,25 +42,25 @@ fn each(dir: &str) {
 
 #[test]
 fn p3m_corpus() {
-    each("p3m");
+    each("p3m", facet::formats::fuzz::p3m);
 }
 
 #[test]
 fn ptf_corpus() {
-    each("ptf");
+    each("ptf", facet::formats::fuzz::ptf);
 }
 
 #[test]
 fn m3d_corpus() {
-    each("m3d");
+    each("m3d", facet::formats::fuzz::m3d);
 }
 
 #[test]
 fn papa_corpus() {
-    each("papa");
+    each("papa", facet::formats::fuzz::papa);
 }
 
 #[test]
 fn pmf_corpus() {
-    each("pmf");
+    each("pmf", facet::formats::fuzz::pmf);
 }

@@ -22,6 +22,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod fuzz;
 pub mod m3d;
 pub mod m3d_write;
 pub mod p3m;
