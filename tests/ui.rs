@@ -515,3 +515,58 @@ fn settings_window_edits_the_media_roots() {
     assert_eq!(harness.state().media_roots, vec![dir]);
     assert_eq!(harness.state().actions, [UiAction::SettingsChanged]);
 }
+
+#[test]
+fn labels_draw_their_text_and_a_dot_at_each_labelled_vertex() {
+    // The M3D demo's three labels over an empty view, drawn by the UI (not
+    // the GPU pass): the frame with labels against the frame without.
+    let scene = facet::load::load_file(&common::repo().join("assets/demo.m3d"))
+        .unwrap()
+        .scene;
+    assert_eq!(scene.labels.len(), 3);
+    let (w, h) = (600.0, 400.0);
+    let camera = facet::gpu::OrbitCamera::framing(&scene.bounds(None), w / h);
+    let view_proj = camera.view_proj(w / h);
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(w, h))
+        .build_ui_state(
+            |ui, show: &mut bool| {
+                // The whole window, as the projection below assumes.
+                let rect = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(w, h));
+                ui.painter().rect_filled(rect, 0.0, egui::Color32::BLACK);
+                if *show {
+                    facet::ui::labels::draw(ui, &scene, view_proj, rect);
+                }
+            },
+            false,
+        );
+    harness.run();
+    let plain = harness.render().expect("a rendered frame");
+    *harness.state_mut() = true;
+    harness.run();
+    let shown = harness.render().expect("a rendered frame");
+    let ppp = shown.width() as f32 / w;
+    let changed = shown
+        .enumerate_pixels()
+        .filter(|(x, y, p)| {
+            let q = plain.get_pixel(*x, *y);
+            (0..3).any(|c| p.0[c].abs_diff(q.0[c]) > 24)
+        })
+        .count();
+    eprintln!("labels changed {changed} pixels");
+    // Three names in 13-point text with their leaders: well over a
+    // thousand pixels (about 2,500 here).
+    assert!(changed > 1000, "only {changed} pixels changed");
+    // Each label's dot sits where its vertex projects, in its colour.
+    for l in &scene.labels {
+        let ndc = view_proj.project_point3(l.position);
+        let (x, y) = ((ndc.x * 0.5 + 0.5) * w * ppp, (0.5 - ndc.y * 0.5) * h * ppp);
+        let p = shown.get_pixel(x as u32, y as u32).0;
+        let want = l.color;
+        assert!(
+            (0..3).all(|c| p[c].abs_diff(want[c]) <= 40),
+            "{:?}: pixel {p:?} at ({x:.0}, {y:.0}), label colour {want:?}",
+            l.text
+        );
+    }
+}
