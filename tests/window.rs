@@ -16,8 +16,11 @@ fn window_shows_the_model_and_the_inspector() {
     );
     let shot = common::output_dir().join("window.png");
     let _ = std::fs::remove_file(&shot);
-    let out = Command::new("xvfb-run")
-        .env("XDG_CONFIG_HOME", common::output_dir().join("config"))
+    // Like every run here: a time limit (a hang fails, never stalls CI)
+    // and a settings folder of its own.
+    let out = Command::new("timeout")
+        .args(["90", "xvfb-run"])
+        .env("XDG_CONFIG_HOME", fresh_config_dir())
         .env("FACET_ADAPTER", common::SOFTWARE_ADAPTER)
         .args(["-a", "-s", "-screen 0 1280x800x24"])
         .arg(env!("CARGO_BIN_EXE_facet"))
@@ -80,6 +83,25 @@ fn window_shows_the_model_and_the_inspector() {
 
 /// Runs `script` (which quits the viewer) and returns the viewer's "at
 /// exit:" line (the timeline it ended on) and the whole log.
+/// A name no other run of this test binary uses.
+fn run_id() -> String {
+    static RUN: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    format!(
+        "{}-{}",
+        std::process::id(),
+        RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    )
+}
+
+/// An empty settings folder for one run: no test sees another's recent
+/// files, render size or media roots.
+fn fresh_config_dir() -> std::path::PathBuf {
+    let dir = common::output_dir().join(format!("config-{}", run_id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 fn exit_report(script: &str) -> (String, String) {
     let out = under_xvfb(script);
     let log = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -108,12 +130,7 @@ fn under_xvfb(script: &str) -> std::process::Output {
             "this test needs {tool} (scripts/test installs it)"
         );
     }
-    static RUN: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let log = common::output_dir().join(format!(
-        "xvfb-{}-{}.log",
-        std::process::id(),
-        RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    ));
+    let log = common::output_dir().join(format!("xvfb-{}.log", run_id()));
     std::fs::write(&log, "").unwrap();
     let script = format!(
         r#"
@@ -158,7 +175,7 @@ fn under_xvfb(script: &str) -> std::process::Output {
         .env("FACET_ADAPTER", common::SOFTWARE_ADAPTER)
         .env("FACET_LOG", &log)
         .env("RUST_LOG", "facet=info")
-        .env("XDG_CONFIG_HOME", common::output_dir().join("config"))
+        .env("XDG_CONFIG_HOME", fresh_config_dir())
         .current_dir(common::repo())
         .output()
         .unwrap();
@@ -170,15 +187,14 @@ fn under_xvfb(script: &str) -> std::process::Output {
 
 #[test]
 fn space_plays_the_animation() {
-    // Start the viewer, wait for its window, focus it (Xvfb has no window
-    // manager), press Space with the pointer over the 3D view, let it play,
-    // then quit with Ctrl+Q. The app reports the timeline at exit.
+    // Start the viewer for 150 frames, wait for its window, focus it (Xvfb
+    // has no window manager), press Space with the pointer over the 3D
+    // view; the clip plays for the frames that are left. The app reports
+    // the timeline at exit.
     let script = r#"
-        start assets/demo.p3m
+        start assets/demo.p3m --frames 150
         xdotool mousemove 300 300
         xdotool key space
-        sleep 1.5
-        xdotool key ctrl+q
         wait $pid
     "#;
     let (line, log) = exit_report(script);
@@ -260,27 +276,20 @@ fn a_changed_file_reloads_and_a_broken_one_keeps_the_last_good_scene() {
 }
 
 #[test]
-fn file_menu_saves_a_render_at_the_chosen_size() {
-    // Click File, the 720p preset, then "Save render 1280x720" (egui embeds
-    // its fonts and the settings start empty, so the menu lays out the same
-    // every time); the render lands in the current folder and the size is
-    // kept in the settings.
+fn save_render_writes_the_chosen_size_and_keeps_it() {
+    // The File menu's preset and "Save render" clicks are the kittest test
+    // `view_and_file_menus_set_lighting_and_ask_for_files` (tests/ui.rs):
+    // they ask for `UiAction::SaveRender`. Here the running app is handed
+    // that action (FACET_TEST_ACTIONS, debug builds) and must write the
+    // render in the current folder and keep the size in the settings.
     let dir = common::output_dir().join("menu-render");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let script = format!(
         r#"
         cd "{d}"
-        export XDG_CONFIG_HOME="{d}/config"  # a fresh recent-files list
-        start "{m}"
-        xdotool mousemove 78 12 click 1
-        sleep 1
-        xdotool mousemove 83 190 click 1
-        sleep 1
-        xdotool mousemove 137 144 click 1
-        wait_log "render saved to "
-        xdotool key ctrl+q
-        wait $pid
+        export XDG_CONFIG_HOME="{d}/config" FACET_TEST_ACTIONS="5:render 1280x720"
+        facet "{m}" --frames 20
     "#,
         d = dir.display(),
         m = common::repo().join("assets/demo.m3d").display()
@@ -483,10 +492,7 @@ fn an_animation_papa_opened_alone_plays_on_its_model() {
     let anim = common::shared().join("fixtures/papa/bot_sun_anim_idle.papa");
     let script = format!(
         r#"
-        start '{}'
-        sleep 1
-        xdotool key ctrl+q
-        wait $pid
+        facet '{}' --frames 60
         "#,
         anim.display()
     );
@@ -495,7 +501,7 @@ fn an_animation_papa_opened_alone_plays_on_its_model() {
         line.contains("clip \"idle\"") && line.contains("playing"),
         "the animation does not play: {line}"
     );
-    // Past frame 0: the clock ran while the window was up.
+    // Past frame 0: the clock ran for the window's 60 frames.
     assert!(!line.contains("frame 0 ("), "{line}");
 }
 

@@ -58,6 +58,40 @@ fn test_drop() -> Option<(u32, PathBuf)> {
     Some((n.parse().ok()?, PathBuf::from(path)))
 }
 
+/// Test hook (debug builds only): `FACET_TEST_ACTIONS="N:ACTION;…"` carries
+/// out interface actions at frame N, as the panels would ask for them
+/// (the panels' own clicks are covered by the egui_kittest tests): `render
+/// WxH` (the File menu's size preset, then Save render), `screenshot`,
+/// `fit`, `reset`.
+fn test_actions() -> Vec<(u32, UiAction)> {
+    if !cfg!(debug_assertions) {
+        return Vec::new();
+    }
+    let Ok(v) = std::env::var("FACET_TEST_ACTIONS") else {
+        return Vec::new();
+    };
+    v.split(';')
+        .filter_map(|item| {
+            let (n, action) = item.trim().split_once(':')?;
+            let (verb, arg) = action.split_once(' ').unwrap_or((action, ""));
+            let action = match verb {
+                "render" => {
+                    let (w, h) = arg.split_once('x')?;
+                    UiAction::SaveRender {
+                        width: w.parse().ok()?,
+                        height: h.parse().ok()?,
+                    }
+                }
+                "screenshot" => UiAction::Screenshot,
+                "fit" => UiAction::Fit,
+                "reset" => UiAction::ResetCamera,
+                _ => return None,
+            };
+            Some((n.parse().ok()?, action))
+        })
+        .collect()
+}
+
 /// What the window starts with.
 pub enum Start {
     /// A scene already loaded.
@@ -85,6 +119,7 @@ pub fn run(start: Start, opts: AppOptions) -> anyhow::Result<()> {
         pending: Some(scene),
         initial,
         test_drop: test_drop(),
+        test_actions: test_actions(),
         #[cfg(debug_assertions)]
         test_lose_device: std::env::var("FACET_TEST_LOSE_DEVICE")
             .ok()
@@ -126,6 +161,7 @@ struct App {
     running: Option<Running>,
     error: Option<anyhow::Error>,
     test_drop: Option<(u32, PathBuf)>,
+    test_actions: Vec<(u32, UiAction)>,
     /// `FACET_TEST_LOSE_DEVICE=N` (debug builds): the frame to lose the device at.
     #[cfg(debug_assertions)]
     test_lose_device: Option<u32>,
@@ -252,6 +288,14 @@ impl ApplicationHandler for App {
                 {
                     log::info!("dropped {} (FACET_TEST_DROP)", path.display());
                     r.open(path.clone());
+                }
+                let frame = r.frame;
+                for (_, action) in self.test_actions.iter().filter(|(n, _)| *n == frame) {
+                    log::info!("{action:?} (FACET_TEST_ACTIONS)");
+                    if let UiAction::SaveRender { width, height } = *action {
+                        r.ui.render_size = (width, height);
+                    }
+                    r.act(action.clone());
                 }
                 // Test hook (debug builds only): FACET_TEST_LOSE_DEVICE=N
                 // destroys the device at frame N, as a driver reset would.
