@@ -1,8 +1,8 @@
 //! The window, in rooms: this file is the frame (the event loop, the GPU
 //! surface, one redraw: UI, actions, frame input, draw, present);
-//! [`input`] turns keys and the mouse into camera moves, picks and actions;
-//! [`document`] is the one way a file becomes the shown scene (open,
-//! reload, in-place edits), with its background loader; [`map`] keeps a
+//! `input` turns keys and the mouse into camera moves, picks and actions;
+//! `document` is the one way a file becomes the shown scene (open,
+//! reload, in-place edits), with its background loader; `map` keeps a
 //! map's derived view state. Beside them, the app's helpers: [`settings`]
 //! (kept between sessions), [`watch`] (reload on save) and [`open_dialog`].
 
