@@ -873,3 +873,16 @@ fn info_json_describes_papa_files() {
     assert_eq!(t["papa"]["textures"][0]["format"], "DXT1");
     assert_eq!(t["papa"]["textures"][0]["mips"], 8);
 }
+
+#[test]
+fn mip_levels_halve_down_to_one_texel_and_stay_there() {
+    // Found by fuzzing: a 7-bit mip count of 40 on a small texture shifted
+    // a u32 by 32 and more. Level n is max(1, side >> n), by hand:
+    use facet::formats::papa::level_dims;
+    assert_eq!(level_dims(256, 64, 0), (256, 64));
+    assert_eq!(level_dims(256, 64, 6), (4, 1));
+    assert_eq!(level_dims(256, 64, 8), (1, 1));
+    assert_eq!(level_dims(256, 64, 31), (1, 1));
+    assert_eq!(level_dims(256, 64, 32), (1, 1));
+    assert_eq!(level_dims(u16::MAX, 3, 127), (1, 1));
+}

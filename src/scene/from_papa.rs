@@ -42,7 +42,7 @@ pub fn decode_rgba(t: &papa::Texture) -> Result<Vec<u8>, String> {
 /// Stored level `level` of `t` decoded to RGBA8: (width, height, texels).
 pub fn decode_level(t: &papa::Texture, level: usize) -> Result<(u32, u32, Vec<u8>), String> {
     // Reserved at the first row, once the level is known to decode.
-    let rows = (t.height as usize >> level).max(1);
+    let rows = t.level_dims(level as u32).1 as usize;
     let mut out = Vec::new();
     let (w, h) = level_rows(t, level, &mut |row| {
         if out.is_empty() {
@@ -60,10 +60,8 @@ pub fn decode_level_reduced(
     level: usize,
     f: u32,
 ) -> Result<(u32, u32, Vec<u8>), String> {
-    let (w, h) = (
-        (t.width as usize >> level).max(1),
-        (t.height as usize >> level).max(1),
-    );
+    let (w, h) = t.level_dims(level as u32);
+    let (w, h) = (w as usize, h as usize);
     let mut reducer = crate::formats::reduce::BoxReducer::new(w, h, 4, f as usize, usize::MAX);
     level_rows(t, level, &mut |row| reducer.push_row(row))?;
     let (ow, oh) = reducer.output_size();
@@ -86,10 +84,8 @@ fn level_rows(
         .get(level)
         .cloned()
         .ok_or_else(|| format!("no mip level {level} (of {})", t.mips))?;
-    let (w, h) = (
-        (t.width as usize >> level).max(1),
-        (t.height as usize >> level).max(1),
-    );
+    let (w, h) = t.level_dims(level as u32);
+    let (w, h) = (w as usize, h as usize);
     let level = &data[range];
     let bc = match f {
         TexFormat::Dxt1 => Some(BcFormat::Bc1),
@@ -236,7 +232,7 @@ pub fn scene_texture(
     // Within the texel budget: the first stored level whose RGBA fits;
     // without one, the smallest stored level box-filtered as it decodes.
     let levels = t.levels().len().max(1);
-    let size_of = |l: usize| ((t.width as u32 >> l).max(1), (t.height as u32 >> l).max(1));
+    let size_of = |l: usize| t.level_dims(l as u32);
     let rgba_of = |l: usize| {
         let (w, h) = size_of(l);
         w as u64 * h as u64 * 4

@@ -145,7 +145,21 @@ pub struct Texture {
     pub data: TextureData,
 }
 
+/// The size of mip level `level` of a `width` x `height` texture: halved
+/// per level, at least 1; a level past the 1x1 one stays 1x1 (the mip
+/// count is a 7-bit field, so a file may ask for more levels than there
+/// are halvings).
+pub fn level_dims(width: u16, height: u16, level: u32) -> (u32, u32) {
+    let half = |v: u16| (v as u32).checked_shr(level).unwrap_or(0).max(1);
+    (half(width), half(height))
+}
+
 impl Texture {
+    /// The size of stored level `level` ([`level_dims`]).
+    pub fn level_dims(&self, level: u32) -> (u32, u32) {
+        level_dims(self.width, self.height, level)
+    }
+
     /// Byte range of each level in the data.
     pub fn levels(&self) -> Vec<std::ops::Range<usize>> {
         let Some(f) = self.format else {
@@ -154,7 +168,8 @@ impl Texture {
         let mut at = 0usize;
         (0..self.mips.max(1) as u32)
             .map(|i| {
-                let n = f.level_size(self.width as u32 >> i, self.height as u32 >> i) as usize;
+                let (w, h) = self.level_dims(i);
+                let n = f.level_size(w, h) as usize;
                 at += n;
                 at - n..at
             })
@@ -665,7 +680,10 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
             };
             if let (Some(f), TextureData::Embedded(d)) = (tex.format, &tex.data) {
                 let want: u64 = (0..tex.mips.max(1) as u32)
-                    .map(|l| f.level_size(width as u32 >> l, height as u32 >> l))
+                    .map(|l| {
+                        let (w, h) = level_dims(width, height, l);
+                        f.level_size(w, h)
+                    })
                     .sum();
                 if want != d.len() as u64 {
                     return Err(t.err(
