@@ -623,3 +623,107 @@ fn later_bones_blend_with_the_corrected_t_as_in_m3d_h() {
     // The second bone really used the corrected t, not 0.4 again.
     assert!(angle(t2) - angle(t1) > 0.5);
 }
+
+/// An M3D file assembled here byte by byte from `specs/m3d.md`, read as
+/// m3d.h reads it (`_m3d_load`, m3d.h 1.0.0):
+/// - colour indices are unsigned (`model->cmap[data[0]]`): 254 and 255 are
+///   colours 254 and 255 of a 256-colour map, not -2/-1; without a CMAP
+///   every colour is 0;
+/// - a MESH special record with any property k != 0 is "use parameter",
+///   reserved bit 3 of a polygon record is ignored, and "use material" with
+///   string offset 0 is no material;
+/// - the spec: a material's Kd "if defined, overrides color index in
+///   vertex", so a material without Kd keeps the vertex colours.
+fn hand_m3d(with_cmap: bool) -> Vec<u8> {
+    fn chunk(magic: &[u8; 4], body: &[u8]) -> Vec<u8> {
+        let mut c = magic.to_vec();
+        c.extend((8 + body.len() as u32).to_le_bytes());
+        c.extend(body);
+        c
+    }
+    // Types: vc float (2), vi/si/ci u8 (0), nb 1 bone (0), every other
+    // type "not defined" (3).
+    let types: u32 = 2 | 3 << 8 | 3 << 10 | 3 << 14 | 3 << 16 | 3 << 18 | 3 << 20 | 3 << 22;
+    // String table: name, license, author, comment, then identifiers.
+    let table = b"Hand\0MIT\0tests\0\0paint\0speed\0";
+    let (paint, speed) = (16u8, 22u8);
+    let mut head = 1.0f32.to_le_bytes().to_vec();
+    head.extend(types.to_le_bytes());
+    head.extend(table);
+    let mut payload = chunk(b"HEAD", &head);
+    if with_cmap {
+        // 256 colours, colour i = (i, 0, 0, 255): red is the low byte.
+        let cmap: Vec<u8> = (0..256u32)
+            .flat_map(|i| (i | 0xFF00_0000).to_le_bytes())
+            .collect();
+        payload.extend(chunk(b"CMAP", &cmap));
+    }
+    // Three vertices (x, y, z, w as floats) with colour indices 254, 255, 1.
+    let mut vrts = Vec::new();
+    for (p, ci) in [
+        ([0.0f32, 0.0, 0.0], 254u8),
+        ([1.0, 0.0, 0.0], 255),
+        ([0.0, 1.0, 0.0], 1),
+    ] {
+        for c in [p[0], p[1], p[2], 1.0] {
+            vrts.extend(c.to_le_bytes());
+        }
+        vrts.push(ci);
+    }
+    payload.extend(chunk(b"VRTS", &vrts));
+    // Material "paint" with one property: Ka (type 1, a colour index).
+    payload.extend(chunk(b"MTRL", &[paint, 1, 2]));
+    let mesh = [
+        0x00, paint, // use material "paint"
+        0x30, 0, 1, 2, // triangle
+        0x02, speed, // property 2: m3d.h reads it as "use parameter"
+        0x38, 0, 1, 2, // triangle with reserved bit 3 set
+        0x00, 0, // use material at string offset 0: no material
+        0x30, 0, 1, 2,
+    ];
+    payload.extend(chunk(b"MESH", &mesh));
+    payload.extend(b"OMD3");
+    let mut file = b"3DMO".to_vec();
+    file.extend((8 + payload.len() as u32).to_le_bytes());
+    file.extend(payload);
+    file
+}
+
+#[test]
+fn colour_indices_mesh_records_and_material_colours_read_as_m3d_h_does() {
+    use facet::formats::m3d;
+    let m = m3d::decode(&hand_m3d(true)).unwrap_or_else(|e| panic!("{e}"));
+    let colors: Vec<Option<u32>> = m.vertices.iter().map(|v| v.color).collect();
+    assert_eq!(
+        colors,
+        [Some(0xFF00_00FE), Some(0xFF00_00FF), Some(0xFF00_0001)]
+    );
+    let materials: Vec<Option<u32>> = m.faces.iter().map(|f| f.material).collect();
+    assert_eq!(materials, [Some(0), Some(0), None]);
+    assert_eq!(m.parameters, ["speed"]);
+    // Without a CMAP, colour 0.
+    let m = m3d::decode(&hand_m3d(false)).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        m.vertices.iter().all(|v| v.color == Some(0)),
+        "{:?}",
+        m.vertices
+    );
+
+    // The scene keeps the vertex colours under "paint" (no Kd) as well as
+    // where there is no material.
+    let scene = facet::load::load_bytes("hand.m3d", &hand_m3d(true), None)
+        .unwrap()
+        .scene;
+    for mesh in &scene.meshes {
+        let colors = mesh
+            .colors
+            .as_ref()
+            .unwrap_or_else(|| panic!("{}: no colours", mesh.name));
+        assert!(
+            colors.contains(&[254, 0, 0, 255]),
+            "{}: {colors:?}",
+            mesh.name
+        );
+    }
+    assert!(scene.meshes.iter().any(|mesh| mesh.name == "paint"));
+}

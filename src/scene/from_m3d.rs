@@ -289,8 +289,11 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         .into_iter()
         .map(|(mat, b)| {
             let material = mat.map_or(plain, |i| i as usize);
-            // A material's diffuse colour replaces vertex colours.
-            let colors = (has_colors && mat.is_none()).then_some(b.colors);
+            // A material's diffuse colour (Kd) replaces vertex colours; a
+            // material without Kd keeps them (the spec: "if defined,
+            // overrides color index in vertex").
+            let has_kd = mat.is_some_and(|i| m.materials[i as usize].prop(0).is_some());
+            let colors = (has_colors && !has_kd).then_some(b.colors);
             Mesh {
                 name: mat.map_or("(no material)".into(), |i| {
                     m.materials[i as usize].name.clone()

@@ -505,13 +505,23 @@ impl Payload<'_> {
         Ok(String::from_utf8_lossy(&bytes[..len]).into_owned())
     }
 
+    /// A colour: a literal RGBA (4 bytes), or an index into CMAP read
+    /// unsigned (m3d.h: `model->cmap ? model->cmap[idx] : 0`, no
+    /// sign extension: a map may hold 256 or 65536 colours), 0 without a
+    /// CMAP.
     fn color(&self, r: &mut Reader, cmap: &[u32], field: &str) -> Result<u32> {
         let at = r.pos();
         Ok(match self.t.ci {
             0 => 0,
             4 => r.u32(field)?,
             size => {
-                let i = index(r, size, field)? as usize;
+                let i = match size {
+                    1 => r.u8(field)? as usize,
+                    _ => r.u16(field)? as usize,
+                };
+                if cmap.is_empty() {
+                    return Ok(0);
+                }
                 *cmap.get(i).ok_or_else(|| {
                     r.err(
                         at,
@@ -788,7 +798,6 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                 m.faces.reserve((len - 8) / (1 + 3 * t.vi as usize));
                 let mut material: Option<u32> = None;
                 while r.pos() < body.end {
-                    let at = r.pos();
                     let magic = r.u8("record magic")?;
                     let (n, k) = ((magic >> 4) as usize, magic & 15);
                     if n == 0 {
@@ -796,11 +805,11 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                         let name = p.string(&mut r, "material or parameter name")?;
                         match k {
                             0 => {
-                                // As m3d.h: the material must be defined before.
-                                material = m
-                                    .materials
-                                    .iter()
-                                    .position(|x| x.name == name)
+                                // As m3d.h: the material must be defined
+                                // before; offset 0 (no name) is no material.
+                                material = (!name.is_empty())
+                                    .then(|| m.materials.iter().position(|x| x.name == name))
+                                    .flatten()
                                     .map(|i| i as u32);
                                 if material.is_none()
                                     && !name.is_empty()
@@ -810,28 +819,17 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                                     undefined.push(name);
                                 }
                             }
-                            1 => {
+                            // m3d.h reads every other property as "use
+                            // parameter" (1 is the only one the spec names).
+                            _ => {
                                 if !name.is_empty() && !m.parameters.contains(&name) {
                                     m.parameters.push(name);
                                 }
                             }
-                            _ => {
-                                return Err(r.err(
-                                    at,
-                                    "record magic",
-                                    format!("{magic:#04X}: unknown special record {k}"),
-                                ));
-                            }
                         }
                         continue;
                     }
-                    if k & 8 != 0 {
-                        return Err(r.err(
-                            at,
-                            "record magic",
-                            format!("{magic:#04X}: reserved bit 3 is set"),
-                        ));
-                    }
+                    // Bit 3 is reserved; m3d.h ignores it, and so do we.
                     const NO_POINT: FacePoint = FacePoint {
                         vertex: 0,
                         uv: None,
