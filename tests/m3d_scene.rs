@@ -634,7 +634,10 @@ fn later_bones_blend_with_the_corrected_t_as_in_m3d_h() {
 ///   string offset 0 is no material;
 /// - the spec: a material's Kd "if defined, overrides color index in
 ///   vertex", so a material without Kd keeps the vertex colours.
-fn hand_m3d(with_cmap: bool) -> Vec<u8> {
+/// With `repeats`, a second CMAP and a second VRTS follow the first ones and
+/// a VOXD chunk comes in a file whose header defines no voxel types: m3d.h
+/// keeps the first of each unique chunk and skips such voxel data.
+fn hand_m3d(with_cmap: bool, repeats: bool) -> Vec<u8> {
     fn chunk(magic: &[u8; 4], body: &[u8]) -> Vec<u8> {
         let mut c = magic.to_vec();
         c.extend((8 + body.len() as u32).to_le_bytes());
@@ -657,6 +660,9 @@ fn hand_m3d(with_cmap: bool) -> Vec<u8> {
             .flat_map(|i| (i | 0xFF00_0000).to_le_bytes())
             .collect();
         payload.extend(chunk(b"CMAP", &cmap));
+        if repeats {
+            payload.extend(chunk(b"CMAP", &[0x00, 0xFF, 0x00, 0xFF].repeat(256)));
+        }
     }
     // Three vertices (x, y, z, w as floats) with colour indices 254, 255, 1.
     let mut vrts = Vec::new();
@@ -671,6 +677,10 @@ fn hand_m3d(with_cmap: bool) -> Vec<u8> {
         vrts.push(ci);
     }
     payload.extend(chunk(b"VRTS", &vrts));
+    if repeats {
+        payload.extend(chunk(b"VRTS", &vrts[..17]));
+        payload.extend(chunk(b"VOXD", &[0xAB; 12]));
+    }
     // Material "paint" with one property: Ka (type 1, a colour index).
     payload.extend(chunk(b"MTRL", &[paint, 1, 2]));
     let mesh = [
@@ -692,7 +702,7 @@ fn hand_m3d(with_cmap: bool) -> Vec<u8> {
 #[test]
 fn colour_indices_mesh_records_and_material_colours_read_as_m3d_h_does() {
     use facet::formats::m3d;
-    let m = m3d::decode(&hand_m3d(true)).unwrap_or_else(|e| panic!("{e}"));
+    let m = m3d::decode(&hand_m3d(true, false)).unwrap_or_else(|e| panic!("{e}"));
     let colors: Vec<Option<u32>> = m.vertices.iter().map(|v| v.color).collect();
     assert_eq!(
         colors,
@@ -702,7 +712,7 @@ fn colour_indices_mesh_records_and_material_colours_read_as_m3d_h_does() {
     assert_eq!(materials, [Some(0), Some(0), None]);
     assert_eq!(m.parameters, ["speed"]);
     // Without a CMAP, colour 0.
-    let m = m3d::decode(&hand_m3d(false)).unwrap_or_else(|e| panic!("{e}"));
+    let m = m3d::decode(&hand_m3d(false, false)).unwrap_or_else(|e| panic!("{e}"));
     assert!(
         m.vertices.iter().all(|v| v.color == Some(0)),
         "{:?}",
@@ -711,7 +721,7 @@ fn colour_indices_mesh_records_and_material_colours_read_as_m3d_h_does() {
 
     // The scene keeps the vertex colours under "paint" (no Kd) as well as
     // where there is no material.
-    let scene = facet::load::load_bytes("hand.m3d", &hand_m3d(true), None)
+    let scene = facet::load::load_bytes("hand.m3d", &hand_m3d(true, false), None)
         .unwrap()
         .scene;
     for mesh in &scene.meshes {
@@ -726,4 +736,21 @@ fn colour_indices_mesh_records_and_material_colours_read_as_m3d_h_does() {
         );
     }
     assert!(scene.meshes.iter().any(|mesh| mesh.name == "paint"));
+
+    // Repeated unique chunks: the first stays; voxel data without voxel
+    // types is skipped; each says so.
+    let r = m3d::decode(&hand_m3d(true, true)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        r.vertices,
+        m3d::decode(&hand_m3d(true, false)).unwrap().vertices
+    );
+    assert_eq!(r.cmap.len(), 256);
+    assert_eq!(r.cmap[254], 0xFF00_00FE);
+    for what in ["a second CMAP chunk", "a second VRTS chunk", "VOXD chunk"] {
+        assert!(
+            r.warnings.iter().any(|w| w.contains(what)),
+            "{what}: {:?}",
+            r.warnings
+        );
+    }
 }

@@ -632,6 +632,30 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
         let mut r = Reader::new(&data[..pos + len]);
         r.bytes(body.start, "")?;
         r.set_ctx(format!("{magic} chunk at {pos:#X}"));
+        // As m3d.h: these chunks are unique; a second one is skipped (the
+        // first stays), and voxel data without voxel index types too.
+        let unique = matches!(
+            &magic_bytes,
+            b"CMAP" | b"TMAP" | b"VRTS" | b"BONE" | b"VOXT"
+        );
+        if unique
+            && m.chunks[..m.chunks.len() - 1]
+                .iter()
+                .any(|c| c.magic == magic)
+        {
+            m.warnings.push(format!(
+                "a second {magic} chunk at {pos:#X} is skipped (the first one stays, as in m3d.h)"
+            ));
+            pos += len;
+            continue;
+        }
+        if &magic_bytes == b"VOXD" && (t.vd > 4 || t.vp > 2) {
+            m.warnings.push(format!(
+                "VOXD chunk at {pos:#X} skipped: the header defines no voxel dimension or index type (as m3d.h)"
+            ));
+            pos += len;
+            continue;
+        }
         match &magic_bytes {
             b"CMAP" => {
                 m.cmap = (0..(len - 8) / 4)
