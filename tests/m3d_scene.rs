@@ -634,6 +634,7 @@ fn later_bones_blend_with_the_corrected_t_as_in_m3d_h() {
 ///   string offset 0 is no material;
 /// - the spec: a material's Kd "if defined, overrides color index in
 ///   vertex", so a material without Kd keeps the vertex colours.
+///
 /// With `repeats`, a second CMAP and a second VRTS follow the first ones and
 /// a VOXD chunk comes in a file whose header defines no voxel types: m3d.h
 /// keeps the first of each unique chunk and skips such voxel data.
