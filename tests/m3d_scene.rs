@@ -651,7 +651,8 @@ fn hand_m3d(with_cmap: bool, repeats: bool) -> Vec<u8> {
     // String table: name, license, author, comment, then identifiers.
     let table = b"Hand\0MIT\0tests\0\0paint\0speed\0";
     let (paint, speed) = (16u8, 22u8);
-    let mut head = 1.0f32.to_le_bytes().to_vec();
+    // Scale -2: m3d.h reads any scale <= 0 as 1.
+    let mut head = (-2.0f32).to_le_bytes().to_vec();
     head.extend(types.to_le_bytes());
     head.extend(table);
     let mut payload = chunk(b"HEAD", &head);
@@ -704,6 +705,7 @@ fn hand_m3d(with_cmap: bool, repeats: bool) -> Vec<u8> {
 fn colour_indices_mesh_records_and_material_colours_read_as_m3d_h_does() {
     use facet::formats::m3d;
     let m = m3d::decode(&hand_m3d(true, false)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(m.scale, 1.0);
     let colors: Vec<Option<u32>> = m.vertices.iter().map(|v| v.color).collect();
     assert_eq!(
         colors,

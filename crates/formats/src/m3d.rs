@@ -562,6 +562,10 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
         ));
     }
     m.scale = r.f32("scale")?;
+    // m3d.h: `if(model->scale <= 0.0) model->scale = 1.0;`
+    if m.scale <= 0.0 {
+        m.scale = 1.0;
+    }
     let bits = r.u32("variable types")?;
     let t = Types::from_bits(bits);
     m.types = t;
