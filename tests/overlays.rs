@@ -73,12 +73,7 @@ impl Bench {
     fn rect(&self, b: &Aabb) -> [f32; 4] {
         let vp = self.camera.view_proj(W as f32 / H as f32);
         let mut r = [f32::MAX, f32::MAX, f32::MIN, f32::MIN];
-        for i in 0..8 {
-            let c = Vec3::new(
-                if i & 1 != 0 { b.max.x } else { b.min.x },
-                if i & 2 != 0 { b.max.y } else { b.min.y },
-                if i & 4 != 0 { b.max.z } else { b.min.z },
-            );
+        for c in b.corners() {
             let ndc = vp.project_point3(c);
             let (x, y) = (
                 (ndc.x * 0.5 + 0.5) * W as f32,
@@ -191,14 +186,7 @@ fn the_skeleton_and_the_selected_bone_draw_where_the_bones_are() {
             max: h.max(t) + pad,
         }
     };
-    let mut all = bone_box(0);
-    for i in 1..bones.len() {
-        let c = bone_box(i);
-        all = Aabb {
-            min: all.min.min(c.min),
-            max: all.max.max(c.max),
-        };
-    }
+    let all = (1..bones.len()).fold(bone_box(0), |all, i| all.union(&bone_box(i)));
     let mut skel = base.clone();
     skel.skeleton = true;
     let with = b.shoot(&skel, None);
@@ -252,22 +240,15 @@ fn a_cells_visibility_highlight_draws_inside_the_visible_sectors() {
     let img = b.shoot(&base, None);
     // The highlight outlines the sectors that hold visible cubes.
     let size = info.map.sector_size;
-    let mut region: Option<Aabb> = None;
-    for &(s, _) in &visible {
+    let region = visible.iter().fold(Aabb::EMPTY, |r, &(s, _)| {
         let min = Vec3::from(info.map.sector_coords(s).map(|v| v as f32 * size));
-        let sb = Aabb {
+        r.union(&Aabb {
             min,
             max: min + size,
-        };
-        region = Some(match region {
-            None => sb,
-            Some(r) => Aabb {
-                min: r.min.min(sb.min),
-                max: r.max.max(sb.max),
-            },
-        });
-    }
-    let rect = b.rect(&region.unwrap());
+        })
+    });
+    assert!(!region.is_empty());
+    let rect = b.rect(&region);
     // ~6,000 pixels on llvmpipe; a third of it must show.
     assert_feature("visibility highlight", &changed(&plain, &img), rect, 2000);
 }

@@ -196,12 +196,7 @@ mod tests {
                 };
                 c.fit(&b, aspect);
                 let vp = c.view_proj(aspect);
-                for i in 0..8 {
-                    let p = Vec3::new(
-                        if i & 1 != 0 { b.max.x } else { b.min.x },
-                        if i & 2 != 0 { b.max.y } else { b.min.y },
-                        if i & 4 != 0 { b.max.z } else { b.min.z },
-                    );
+                for p in b.corners() {
                     let ndc = vp.project_point3(p);
                     assert!(
                         ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0,

@@ -141,7 +141,12 @@ impl Gpu {
                 Some(name) => {
                     let wanted = name.to_lowercase();
                     let all = pollster::block_on(instance.enumerate_adapters(backends));
-                    found.extend(all.iter().map(|a| a.get_info().name));
+                    for a in &all {
+                        let name = a.get_info().name;
+                        if !found.contains(&name) {
+                            found.push(name);
+                        }
+                    }
                     all.into_iter().find(|a| {
                         a.get_info().name.to_lowercase().contains(&wanted)
                             && surface.as_ref().is_none_or(|s| a.is_surface_supported(s))
@@ -198,18 +203,15 @@ impl Gpu {
             ));
         }
         match named {
-            Some(wanted) => {
-                found.dedup();
-                Err(GpuError::NoNamedAdapter {
-                    wanted: wanted.to_string(),
-                    tried: tried.join(", "),
-                    found: if found.is_empty() {
-                        "none".into()
-                    } else {
-                        found.join(", ")
-                    },
-                })
-            }
+            Some(wanted) => Err(GpuError::NoNamedAdapter {
+                wanted: wanted.to_string(),
+                tried: tried.join(", "),
+                found: if found.is_empty() {
+                    "none".into()
+                } else {
+                    found.join(", ")
+                },
+            }),
             None => Err(GpuError::NoAdapter(tried.join(", "))),
         }
     }

@@ -4,7 +4,6 @@
 
 use super::Aabb;
 use bytemuck::{Pod, Zeroable};
-use glam::Vec3;
 
 /// One end of a line in a line list: a position and an sRGB colour.
 #[repr(C)]
@@ -19,13 +18,7 @@ pub fn push_box(out: &mut Vec<LineVertex>, b: &Aabb, color: [u8; 4]) {
     if b.is_empty() {
         return;
     }
-    let c = |i: usize| {
-        Vec3::new(
-            if i & 1 != 0 { b.max.x } else { b.min.x },
-            if i & 2 != 0 { b.max.y } else { b.min.y },
-            if i & 4 != 0 { b.max.z } else { b.min.z },
-        )
-    };
+    let c = b.corners();
     for (a, e) in [
         (0, 1),
         (2, 3),
@@ -41,11 +34,11 @@ pub fn push_box(out: &mut Vec<LineVertex>, b: &Aabb, color: [u8; 4]) {
         (3, 7),
     ] {
         out.push(LineVertex {
-            position: c(a).into(),
+            position: c[a].into(),
             color,
         });
         out.push(LineVertex {
-            position: c(e).into(),
+            position: c[e].into(),
             color,
         });
     }

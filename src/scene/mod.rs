@@ -481,6 +481,18 @@ impl Aabb {
         }
     }
 
+    /// The 8 corners; corner `i` takes max x where bit 0 of `i` is set, max
+    /// y for bit 1, max z for bit 2.
+    pub fn corners(&self) -> [Vec3; 8] {
+        std::array::from_fn(|i| {
+            Vec3::new(
+                if i & 1 != 0 { self.max.x } else { self.min.x },
+                if i & 2 != 0 { self.max.y } else { self.min.y },
+                if i & 4 != 0 { self.max.z } else { self.min.z },
+            )
+        })
+    }
+
     pub fn center(&self) -> Vec3 {
         if self.is_empty() {
             Vec3::ZERO
