@@ -11,6 +11,20 @@ struct Globals {
     // x: scene radius, y: depth pull for lines (fraction of w), z: 1 with a
     // directional light, 0 for flat lighting; w: 1 for the matcap preset.
     params: vec4<f32>,
+    // xyz: the camera's position (world space), for specular highlights.
+    eye: vec4<f32>,
+    // PA team colours, sRGB-encoded (the mask's R and G weights).
+    team_primary: vec4<f32>,
+    team_secondary: vec4<f32>,
+    // x: 1 with textures on, 0 for material colours only; y: the channel
+    // shown (CHANNEL_*).
+    view_mode: vec4<u32>,
 };
+
+const CHANNEL_SHADED: u32 = 0u;
+const CHANNEL_DIFFUSE: u32 = 1u;
+const CHANNEL_MASK: u32 = 2u;
+const CHANNEL_MATERIAL: u32 = 3u;
+const CHANNEL_NORMAL: u32 = 4u;
 
 @group(0) @binding(0) var<uniform> globals: Globals;

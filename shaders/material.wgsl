@@ -21,4 +21,21 @@ struct Material {
     // it does on a texture of its own).
     tex_rect: vec4<f32>,
     matcap_rect: vec4<f32>,
+    // rgb: specular colour (linear), w: exponent (M3D Ks/Ns; MAP_SPECULAR).
+    specular: vec4<f32>,
+    // x: which maps are bound (MAP_* bits); the compute pass leaves it.
+    maps: vec4<u32>,
+    // x: bump strength (MAP_HEIGHT).
+    extra: vec4<f32>,
 };
+
+// `Material.maps.x` bits (gpu::materials sets them from scene::Maps).
+const MAP_TEAM: u32 = 1u;          // team-colour mask (R primary, G secondary, B glow)
+const MAP_MATERIAL: u32 = 2u;      // material map (R specular, G gloss)
+const MAP_MATERIAL_GLOW: u32 = 4u; // ...whose B glows (PA CSG)
+const MAP_NORMAL_2CH: u32 = 8u;    // normal map, X in alpha, Y in green (PA)
+const MAP_NORMAL_RGB: u32 = 16u;   // normal map, XYZ in RGB, Y up (M3D map_N)
+const MAP_HEIGHT: u32 = 32u;       // bump map, height in red (M3D map_Km)
+const MAP_EMISSION: u32 = 64u;     // emission map (M3D map_Ke)
+const MAP_SPECULAR: u32 = 128u;    // specular colour and exponent in `specular`
+const BLEND_ALPHA: u32 = 256u;     // alpha-blended material

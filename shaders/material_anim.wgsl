@@ -39,7 +39,7 @@ struct Key {
 // A `Material` (material.wgsl) padded to the 256-byte slot stride.
 struct Slot {
     material: Material,
-    _pad: array<vec4<f32>, 9>,
+    _pad: array<vec4<f32>, 6>,
 };
 
 @group(0) @binding(0) var<uniform> params: Params;

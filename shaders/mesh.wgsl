@@ -1,11 +1,20 @@
-// Lit, textured triangle meshes. Scene positions are model space (no per-mesh
-// transform). Colours arrive linear; the target is an sRGB format.
+// Lit, textured triangle meshes (and the points and lines of Papa groups).
+// Scene positions are model space (no per-mesh transform). Colours arrive
+// linear; the target is an sRGB format. Shading follows the games' own
+// shaders where they are public (docs/formats.md, "Shading"): PA team
+// colours as an overlay of the diffuse, specular and gloss from material
+// maps, glow, tangent-space normal maps; M3D specular, emission maps and
+// bump maps.
 
 @group(1) @binding(0) var<uniform> material: Material;
 @group(1) @binding(1) var base_tex: texture_2d<f32>;
 @group(1) @binding(2) var matcap_tex: texture_2d<f32>;
 @group(1) @binding(3) var samp: sampler;
 @group(1) @binding(4) var tex_array: texture_2d_array<f32>;
+@group(1) @binding(5) var mask_tex: texture_2d<f32>;
+@group(1) @binding(6) var material_tex: texture_2d<f32>;
+@group(1) @binding(7) var normal_tex: texture_2d<f32>;
+@group(1) @binding(8) var emission_tex: texture_2d<f32>;
 
 struct VsIn {
     @location(0) position: vec3<f32>,
@@ -14,6 +23,9 @@ struct VsIn {
     @location(2) uv: vec2<f32>,
     // sRGB-encoded vertex colour (white when the file has none).
     @location(3) color: vec4<f32>,
+    // The file's tangent (xy) and binormal (zw), octahedral; all zero
+    // where the file has none (the frame then comes from UV derivatives).
+    @location(4) frame: vec4<f32>,
 };
 
 struct VsOut {
@@ -21,7 +33,19 @@ struct VsOut {
     @location(0) normal: vec3<f32>,
     @location(1) uv: vec2<f32>,
     @location(2) color: vec4<f32>,
+    @location(3) tangent: vec3<f32>,
+    @location(4) binormal: vec3<f32>,
+    @location(5) world: vec3<f32>,
 };
+
+fn srgb_to_linear3(c: vec3<f32>) -> vec3<f32> {
+    return select(pow((c + 0.055) / 1.055, vec3<f32>(2.4)), c / 12.92, c <= vec3<f32>(0.04045));
+}
+
+fn linear_to_srgb3(c: vec3<f32>) -> vec3<f32> {
+    let x = clamp(c, vec3<f32>(0.0), vec3<f32>(1.0));
+    return select(1.055 * pow(x, vec3<f32>(1.0 / 2.4)) - 0.055, x * 12.92, x <= vec3<f32>(0.0031308));
+}
 
 @vertex
 fn vs_main(v: VsIn) -> VsOut {
@@ -30,9 +54,12 @@ fn vs_main(v: VsIn) -> VsOut {
     out.normal = oct_decode(v.normal_oct);
     out.uv = v.uv;
     // sRGB -> linear (IEC 61966-2-1), once per vertex.
-    let c = v.color.rgb;
-    let lin = select(pow((c + 0.055) / 1.055, vec3<f32>(2.4)), c / 12.92, c <= vec3<f32>(0.04045));
-    out.color = vec4<f32>(lin, v.color.a);
+    out.color = vec4<f32>(srgb_to_linear3(v.color.rgb), v.color.a);
+    out.world = v.position;
+    if (any(v.frame != vec4<f32>(0.0))) {
+        out.tangent = oct_decode(v.frame.xy);
+        out.binormal = oct_decode(v.frame.zw);
+    }
     return out;
 }
 
@@ -58,20 +85,152 @@ fn clay_matcap(vn: vec3<f32>) -> vec3<f32> {
     return vec3<f32>(base + highlight) * vec3<f32>(1.0, 0.96, 0.9) + rim * vec3<f32>(0.18, 0.22, 0.3);
 }
 
+// PA's team colour applied to the diffuse as an overlay, per channel, on
+// sRGB-encoded values (the unit shaders of game builds 71937 and 110069,
+// see ../shared/notes/pa-shading.md): a mask of 0 leaves the diffuse as it
+// is, a diffuse of 0.5 becomes the team colour.
+fn team_overlay(d: vec3<f32>, tc: vec3<f32>) -> vec3<f32> {
+    return clamp(2.0 * d, vec3<f32>(0.0), vec3<f32>(1.0))
+        * (1.0 - 2.0 * (1.0 - clamp(d, vec3<f32>(0.5), vec3<f32>(1.0))) * (1.0 - tc));
+}
+
+// Data (a mask, a material map, a normal) shown as stored: the target
+// encodes to sRGB, so decode first and the written byte is the texel's.
+fn as_stored(c: vec3<f32>) -> vec4<f32> {
+    return vec4<f32>(srgb_to_linear3(c), 1.0);
+}
+
 @fragment
 fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    // Derivatives first, in uniform control flow: the per-pixel tangent
+    // frame and the bump slope need them.
+    let dp_dx = dpdx(in.world);
+    let dp_dy = dpdy(in.world);
+    let duv_dx = dpdx(in.uv);
+    let duv_dy = dpdy(in.uv);
+
+    let flags = material.maps.x;
+    let textures = globals.view_mode.x != 0u;
+    let channel = globals.view_mode.y;
+    let uv = in.uv + material.uv_offset.xy;
+
+    var tex = vec4<f32>(1.0);
+    var mask = vec4<f32>(0.0);
+    var mat_map = vec4<f32>(0.0);
+    var nmap = vec4<f32>(0.5, 0.5, 1.0, 0.5);
+    var emit_map = vec4<f32>(1.0);
+    if (textures) {
+        tex = sample_texture(base_tex, material.layers.x, material.tex_rect, uv);
+        if ((flags & MAP_TEAM) != 0u) {
+            mask = textureSample(mask_tex, samp, uv);
+        }
+        if ((flags & MAP_MATERIAL) != 0u) {
+            mat_map = textureSample(material_tex, samp, uv);
+        }
+        if ((flags & (MAP_NORMAL_2CH | MAP_NORMAL_RGB | MAP_HEIGHT)) != 0u) {
+            nmap = textureSample(normal_tex, samp, uv);
+        }
+        if ((flags & MAP_EMISSION) != 0u) {
+            emit_map = textureSample(emission_tex, samp, uv);
+        }
+    }
+    var albedo = in.color * material.base_color * tex;
+    let diffuse = albedo.rgb;
+    var glow = vec3<f32>(0.0);
+    if (textures && (flags & MAP_TEAM) != 0u) {
+        let tc = mix(mix(vec3<f32>(0.5), globals.team_secondary.rgb, mask.g), globals.team_primary.rgb, mask.r);
+        albedo = vec4<f32>(srgb_to_linear3(team_overlay(linear_to_srgb3(albedo.rgb), tc)), albedo.a);
+        glow += 2.0 * mask.b * albedo.rgb;
+    }
+
+    // The shading normal: the interpolated one, turned by a normal or bump map.
     var n = normalize(in.normal);
     if (!front) {
         n = -n; // two-sided lighting
     }
-    let albedo = in.color * material.base_color * sample_texture(base_tex, material.layers.x, material.tex_rect, in.uv + material.uv_offset.xy);
+    var tangent_normal = vec3<f32>(0.0, 0.0, 1.0);
+    if (textures && (flags & (MAP_NORMAL_2CH | MAP_NORMAL_RGB)) != 0u) {
+        var t = in.tangent;
+        var b = in.binormal;
+        if (dot(t, t) < 1e-12) {
+            // No stored frame: the cotangent frame from the UV derivatives
+            // (Schüler 2013), b along +v of the scene's UVs (v down).
+            let dp2perp = cross(dp_dy, n);
+            let dp1perp = cross(n, dp_dx);
+            t = dp2perp * duv_dx.x + dp1perp * duv_dy.x;
+            b = dp2perp * duv_dx.y + dp1perp * duv_dy.y;
+            let scale = inverseSqrt(max(max(dot(t, t), dot(b, b)), 1e-30));
+            t = t * scale;
+            b = b * scale;
+        }
+        if ((flags & MAP_NORMAL_2CH) != 0u) {
+            // PA: X in alpha, Y in green, along the file's binormal.
+            let xy = vec2<f32>(nmap.a, nmap.g) * 2.0 - 1.0;
+            tangent_normal = vec3<f32>(xy, sqrt(max(1.0 - dot(xy, xy), 0.0)));
+        } else {
+            // M3D map_N (OBJ/OpenGL convention): green points up the image,
+            // against the scene's v, which runs down.
+            let c = nmap.rgb * 2.0 - 1.0;
+            tangent_normal = vec3<f32>(c.x, -c.y, c.z);
+        }
+        n = normalize(tangent_normal.x * t + tangent_normal.y * b + tangent_normal.z * n);
+    } else if (textures && (flags & MAP_HEIGHT) != 0u) {
+        // Bump map: tilt the normal by the screen-space slope of the height
+        // (Mikkelsen 2010, "Bump Mapping Unparametrized Surfaces on the GPU").
+        let h = nmap.r * material.extra.x;
+        let dh = vec2<f32>(dpdx(h), dpdy(h));
+        let r1 = cross(dp_dy, n);
+        let r2 = cross(n, dp_dx);
+        let det = dot(dp_dx, r1);
+        let grad = sign(det) * (dh.x * r1 + dh.y * r2);
+        n = normalize(abs(det) * n - grad);
+    }
+
+    switch channel {
+        case CHANNEL_DIFFUSE: {
+            return vec4<f32>(diffuse, 1.0);
+        }
+        case CHANNEL_MASK: {
+            return as_stored(mask.rgb);
+        }
+        case CHANNEL_MATERIAL: {
+            return as_stored(mat_map.rgb);
+        }
+        case CHANNEL_NORMAL: {
+            return as_stored(tangent_normal * 0.5 + 0.5);
+        }
+        default: {}
+    }
 
     // Directional key light plus a soft fill; `shading` blends towards flat.
     let l = normalize(globals.light_dir.xyz);
     let key = max(dot(n, l), 0.0);
     let fill = 0.5 + 0.5 * n.y;
     let directional = 0.25 + 0.6 * key + 0.2 * fill;
-    var light = vec3<f32>(mix(1.0, directional, material.params.x * globals.params.z));
+    let lit = material.params.x * globals.params.z;
+    var light = vec3<f32>(mix(1.0, directional, lit));
+
+    // Specular (Blinn-Phong): PA material maps give the intensity (R) and
+    // the gloss (G) as the exponent 2^(1 + 10 G); M3D gives Ks and Ns.
+    var specular = vec3<f32>(0.0);
+    var spec_color = vec3<f32>(0.0);
+    var exponent = 1.0;
+    if ((flags & MAP_SPECULAR) != 0u) {
+        spec_color = material.specular.rgb;
+        exponent = max(material.specular.w, 1.0);
+    }
+    if (textures && (flags & MAP_MATERIAL) != 0u) {
+        spec_color = vec3<f32>(mat_map.r);
+        exponent = exp2(1.0 + 10.0 * mat_map.g);
+        if ((flags & MAP_MATERIAL_GLOW) != 0u) {
+            glow += 2.0 * mat_map.b * albedo.rgb;
+        }
+    }
+    if (lit > 0.0 && key > 0.0 && any(spec_color > vec3<f32>(0.0))) {
+        let v = normalize(globals.eye.xyz - in.world);
+        let h = normalize(l + v);
+        specular = spec_color * pow(max(dot(n, h), 0.0), exponent) * lit;
+    }
 
     // Matcap: sphere texture looked up by the view-space normal.
     let vn = normalize((globals.view * vec4<f32>(n, 0.0)).xyz);
@@ -84,10 +243,15 @@ fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f
     let matcap = sample_texture(matcap_tex, material.layers.y, material.matcap_rect, muv).rgb;
     let shaded = mix(albedo.rgb * light, albedo.rgb * matcap, material.params.y);
 
-    let rgb = shaded + material.emission.rgb;
+    let rgb = shaded + specular + glow + material.emission.rgb * emit_map.rgb;
     if (material.params.z > 0.5) {
         // Additive: premultiply so that blending One + One adds rgb * alpha.
         return vec4<f32>(rgb * albedo.a, albedo.a);
     }
-    return vec4<f32>(rgb, albedo.a);
+    if ((flags & BLEND_ALPHA) != 0u) {
+        return vec4<f32>(rgb, albedo.a);
+    }
+    // Opaque: the texture's alpha is not coverage (PA diffuse alpha is the
+    // build effect's distance field), so the pixel is solid.
+    return vec4<f32>(rgb, 1.0);
 }

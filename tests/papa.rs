@@ -189,6 +189,7 @@ fn vertex(i: usize) -> Vertex {
         color: Some([i as u8 * 20, 100, 200, 255]),
         weights: Some([200, 55, 0, 0]),
         bones: Some([1, 0, 0, 0]),
+        ..Vertex::default()
     }
 }
 
@@ -712,9 +713,28 @@ fn sibling_animations_and_render_anim() {
     assert_eq!(s.clips[0].frames, 159);
     assert!((s.clips[0].duration_s - 159.0 / 60.0).abs() < 1e-6);
     assert_eq!(
-        s.textures.len(),
-        1,
-        "bot_sun_diffuse.papa by the naming convention"
+        s.textures
+            .iter()
+            .map(|t| match &t.source {
+                facet::scene::TextureSource::External(p) => {
+                    p.file_name().unwrap().to_string_lossy().into_owned()
+                }
+                other => format!("{other:?}"),
+            })
+            .collect::<Vec<_>>(),
+        ["bot_sun_diffuse.papa", "bot_sun_mask.papa"],
+        "the diffuse and the team-colour mask by the naming convention"
+    );
+    let solid = &s.materials[0];
+    assert_eq!(solid.maps.team_mask, Some(1));
+    assert!(
+        solid
+            .maps
+            .notes
+            .iter()
+            .any(|n| n.contains("bot_sun_material.papa")),
+        "{:?}",
+        solid.maps.notes
     );
     let s = facet::load::load_file(&path("radar_jammer.papa"))
         .unwrap()

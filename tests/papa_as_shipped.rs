@@ -156,8 +156,8 @@ fn info_counts_what_each_file_holds() {
     assert_eq!(s["added"]["triangles"], 2);
     assert_eq!(s["added"]["materials"], 1);
     // A unit model: SOURCES.md says 0 textures and 2 materials; the
-    // diffuse found by PA's naming convention and the sibling idle
-    // animation are added.
+    // diffuse and team-colour mask found by PA's naming convention and the
+    // sibling idle animation are added.
     let s = summary(&fixture("bot_sun.papa"));
     assert_eq!(
         (s["textures"].as_u64(), s["materials"].as_u64()),
@@ -167,7 +167,7 @@ fn info_counts_what_each_file_holds() {
         (s["clips"].as_u64(), s["bones"].as_u64()),
         (Some(0), Some(14))
     );
-    assert_eq!(s["added"]["textures"], 1);
+    assert_eq!(s["added"]["textures"], 2);
     assert_eq!(s["added"]["clips"], 1);
     // flower_03: SOURCES.md lists 3 textures and 3 materials.
     let s = summary(&fixture("flower_03.papa"));

@@ -85,7 +85,7 @@ fn declared_once(name: &str, home: &str) {
 #[test]
 fn the_frame_uniforms_have_one_layout_in_wgsl_and_in_rust() {
     use facet::gpu::renderer::Globals;
-    use naga::ScalarKind::Float;
+    use naga::ScalarKind::{Float, Uint};
     use std::mem::{offset_of, size_of};
     let rust: Vec<Member> = vec![
         (
@@ -100,6 +100,22 @@ fn the_frame_uniforms_have_one_layout_in_wgsl_and_in_rust() {
             Some(Float),
         ),
         ("params".into(), offset_of!(Globals, params), Some(Float)),
+        ("eye".into(), offset_of!(Globals, eye), Some(Float)),
+        (
+            "team_primary".into(),
+            offset_of!(Globals, team_primary),
+            Some(Float),
+        ),
+        (
+            "team_secondary".into(),
+            offset_of!(Globals, team_secondary),
+            Some(Float),
+        ),
+        (
+            "view_mode".into(),
+            offset_of!(Globals, view_mode),
+            Some(Uint),
+        ),
     ];
     for shader in ["mesh.wgsl", "lines.wgsl", "bones.wgsl"] {
         assert_eq!(
@@ -114,7 +130,7 @@ fn the_frame_uniforms_have_one_layout_in_wgsl_and_in_rust() {
 #[test]
 fn the_material_slot_has_one_layout_in_wgsl_and_in_rust() {
     use facet::gpu::materials::{MaterialUniform, SLOT_STRIDE};
-    use naga::ScalarKind::{Float, Sint};
+    use naga::ScalarKind::{Float, Sint, Uint};
     use std::mem::{offset_of, size_of};
     // The Rust side as the compiler lays it out (`repr(C)`).
     let rust: Vec<Member> = vec![
@@ -153,6 +169,17 @@ fn the_material_slot_has_one_layout_in_wgsl_and_in_rust() {
             offset_of!(MaterialUniform, matcap_rect),
             Some(Float),
         ),
+        (
+            "specular".into(),
+            offset_of!(MaterialUniform, specular),
+            Some(Float),
+        ),
+        ("maps".into(), offset_of!(MaterialUniform, maps), Some(Uint)),
+        (
+            "extra".into(),
+            offset_of!(MaterialUniform, extra),
+            Some(Float),
+        ),
     ];
     for shader in ["mesh.wgsl", "material_anim.wgsl"] {
         assert_eq!(
@@ -166,4 +193,47 @@ fn the_material_slot_has_one_layout_in_wgsl_and_in_rust() {
     assert_eq!(slot[0].1, 0);
     assert_eq!(size as u64, SLOT_STRIDE);
     declared_once("Material", "material.wgsl");
+}
+
+/// The value of a `const NAME: u32` in a shader.
+fn wgsl_u32_const(shader: &str, name: &str) -> u32 {
+    let src = facet::gpu::shader_source(shader);
+    let module = naga::front::wgsl::parse_str(src).unwrap();
+    let (_, c) = module
+        .constants
+        .iter()
+        .find(|(_, c)| c.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("{shader} declares no {name}"));
+    match module.global_expressions[c.init] {
+        naga::Expression::Literal(naga::Literal::U32(v)) => v,
+        ref e => panic!("{name} is {e:?}"),
+    }
+}
+
+#[test]
+fn map_bits_and_channels_are_the_same_numbers_in_wgsl_and_in_rust() {
+    use facet::gpu::frame::Channel;
+    use facet::gpu::materials::map_bits::*;
+    for (name, rust) in [
+        ("MAP_TEAM", TEAM),
+        ("MAP_MATERIAL", MATERIAL),
+        ("MAP_MATERIAL_GLOW", MATERIAL_GLOW),
+        ("MAP_NORMAL_2CH", NORMAL_2CH),
+        ("MAP_NORMAL_RGB", NORMAL_RGB),
+        ("MAP_HEIGHT", HEIGHT),
+        ("MAP_EMISSION", EMISSION),
+        ("MAP_SPECULAR", SPECULAR),
+        ("BLEND_ALPHA", BLEND_ALPHA),
+    ] {
+        assert_eq!(wgsl_u32_const("mesh.wgsl", name), rust, "{name}");
+    }
+    for (name, c) in [
+        ("CHANNEL_SHADED", Channel::Shaded),
+        ("CHANNEL_DIFFUSE", Channel::Diffuse),
+        ("CHANNEL_MASK", Channel::Mask),
+        ("CHANNEL_MATERIAL", Channel::Material),
+        ("CHANNEL_NORMAL", Channel::Normal),
+    ] {
+        assert_eq!(wgsl_u32_const("mesh.wgsl", name), c as u32, "{name}");
+    }
 }

@@ -97,6 +97,7 @@ fn generated(n: usize, bones: usize, seed: u64) -> Scene {
         skeleton: Skeleton {
             bones: bone_list,
             tails_from_file: true,
+            ..Default::default()
         },
         ..Default::default()
     }

@@ -293,6 +293,7 @@ pub fn animated_materials(n: usize, seed: u64) -> Scene {
             a.matcap = mat_track(&mut rng, last_frame, &[MatInterp::Step], pick);
         }
         scene.materials.push(Material {
+            maps: Default::default(),
             name: format!("m{i}"),
             base_color: [
                 byte(&mut rng),
@@ -315,6 +316,9 @@ pub fn animated_materials(n: usize, seed: u64) -> Scene {
     }
     scene.materials.insert(n / 2, Material::default());
     scene.meshes.push(Mesh {
+        primitive: Default::default(),
+        tangents: None,
+        extra_uvs: Vec::new(),
         name: "triangle".into(),
         positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
         normals: vec![Vec3::Z; 3],

@@ -33,6 +33,107 @@ pub struct ViewOptions {
     /// `None` draws every mesh whole.
     /// Shared, not copied: the app hands the same ranges to every frame.
     pub ranges: Option<std::sync::Arc<Vec<Vec<std::ops::Range<u32>>>>>,
+    /// Textures on; off shows material and vertex colours only.
+    pub textures: bool,
+    /// What the mesh pass shows: shaded, or one input alone.
+    pub channel: Channel,
+    /// PA team colours (sRGB): primary, secondary.
+    pub team_colors: TeamColors,
+}
+
+/// What the mesh pass shows (the inspector's Channels view).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Channel {
+    #[default]
+    Shaded,
+    /// Material colour × vertex colour × diffuse texture, unlit, before
+    /// team colours.
+    Diffuse,
+    /// The team-colour mask as stored (black where there is none).
+    Mask,
+    /// The material map as stored (black where there is none).
+    Material,
+    /// The tangent-space normal the normal map gives, as a normal map
+    /// shows it ((0.5, 0.5, 1) where there is none).
+    Normal,
+}
+
+impl Channel {
+    pub const ALL: [Channel; 5] = [
+        Channel::Shaded,
+        Channel::Diffuse,
+        Channel::Mask,
+        Channel::Material,
+        Channel::Normal,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Channel::Shaded => "shaded",
+            Channel::Diffuse => "diffuse",
+            Channel::Mask => "mask",
+            Channel::Material => "material",
+            Channel::Normal => "normal",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Channel> {
+        Channel::ALL.into_iter().find(|c| c.name() == s)
+    }
+}
+
+/// Planetary Annihilation team colours, sRGB in 0..1.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TeamColors {
+    pub primary: [f32; 3],
+    pub secondary: [f32; 3],
+}
+
+impl TeamColors {
+    /// The presets the PA Blender importer (Luther-1/Blender-PAPA-IO) uses.
+    pub const PRESETS: [(&'static str, TeamColors); 2] = [
+        (
+            "MLA",
+            TeamColors {
+                primary: [0.0, 0.486, 1.0],
+                secondary: [1.0, 0.394, 0.0],
+            },
+        ),
+        (
+            "Legion",
+            TeamColors {
+                primary: [1.0, 0.0, 0.0],
+                secondary: [0.0, 0.0, 0.0],
+            },
+        ),
+    ];
+
+    /// Parses `#RRGGBB,#RRGGBB` (the `#` optional): primary, secondary.
+    pub fn parse(s: &str) -> Result<TeamColors, String> {
+        let hex = |c: &str| -> Result<[f32; 3], String> {
+            let h = c.trim().trim_start_matches('#');
+            if h.len() != 6 || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(format!("{c:?} is not a colour #RRGGBB"));
+            }
+            let v = u32::from_str_radix(h, 16).map_err(|e| e.to_string())?;
+            Ok([16, 8, 0].map(|s| ((v >> s) & 0xFF) as f32 / 255.0))
+        };
+        match s.split(',').collect::<Vec<_>>()[..] {
+            [a, b] => Ok(TeamColors {
+                primary: hex(a)?,
+                secondary: hex(b)?,
+            }),
+            _ => Err(format!(
+                "team colours {s:?}: expected two colours, '#RRGGBB,#RRGGBB' (primary, secondary)"
+            )),
+        }
+    }
+}
+
+impl Default for TeamColors {
+    fn default() -> Self {
+        TeamColors::PRESETS[0].1
+    }
 }
 
 /// Lighting presets.
@@ -88,6 +189,9 @@ impl Default for ViewOptions {
             lighting: Lighting::Studio,
             selected_part: None,
             ranges: None,
+            textures: true,
+            channel: Channel::Shaded,
+            team_colors: TeamColors::default(),
         }
     }
 }
@@ -118,6 +222,9 @@ impl ViewOptions {
             lighting,
             selected_part,
             ranges,
+            textures,
+            channel,
+            team_colors,
         } = other;
         self.visible.clone_from(visible);
         self.material_override.clone_from(material_override);
@@ -132,6 +239,9 @@ impl ViewOptions {
         self.lighting = *lighting;
         self.selected_part = *selected_part;
         self.ranges.clone_from(ranges);
+        self.textures = *textures;
+        self.channel = *channel;
+        self.team_colors = *team_colors;
     }
 
     pub fn is_visible(&self, mesh: usize) -> bool {
@@ -191,13 +301,7 @@ pub fn record(
     input: &FrameInput,
 ) -> FrameStats {
     let queue = &gpu.queue;
-    write_globals(
-        renderer,
-        queue,
-        input.camera,
-        target.aspect(),
-        input.view.lighting,
-    );
+    write_globals(renderer, queue, input.camera, target.aspect(), input.view);
     scene.encode_pose(queue, renderer, encoder, input.skin);
     scene.encode_materials(queue, renderer, encoder, input.time);
     scene.set_selected_bone(queue, input.selected_bone);
@@ -207,7 +311,7 @@ pub fn record(
     if let Some([x, y, w, h]) = target.viewport {
         pass.set_viewport(x, y, w, h, 0.0, 1.0);
     }
-    draw(renderer, &mut pass, scene, input.view)
+    draw(renderer, &mut pass, scene, input.view, input.camera.eye())
 }
 
 /// Renders one frame offscreen at `width` x `height` (the renderer's
@@ -312,8 +416,9 @@ fn write_globals(
     queue: &wgpu::Queue,
     camera: &OrbitCamera,
     aspect: f32,
-    lighting: Lighting,
+    opts: &ViewOptions,
 ) {
+    let lighting = opts.lighting;
     let view = camera.view();
     // Key light from above-front-right of the camera.
     let eye_dir = (camera.eye() - camera.target).normalize_or(Vec3::Z);
@@ -333,44 +438,76 @@ fn write_globals(
             directional,
             (lighting == Lighting::Matcap) as u32 as f32,
         ],
+        eye: camera.eye().extend(1.0).into(),
+        team_primary: [
+            opts.team_colors.primary[0],
+            opts.team_colors.primary[1],
+            opts.team_colors.primary[2],
+            1.0,
+        ],
+        team_secondary: [
+            opts.team_colors.secondary[0],
+            opts.team_colors.secondary[1],
+            opts.team_colors.secondary[2],
+            1.0,
+        ],
+        view_mode: [opts.textures as u32, opts.channel as u32, 0, 0],
     };
     queue.write_buffer(&renderer.globals, 0, bytemuck::bytes_of(&g));
 }
 
-/// Records the draws into `pass`: opaque meshes, additive meshes, overlays.
+/// Records the draws into `pass`: opaque meshes, alpha-blended meshes back
+/// to front, additive meshes, then the overlays.
 fn draw(
     renderer: &Renderer,
     pass: &mut wgpu::RenderPass<'_>,
     scene: &GpuScene,
     opts: &ViewOptions,
+    eye: Vec3,
 ) -> FrameStats {
+    use crate::scene::{BlendMode, Primitive};
     let mut stats = FrameStats::default();
     pass.set_bind_group(0, &renderer.globals_bg, &[]);
-    for additive in [false, true] {
-        pass.set_pipeline(if additive {
-            &renderer.additive
-        } else {
-            &renderer.opaque
-        });
-        for (i, m) in scene.meshes.iter().enumerate() {
-            let material = opts
-                .material_override
-                .get(i)
-                .copied()
-                .flatten()
-                .filter(|&x| x < scene.materials.len())
-                .unwrap_or(m.material);
-            let mat = &scene.materials[material];
-            if mat.additive != additive || !opts.is_visible(i) || m.index_count == 0 {
-                continue;
-            }
+    let material_of = |i: usize, m: &super::upload::GpuMesh| {
+        opts.material_override
+            .get(i)
+            .copied()
+            .flatten()
+            .filter(|&x| x < scene.materials.len())
+            .unwrap_or(m.material)
+    };
+    let drawn = |i: usize, m: &super::upload::GpuMesh, blend: BlendMode| {
+        scene.materials[material_of(i, m)].blend == blend && opts.is_visible(i) && m.index_count > 0
+    };
+    for blend in [BlendMode::Opaque, BlendMode::Alpha, BlendMode::Additive] {
+        let mut order: Vec<usize> = (0..scene.meshes.len())
+            .filter(|&i| drawn(i, &scene.meshes[i], blend))
+            .collect();
+        if blend == BlendMode::Alpha {
+            // Farthest first (sorted per mesh; a mesh's own triangles keep
+            // their order).
+            let d = |i: usize| scene.meshes[i].center.distance_squared(eye);
+            order.sort_by(|&a, &b| d(b).total_cmp(&d(a)));
+        }
+        let mut current = None;
+        for i in order {
+            let m = &scene.meshes[i];
             let Some(stream) = m.stream(scene) else {
                 continue;
             };
-            pass.set_bind_group(1, &mat.bind_group, &[]);
+            if current != Some(m.primitive) {
+                pass.set_pipeline(renderer.mesh_pipeline(blend, m.primitive));
+                current = Some(m.primitive);
+            }
+            pass.set_bind_group(1, &scene.materials[material_of(i, m)].bind_group, &[]);
             pass.set_vertex_buffer(0, stream);
             pass.set_vertex_buffer(1, m.uvs.slice(..));
             pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
+            let per_triangle = if m.primitive == Primitive::Triangles {
+                3
+            } else {
+                u64::MAX
+            };
             match opts.ranges.as_ref().and_then(|r| r.get(i)) {
                 Some(ranges) => {
                     for r in ranges {
@@ -378,7 +515,7 @@ fn draw(
                         if r.is_empty() {
                             continue;
                         }
-                        stats.triangles += (r.end - r.start) as u64 / 3;
+                        stats.triangles += (r.end - r.start) as u64 / per_triangle;
                         pass.draw_indexed(r, 0, 0..1);
                         stats.draw_calls += 1;
                     }
@@ -386,7 +523,7 @@ fn draw(
                 None => {
                     pass.draw_indexed(0..m.index_count, 0, 0..1);
                     stats.draw_calls += 1;
-                    stats.triangles += m.index_count as u64 / 3;
+                    stats.triangles += m.index_count as u64 / per_triangle;
                 }
             }
         }

@@ -26,7 +26,7 @@ pub const WORKGROUP_SIZE: u32 = 64;
 /// their initial values (with a warning).
 pub const MAX_ARRAY_BYTES: u64 = 256 << 20;
 
-/// `Material` in `shaders/material.wgsl` (the first 112 bytes of a slot;
+/// `Material` in `shaders/material.wgsl` (the first 160 bytes of a slot;
 /// tests/shaders.rs checks the layouts match).
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable, Debug, PartialEq)]
@@ -43,6 +43,68 @@ pub struct MaterialUniform {
     pub layers: [i32; 4],
     pub tex_rect: [f32; 4],
     pub matcap_rect: [f32; 4],
+    /// Linear specular colour and exponent (`MAP_SPECULAR`).
+    pub specular: [f32; 4],
+    /// x: the `MAP_*` bits of the maps bound (the compute pass leaves them).
+    pub maps: [u32; 4],
+    /// x: bump strength.
+    pub extra: [f32; 4],
+}
+
+/// `Material.maps.x` bits, as `shaders/material.wgsl` names them.
+pub mod map_bits {
+    pub const TEAM: u32 = 1;
+    pub const MATERIAL: u32 = 2;
+    pub const MATERIAL_GLOW: u32 = 4;
+    pub const NORMAL_2CH: u32 = 8;
+    pub const NORMAL_RGB: u32 = 16;
+    pub const HEIGHT: u32 = 32;
+    pub const EMISSION: u32 = 64;
+    pub const SPECULAR: u32 = 128;
+    pub const BLEND_ALPHA: u32 = 256;
+}
+
+/// The `MAP_*` bits and the bump strength of `m` (maps whose texture index
+/// is out of range are left out).
+pub fn map_flags(m: &Material, textures: usize) -> (u32, f32) {
+    use crate::scene::{MaterialMap, NormalMap};
+    use map_bits::*;
+    let ok = |t: usize| t < textures;
+    let mut bits = 0;
+    let mut bump = 0.0;
+    if m.maps.team_mask.is_some_and(ok) {
+        bits |= TEAM;
+    }
+    if let Some((t, kind)) = m.maps.material
+        && ok(t)
+    {
+        bits |= MATERIAL;
+        if kind == MaterialMap::Csg {
+            bits |= MATERIAL_GLOW;
+        }
+    }
+    if let Some((t, kind)) = m.maps.normal
+        && ok(t)
+    {
+        bits |= match kind {
+            NormalMap::TwoChannel => NORMAL_2CH,
+            NormalMap::Rgb => NORMAL_RGB,
+            NormalMap::Height { strength } => {
+                bump = strength;
+                HEIGHT
+            }
+        };
+    }
+    if m.maps.emission.is_some_and(ok) {
+        bits |= EMISSION;
+    }
+    if m.maps.specular.is_some() {
+        bits |= SPECULAR;
+    }
+    if m.blend == BlendMode::Alpha {
+        bits |= BLEND_ALPHA;
+    }
+    (bits, bump)
 }
 
 /// Where the textures of texture-switching materials sit in the array.
@@ -197,10 +259,19 @@ pub fn uniform(
     state: &MaterialState,
     layers: &TextureLayers,
 ) -> MaterialUniform {
-    let additive = scene
-        .materials
-        .get(index)
-        .is_some_and(|m| m.blend == BlendMode::Additive);
+    let material = scene.materials.get(index);
+    let additive = material.is_some_and(|m| m.blend == BlendMode::Additive);
+    let (bits, bump) = material.map_or((0, 0.0), |m| map_flags(m, scene.textures.len()));
+    let specular = material
+        .and_then(|m| m.maps.specular)
+        .map_or([0.0; 4], |(c, e)| {
+            [
+                srgb_to_linear(c[0].clamp(0.0, 1.0)),
+                srgb_to_linear(c[1].clamp(0.0, 1.0)),
+                srgb_to_linear(c[2].clamp(0.0, 1.0)),
+                e,
+            ]
+        });
     let lin = |c: f32| srgb_to_linear(c.clamp(0.0, 1.0));
     let (tl, ml) = (
         layers.layer(index, state.texture),
@@ -228,6 +299,9 @@ pub fn uniform(
         layers: [tl, ml, 0, 0],
         tex_rect: layers.rect(tl),
         matcap_rect: layers.rect(ml),
+        specular,
+        maps: [bits, 0, 0, 0],
+        extra: [bump, 0.0, 0.0, 0.0],
     }
 }
 

@@ -18,6 +18,22 @@ pub struct Globals {
     pub view: [[f32; 4]; 4],
     pub light_dir: [f32; 4],
     pub params: [f32; 4],
+    pub eye: [f32; 4],
+    /// sRGB team colours.
+    pub team_primary: [f32; 4],
+    pub team_secondary: [f32; 4],
+    /// x: textures on (1/0), y: the channel shown (`Channel as u32`).
+    pub view_mode: [u32; 4],
+}
+
+/// The textures of one material's bind group.
+pub struct MaterialTextures<'a> {
+    pub base: Option<&'a wgpu::TextureView>,
+    pub matcap: Option<&'a wgpu::TextureView>,
+    /// The scene's texture array (texture-switching materials).
+    pub array: Option<&'a wgpu::TextureView>,
+    /// Team-colour mask, material map, normal map, emission map.
+    pub maps: [Option<&'a wgpu::TextureView>; 4],
 }
 
 pub struct Renderer {
@@ -26,8 +42,9 @@ pub struct Renderer {
     pub(super) globals: wgpu::Buffer,
     pub(super) globals_bg: wgpu::BindGroup,
     material_bgl: wgpu::BindGroupLayout,
-    pub(super) opaque: wgpu::RenderPipeline,
-    pub(super) additive: wgpu::RenderPipeline,
+    /// Mesh pipelines by blend mode (opaque, additive, alpha) and primitive
+    /// (triangles, lines, points): see [`Renderer::mesh_pipeline`].
+    mesh: Vec<wgpu::RenderPipeline>,
     pub(super) lines: wgpu::RenderPipeline,
     pub(super) wire: wgpu::RenderPipeline,
     pub(super) wire_selected: wgpu::RenderPipeline,
@@ -105,6 +122,10 @@ impl Renderer {
                     count: None,
                 },
                 tex_entry(4, wgpu::TextureViewDimension::D2Array),
+                tex_entry(5, wgpu::TextureViewDimension::D2),
+                tex_entry(6, wgpu::TextureViewDimension::D2),
+                tex_entry(7, wgpu::TextureViewDimension::D2),
+                tex_entry(8, wgpu::TextureViewDimension::D2),
             ],
         });
 
@@ -127,7 +148,7 @@ impl Renderer {
             immediate_size: 0,
         });
         let stream_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Snorm16x2];
-        let uv_attrs = wgpu::vertex_attr_array![2 => Float32x2, 3 => Unorm8x4];
+        let uv_attrs = wgpu::vertex_attr_array![2 => Float32x2, 3 => Unorm8x4, 4 => Snorm16x4];
         let stream = |step_mode, attributes| wgpu::VertexBufferLayout {
             array_stride: std::mem::size_of::<PosNormal>() as u64,
             step_mode,
@@ -139,7 +160,7 @@ impl Renderer {
             alpha_to_coverage_enabled: false,
         };
 
-        let mesh_pipeline = |label, blend, depth_write| {
+        let mesh_pipeline = |label, blend, depth_write, topology| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
                 layout: Some(&mesh_layout),
@@ -157,7 +178,7 @@ impl Renderer {
                     ],
                 },
                 primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::TriangleList,
+                    topology,
                     front_face: wgpu::FrontFace::Ccw,
                     // Game assets are often open or single-sided: draw both
                     // sides, lit as seen (see mesh.wgsl).
@@ -198,8 +219,20 @@ impl Renderer {
                 operation: wgpu::BlendOperation::Add,
             },
         };
-        let opaque = mesh_pipeline("mesh opaque", wgpu::BlendState::ALPHA_BLENDING, true);
-        let additive = mesh_pipeline("mesh additive", additive_blend, false);
+        let mut mesh = Vec::new();
+        for (blend, depth_write) in [
+            (wgpu::BlendState::REPLACE, true),
+            (additive_blend, false),
+            (wgpu::BlendState::ALPHA_BLENDING, false),
+        ] {
+            for topology in [
+                wgpu::PrimitiveTopology::TriangleList,
+                wgpu::PrimitiveTopology::LineList,
+                wgpu::PrimitiveTopology::PointList,
+            ] {
+                mesh.push(mesh_pipeline("mesh", blend, depth_write, topology));
+            }
+        }
         let bones_bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("skeleton overlay"),
             entries: &[
@@ -338,8 +371,7 @@ impl Renderer {
             globals,
             globals_bg,
             material_bgl,
-            opaque,
-            additive,
+            mesh,
             lines,
             wire,
             wire_selected,
@@ -354,15 +386,42 @@ impl Renderer {
         }
     }
 
+    /// The pipeline that draws `primitive` with `blend`.
+    pub(super) fn mesh_pipeline(
+        &self,
+        blend: crate::scene::BlendMode,
+        primitive: crate::scene::Primitive,
+    ) -> &wgpu::RenderPipeline {
+        use crate::scene::{BlendMode, Primitive};
+        let b = match blend {
+            BlendMode::Opaque => 0,
+            BlendMode::Additive => 1,
+            BlendMode::Alpha => 2,
+        };
+        let p = match primitive {
+            Primitive::Triangles => 0,
+            Primitive::Lines => 1,
+            Primitive::Points => 2,
+        };
+        &self.mesh[b * 3 + p]
+    }
+
+    /// A material's bind group: its slot and its textures; what is missing
+    /// is bound to white.
     pub fn material_bind_group(
         &self,
         device: &wgpu::Device,
         slots: &wgpu::Buffer,
         slot: usize,
-        base: Option<&wgpu::TextureView>,
-        matcap: Option<&wgpu::TextureView>,
-        array: Option<&wgpu::TextureView>,
+        textures: MaterialTextures<'_>,
     ) -> wgpu::BindGroup {
+        let MaterialTextures {
+            base,
+            matcap,
+            array,
+            maps,
+        } = textures;
+        let [mask, material, normal, emission] = maps.map(|m| m.unwrap_or(&self.white));
         device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("material"),
             layout: &self.material_bgl,
@@ -392,6 +451,22 @@ impl Renderer {
                     resource: wgpu::BindingResource::TextureView(
                         array.unwrap_or(&self.white_array),
                     ),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 5,
+                    resource: wgpu::BindingResource::TextureView(mask),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 6,
+                    resource: wgpu::BindingResource::TextureView(material),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 7,
+                    resource: wgpu::BindingResource::TextureView(normal),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 8,
+                    resource: wgpu::BindingResource::TextureView(emission),
                 },
             ],
         })

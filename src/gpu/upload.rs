@@ -8,7 +8,7 @@
 //! bone matrices on the GPU.
 
 use super::materials::{self, MaterialAnimBatch, MaterialUniform, TextureLayers};
-use super::renderer::Renderer;
+use super::renderer::{MaterialTextures, Renderer};
 use super::skinning::{self, PosNormal, SkinBatch, SkinVertex};
 use super::texture::{GpuTexture, upload_compressed, upload_texture_as};
 use super::vertex::{BoneVertex, LineVertex, UvColor, push_box};
@@ -38,11 +38,15 @@ pub struct GpuMesh {
     pub material: usize,
     /// Rest-pose bounds in the static line buffer.
     pub bounds: Range<u32>,
+    /// The rest-pose bounds' centre: alpha-blended meshes are drawn back to
+    /// front by its distance to the camera.
+    pub center: glam::Vec3,
+    pub primitive: crate::scene::Primitive,
 }
 
 pub struct GpuMaterial {
     pub bind_group: wgpu::BindGroup,
-    pub additive: bool,
+    pub blend: BlendMode,
 }
 
 pub struct GpuScene {
@@ -233,11 +237,20 @@ impl GpuScene {
                         device,
                         &material_slots,
                         i,
-                        bound(m.texture),
-                        bound(m.matcap),
-                        array_view.as_ref(),
+                        MaterialTextures {
+                            base: bound(m.texture),
+                            matcap: bound(m.matcap),
+                            array: array_view.as_ref(),
+                            maps: [
+                                m.maps.team_mask,
+                                m.maps.material.map(|(t, _)| t),
+                                m.maps.normal.map(|(t, _)| t),
+                                m.maps.emission,
+                            ]
+                            .map(|t| t.and_then(|i| textures.get(i)).map(|t| &t.view)),
+                        },
                     ),
-                    additive: m.blend == BlendMode::Additive,
+                    blend: m.blend,
                 }
             })
             .collect();
@@ -339,6 +352,16 @@ impl GpuScene {
                             .as_ref()
                             .and_then(|c| c.get(i).copied())
                             .unwrap_or([255; 4]),
+                        // Skinning moves positions and normals only: a
+                        // skinned mesh's frame comes from its UVs per pixel.
+                        frame: m
+                            .tangents
+                            .as_ref()
+                            .filter(|_| matches!(stream, Stream::Static(_)))
+                            .and_then(|t| t.get(i))
+                            .map_or([0; 2], |[t, b]| {
+                                [skinning::oct_encode(*t), skinning::oct_encode(*b)]
+                            }),
                     })
                     .collect();
                 let buffer = |label: &str, contents: &[u8], usage| {
@@ -360,7 +383,7 @@ impl GpuScene {
                 );
                 let mut seen = HashSet::with_capacity(m.indices.len());
                 let mut edges: Vec<u32> = Vec::with_capacity(m.indices.len() * 2);
-                for t in m.indices.chunks_exact(3) {
+                for t in m.triangles() {
                     for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
                         if seen.insert((a.min(b), a.max(b))) {
                             edges.extend_from_slice(&[a, b]);
@@ -373,7 +396,8 @@ impl GpuScene {
                     wgpu::BufferUsages::INDEX,
                 );
                 let start = lines.len();
-                push_box(&mut lines, &m.bounds(), [255, 120, 40, 255]);
+                let bounds = m.bounds();
+                push_box(&mut lines, &bounds, [255, 120, 40, 255]);
                 GpuMesh {
                     stream,
                     vertex_count: n as u32,
@@ -387,6 +411,8 @@ impl GpuScene {
                         .filter(|&i| i < default_material)
                         .unwrap_or(default_material),
                     bounds: range(&lines, start),
+                    center: bounds.center(),
+                    primitive: m.primitive,
                 }
             })
             .collect();

@@ -11,10 +11,14 @@ pub struct BoneVertex {
     pub bone: u32,
 }
 
-/// The second vertex stream: UV and sRGB vertex colour (12 B).
+/// The second vertex stream: UV, sRGB vertex colour and the file's tangent
+/// frame (20 B).
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
 pub struct UvColor {
     pub uv: [f32; 2],
     pub color: [u8; 4],
+    /// Tangent and binormal, octahedral (2 x snorm16 each); all zero where
+    /// the file stores no tangents.
+    pub frame: [u32; 2],
 }

@@ -412,6 +412,9 @@ fn texture_scene(t: scene::Texture, source: SourceInfo) -> Scene {
         Vec3::new(-hw, hh, 0.0),
     ];
     let mesh = scene::Mesh {
+        primitive: Default::default(),
+        tangents: None,
+        extra_uvs: Vec::new(),
         name: "texture".into(),
         normals: vec![Vec3::Z; 4],
         uvs: vec![

@@ -71,7 +71,12 @@ fn load_texture(
         }
     }
     let mut tried = Vec::new();
-    for candidate in [format!("{name}.png"), name.to_string()] {
+    // m3d.h's `_m3d_gettx`: `NAME.png` first, but only when the name is
+    // shorter than 5 bytes or has no '.' 4 bytes from its end (no
+    // three-letter extension); then the name as it is.
+    let b = name.as_bytes();
+    let png = (b.len() < 5 || b[b.len() - 4] != b'.').then(|| format!("{name}.png"));
+    for candidate in png.into_iter().chain([name.to_string()]) {
         match companions.find(Lookup::Beside(&candidate)) {
             Ok(Found { path, bytes }) => {
                 match decode(&bytes, TextureSource::External(path.clone()), candidate) {
@@ -125,6 +130,17 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         }
     }
 
+    // Normal and bump maps are data, sampled as stored.
+    for mat in &m.materials {
+        for ty in [134, 136] {
+            if let Some(PropValue::Map(n)) = mat.prop(ty)
+                && let Some(&t) = texture_of.get(n)
+            {
+                textures[t].srgb = false;
+            }
+        }
+    }
+
     // Materials: the file's, then one for faces without a material.
     let mut materials: Vec<Material> = m
         .materials
@@ -135,8 +151,9 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
                 _ => None,
             });
             let mut base = kd.unwrap_or([1.0; 4]);
-            if let (None, Some(PropValue::Float(d))) = (kd, mat.prop(7)) {
-                base[3] = d.clamp(0.0, 1.0);
+            // `d` (dissolve) scales the alpha, Kd's or 1.
+            if let Some(PropValue::Float(d)) = mat.prop(7) {
+                base[3] *= d.clamp(0.0, 1.0);
             }
             let ke = match mat.prop(4) {
                 Some(PropValue::Color(c)) => rgba_f(*c),
@@ -147,14 +164,52 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
                 Some(PropValue::Map(n)) => texture_of.get(n).copied(),
                 _ => None,
             };
+            let float = |ty: u8| match mat.prop(ty) {
+                Some(PropValue::Float(f)) => Some(*f),
+                _ => None,
+            };
+            let texture = map(128);
+            // Kd's alpha or `d` below 1, or a diffuse map with transparent
+            // texels: alpha blended.
+            let see_through = base[3] < 1.0
+                || texture.is_some_and(|t| textures[t].rgba8.chunks_exact(4).any(|p| p[3] < 255));
+            let mut maps = Maps {
+                emission: map(132),
+                ..Maps::default()
+            };
+            // Ks with Ns (32 when the file gives no Ns).
+            if let Some(PropValue::Color(c)) = mat.prop(2) {
+                let ks = rgba_f(*c);
+                maps.specular = Some(([ks[0], ks[1], ks[2]], float(3).unwrap_or(32.0)));
+            }
+            // map_N is a tangent-space normal map; map_Km a bump (height)
+            // map scaled by Km.
+            maps.normal = map(136).map(|t| (t, NormalMap::Rgb)).or(map(134).map(|t| {
+                (
+                    t,
+                    NormalMap::Height {
+                        strength: float(6).unwrap_or(1.0),
+                    },
+                )
+            }));
+            // map_Ke multiplies Ke; without Ke the map is the emission.
+            let emission = match (mat.prop(4), maps.emission) {
+                (None, Some(_)) => [1.0; 3],
+                _ => [ke[0], ke[1], ke[2]],
+            };
             Material {
                 name: mat.name.clone(),
                 base_color: base,
-                emission: [ke[0], ke[1], ke[2]],
+                emission,
                 shading: if unlit { 0.0 } else { 1.0 },
-                texture: map(128),
+                texture,
                 matcap: None,
-                blend: BlendMode::Opaque,
+                blend: if see_through {
+                    BlendMode::Alpha
+                } else {
+                    BlendMode::Opaque
+                },
+                maps,
                 animation: None,
                 properties: mat
                     .props
@@ -295,6 +350,9 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
             let has_kd = mat.is_some_and(|i| m.materials[i as usize].prop(0).is_some());
             let colors = (has_colors && !has_kd).then_some(b.colors);
             Mesh {
+                primitive: Default::default(),
+                tangents: None,
+                extra_uvs: Vec::new(),
                 name: mat.map_or("(no material)".into(), |i| {
                     m.materials[i as usize].name.clone()
                 }),
@@ -512,6 +570,7 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         materials,
         textures,
         skeleton: Skeleton {
+            root_space: Vec::new(),
             bones,
             tails_from_file: false,
         },

@@ -94,6 +94,7 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) ->
             let c = color(&mat.data.color);
             let e = color(&mat.data.emission);
             Material {
+                maps: Default::default(),
                 name: format!("material {i}"),
                 base_color: [c[0], c[1], c[2], c[3]],
                 emission: [e[0], e[1], e[2]],
@@ -132,6 +133,9 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) ->
             };
             let skin = build_skin(p, &bones, &mut warnings);
             Mesh {
+                primitive: Default::default(),
+                tangents: None,
+                extra_uvs: Vec::new(),
                 name: p.name.clone(),
                 positions,
                 normals,
@@ -200,6 +204,7 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) ->
         materials,
         textures,
         skeleton: Skeleton {
+            root_space: Vec::new(),
             bones,
             tails_from_file: true,
         },

@@ -350,11 +350,31 @@ pub fn animation_clip(anim: &papa::Animation, name: &str, skeleton: &Skeleton) -
         .enumerate()
         .filter_map(|(k, bname)| {
             let bone = skeleton.bones.iter().position(|b| &b.name == bname)?;
-            let translation = Track {
+            // A root bone under the model's model2scene keeps it: its keys
+            // are that transform times the file's (the rest pose does the
+            // same, see `convert`).
+            let space = skeleton
+                .root_space
+                .iter()
+                .find(|(b, _)| *b == bone)
+                .map(|(_, m)| *m);
+            let trs = |fr: usize| {
+                let (t, r) = anim.transforms[fr * nb + k];
+                let (t, r) = (to_scene(t), quat_to_scene(r).normalize());
+                match space {
+                    Some(m) => {
+                        let (s, r, t) = (m * Mat4::from_rotation_translation(r, t))
+                            .to_scale_rotation_translation();
+                        (t, r.normalize(), s)
+                    }
+                    None => (t, r, Vec3::ONE),
+                }
+            };
+            let track = |value: &dyn Fn(usize) -> Vec3| Track {
                 keys: (0..anim.frames as usize)
                     .map(|fr| Key {
                         time: fr as f32 / fps,
-                        value: to_scene(anim.transforms[fr * nb + k].0),
+                        value: value(fr),
                         interp: Interp::Linear,
                     })
                     .collect(),
@@ -363,16 +383,20 @@ pub fn animation_clip(anim: &papa::Animation, name: &str, skeleton: &Skeleton) -
                 keys: (0..anim.frames as usize)
                     .map(|fr| Key {
                         time: fr as f32 / fps,
-                        value: quat_to_scene(anim.transforms[fr * nb + k].1).normalize(),
+                        value: trs(fr).1,
                         interp: Interp::Linear,
                     })
                     .collect(),
             };
             Some(Channel {
                 bone,
-                translation,
+                translation: track(&|fr| trs(fr).0),
                 rotation: RotationTrack::Quat(rotation),
-                scale: Track::default(),
+                scale: if space.is_some() {
+                    track(&|fr| trs(fr).2)
+                } else {
+                    Track::default()
+                },
             })
         })
         .collect();
@@ -518,28 +542,42 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
         scene.textures.push(tex);
         texture_of.push(bindable.then_some(i));
     }
-    // Unit models name no texture: the engine finds `<unit>_diffuse.papa`.
-    let convention = companions.model_stem().and_then(|stem| {
-        let file = format!("{stem}_diffuse.papa");
-        // Absent is the norm (textured or untextured models); a file that
-        // is there but does not load is worth a warning.
-        let found = companions.find(Lookup::Beside(&file)).ok()?;
+    // Unit models name no texture: the engine finds `<unit>_diffuse.papa`,
+    // `<unit>_mask.papa` (team colours, glow) and `<unit>_material.papa`
+    // (specular, gloss) beside the model. Each is optional: its absence is
+    // a note on the material, a file that is there but does not load a
+    // warning.
+    let unit = p.materials.iter().any(|m| m.shader == "solid");
+    let mut unit_texture = |kind: &str, purpose: &str| -> Result<usize, String> {
+        if !unit {
+            return Err(String::new());
+        }
+        let Some(stem) = companions.model_stem() else {
+            return Err(format!("no {kind} texture (the model has no file name)"));
+        };
+        let file = format!("{stem}_{kind}.papa");
+        let found = companions
+            .find(Lookup::Beside(&file))
+            .map_err(|missing| format!("{file} {missing}"))?;
         match texture_papa(found, companions.texels(), &mut warnings) {
             Ok(t) => {
                 scene.textures.push(t);
                 let i = scene.textures.len() - 1;
                 scene.added.textures.push((
                     i,
-                    format!("{file}: PA's naming convention for a unit's diffuse texture"),
+                    format!("{file}: PA's naming convention for a unit's {purpose}"),
                 ));
-                Some(i)
+                Ok(i)
             }
             Err(why) => {
-                warnings.push(why);
-                None
+                warnings.push(why.clone());
+                Err(why)
             }
         }
-    });
+    };
+    let convention = unit_texture("diffuse", "diffuse texture");
+    let unit_mask = unit_texture("mask", "team-colour mask");
+    let unit_material = unit_texture("material", "material map");
 
     for m in &p.materials {
         let color = m
@@ -547,16 +585,52 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
             .iter()
             .find(|(n, _)| n == "DiffuseColor")
             .map(|(_, v)| *v);
-        let diffuse = m
-            .textures
-            .iter()
-            .find(|(n, _)| n == "DiffuseTexture")
-            .and_then(|(_, t)| texture_of.get(*t as usize).copied().flatten());
-        let texture = diffuse.or(if m.shader == "solid" {
-            convention
+        // A texture parameter's scene texture, unless it is missing (a
+        // checkerboard is a fine stand-in for colour, not for data).
+        let param = |name: &str| {
+            m.textures
+                .iter()
+                .find(|(n, _)| n == name)
+                .and_then(|(_, t)| texture_of.get(*t as usize).copied().flatten())
+        };
+        let loaded = |t: &usize| !matches!(scene.textures[*t].source, TextureSource::Missing(_));
+        let diffuse = param("DiffuseTexture");
+        let solid = m.shader == "solid";
+        let texture = diffuse.or(if solid {
+            convention.as_ref().ok().copied()
         } else {
             None
         });
+        let mut maps = Maps::default();
+        if solid {
+            let mut note = |r: &Result<usize, String>, what: &str| match r {
+                Ok(_) => {}
+                Err(why) => maps.notes.push(format!("{what}: {why}")),
+            };
+            if diffuse.is_none() {
+                note(&convention, "no diffuse texture");
+            }
+            note(&unit_mask, "no team colours or glow");
+            note(&unit_material, "no specular or gloss");
+            maps.team_mask = unit_mask.as_ref().ok().copied();
+            maps.material = unit_material.as_ref().ok().map(|&t| (t, MaterialMap::Unit));
+        } else {
+            maps.normal = param("NormalTexture")
+                .filter(loaded)
+                .map(|t| (t, NormalMap::TwoChannel));
+            maps.material = param("MaterialTexture")
+                .filter(loaded)
+                .map(|t| (t, MaterialMap::Csg));
+            for (name, bound) in [
+                ("NormalTexture", maps.normal.is_some()),
+                ("MaterialTexture", maps.material.is_some()),
+            ] {
+                if !bound && m.textures.iter().any(|(n, _)| n == name) {
+                    maps.notes
+                        .push(format!("{name} not loaded: drawn without it"));
+                }
+            }
+        }
         let mut properties = vec![("shader".to_string(), m.shader.clone(), None)];
         properties.extend(m.vectors.iter().map(|(n, v)| {
             (
@@ -589,6 +663,7 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
             },
             texture,
             properties,
+            maps,
             ..Material::default()
         });
     }
@@ -604,10 +679,21 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
         }
     }
 
-    // Skeletons (the first skinned model's skeleton is the scene's).
-    let skinned_model = p.models.iter().find(|m| m.skeleton.is_some());
-    if let Some(model) = skinned_model {
-        let sk = &p.skeletons[model.skeleton.expect("skinned") as usize];
+    // Skeletons: every skinned model's, one after the other (models that
+    // share a skeleton and a placement share its bones).
+    let mut bone_base: Vec<Option<usize>> = vec![None; p.models.len()];
+    let mut placed: Vec<(u16, [u32; 16], usize)> = Vec::new();
+    for (mi, model) in p.models.iter().enumerate() {
+        let Some(si) = model.skeleton else { continue };
+        let key = model.model2scene.map(f32::to_bits);
+        if let Some(&(_, _, base)) = placed.iter().find(|(s, k, _)| *s == si && *k == key) {
+            bone_base[mi] = Some(base);
+            continue;
+        }
+        let base = scene.skeleton.bones.len();
+        placed.push((si, key, base));
+        bone_base[mi] = Some(base);
+        let sk = &p.skeletons[si as usize];
         let m2s = mat_to_scene(&model.model2scene);
         let mut world: Vec<Mat4> = Vec::with_capacity(sk.bones.len());
         for b in &sk.bones {
@@ -627,40 +713,49 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
             .iter()
             .map(|b| b.parent.map(|p| p as usize))
             .collect();
-        scene.skeleton.bones = sk
-            .bones
-            .iter()
-            .enumerate()
-            .map(|(i, b)| Bone::from_rest(i, &b.name, &parents, &world, 0.2))
-            .collect();
+        for (i, b) in sk.bones.iter().enumerate() {
+            let mut bone = Bone::from_rest(i, &b.name, &parents, &world, 0.2);
+            bone.parent = bone.parent.map(|p| p + base);
+            if bone.parent.is_none() && m2s != Mat4::IDENTITY {
+                scene.skeleton.root_space.push((base + i, m2s));
+            }
+            scene.skeleton.bones.push(bone);
+        }
     }
 
     // Meshes: one per material group of every binding of every model.
     for (mi, model) in p.models.iter().enumerate() {
         let m2s = mat_to_scene(&model.model2scene);
-        let skinned = skinned_model.is_some_and(|s| std::ptr::eq(s, model));
         for (bi, binding) in model.bindings.iter().enumerate() {
             let mesh = &p.meshes[binding.mesh as usize];
             let vb = &p.vertex_buffers[mesh.vertex_buffer as usize];
             let ib = &p.index_buffers[mesh.index_buffer as usize];
+            let layout = vb.layout();
+            if !layout.has_position {
+                // Formats 12 (TexCoord4) and 14 (Matrix) hold no position:
+                // listed in the inspector, never drawn at the origin.
+                warnings.push(format!(
+                    "model {mi} binding {bi}: vertex buffer {} ({}) has no positions; listed, not drawn",
+                    mesh.vertex_buffer, layout.name
+                ));
+                continue;
+            }
+            let skinned = bone_base[mi].filter(|_| layout.skin.is_some());
             let verts = vb.vertices();
             let place = m2s * mat_to_scene(&binding.mesh2model);
             let normal_m = Mat3::from_mat4(place).inverse().transpose();
+            let tangent_m = Mat3::from_mat4(place);
             for (gi, g) in mesh.groups.iter().enumerate() {
-                if g.primitive_type != 2 {
-                    if g.primitives > 0 {
-                        warnings.push(format!(
-                            "model {mi} binding {bi} group {gi}: {} points/lines are not drawn",
-                            g.primitives
-                        ));
-                    }
-                    continue;
-                }
+                let (primitive, per) = match g.primitive_type {
+                    0 => (Primitive::Points, 1),
+                    1 => (Primitive::Lines, 2),
+                    _ => (Primitive::Triangles, 3),
+                };
                 if g.primitives == 0 {
                     continue;
                 }
                 let range =
-                    g.first_index as usize..g.first_index as usize + 3 * g.primitives as usize;
+                    g.first_index as usize..g.first_index as usize + per * g.primitives as usize;
                 let mut remap = std::collections::HashMap::new();
                 let mut out = Mesh {
                     name: format!(
@@ -678,13 +773,16 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                     ),
                     material: Some(g.material as usize),
                     visible: true,
-                    has_file_normals: vb.layout().normal.is_some(),
-                    has_file_uvs: vb.layout().uv.is_some(),
+                    has_file_normals: layout.normal.is_some(),
+                    has_file_uvs: layout.uv.is_some(),
+                    primitive,
+                    extra_uvs: vec![Vec::new(); layout.extra_uvs as usize],
                     ..Mesh::default()
                 };
                 let mut joints = Vec::new();
                 let mut weights = Vec::new();
                 let mut colors = Vec::new();
+                let mut tangents = Vec::new();
                 for &i in &ib.indices[range] {
                     let next = out.positions.len() as u32;
                     let idx = *remap.entry(i).or_insert_with(|| {
@@ -694,32 +792,54 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                             (normal_m * to_scene(n)).normalize_or(Vec3::Y)
                         }));
                         out.uvs.push(v.uv.map_or(Vec2::ZERO, Vec2::from));
-                        colors.push(v.color.unwrap_or([255; 4]));
-                        if skinned {
+                        for (set, uv) in out.extra_uvs.iter_mut().zip(v.extra_uvs) {
+                            set.push(uv.map_or(Vec2::ZERO, Vec2::from));
+                        }
+                        // Format 13's eight colour floats: the first four
+                        // read as RGBA in 0..1 (no file shows what the
+                        // other four are; they stay in the file).
+                        let color8 = v.color8f.map(|c| {
+                            [c[0], c[1], c[2], c[3]]
+                                .map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u8)
+                        });
+                        colors.push(v.color.or(color8).unwrap_or([255; 4]));
+                        if let Some([t, b]) = v.tangent {
+                            tangents.push([
+                                (tangent_m * to_scene(t)).normalize_or_zero(),
+                                (tangent_m * to_scene(b)).normalize_or_zero(),
+                            ]);
+                        }
+                        if let Some(base) = skinned {
                             let (w, j) = (v.weights.unwrap_or([0; 4]), v.bones.unwrap_or([0; 4]));
-                            let map = |b: u8| {
-                                binding
-                                    .bone_map
-                                    .get(b as usize)
-                                    .copied()
-                                    .unwrap_or(b as u16)
+                            // Decode refused influences past the bone map;
+                            // weightless slots point at the first bone.
+                            let map = |k: usize| {
+                                let bone = if w[k] > 0 {
+                                    binding.bone_map.get(j[k] as usize).copied().unwrap_or(0)
+                                } else {
+                                    0
+                                };
+                                (base + bone as usize) as u16
                             };
-                            joints.push([map(j[0]), map(j[1]), map(j[2]), map(j[3])]);
+                            joints.push([map(0), map(1), map(2), map(3)]);
                             weights.push(quantize_weights(w.map(|x| x as f32 / 255.0)));
                         }
                         next
                     });
                     out.indices.push(idx);
                 }
-                if vb.layout().normal.is_none() {
+                if layout.normal.is_none() {
                     out.normals = smooth_normals(&out.positions, &out.indices);
                 }
-                if vb.layout().color.is_some()
+                if (layout.color.is_some() || layout.color8f.is_some())
                     && colors.iter().any(|c| *c != [0; 4] && *c != [255; 4])
                 {
                     out.colors = Some(colors);
                 }
-                if skinned {
+                if !tangents.is_empty() {
+                    out.tangents = Some(tangents);
+                }
+                if skinned.is_some() {
                     out.skin = Some(Skin { joints, weights });
                 }
                 scene.meshes.push(out);

@@ -410,6 +410,9 @@ pub fn convert(map: &Pmf, mut source: SourceInfo, shading: MapShading) -> Scene 
             });
             let n = positions.len() as u32;
             scene.meshes.push(Mesh {
+                primitive: Default::default(),
+                tangents: None,
+                extra_uvs: Vec::new(),
                 name: format!("sector {} {coords:?} lightmap {li}", si),
                 positions,
                 normals,

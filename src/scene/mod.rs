@@ -203,6 +203,23 @@ pub struct Mesh {
     pub skin: Option<Skin>,
     /// Materials used instead while a named clip plays: (clip name, priority, material).
     pub material_overrides: Vec<(String, u8, usize)>,
+    /// The file's tangent frame per vertex (tangent, binormal; Papa
+    /// formats with Tan3/Bin3), for tangent-space normal maps. Without it
+    /// the shader builds the frame per pixel from the UV derivatives.
+    pub tangents: Option<Vec<[Vec3; 2]>>,
+    /// The UV sets after the first, as stored (Papa's second and third sets:
+    /// shadow-map and detail coordinates the viewer does not sample).
+    pub extra_uvs: Vec<Vec<Vec2>>,
+    /// What `indices` hold: triangles (3 a primitive), lines (2) or points (1).
+    pub primitive: Primitive,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Primitive {
+    #[default]
+    Triangles,
+    Lines,
+    Points,
 }
 
 /// Up to four bone influences per vertex, largest first. Weights are
@@ -221,6 +238,51 @@ pub enum BlendMode {
     Opaque,
     /// Additive (P3M ADD): src + dst, no depth writes.
     Additive,
+    /// Alpha blending (M3D `Kd` alpha or `d` below 1, or a diffuse map with
+    /// transparent texels): drawn after the opaque meshes, back to front by
+    /// the distance of each mesh's centre, without depth writes.
+    Alpha,
+}
+
+/// How a normal map encodes its normals.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum NormalMap {
+    /// Planetary Annihilation's two-channel maps (DXT5nm style): X from
+    /// alpha, Y from green, Z = sqrt(1 - X² - Y²).
+    TwoChannel,
+    /// Tangent-space RGB (M3D `map_N`): X, Y, Z from red, green, blue.
+    Rgb,
+    /// A height (bump) map (M3D `map_Km`): the normal is tilted by the
+    /// screen-space slope of its red channel times `strength` (`Km`).
+    Height { strength: f32 },
+}
+
+/// Which game's material map: both carry specular in R and gloss in G.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MaterialMap {
+    /// PA unit (`<unit>_material.papa`): B is a "metal" flag whose use in
+    /// the game's lighting is not public; the viewer ignores it.
+    Unit,
+    /// PA CSG (`MaterialTexture`): B is emissive, glowing in the diffuse colour.
+    Csg,
+}
+
+/// The maps and terms a material uses beyond its colour and base texture,
+/// as the games' own shaders use them (see docs/formats.md, "Shading").
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Maps {
+    /// PA team-colour mask: R primary weight, G secondary, B emissive.
+    pub team_mask: Option<usize>,
+    /// Specular (R) and gloss (G) map.
+    pub material: Option<(usize, MaterialMap)>,
+    pub normal: Option<(usize, NormalMap)>,
+    /// Multiplies `emission` per texel (M3D `map_Ke`).
+    pub emission: Option<usize>,
+    /// Specular colour (sRGB) and exponent (M3D `Ks`, `Ns`).
+    pub specular: Option<([f32; 3], f32)>,
+    /// Shading notes for the inspector: what was looked for and not found
+    /// (a missing companion is a note, never an error).
+    pub notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -235,6 +297,8 @@ pub struct Material {
     pub texture: Option<usize>,
     pub matcap: Option<usize>,
     pub blend: BlendMode,
+    /// Normal, mask, material and emission maps, specular.
+    pub maps: Maps,
     /// Keyframes over the values above (which are the initial values).
     pub animation: Option<MaterialAnim>,
     /// Every property as stored, for the inspector: (name, value, texture
@@ -252,6 +316,7 @@ impl Default for Material {
             texture: None,
             matcap: None,
             blend: BlendMode::Opaque,
+            maps: Maps::default(),
             animation: None,
             properties: Vec::new(),
         }
@@ -387,6 +452,10 @@ impl Texture {
 #[derive(Debug, Clone, Default)]
 pub struct Skeleton {
     pub bones: Vec<Bone>,
+    /// Root bones whose local transforms sit under a further transform
+    /// (Papa's model2scene): (bone, transform). Clips keep it on their
+    /// root keys, so an animated root does not drop the model's placement.
+    pub root_space: Vec<(usize, Mat4)>,
     /// Whether the file stores each bone's tail (P3M) rather than the viewer
     /// deriving one to draw the bone (M3D, Papa).
     pub tails_from_file: bool,
@@ -520,7 +589,18 @@ impl Mesh {
     }
 
     pub fn triangle_count(&self) -> usize {
-        self.indices.len() / 3
+        match self.primitive {
+            Primitive::Triangles => self.indices.len() / 3,
+            Primitive::Lines | Primitive::Points => 0,
+        }
+    }
+
+    /// The index list as triangles (empty for points and lines).
+    pub fn triangles(&self) -> std::slice::ChunksExact<'_, u32> {
+        match self.primitive {
+            Primitive::Triangles => self.indices.chunks_exact(3),
+            Primitive::Lines | Primitive::Points => self.indices[..0].chunks_exact(3),
+        }
     }
 }
 

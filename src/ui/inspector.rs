@@ -287,6 +287,7 @@ pub fn inspector(
                                 ui.label(match m.blend {
                                     BlendMode::Opaque => "normal",
                                     BlendMode::Additive => "add (additive)",
+                                    BlendMode::Alpha => "alpha blended (sorted back to front)",
                                 });
                                 ui.end_row();
                                 ui.label("animated");

@@ -188,6 +188,12 @@ pub struct VertexLayout {
     /// Weights (u8 x4) and bones (u8 x4).
     pub skin: Option<(usize, usize)>,
     pub has_position: bool,
+    /// Tangent (f32 x3) with the binormal right after it.
+    pub tangents: Option<usize>,
+    /// UV sets after the first, each 8 bytes after the one before.
+    pub extra_uvs: u8,
+    /// Eight float colour components (format 13).
+    pub color8f: Option<usize>,
 }
 
 const fn layout(
@@ -206,7 +212,22 @@ const fn layout(
         uv,
         skin,
         has_position: true,
+        tangents: None,
+        extra_uvs: 0,
+        color8f: None,
     }
+}
+
+/// `layout` with `extra` UV sets after the first.
+const fn uvs(mut l: VertexLayout, extra: u8) -> VertexLayout {
+    l.extra_uvs = extra;
+    l
+}
+
+/// `layout` with the tangent at `at` and the binormal after it.
+const fn tan(mut l: VertexLayout, at: usize) -> VertexLayout {
+    l.tangents = Some(at);
+    l
 }
 
 pub const VERTEX_LAYOUTS: [VertexLayout; 15] = [
@@ -219,21 +240,27 @@ pub const VERTEX_LAYOUTS: [VertexLayout; 15] = [
         Some(16),
         None,
     ),
-    layout(
-        "Position3Color4bTexCoord4",
-        32,
-        None,
-        Some(12),
-        Some(16),
-        None,
+    uvs(
+        layout(
+            "Position3Color4bTexCoord4",
+            32,
+            None,
+            Some(12),
+            Some(16),
+            None,
+        ),
+        1,
     ),
-    layout(
-        "Position3Color4bTexCoord6",
-        40,
-        None,
-        Some(12),
-        Some(16),
-        None,
+    uvs(
+        layout(
+            "Position3Color4bTexCoord6",
+            40,
+            None,
+            Some(12),
+            Some(16),
+            None,
+        ),
+        2,
     ),
     layout("Position3Normal3", 24, Some(12), None, None, None),
     layout(
@@ -252,13 +279,16 @@ pub const VERTEX_LAYOUTS: [VertexLayout; 15] = [
         Some(28),
         None,
     ),
-    layout(
-        "Position3Normal3Color4TexCoord4",
-        44,
-        Some(12),
-        Some(24),
-        Some(28),
-        None,
+    uvs(
+        layout(
+            "Position3Normal3Color4TexCoord4",
+            44,
+            Some(12),
+            Some(24),
+            Some(28),
+            None,
+        ),
+        1,
     ),
     layout(
         "Position3Weights4bBones4bNormal3TexCoord2",
@@ -268,29 +298,44 @@ pub const VERTEX_LAYOUTS: [VertexLayout; 15] = [
         Some(32),
         Some((12, 16)),
     ),
-    layout(
-        "Position3Normal3Tan3Bin3TexCoord2",
-        56,
-        Some(12),
-        None,
-        Some(48),
-        None,
+    tan(
+        layout(
+            "Position3Normal3Tan3Bin3TexCoord2",
+            56,
+            Some(12),
+            None,
+            Some(48),
+            None,
+        ),
+        24,
     ),
-    layout(
-        "Position3Normal3Tan3Bin3TexCoord4",
-        64,
-        Some(12),
-        None,
-        Some(48),
-        None,
+    tan(
+        uvs(
+            layout(
+                "Position3Normal3Tan3Bin3TexCoord4",
+                64,
+                Some(12),
+                None,
+                Some(48),
+                None,
+            ),
+            1,
+        ),
+        24,
     ),
-    layout(
-        "Position3Normal3Tan3Bin3Color4TexCoord4",
-        68,
-        Some(12),
-        Some(48),
-        Some(52),
-        None,
+    tan(
+        uvs(
+            layout(
+                "Position3Normal3Tan3Bin3Color4TexCoord4",
+                68,
+                Some(12),
+                Some(48),
+                Some(52),
+                None,
+            ),
+            1,
+        ),
+        24,
     ),
     VertexLayout {
         name: "TexCoord4",
@@ -300,8 +345,15 @@ pub const VERTEX_LAYOUTS: [VertexLayout; 15] = [
         uv: Some(0),
         skin: None,
         has_position: false,
+        tangents: None,
+        extra_uvs: 1,
+        color8f: None,
     },
-    layout("Position3Color8fTexCoord6", 68, None, None, Some(44), None),
+    VertexLayout {
+        color8f: Some(12),
+        extra_uvs: 2,
+        ..layout("Position3Color8fTexCoord6", 68, None, None, Some(44), None)
+    },
     VertexLayout {
         name: "Matrix",
         stride: 64,
@@ -310,8 +362,24 @@ pub const VERTEX_LAYOUTS: [VertexLayout; 15] = [
         uv: None,
         skin: None,
         has_position: false,
+        tangents: None,
+        extra_uvs: 0,
+        color8f: None,
     },
 ];
+
+/// The first influence of `vb` (vertex, slot, bone index) with a weight
+/// above 0 whose bone index is not below `map_len`: the engine maps every
+/// bone index through the binding's bone map, so such a vertex is broken.
+fn first_unmapped_bone(vb: &VertexBuffer, map_len: usize) -> Option<(usize, usize, u8)> {
+    let (w_at, b_at) = vb.layout().skin?;
+    let stride = vb.layout().stride;
+    vb.data.chunks_exact(stride).enumerate().find_map(|(v, b)| {
+        (0..4)
+            .find(|&k| b[w_at + k] > 0 && b[b_at + k] as usize >= map_len)
+            .map(|k| (v, k, b[b_at + k]))
+    })
+}
 
 /// One vertex as the scene wants it.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -322,6 +390,12 @@ pub struct Vertex {
     pub color: Option<[u8; 4]>,
     pub weights: Option<[u8; 4]>,
     pub bones: Option<[u8; 4]>,
+    /// Tangent and binormal (formats 9-11).
+    pub tangent: Option<[[f32; 3]; 2]>,
+    /// The UV sets after the first (formats 2, 3, 7, 10-13).
+    pub extra_uvs: [Option<[f32; 2]>; 2],
+    /// The eight float colour components of format 13, as stored.
+    pub color8f: Option<[f32; 8]>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -351,6 +425,14 @@ impl VertexBuffer {
                 color: l.color.map(|at| b4(b, at)),
                 weights: l.skin.map(|(w, _)| b4(b, w)),
                 bones: l.skin.map(|(_, j)| b4(b, j)),
+                tangent: l.tangents.map(|at| [v3(b, at), v3(b, at + 12)]),
+                extra_uvs: std::array::from_fn(|k| {
+                    let at = l.uv? + 8 * (k + 1);
+                    (k < l.extra_uvs as usize).then(|| [f(b, at), f(b, at + 4)])
+                }),
+                color8f: l
+                    .color8f
+                    .map(|at| std::array::from_fn(|k| f(b, at + 4 * k))),
             })
             .collect()
     }
@@ -704,6 +786,8 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
         }
     }
 
+    // Where each vertex buffer's data starts (for errors about a vertex).
+    let mut vb_offsets: Vec<u64> = Vec::new();
     if let Some(mut t) = table(&mut c, &counts, &offsets, 2, 24)? {
         for i in 0..counts[2] as usize {
             let at = t.pos();
@@ -736,6 +820,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
                     .bytes(size as usize, "vertices")?
                     .to_vec()
             };
+            vb_offsets.push(off as u64);
             p.vertex_buffers.push(VertexBuffer {
                 format,
                 count,
@@ -1011,6 +1096,25 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
                             &format!("binding {b} bone mapping"),
                             format!("bone {bad} out of range ({nbones} bones)"),
                         ));
+                    }
+                    if skeleton >= 0 {
+                        let vb = p.meshes[mesh as usize].vertex_buffer as usize;
+                        if let Some((v, slot, bone)) =
+                            first_unmapped_bone(&p.vertex_buffers[vb], bone_map.len())
+                        {
+                            let stride = p.vertex_buffers[vb].layout().stride;
+                            let bones_at = p.vertex_buffers[vb].layout().skin.map_or(0, |s| s.1);
+                            return Err(DecodeError::invalid(
+                                vb_offsets[vb] + (v * stride + bones_at + slot) as u64,
+                                format!(
+                                    "model {i} binding {b}: vertex buffer {vb} vertex {v} bone {slot}"
+                                ),
+                                format!(
+                                    "index {bone} is past the binding's bone map ({} entries)",
+                                    bone_map.len()
+                                ),
+                            ));
+                        }
                     }
                     bindings.push(MeshBinding {
                         name: c.name(bname),
