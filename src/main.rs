@@ -3,7 +3,7 @@
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 use facet::cli::{headless, info};
-use facet::gpu::Lighting;
+use facet::gpu::{Channel, Lighting, TeamColors};
 use facet::gpu::{Gpu, ViewOptions};
 use facet::{app, load};
 use std::path::{Path, PathBuf};
@@ -66,6 +66,9 @@ enum Command {
         /// Width and height in pixels.
         #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(16..=2048))]
         size: u32,
+        /// PA team colours, primary and secondary: '#RRGGBB,#RRGGBB'.
+        #[arg(long, value_name = "COLORS", value_parser = TeamColors::parse)]
+        team_colors: Option<TeamColors>,
     },
     /// Render FILE headless (no window) to a PNG.
     Render {
@@ -104,6 +107,16 @@ enum Command {
         /// Lighting preset: studio, flat, top or matcap.
         #[arg(long, default_value = "studio", value_parser = parse_lighting)]
         lighting: Lighting,
+        /// PA team colours, primary and secondary: '#RRGGBB,#RRGGBB'
+        /// (default: the MLA preset, #007CFF,#FF6400).
+        #[arg(long, value_name = "COLORS", value_parser = TeamColors::parse)]
+        team_colors: Option<TeamColors>,
+        /// Draw without textures (material and vertex colours only).
+        #[arg(long)]
+        no_textures: bool,
+        /// Show one input alone: shaded, diffuse, mask, material or normal.
+        #[arg(long, default_value = "shaded", value_parser = parse_channel)]
+        channel: Channel,
         /// Pose the model with this clip (animation) ...
         #[arg(long, value_name = "NAME")]
         clip: Option<String>,
@@ -160,6 +173,13 @@ enum BenchWhat {
         #[arg(long, default_value_t = 20)]
         iterations: u32,
     },
+}
+
+fn parse_channel(s: &str) -> Result<Channel, String> {
+    Channel::from_name(s).ok_or_else(|| {
+        let names: Vec<_> = Channel::ALL.iter().map(|c| c.name()).collect();
+        format!("expected one of {}", names.join(", "))
+    })
 }
 
 fn parse_lighting(s: &str) -> Result<Lighting, String> {
@@ -339,6 +359,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             background,
             skeleton,
             lighting,
+            team_colors,
+            no_textures,
+            channel,
             clip,
             anim,
             time,
@@ -370,6 +393,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     || loaded.scene.meshes.is_empty() && !loaded.scene.skeleton.bones.is_empty(),
                 grid: !no_grid,
                 lighting,
+                team_colors: team_colors.unwrap_or_default(),
+                textures: !no_textures,
+                channel,
                 ..Default::default()
             };
             if let Some(bg) = background {
@@ -408,6 +434,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             input,
             output,
             size,
+            team_colors,
         }) => {
             let budget = thumbnail_texel_budget(size);
             let loaded = load::load_file_with(&input, &options.with_budget_at_most(budget))?;
@@ -422,6 +449,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 view: ViewOptions {
                     grid: false,
                     background: [0.0; 4],
+                    team_colors: team_colors.unwrap_or_default(),
                     ..Default::default()
                 },
                 ..Default::default()

@@ -207,6 +207,7 @@ impl Running {
     pub(super) fn apply_settings(&mut self) {
         self.ui.view.background = self.settings.background;
         self.ui.view.lighting = self.settings.lighting;
+        self.ui.view.team_colors = self.settings.team_colors;
         self.ui.render_size = self.settings.render_size;
         self.ui.recent.clone_from(&self.settings.recent);
         self.ui.media_roots.clone_from(&self.settings.media_roots);
@@ -221,17 +222,20 @@ impl Running {
             self.ui.view.background,
             self.ui.view.lighting,
             self.ui.render_size,
+            self.ui.view.team_colors,
         );
         let kept = (
             self.settings.background,
             self.settings.lighting,
             self.settings.render_size,
+            self.settings.team_colors,
         );
         if shown != kept {
             (
                 self.settings.background,
                 self.settings.lighting,
                 self.settings.render_size,
+                self.settings.team_colors,
             ) = shown;
             self.save_settings();
         }

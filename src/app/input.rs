@@ -279,6 +279,7 @@ impl Running {
                 "b" | "B" => self.ui.view.bounds ^= true,
                 "g" | "G" => self.ui.view.grid ^= true,
                 "k" | "K" => self.ui.view.skeleton ^= true,
+                "t" | "T" => self.ui.view.textures ^= true,
                 "l" | "L" => self.ui.show_labels ^= true,
                 "," | "<" => self.step(-1),
                 "." | ">" => self.step(1),

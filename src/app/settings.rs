@@ -1,10 +1,10 @@
 //! The viewer's settings, kept in `$XDG_CONFIG_HOME/facet/settings.json`
 //! (default `~/.config/facet/settings.json`): background colour, lighting
-//! preset, the size of renders saved from the File menu, the recently
+//! preset, PA team colours, the size of renders saved from the File menu, the recently
 //! opened files and the Planetary Annihilation media roots. A missing or unreadable file gives
 //! the defaults (and a log line); unknown keys are ignored.
 
-use crate::gpu::Lighting;
+use crate::gpu::{Lighting, TeamColors};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -18,6 +18,8 @@ pub struct Settings {
     /// Linear RGBA.
     pub background: [f64; 4],
     pub lighting: Lighting,
+    /// Planetary Annihilation team colours (the inspector's pickers).
+    pub team_colors: TeamColors,
     /// File -> Save render: width and height in pixels.
     pub render_size: (u32, u32),
     /// Newest first.
@@ -34,6 +36,7 @@ impl Default for Settings {
         Settings {
             background: crate::gpu::ViewOptions::default().background,
             lighting: Lighting::Studio,
+            team_colors: TeamColors::default(),
             render_size: (1920, 1080),
             recent: Vec::new(),
             media_roots: Vec::new(),
@@ -64,6 +67,12 @@ impl Settings {
         }
         if let Some(l) = v["lighting"].as_str().and_then(Lighting::from_name) {
             s.lighting = l;
+        }
+        if let Some(t) = v["team_colors"]
+            .as_str()
+            .and_then(|t| TeamColors::parse(t).ok())
+        {
+            s.team_colors = t;
         }
         if let Some([w, h]) = v["render_size"].as_array().map(Vec::as_slice)
             && let Some(w) = w.as_u64().and_then(|w| u32::try_from(w).ok())
@@ -99,6 +108,7 @@ impl Settings {
         json!({
             "background": self.background,
             "lighting": self.lighting.name(),
+            "team_colors": self.team_colors.to_string(),
             "render_size": [self.render_size.0, self.render_size.1],
             "recent": self.recent.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
             "media_roots": self.media_roots.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
@@ -145,6 +155,7 @@ mod tests {
         let mut s = Settings {
             background: [0.1, 0.2, 0.3, 1.0],
             lighting: Lighting::Flat,
+            team_colors: TeamColors::parse("#102030,#A0B0C0").unwrap(),
             render_size: (1000, 500),
             recent: vec![],
             media_roots: vec![PathBuf::from("/games/PA/media"), PathBuf::from("/mods")],
@@ -158,14 +169,15 @@ mod tests {
         assert_eq!(s.recent[0], PathBuf::from("/nowhere/3.p3m"));
         assert_eq!(s.recent.iter().filter(|p| p.ends_with("3.p3m")).count(), 1);
         assert_eq!(Settings::from_json(&s.to_json()), s);
-        let junk = json!({"background": [2, "x"], "lighting": "disco", "render_size": [0, 99999999999u64], "recent": [1, "/a.m3d"], "extra": true});
+        let junk = json!({"background": [2, "x"], "lighting": "disco", "team_colors": "pink", "render_size": [0, 99999999999u64], "recent": [1, "/a.m3d"], "extra": true});
         let d = Settings::from_json(&junk);
         assert_eq!(
-            (d.background, d.lighting, d.render_size),
+            (d.background, d.lighting, d.render_size, d.team_colors),
             (
                 Settings::default().background,
                 Lighting::Studio,
-                (1920, 1080)
+                (1920, 1080),
+                TeamColors::default()
             )
         );
         assert_eq!(d.recent, vec![PathBuf::from("/a.m3d")]);

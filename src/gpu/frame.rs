@@ -130,6 +130,17 @@ impl TeamColors {
     }
 }
 
+impl std::fmt::Display for TeamColors {
+    /// `#RRGGBB,#RRGGBB`, as [`TeamColors::parse`] reads it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let hex = |c: [f32; 3]| {
+            let [r, g, b] = c.map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u8);
+            format!("#{r:02X}{g:02X}{b:02X}")
+        };
+        write!(f, "{},{}", hex(self.primary), hex(self.secondary))
+    }
+}
+
 impl Default for TeamColors {
     fn default() -> Self {
         TeamColors::PRESETS[0].1

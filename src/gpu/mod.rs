@@ -20,7 +20,7 @@ pub mod vertex;
 
 pub use camera::OrbitCamera;
 pub use context::{Gpu, GpuError};
-pub use frame::{FrameInput, FrameStats, FrameTarget, Lighting, ViewOptions};
+pub use frame::{Channel, FrameInput, FrameStats, FrameTarget, Lighting, TeamColors, ViewOptions};
 pub use renderer::Renderer;
 pub use upload::GpuScene;
 

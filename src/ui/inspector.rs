@@ -31,6 +31,82 @@ fn texture_preview(ui: &mut egui::Ui, state: &UiState, index: usize, size: f32) 
     }
 }
 
+/// The maps a material uses beyond its texture and matcap, named as the
+/// inspector shows them.
+pub fn used_maps(m: &crate::scene::Material) -> Vec<(&'static str, usize)> {
+    use crate::scene::{MaterialMap, NormalMap};
+    let mut out = Vec::new();
+    if let Some(t) = m.maps.team_mask {
+        out.push(("team mask", t));
+    }
+    if let Some((t, kind)) = m.maps.material {
+        out.push((
+            match kind {
+                MaterialMap::Unit => "material (spec, gloss)",
+                MaterialMap::Csg => "material (spec, gloss, glow)",
+            },
+            t,
+        ));
+    }
+    if let Some((t, kind)) = m.maps.normal {
+        out.push((
+            match kind {
+                NormalMap::TwoChannel => "normal (X in A, Y in G)",
+                NormalMap::Rgb => "normal (RGB)",
+                NormalMap::Height { .. } => "bump (height)",
+            },
+            t,
+        ));
+    }
+    if let Some(t) = m.maps.emission {
+        out.push(("emission", t));
+    }
+    out
+}
+
+/// Textures on/off, the channel shown and the PA team colours.
+fn shading(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
+    let team = scene.materials.iter().any(|m| m.maps.team_mask.is_some());
+    egui::CollapsingHeader::new("Shading")
+        .default_open(team)
+        .show(ui, |ui| {
+            ui.checkbox(&mut state.view.textures, "Textures")
+                .on_hover_text("T: textures on / off (material and vertex colours only)");
+            ui.horizontal_wrapped(|ui| {
+                ui.label("Channel");
+                for c in crate::gpu::Channel::ALL {
+                    ui.radio_value(&mut state.view.channel, c, c.name());
+                }
+            });
+            ui.add_enabled_ui(team, |ui| {
+                ui.horizontal(|ui| {
+                    ui.label("Team colours");
+                    for (name, preset) in crate::gpu::TeamColors::PRESETS {
+                        if ui.button(name).clicked() {
+                            state.view.team_colors = preset;
+                        }
+                    }
+                });
+                let tc = &mut state.view.team_colors;
+                for (label, c) in [
+                    ("primary", &mut tc.primary),
+                    ("secondary", &mut tc.secondary),
+                ] {
+                    ui.horizontal(|ui| {
+                        let mut srgb = c.map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u8);
+                        if egui::color_picker::color_edit_button_srgb(ui, &mut srgb).changed() {
+                            *c = srgb.map(|x| x as f32 / 255.0);
+                        }
+                        ui.label(label);
+                        ui.monospace(format!("#{:02X}{:02X}{:02X}", srgb[0], srgb[1], srgb[2]));
+                    });
+                }
+            })
+            .response
+            .on_disabled_hover_text("no material of this file has a team-colour mask");
+        });
+}
+
 pub fn inspector(
     ui: &mut egui::Ui,
     scene: &Scene,
@@ -163,6 +239,8 @@ pub fn inspector(
                     });
             });
     }
+
+    shading(ui, scene, state);
 
     egui::CollapsingHeader::new(format!("Parts ({})", scene.meshes.len()))
         .default_open(true)
@@ -297,7 +375,10 @@ pub fn inspector(
                                     "no"
                                 });
                                 ui.end_row();
-                                for (what, t) in [("texture", m.texture), ("matcap", m.matcap)] {
+                                let maps = used_maps(m);
+                                let mut rows = vec![("texture", m.texture), ("matcap", m.matcap)];
+                                rows.extend(maps.iter().map(|(what, t)| (*what, Some(*t))));
+                                for (what, t) in rows {
                                     ui.label(what);
                                     match t {
                                         Some(t) => {
@@ -310,6 +391,19 @@ pub fn inspector(
                                             ui.weak("none");
                                         }
                                     }
+                                    ui.end_row();
+                                }
+                                if let Some((c, e)) = m.maps.specular {
+                                    ui.label("specular");
+                                    ui.horizontal(|ui| {
+                                        swatch(ui, [c[0], c[1], c[2], 1.0]);
+                                        ui.monospace(format!("exponent {e}"));
+                                    });
+                                    ui.end_row();
+                                }
+                                for note in &m.maps.notes {
+                                    ui.label("note");
+                                    ui.weak(note);
                                     ui.end_row();
                                 }
                             });

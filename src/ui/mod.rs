@@ -225,6 +225,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ("B", "bounding boxes"),
     ("G", "grid"),
     ("K", "skeleton overlay"),
+    (
+        "T",
+        "textures on / off (Shading in the inspector: channels, team colours)",
+    ),
     ("L", "annotation labels (M3D)"),
     ("I", "inspector panel"),
     ("?", "this help"),
@@ -286,6 +290,8 @@ pub fn toolbar(ui: &mut egui::Ui, state: &mut UiState) {
             .on_hover_text("G");
         ui.toggle_value(&mut state.view.skeleton, "Skeleton")
             .on_hover_text("K");
+        ui.toggle_value(&mut state.view.textures, "Textures")
+            .on_hover_text("T: textures on / off");
         ui.toggle_value(&mut state.show_labels, "Labels")
             .on_hover_text("L: annotation labels (M3D)");
         ui.toggle_value(&mut state.ortho, "Ortho")
