@@ -153,25 +153,29 @@ fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f
         var t = in.tangent;
         var b = in.binormal;
         if (dot(t, t) < 1e-12) {
-            // No stored frame: the cotangent frame from the UV derivatives
-            // (Schüler 2013), b along +v of the scene's UVs (v down).
-            let dp2perp = cross(dp_dy, n);
-            let dp1perp = cross(n, dp_dx);
-            t = dp2perp * duv_dx.x + dp1perp * duv_dy.x;
-            b = dp2perp * duv_dx.y + dp1perp * duv_dy.y;
-            let scale = inverseSqrt(max(max(dot(t, t), dot(b, b)), 1e-30));
-            t = t * scale;
-            b = b * scale;
+            // No stored frame: dP/du and dP/dv solved from the screen-space
+            // derivatives of position and UV (exact for the triangle's
+            // plane, whatever the screen's orientation), then made
+            // perpendicular to n. t runs along +u, b up the image (against
+            // the scene's v, which runs down), as the Papa files' own
+            // binormals do (docs/formats.md, "Shading").
+            let det = duv_dx.x * duv_dy.y - duv_dy.x * duv_dx.y;
+            let s = select(-1.0, 1.0, det >= 0.0);
+            let du = (dp_dx * duv_dy.y - dp_dy * duv_dx.y) * s;
+            let up = (dp_dx * duv_dy.x - dp_dy * duv_dx.x) * s;
+            t = du - n * dot(n, du);
+            b = up - n * dot(n, up);
+            t = t * inverseSqrt(max(dot(t, t), 1e-30));
+            b = b * inverseSqrt(max(dot(b, b), 1e-30));
         }
+        // Green (+Y) points along b, up the image, in both encodings.
         if ((flags & MAP_NORMAL_2CH) != 0u) {
-            // PA: X in alpha, Y in green, along the file's binormal.
+            // PA: X in alpha, Y in green.
             let xy = vec2<f32>(nmap.a, nmap.g) * 2.0 - 1.0;
             tangent_normal = vec3<f32>(xy, sqrt(max(1.0 - dot(xy, xy), 0.0)));
         } else {
-            // M3D map_N (OBJ/OpenGL convention): green points up the image,
-            // against the scene's v, which runs down.
-            let c = nmap.rgb * 2.0 - 1.0;
-            tangent_normal = vec3<f32>(c.x, -c.y, c.z);
+            // M3D map_N (the OBJ/OpenGL convention).
+            tangent_normal = nmap.rgb * 2.0 - 1.0;
         }
         n = normalize(tangent_normal.x * t + tangent_normal.y * b + tangent_normal.z * n);
     } else if (textures && (flags & MAP_HEIGHT) != 0u) {

@@ -416,6 +416,9 @@ fn every_vertex_format_decodes_as_the_notes_lay_it_out() {
     let color = |v: usize| [10 + v as u8, 20, 30, 40];
     let weights = |v: usize| [200 - v as u8, 55 + v as u8, 0, 0];
     let bones = |v: usize| [3, 1 + v as u8, 0, 0];
+    let tangent = |v: usize| [9.0, v as f32, 1.0];
+    let binormal = |v: usize| [-9.0, v as f32, 2.0];
+    let color8f = |v: usize| -> [f32; 8] { std::array::from_fn(|k| 0.125 * k as f32 + v as f32) };
     for (id, stride, fields) in formats {
         let n = 3;
         let mut data = vec![0u8; stride * n];
@@ -430,9 +433,9 @@ fn every_vertex_format_decodes_as_the_notes_lay_it_out() {
                         let xs: Vec<f32> = match f {
                             Pos => pos(v).to_vec(),
                             Normal => normal(v).to_vec(),
-                            Tangent => vec![9.0; 3],
-                            Binormal => vec![-9.0; 3],
-                            Color8f => vec![0.75; 8],
+                            Tangent => tangent(v).to_vec(),
+                            Binormal => binormal(v).to_vec(),
+                            Color8f => color8f(v).to_vec(),
                             Uv(k) => uv(v, k).to_vec(),
                             _ => vec![7.0; 16], // Matrix
                         };
@@ -473,6 +476,21 @@ fn every_vertex_format_decodes_as_the_notes_lay_it_out() {
                 g.bones,
                 has(Bones4b).then(|| bones(v)),
                 "format {id}: bones"
+            );
+            assert_eq!(
+                g.tangent,
+                has(Tangent).then(|| [tangent(v), binormal(v)]),
+                "format {id}: tangent and binormal"
+            );
+            assert_eq!(
+                g.extra_uvs,
+                [1, 2].map(|k| has(Uv(k)).then(|| uv(v, k))),
+                "format {id}: second and third UV sets"
+            );
+            assert_eq!(
+                g.color8f,
+                has(Color8f).then(|| color8f(v)),
+                "format {id}: eight colour floats"
             );
         }
     }

@@ -1,0 +1,611 @@
+//! Shading as the games do, each feature proven by its own pixels on the
+//! software adapter (tests/common::gpu). Expected values come from the
+//! notes' formulas worked here by hand (`../shared/notes/pa-shading.md`:
+//! the team-colour overlay, glow, the two-channel normal decode) and from
+//! plain geometry: a normal map that turns the normal to `n` must light a
+//! flat quad exactly as a quad facing `n` is lit, under any light.
+//!
+//! Tolerances: 2/255 per channel for one sampled value (sRGB encode and
+//! decode of 8-bit texels round twice); 4/255 where a 1x1 normal map's
+//! 8-bit quantisation tilts the normal by up to 1/255 (about 0.2°).
+
+mod common;
+
+use facet::gpu::{
+    Channel, FrameInput, GpuScene, Lighting, OrbitCamera, Renderer, TeamColors, ViewOptions,
+    capture, frame,
+};
+use facet::scene::{
+    BlendMode, Maps, Material, MaterialMap, Mesh, NormalMap, Scene, Texture, TextureSource,
+};
+use glam::{Vec2, Vec3};
+
+const W: u32 = 96;
+const H: u32 = 96;
+
+/// A texture of `w` x `h` texels from `f(x, y)`; `srgb` for colour.
+fn texture(name: &str, w: u32, h: u32, srgb: bool, f: impl Fn(u32, u32) -> [u8; 4]) -> Texture {
+    let mut rgba8 = Vec::new();
+    for y in 0..h {
+        for x in 0..w {
+            rgba8.extend_from_slice(&f(x, y));
+        }
+    }
+    Texture {
+        name: name.into(),
+        width: w,
+        height: h,
+        rgba8,
+        source: TextureSource::Embedded,
+        format: "test".into(),
+        srgb,
+        compressed: None,
+    }
+}
+
+/// A 2 x 2 quad around `center` facing `normal`, with U along `right` and
+/// V running down the image against `up` (the scene's UV convention), so
+/// "up the image" is `up`. `tangents` stores (right, up) as the file's
+/// tangent frame.
+fn quad(center: Vec3, normal: Vec3, tangents: bool, material: usize) -> Mesh {
+    let normal = normal.normalize();
+    let helper = if normal.y.abs() > 0.9 {
+        Vec3::Z
+    } else {
+        Vec3::Y
+    };
+    let right = helper.cross(normal).normalize();
+    let up = normal.cross(right);
+    let corners = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)];
+    Mesh {
+        name: "quad".into(),
+        positions: corners
+            .iter()
+            .map(|&(x, y)| center + right * x + up * y)
+            .collect(),
+        normals: vec![normal; 4],
+        uvs: corners
+            .iter()
+            .map(|&(x, y)| Vec2::new((x + 1.0) / 2.0, (1.0 - y) / 2.0))
+            .collect(),
+        indices: vec![0, 1, 2, 0, 2, 3],
+        material: Some(material),
+        visible: true,
+        has_file_normals: true,
+        has_file_uvs: true,
+        tangents: tangents.then(|| vec![[right, up]; 4]),
+        ..Mesh::default()
+    }
+}
+
+fn material(texture: Option<usize>, maps: Maps) -> Material {
+    Material {
+        name: "m".into(),
+        base_color: [1.0; 4],
+        texture,
+        maps,
+        ..Material::default()
+    }
+}
+
+struct Shot {
+    gpu: facet::gpu::Gpu,
+    renderer: Renderer,
+}
+
+impl Shot {
+    fn new() -> Shot {
+        let gpu = common::gpu();
+        let format = capture::CAPTURE_FORMAT;
+        let renderer = Renderer::new(&gpu, format, gpu.sample_count(format));
+        Shot { gpu, renderer }
+    }
+
+    /// `scene` from `camera` with `view` (grid off, black background).
+    fn take(&self, scene: &Scene, camera: &OrbitCamera, view: &ViewOptions) -> image::RgbaImage {
+        let mut gs = GpuScene::new(&self.gpu, &self.renderer, scene);
+        let mut view = view.clone();
+        view.grid = false;
+        view.background = [0.0, 0.0, 0.0, 1.0];
+        let input = FrameInput {
+            camera,
+            time: 0.0,
+            skin: &[],
+            view: &view,
+            selected_bone: None,
+        };
+        frame::render_to_image(&self.gpu, &self.renderer, &mut gs, &input, W, H).0
+    }
+}
+
+/// Looking at the origin from `yaw` degrees, 3 units away.
+fn camera(yaw: f32) -> OrbitCamera {
+    OrbitCamera {
+        target: Vec3::ZERO,
+        yaw: yaw.to_radians(),
+        pitch: 15f32.to_radians(),
+        distance: 4.0,
+        scene_radius: 2.0,
+        ..OrbitCamera::default()
+    }
+}
+
+fn view(lighting: Lighting) -> ViewOptions {
+    ViewOptions {
+        lighting,
+        ..ViewOptions::default()
+    }
+}
+
+fn centre(img: &image::RgbaImage) -> [u8; 4] {
+    img.get_pixel(W / 2, H / 2).0
+}
+
+fn close(a: [u8; 4], b: [u8; 4], tol: u8, what: &str) {
+    assert!(
+        (0..3).all(|c| a[c].abs_diff(b[c]) <= tol),
+        "{what}: {a:?} vs {b:?} (tolerance {tol}/255)"
+    );
+}
+
+fn srgb_to_linear(c: f32) -> f32 {
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+fn linear_to_srgb(c: f32) -> f32 {
+    let c = c.clamp(0.0, 1.0);
+    if c <= 0.0031308 {
+        c * 12.92
+    } else {
+        1.055 * c.powf(1.0 / 2.4) - 0.055
+    }
+}
+
+fn byte(x: f32) -> u8 {
+    (x.clamp(0.0, 1.0) * 255.0).round() as u8
+}
+
+/// One quad at the origin facing +Z with a 1x1 diffuse `d` (sRGB bytes)
+/// and a 1x1 mask `mask`, drawn under flat lighting (light 1 everywhere:
+/// the colour is the material's alone).
+fn team_pixel(shot: &Shot, d: [u8; 4], mask: [u8; 4], team: TeamColors) -> [u8; 4] {
+    let mut scene = Scene::default();
+    scene.textures.push(texture("d", 1, 1, true, |_, _| d));
+    scene
+        .textures
+        .push(texture("mask", 1, 1, false, |_, _| mask));
+    scene.materials.push(material(
+        Some(0),
+        Maps {
+            team_mask: Some(1),
+            ..Maps::default()
+        },
+    ));
+    scene.meshes.push(quad(Vec3::ZERO, Vec3::Z, false, 0));
+    let mut v = view(Lighting::Flat);
+    v.team_colors = team;
+    centre(&shot.take(&scene, &camera(0.0), &v))
+}
+
+#[test]
+fn team_colours_and_glow_follow_the_unit_shader_formulas() {
+    let shot = Shot::new();
+    let team = TeamColors {
+        primary: [0.0, 0.486, 1.0],
+        secondary: [1.0, 0.394, 0.0],
+    };
+    // The notes' overlay, per channel on sRGB values, and the glow.
+    let overlay = |d: f32, tc: f32| {
+        (2.0 * d).clamp(0.0, 1.0) * (1.0 - 2.0 * (1.0 - d.clamp(0.5, 1.0)) * (1.0 - tc))
+    };
+    let expect = |d: [u8; 4], mask: [u8; 4]| -> [u8; 4] {
+        let m = mask.map(|x| x as f32 / 255.0);
+        let mut out = [0u8; 4];
+        for c in 0..3 {
+            let tc = {
+                let s = 0.5 + (team.secondary[c] - 0.5) * m[1];
+                s + (team.primary[c] - s) * m[0]
+            };
+            let lin = srgb_to_linear(overlay(d[c] as f32 / 255.0, tc));
+            out[c] = byte(linear_to_srgb(lin + 2.0 * m[2] * lin));
+        }
+        out[3] = 255;
+        out
+    };
+    let grey = [128, 128, 128, 255];
+    // Worked by hand for the grey: a diffuse of 128/255 under a full
+    // primary weight is the primary colour itself (within the grey's 0.4%
+    // off 0.5): (0, 124, 255).
+    let got = team_pixel(&shot, grey, [255, 0, 0, 255], team);
+    close(
+        got,
+        [0, 124, 255, 255],
+        2,
+        "mid-grey under R = 255 is the primary",
+    );
+    close(got, expect(grey, [255, 0, 0, 255]), 2, "primary");
+    // G alone: the secondary; both: R wins (the primary is blended last).
+    for mask in [[0, 255, 0, 255], [255, 255, 0, 255], [128, 64, 0, 255]] {
+        close(
+            team_pixel(&shot, grey, mask, team),
+            expect(grey, mask),
+            2,
+            &format!("mask {mask:?}"),
+        );
+    }
+    // No weight: the diffuse as it is, whatever the team.
+    for d in [[30, 90, 200, 255], [230, 20, 128, 255]] {
+        close(
+            team_pixel(&shot, d, [0, 0, 0, 255], team),
+            [d[0], d[1], d[2], 255],
+            2,
+            &format!("diffuse {d:?} without mask weight"),
+        );
+    }
+    // Glow: B = 1 adds twice the diffuse, unlit. By hand for sRGB 64:
+    // linear 0.0513, times 3 = 0.154, sRGB 0.431 = 110.
+    let glow = team_pixel(&shot, [64, 64, 64, 255], [0, 0, 255, 255], team);
+    close(glow, [110, 110, 110, 255], 2, "glow of a 64 grey");
+    // Another team changes the masked colour.
+    let legion = TeamColors::PRESETS[1].1;
+    close(
+        team_pixel(&shot, grey, [255, 0, 0, 255], legion),
+        [255, 0, 0, 255],
+        2,
+        "Legion primary",
+    );
+}
+
+#[test]
+fn team_colours_change_only_masked_pixels_of_a_real_unit() {
+    // bot_sun with its own diffuse and mask (PA's naming convention).
+    let path = common::shared().join("fixtures/papa/bot_sun.papa");
+    let scene = facet::load::load_file(&path).unwrap().scene;
+    assert!(scene.materials.iter().any(|m| m.maps.team_mask.is_some()));
+    let shot = Shot::new();
+    let cam = OrbitCamera::framing(&scene.bounds(None), 1.0);
+    let mut v = view(Lighting::Studio);
+    v.team_colors = TeamColors::parse("#00FF00,#FF00FF").unwrap();
+    let a = shot.take(&scene, &cam, &v);
+    v.team_colors = TeamColors::parse("#FF0000,#0000FF").unwrap();
+    let b = shot.take(&scene, &cam, &v);
+    v.channel = Channel::Mask;
+    let mask = shot.take(&scene, &cam, &v);
+    // Where the mask (or a neighbour: filtering at edges) has team weight.
+    let weighted = |x: u32, y: u32| {
+        (x.saturating_sub(1)..=(x + 1).min(W - 1)).any(|x| {
+            (y.saturating_sub(1)..=(y + 1).min(H - 1)).any(|y| {
+                let p = mask.get_pixel(x, y).0;
+                p[0] > 2 || p[1] > 2
+            })
+        })
+    };
+    let mut changed = 0;
+    for (x, y, p) in a.enumerate_pixels() {
+        let q = b.get_pixel(x, y).0;
+        if (0..3).any(|c| p.0[c].abs_diff(q[c]) > 2) {
+            changed += 1;
+            assert!(
+                weighted(x, y),
+                "pixel ({x}, {y}) changed with the team colours ({:?} -> {q:?}) where the mask has no weight",
+                p.0
+            );
+        }
+    }
+    assert!(changed > 200, "only {changed} pixels took the team colour");
+}
+
+/// The 45° tilt the tests encode in 8 bits: 218 is (0.7098 + 1) / 2 * 255.
+const TILT: u8 = 218;
+
+fn decoded(x: u8) -> f32 {
+    x as f32 / 255.0 * 2.0 - 1.0
+}
+
+/// A quad with a 1x1 normal map `texel` of `kind`, and the normal the notes'
+/// decode gives for it in the quad's frame (right = tangent, up = binormal,
+/// +Z = normal).
+fn normal_mapped(kind: NormalMap, texel: [u8; 4], tangents: bool) -> (Scene, Vec3) {
+    let mut scene = Scene::default();
+    scene.textures.push(texture("n", 1, 1, false, |_, _| texel));
+    scene.materials.push(material(
+        None,
+        Maps {
+            normal: Some((0, kind)),
+            ..Maps::default()
+        },
+    ));
+    scene.meshes.push(quad(Vec3::ZERO, Vec3::Z, tangents, 0));
+    let n = match kind {
+        // pa-shading.md: X from alpha, Y from green, Z = sqrt(1 - X² - Y²).
+        NormalMap::TwoChannel => {
+            let (x, y) = (decoded(texel[3]), decoded(texel[1]));
+            Vec3::new(x, y, (1.0 - x * x - y * y).max(0.0).sqrt())
+        }
+        _ => Vec3::new(decoded(texel[0]), decoded(texel[1]), decoded(texel[2])),
+    };
+    (scene, n.normalize())
+}
+
+#[test]
+fn normal_maps_light_a_quad_as_the_decoded_normal_does_under_a_moving_light() {
+    let shot = Shot::new();
+    let flat = |n: Vec3| {
+        let mut scene = Scene::default();
+        scene.materials.push(material(None, Maps::default()));
+        scene.meshes.push(quad(Vec3::ZERO, n, false, 0));
+        scene
+    };
+    let cases = [
+        // PA, the file's tangent frame: tilted towards the tangent, then
+        // towards the binormal.
+        (NormalMap::TwoChannel, [0, 128, 0, TILT], true),
+        (NormalMap::TwoChannel, [0, TILT, 0, 128], true),
+        // PA without a stored frame (a skinned mesh): the frame from UVs.
+        (NormalMap::TwoChannel, [0, 128, 0, TILT], false),
+        (NormalMap::TwoChannel, [0, TILT, 0, 128], false),
+        // M3D map_N: RGB, green up the image.
+        (NormalMap::Rgb, [TILT, 128, TILT, 255], false),
+        (NormalMap::Rgb, [128, TILT, TILT, 255], false),
+    ];
+    for (kind, texel, tangents) in cases {
+        let (scene, n) = normal_mapped(kind, texel, tangents);
+        // The light turns with the camera (studio lighting): two cameras
+        // are two lights.
+        for yaw in [25.0, -35.0] {
+            let cam = camera(yaw);
+            let mapped = centre(&shot.take(&scene, &cam, &view(Lighting::Studio)));
+            let tilted = centre(&shot.take(&flat(n), &cam, &view(Lighting::Studio)));
+            let what = format!("{kind:?} {texel:?} tangents {tangents}, camera yaw {yaw}");
+            close(mapped, tilted, 4, &what);
+            // And the map did something: the untilted quad differs.
+            let untilted = centre(&shot.take(&flat(Vec3::Z), &cam, &view(Lighting::Studio)));
+            assert!(
+                (0..3).any(|c| mapped[c].abs_diff(untilted[c]) > 8),
+                "{what}: the normal map changed nothing ({mapped:?})"
+            );
+        }
+    }
+    // A flat two-channel texel (0.5, 0.5) leaves the normal as it is.
+    let (scene, _) = normal_mapped(NormalMap::TwoChannel, [0, 128, 0, 128], true);
+    let cam = camera(25.0);
+    close(
+        centre(&shot.take(&scene, &cam, &view(Lighting::Studio))),
+        centre(&shot.take(&flat(Vec3::Z), &cam, &view(Lighting::Studio))),
+        2,
+        "flat normal map",
+    );
+}
+
+#[test]
+fn a_bump_map_tilts_the_normal_by_the_height_slope() {
+    let shot = Shot::new();
+    // Height rising along U across the quad (2 units wide): with strength
+    // s, the slope is s / 2 per unit, and the normal is (-s/2, 0, 1).
+    let s = 1.0;
+    let mut scene = Scene::default();
+    scene
+        .textures
+        .push(texture("h", 256, 1, false, |x, _| [x as u8, 0, 0, 255]));
+    scene.materials.push(material(
+        None,
+        Maps {
+            normal: Some((0, NormalMap::Height { strength: s })),
+            ..Maps::default()
+        },
+    ));
+    scene.meshes.push(quad(Vec3::ZERO, Vec3::Z, false, 0));
+    let mut tilted = Scene::default();
+    tilted.materials.push(material(None, Maps::default()));
+    tilted
+        .meshes
+        .push(quad(Vec3::ZERO, Vec3::new(-s / 2.0, 0.0, 1.0), false, 0));
+    for yaw in [20.0, -30.0] {
+        let cam = camera(yaw);
+        close(
+            centre(&shot.take(&scene, &cam, &view(Lighting::Studio))),
+            centre(&shot.take(&tilted, &cam, &view(Lighting::Studio))),
+            4,
+            &format!("bump, camera yaw {yaw}"),
+        );
+    }
+}
+
+#[test]
+fn a_transparent_material_shows_what_is_behind_it() {
+    let shot = Shot::new();
+    let mut scene = Scene::default();
+    // Opaque meshes draw first, so the red is there to blend over.
+    let mut blue = material(None, Maps::default());
+    blue.base_color = [0.0, 0.0, 1.0, 0.5];
+    blue.blend = BlendMode::Alpha;
+    let mut red = material(None, Maps::default());
+    red.base_color = [1.0, 0.0, 0.0, 1.0];
+    scene.materials.extend([blue.clone(), red]);
+    scene
+        .meshes
+        .push(quad(Vec3::new(0.0, 0.0, 0.5), Vec3::Z, false, 0));
+    scene.meshes.push(quad(Vec3::ZERO, Vec3::Z, false, 1));
+    let cam = camera(0.0);
+    let got = centre(&shot.take(&scene, &cam, &view(Lighting::Flat)));
+    // Half blue over red, blended in linear light and stored as sRGB:
+    // 0.5 -> 188.
+    close(got, [188, 0, 188, 255], 2, "half-transparent blue over red");
+    // The same material opaque hides the red.
+    scene.materials[0].blend = BlendMode::Opaque;
+    let got = centre(&shot.take(&scene, &cam, &view(Lighting::Flat)));
+    close(got, [0, 0, 255, 255], 2, "opaque blue");
+    // And a transparent quad over nothing shows the background through.
+    let mut alone = Scene::default();
+    alone.materials.push(blue);
+    alone.meshes.push(quad(Vec3::ZERO, Vec3::Z, false, 0));
+    let got = centre(&shot.take(&alone, &cam, &view(Lighting::Flat)));
+    close(got, [0, 0, 188, 255], 2, "half blue over black");
+    // Two transparent quads, the nearer (green) first in the list: drawn
+    // back to front, green lands on top of blue: linear (0, 0.5, 0.25) ->
+    // (0, 188, 137). In list order it would be (0, 137, 188).
+    let mut green = alone.materials[0].clone();
+    green.base_color = [0.0, 1.0, 0.0, 0.5];
+    let mut two = Scene::default();
+    two.materials.extend([green, alone.materials[0].clone()]);
+    two.meshes
+        .push(quad(Vec3::new(0.0, 0.0, 0.5), Vec3::Z, false, 0));
+    two.meshes.push(quad(Vec3::ZERO, Vec3::Z, false, 1));
+    let got = centre(&shot.take(&two, &cam, &view(Lighting::Flat)));
+    close(got, [0, 188, 137, 255], 2, "sorted back to front");
+}
+
+#[test]
+fn specular_from_material_maps_and_ks_only_brightens() {
+    let shot = Shot::new();
+    let cam = camera(10.0);
+    let render = |maps: Maps, textures: Vec<Texture>| {
+        let mut scene = Scene::default();
+        scene.textures = textures;
+        let mut m = material(None, maps);
+        m.base_color = [0.3, 0.3, 0.3, 1.0];
+        scene.materials.push(m);
+        scene.meshes.push(quad(Vec3::ZERO, Vec3::Z, false, 0));
+        shot.take(&scene, &cam, &view(Lighting::Studio))
+    };
+    let plain = render(Maps::default(), vec![]);
+    let mat = |r: u8, g: u8| {
+        (
+            Maps {
+                material: Some((0, MaterialMap::Unit)),
+                ..Maps::default()
+            },
+            vec![texture("mat", 1, 1, false, move |_, _| [r, g, 0, 255])],
+        )
+    };
+    // No intensity: nothing changes.
+    let (m, t) = mat(0, 200);
+    let none = render(m, t);
+    close(centre(&none), centre(&plain), 1, "material map R = 0");
+    // Full intensity, low gloss (a broad highlight): brighter, never darker.
+    let (m, t) = mat(255, 0);
+    let shiny = render(m, t);
+    let mut brighter = 0;
+    for (p, q) in plain.pixels().zip(shiny.pixels()) {
+        assert!(
+            (0..3).all(|c| q.0[c] + 1 >= p.0[c]),
+            "{:?} -> {:?}",
+            p.0,
+            q.0
+        );
+        brighter += (q.0[0] > p.0[0] + 8) as u32;
+    }
+    assert!(brighter > 500, "{brighter} pixels lit by the specular");
+    // M3D Ks / Ns: black Ks is no highlight, white Ks with Ns 2 is one.
+    let ks = |c: f32| Maps {
+        specular: Some(([c; 3], 2.0)),
+        ..Maps::default()
+    };
+    close(
+        centre(&render(ks(0.0), vec![])),
+        centre(&plain),
+        1,
+        "Ks black",
+    );
+    let lit = centre(&render(ks(1.0), vec![]));
+    assert!(lit[0] > centre(&plain)[0] + 8, "Ks white: {lit:?}");
+}
+
+#[test]
+fn emission_maps_channels_and_the_textures_toggle() {
+    let shot = Shot::new();
+    let cam = camera(0.0);
+    let mut scene = Scene::default();
+    scene
+        .textures
+        .push(texture("diffuse", 1, 1, true, |_, _| [60, 120, 180, 255]));
+    scene
+        .textures
+        .push(texture("mask", 1, 1, false, |_, _| [10, 200, 30, 255]));
+    scene
+        .textures
+        .push(texture("material", 1, 1, false, |_, _| [90, 40, 250, 255]));
+    scene
+        .textures
+        .push(texture("emission", 1, 1, true, |_, _| [255, 0, 0, 255]));
+    let mut m = material(
+        Some(0),
+        Maps {
+            team_mask: Some(1),
+            material: Some((2, MaterialMap::Unit)),
+            ..Maps::default()
+        },
+    );
+    m.base_color = [1.0, 1.0, 1.0, 1.0];
+    scene.materials.push(m);
+    scene.meshes.push(quad(Vec3::ZERO, Vec3::Z, false, 0));
+    let shown = |channel: Channel, textures: bool, scene: &Scene| {
+        let mut v = view(Lighting::Flat);
+        v.channel = channel;
+        v.textures = textures;
+        centre(&shot.take(scene, &cam, &v))
+    };
+    // Data channels show the texel as stored.
+    close(
+        shown(Channel::Mask, true, &scene),
+        [10, 200, 30, 255],
+        1,
+        "mask channel",
+    );
+    close(
+        shown(Channel::Material, true, &scene),
+        [90, 40, 250, 255],
+        1,
+        "material channel",
+    );
+    close(
+        shown(Channel::Diffuse, true, &scene),
+        [60, 120, 180, 255],
+        1,
+        "diffuse channel",
+    );
+    close(
+        shown(Channel::Normal, true, &scene),
+        [128, 128, 255, 255],
+        1,
+        "normal channel without a map: (0, 0, 1) shown as (0.5, 0.5, 1)",
+    );
+    // Textures off: the material colour alone (white, flat light).
+    close(
+        shown(Channel::Shaded, false, &scene),
+        [255, 255, 255, 255],
+        1,
+        "textures off",
+    );
+    // An emission map (M3D map_Ke without Ke): red added to a dark grey.
+    let mut em = Scene::default();
+    em.textures = scene.textures.clone();
+    let mut m = material(
+        None,
+        Maps {
+            emission: Some(3),
+            ..Maps::default()
+        },
+    );
+    m.base_color = [0.2, 0.2, 0.2, 1.0];
+    m.emission = [1.0; 3];
+    em.materials.push(m);
+    em.meshes.push(quad(Vec3::ZERO, Vec3::Z, false, 0));
+    // 0.2 sRGB is 0.0331 linear; plus 1.0 red: red saturates, the rest stays.
+    close(
+        shown(Channel::Shaded, true, &em),
+        [255, 51, 51, 255],
+        2,
+        "emission map",
+    );
+    close(
+        shown(Channel::Shaded, false, &em),
+        [255, 255, 255, 255],
+        2,
+        "emission without the map: Ke alone",
+    );
+}
