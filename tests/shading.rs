@@ -609,3 +609,30 @@ fn emission_maps_channels_and_the_textures_toggle() {
         "emission without the map: Ke alone",
     );
 }
+
+#[test]
+fn points_and_lines_draw_as_points_and_lines() {
+    use facet::scene::Primitive;
+    let shot = Shot::new();
+    let cam = camera(0.0);
+    let lit = |img: &image::RgbaImage| img.pixels().filter(|p| p.0[0] > 40).count();
+    let draw = |primitive: Primitive, indices: Vec<u32>| {
+        let mut scene = Scene::default();
+        scene.materials.push(material(None, Maps::default()));
+        let mut q = quad(Vec3::ZERO, Vec3::Z, false, 0);
+        q.primitive = primitive;
+        q.indices = indices;
+        scene.meshes.push(q);
+        shot.take(&scene, &cam, &view(Lighting::Flat))
+    };
+    let filled = draw(Primitive::Triangles, vec![0, 1, 2, 0, 2, 3]);
+    let outline = draw(Primitive::Lines, vec![0, 1, 1, 2, 2, 3, 3, 0]);
+    let corners = draw(Primitive::Points, vec![0, 1, 2, 3]);
+    // The quad covers its square; its outline only the border (the centre
+    // stays background); its corners a few pixels each.
+    assert!(centre(&filled)[0] > 200);
+    assert!(centre(&outline)[0] < 10, "lines filled the quad");
+    let (f, o, c) = (lit(&filled), lit(&outline), lit(&corners));
+    assert!(o > 4 * 20 && o < f / 4, "outline {o} pixels, filled {f}");
+    assert!((4..=4 * 9).contains(&c), "{c} pixels for 4 points");
+}
