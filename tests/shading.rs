@@ -464,8 +464,10 @@ fn specular_from_material_maps_and_ks_only_brightens() {
     let shot = Shot::new();
     let cam = camera(10.0);
     let render = |maps: Maps, textures: Vec<Texture>| {
-        let mut scene = Scene::default();
-        scene.textures = textures;
+        let mut scene = Scene {
+            textures,
+            ..Scene::default()
+        };
         let mut m = material(None, maps);
         m.base_color = [0.3, 0.3, 0.3, 1.0];
         scene.materials.push(m);
@@ -582,8 +584,10 @@ fn emission_maps_channels_and_the_textures_toggle() {
         "textures off",
     );
     // An emission map (M3D map_Ke without Ke): red added to a dark grey.
-    let mut em = Scene::default();
-    em.textures = scene.textures.clone();
+    let mut em = Scene {
+        textures: scene.textures.clone(),
+        ..Scene::default()
+    };
     let mut m = material(
         None,
         Maps {
