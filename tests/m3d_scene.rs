@@ -757,3 +757,209 @@ fn colour_indices_mesh_records_and_material_colours_read_as_m3d_h_does() {
         );
     }
 }
+
+/// Companions that answer only the names in `files` (with a 1x1 PNG) and
+/// record every name asked for, in order.
+struct Recorder {
+    files: Vec<&'static str>,
+    asked: std::cell::RefCell<Vec<String>>,
+}
+
+impl facet::scene::companions::Companions for Recorder {
+    fn find(
+        &self,
+        lookup: facet::scene::companions::Lookup<'_>,
+    ) -> Result<facet::scene::companions::Found, facet::scene::companions::Missing> {
+        let facet::scene::companions::Lookup::Beside(name) = lookup else {
+            panic!("M3D asks for files beside the model, not {lookup:?}");
+        };
+        self.asked.borrow_mut().push(name.to_string());
+        if !self.files.contains(&name) {
+            return Err(Default::default());
+        }
+        let mut png = Vec::new();
+        image::RgbaImage::from_pixel(1, 1, image::Rgba([128, 128, 255, 255]))
+            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+            .unwrap();
+        Ok(facet::scene::companions::Found {
+            path: name.into(),
+            bytes: png,
+        })
+    }
+
+    fn model_stem(&self) -> Option<String> {
+        Some("shaded".into())
+    }
+
+    fn siblings(
+        &self,
+        _: &str,
+        _: usize,
+        _: &dyn Fn(&[u8]) -> bool,
+    ) -> Vec<facet::scene::companions::Sibling> {
+        Vec::new()
+    }
+}
+
+/// An M3D assembled from `specs/m3d.md`: colours stored as RGBA (ci_t =
+/// uint32, bits 6-7 = 10), u8 string offsets; four materials with the
+/// display properties of the spec's tables: 0 Kd, 2 Ks, 3 Ns, 4 Ke, 6 Km,
+/// 7 d, 128 map_Kd, 132 map_Ke, 134 map_Km, 136 map_N (a map's value is a
+/// string offset, a colour 4 bytes RGBA with red lowest, a float 4 bytes).
+fn shaded_m3d() -> Vec<u8> {
+    fn chunk(magic: &[u8; 4], body: &[u8]) -> Vec<u8> {
+        let mut c = magic.to_vec();
+        c.extend((8 + body.len() as u32).to_le_bytes());
+        c.extend(body);
+        c
+    }
+    let types: u32 =
+        2 | 2 << 6 | 3 << 8 | 3 << 10 | 3 << 14 | 3 << 16 | 3 << 18 | 3 << 20 | 3 << 22;
+    let names = [
+        "glass",
+        "metal",
+        "skin",
+        "plain",
+        "glow",
+        "normals.tga",
+        "bumps",
+        "x.jp",
+        "a.png",
+        "gone",
+    ];
+    let mut table = b"Shaded\0MIT\0tests\0\0".to_vec();
+    let mut offset = std::collections::HashMap::new();
+    for n in names {
+        offset.insert(n, table.len() as u8);
+        table.extend(n.as_bytes());
+        table.push(0);
+    }
+    let mut head = 1.0f32.to_le_bytes().to_vec();
+    head.extend(types.to_le_bytes());
+    head.extend(&table);
+    let mut payload = chunk(b"HEAD", &head);
+    let mut vrts = Vec::new();
+    for p in [[0.0f32, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]] {
+        for c in [p[0], p[1], p[2], 1.0] {
+            vrts.extend(c.to_le_bytes());
+        }
+        vrts.extend([255, 255, 255, 255]); // colour, RGBA
+    }
+    payload.extend(chunk(b"VRTS", &vrts));
+    let f = |x: f32| x.to_le_bytes().to_vec();
+    let mut mtrl = |name: &str, props: Vec<Vec<u8>>| {
+        let mut body = vec![offset[name]];
+        for p in props {
+            body.extend(p);
+        }
+        payload.extend(chunk(b"MTRL", &body));
+    };
+    let prop = |ty: u8, value: &[u8]| [&[ty][..], value].concat();
+    // Kd (51, 102, 153, 128): alpha 128/255; d 0.8 scales it.
+    mtrl(
+        "glass",
+        vec![prop(0, &[51, 102, 153, 128]), prop(7, &f(0.8))],
+    );
+    mtrl(
+        "metal",
+        vec![
+            prop(2, &[255, 255, 255, 255]),
+            prop(3, &f(64.0)),
+            prop(4, &[26, 51, 77, 255]),
+            prop(132, &[offset["glow"]]),
+            prop(136, &[offset["normals.tga"]]),
+        ],
+    );
+    mtrl(
+        "skin",
+        vec![prop(6, &f(0.5)), prop(134, &[offset["bumps"]])],
+    );
+    mtrl(
+        "plain",
+        vec![
+            prop(128, &[offset["x.jp"]]),
+            prop(129, &[offset["a.png"]]),
+            prop(136, &[offset["gone"]]),
+        ],
+    );
+    let mut mesh = Vec::new();
+    for m in ["glass", "metal", "skin", "plain"] {
+        mesh.extend([0x00, offset[m], 0x00, 0, 1, 2]);
+    }
+    payload.extend(chunk(b"MESH", &mesh));
+    payload.extend(b"OMD3");
+    let mut file = b"3DMO".to_vec();
+    file.extend((8 + payload.len() as u32).to_le_bytes());
+    file.extend(payload);
+    file
+}
+
+#[test]
+fn materials_keep_transparency_specular_emission_normal_and_bump_maps() {
+    use facet::scene::{BlendMode, NormalMap};
+    let m = facet::formats::m3d::decode(&shaded_m3d()).unwrap_or_else(|e| panic!("{e}"));
+    let recorder = Recorder {
+        files: vec!["glow.png", "normals.tga", "bumps", "x.jp.png", "a.png"],
+        asked: Default::default(),
+    };
+    let s = facet::scene::from_m3d::convert(&m, Default::default(), &recorder);
+    // m3d.h `_m3d_gettx`: NAME.png first only when the name is shorter than
+    // 5 bytes or has no '.' 4 bytes from its end; then NAME.
+    assert_eq!(
+        *recorder.asked.borrow(),
+        [
+            "glow.png",
+            "normals.tga",
+            "bumps.png",
+            "bumps",
+            "x.jp.png",
+            "a.png",
+            "gone.png",
+            "gone"
+        ]
+    );
+    let by_name = |n: &str| s.materials.iter().find(|m| m.name == n).unwrap();
+    let texture = |t: usize| s.textures[t].name.as_str();
+
+    let glass = by_name("glass");
+    assert_eq!(glass.blend, BlendMode::Alpha);
+    let want = [0.2, 0.4, 0.6, 128.0 / 255.0 * 0.8];
+    for (c, (got, want)) in glass.base_color.iter().zip(want).enumerate() {
+        assert!(
+            (got - want).abs() < 1e-6,
+            "glass channel {c}: {got} vs {want}"
+        );
+    }
+
+    let metal = by_name("metal");
+    assert_eq!(metal.blend, BlendMode::Opaque);
+    assert_eq!(metal.maps.specular, Some(([1.0; 3], 64.0)));
+    assert_eq!(metal.emission, [26.0 / 255.0, 51.0 / 255.0, 77.0 / 255.0]);
+    assert_eq!(metal.maps.emission.map(texture), Some("glow"));
+    let (n, kind) = metal.maps.normal.unwrap();
+    assert_eq!((texture(n), kind), ("normals.tga", NormalMap::Rgb));
+    assert!(!s.textures[n].srgb, "a normal map is data");
+
+    let skin = by_name("skin");
+    let (b, kind) = skin.maps.normal.unwrap();
+    assert_eq!(
+        (texture(b), kind),
+        ("bumps", NormalMap::Height { strength: 0.5 })
+    );
+    assert!(!s.textures[b].srgb, "a bump map is data");
+
+    // A normal map that did not load is left out, with a note; the
+    // diffuse found under x.jp.png is the texture.
+    let plain = by_name("plain");
+    assert_eq!(plain.maps.normal, None);
+    assert!(
+        plain.maps.notes.iter().any(|n| n.contains("gone")),
+        "{:?}",
+        plain.maps.notes
+    );
+    assert_eq!(plain.texture.map(texture), Some("x.jp"));
+    assert!(matches!(
+        &s.textures[plain.texture.unwrap()].source,
+        facet::scene::TextureSource::External(p) if p.ends_with("x.jp.png")
+    ));
+}

@@ -173,8 +173,27 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
             // texels: alpha blended.
             let see_through = base[3] < 1.0
                 || texture.is_some_and(|t| textures[t].rgba8.chunks_exact(4).any(|p| p[3] < 255));
+            // Data maps only when they loaded: a checkerboard stands in for
+            // colour, not for normals or emission.
+            let mut notes = Vec::new();
+            let mut data_map = |ty: u8| {
+                let t = map(ty)?;
+                if let TextureSource::Missing(why) = &textures[t].source {
+                    notes.push(format!(
+                        "{} {:?} not loaded, drawn without it: {why}",
+                        m3d::property_name(ty),
+                        textures[t].name
+                    ));
+                    return None;
+                }
+                Some(t)
+            };
+            let emission_map = data_map(132);
+            let normal_map = data_map(136);
+            let bump_map = data_map(134);
             let mut maps = Maps {
-                emission: map(132),
+                emission: emission_map,
+                notes,
                 ..Maps::default()
             };
             // Ks with Ns (32 when the file gives no Ns).
@@ -184,14 +203,16 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
             }
             // map_N is a tangent-space normal map; map_Km a bump (height)
             // map scaled by Km.
-            maps.normal = map(136).map(|t| (t, NormalMap::Rgb)).or(map(134).map(|t| {
-                (
-                    t,
-                    NormalMap::Height {
-                        strength: float(6).unwrap_or(1.0),
-                    },
-                )
-            }));
+            maps.normal = normal_map
+                .map(|t| (t, NormalMap::Rgb))
+                .or(bump_map.map(|t| {
+                    (
+                        t,
+                        NormalMap::Height {
+                            strength: float(6).unwrap_or(1.0),
+                        },
+                    )
+                }));
             // map_Ke multiplies Ke; without Ke the map is the emission.
             let emission = match (mat.prop(4), maps.emission) {
                 (None, Some(_)) => [1.0; 3],
