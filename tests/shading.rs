@@ -640,3 +640,100 @@ fn points_and_lines_draw_as_points_and_lines() {
     assert!(o > 4 * 20 && o < f / 4, "outline {o} pixels, filled {f}");
     assert!((4..=4 * 9).contains(&c), "{c} pixels for 4 points");
 }
+
+/// bot_sun with its diffuse and mask (copies of the shared fixtures in a
+/// scratch folder under target/, never in the project) and, with `gloss`, a
+/// `bot_sun_material.papa` made here: one 1x1 R8G8B8A8 texture, specular
+/// 255, that gloss.
+fn unit_folder(name: &str, gloss: Option<u8>) -> std::path::PathBuf {
+    let dir = common::output_dir().join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["bot_sun.papa", "bot_sun_diffuse.papa", "bot_sun_mask.papa"] {
+        std::fs::copy(common::shared().join("fixtures/papa").join(f), dir.join(f)).unwrap();
+    }
+    if let Some(g) = gloss {
+        use facet::formats::papa::{self, TexFormat, TextureData};
+        let p = papa::Papa {
+            textures: vec![papa::Texture {
+                name: "bot_sun_material".into(),
+                format: Some(TexFormat::R8G8B8A8),
+                mips: 1,
+                srgb: false,
+                width: 1,
+                height: 1,
+                data: TextureData::Embedded(vec![255, g, 0, 255]),
+            }],
+            ..Default::default()
+        };
+        let bytes = facet::formats::papa_write::encode(&p).unwrap();
+        std::fs::write(dir.join("bot_sun_material.papa"), bytes).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn a_unit_with_its_three_companions_renders_with_team_colours_and_gloss() {
+    // The scene: all three companions bound, no note left.
+    let dir = unit_folder("unit-glossy", Some(30));
+    let model = dir.join("bot_sun.papa");
+    let scene = facet::load::load_file(&model).unwrap().scene;
+    let solid = &scene.materials[0];
+    assert!(solid.texture.is_some() && solid.maps.team_mask.is_some());
+    assert!(matches!(solid.maps.material, Some((_, MaterialMap::Unit))));
+    assert!(solid.maps.notes.is_empty(), "{:?}", solid.maps.notes);
+
+    // `render` and `thumbnail` as processes: the material map brightens
+    // (specular), the team colours change the picture.
+    let run = |args: &[&str], out: &std::path::Path| -> image::RgbaImage {
+        let status = std::process::Command::new(env!("CARGO_BIN_EXE_facet"))
+            .args(args)
+            .env("FACET_ADAPTER", common::SOFTWARE_ADAPTER)
+            .status()
+            .unwrap();
+        assert!(status.success(), "facet {args:?}");
+        image::open(out).unwrap().to_rgba8()
+    };
+    let m = model.to_str().unwrap();
+    let out = dir.join("out.png");
+    let o = out.to_str().unwrap();
+    let glossy = run(&["render", m, "-o", o, "--size", "160x120"], &out);
+    let blue = run(&["thumbnail", m, o, "--size", "64"], &out);
+    let red = run(
+        &[
+            "thumbnail",
+            m,
+            o,
+            "--size",
+            "64",
+            "--team-colors",
+            "#FF0000,#00FF00",
+        ],
+        &out,
+    );
+    let pm = unit_folder("unit-matte", None).join("bot_sun.papa");
+    let matte = run(
+        &["render", pm.to_str().unwrap(), "-o", o, "--size", "160x120"],
+        &out,
+    );
+    let sum = |img: &image::RgbaImage| {
+        img.pixels()
+            .map(|p| p.0[..3].iter().map(|&c| c as u64).sum::<u64>())
+            .sum::<u64>()
+    };
+    assert!(
+        sum(&glossy) > sum(&matte) + 160 * 120,
+        "the material map's specular brightens the unit"
+    );
+    let reds = |img: &image::RgbaImage| {
+        img.pixels()
+            .filter(|p| p.0[0] > 150 && p.0[2] < 80 && p.0[3] > 0)
+            .count()
+    };
+    assert!(
+        reds(&red) > 50 && reds(&blue) < reds(&red) / 4,
+        "thumbnail team colours: {} vs {}",
+        reds(&red),
+        reds(&blue)
+    );
+}

@@ -67,7 +67,11 @@ pub fn used_maps(m: &crate::scene::Material) -> Vec<(&'static str, usize)> {
 /// Textures on/off, the channel shown and the PA team colours.
 fn shading(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
     let team = scene.materials.iter().any(|m| m.maps.team_mask.is_some());
+    // Open by default where there are team colours to pick: per file and
+    // per answer, so a unit opened after another file (or after its first
+    // frames, drawn before its companions are read) still shows it.
     egui::CollapsingHeader::new("Shading")
+        .id_salt(("shading", &scene.source.file_name, team))
         .default_open(team)
         .show(ui, |ui| {
             ui.checkbox(&mut state.view.textures, "Textures")
