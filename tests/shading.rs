@@ -737,3 +737,93 @@ fn a_unit_with_its_three_companions_renders_with_team_colours_and_gloss() {
         reds(&blue)
     );
 }
+
+/// Answers one PA media path with one shared fixture; everything else is
+/// missing.
+struct OneMedia {
+    path: &'static str,
+    fixture: &'static str,
+}
+
+impl facet::scene::companions::Companions for OneMedia {
+    fn find(
+        &self,
+        lookup: facet::scene::companions::Lookup<'_>,
+    ) -> Result<facet::scene::companions::Found, facet::scene::companions::Missing> {
+        match lookup {
+            facet::scene::companions::Lookup::PaMedia(p) if p == self.path => {
+                let file = common::shared().join("fixtures/papa").join(self.fixture);
+                Ok(facet::scene::companions::Found {
+                    bytes: std::fs::read(&file).unwrap(),
+                    path: file,
+                })
+            }
+            _ => Err(Default::default()),
+        }
+    }
+
+    fn model_stem(&self) -> Option<String> {
+        None
+    }
+
+    fn siblings(
+        &self,
+        _: &str,
+        _: usize,
+        _: &dyn Fn(&[u8]) -> bool,
+    ) -> Vec<facet::scene::companions::Sibling> {
+        Vec::new()
+    }
+}
+
+#[test]
+fn a_csg_model_shows_a_real_normal_map() {
+    use facet::formats::papa::{self, TextureData};
+    // basic_cube (format 10: the file's tangents and binormals) as a
+    // `textured_normal` material whose NormalTexture is the real
+    // flower_04_normal.papa (DXT5, X in alpha, Y in green).
+    let bytes = std::fs::read(common::shared().join("fixtures/papa/basic_cube.papa")).unwrap();
+    let mut p = papa::decode(&bytes).unwrap();
+    let normal_path = "/pa/terrain/plants_csg/textures/flower_04_normal.papa";
+    p.textures.push(papa::Texture {
+        name: normal_path.into(),
+        format: None,
+        mips: 0,
+        srgb: false,
+        width: 0,
+        height: 0,
+        data: TextureData::Linked,
+    });
+    let n = (p.textures.len() - 1) as u16;
+    let m = &mut p.materials[0];
+    m.shader = "textured_normal".into();
+    m.textures.push(("NormalTexture".into(), n));
+    let companions = OneMedia {
+        path: normal_path,
+        fixture: "flower_04_normal.papa",
+    };
+    let with = facet::scene::from_papa::convert(&p, Default::default(), &companions);
+    let (t, kind) = with.materials[0]
+        .maps
+        .normal
+        .expect("the normal map is bound");
+    assert_eq!(kind, NormalMap::TwoChannel);
+    assert!(!with.textures[t].srgb);
+    let mut without = with.clone();
+    without.materials[0].maps.normal = None;
+
+    let shot = Shot::new();
+    let cam = OrbitCamera::framing(&with.bounds(None), 1.0);
+    let v = view(Lighting::Studio);
+    let (a, b) = (shot.take(&with, &cam, &v), shot.take(&without, &cam, &v));
+    let changed = a
+        .pixels()
+        .zip(b.pixels())
+        .filter(|(p, q)| (0..3).any(|c| p.0[c].abs_diff(q.0[c]) > 8))
+        .count();
+    let covered = b.pixels().filter(|p| p.0[..3] != [0, 0, 0]).count();
+    assert!(
+        changed * 10 > covered,
+        "the normal map changed {changed} of the cube's {covered} pixels"
+    );
+}

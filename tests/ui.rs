@@ -570,3 +570,45 @@ fn labels_draw_their_text_and_a_dot_at_each_labelled_vertex() {
         );
     }
 }
+
+#[test]
+fn the_shading_section_picks_team_colours_and_lists_the_maps_used() {
+    let path = common::shared().join("fixtures/papa/bot_sun.papa");
+    let scene = facet::load::load_file(&path).unwrap().scene;
+    let pose = facet::anim::Pose::new(&scene.skeleton);
+    let state = UiState::for_scene(&scene);
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(420.0, 1600.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| {
+                inspector(ui, &scene, state, Some(&pose));
+            },
+            state,
+        );
+    harness.run();
+    // Open by default for a unit with a mask; the maps in use by role; the
+    // companion that is missing as a note naming the file tried.
+    harness.get_by_label("Textures");
+    // Both of the unit's solid materials use the mask.
+    assert_eq!(harness.query_all_by_label_contains("team mask").count(), 2);
+    assert_eq!(
+        harness
+            .query_all_by_label_contains("no specular or gloss: bot_sun_material.papa")
+            .count(),
+        2
+    );
+    harness.get_by_label_contains("#007CFF");
+    harness.get_by_label("Legion").click();
+    harness.run();
+    assert_eq!(
+        harness.state().view.team_colors,
+        facet::gpu::TeamColors::PRESETS[1].1
+    );
+    harness.get_by_label_contains("#FF0000");
+    harness.get_by_label("mask").click();
+    harness.run();
+    assert_eq!(harness.state().view.channel, facet::gpu::Channel::Mask);
+    harness.get_by_label("Textures").click();
+    harness.run();
+    assert!(!harness.state().view.textures);
+}
