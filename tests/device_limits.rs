@@ -240,18 +240,32 @@ fn buffers_over_the_device_limit_are_refused_naming_the_part() {
         }),
         ..Default::default()
     };
-    // 62 vertices: a 992-byte stream (16 B each) fits; 63 (1,008) does not.
+    // The larger vertex stream is UV (8 B), colour (4 B) and tangent frame
+    // (8 B): 50 vertices make a 1,000-byte stream and fit; 51 (1,020) do not.
     let mut scene = Scene {
-        meshes: vec![mesh("small", 62, false)],
+        meshes: vec![mesh("small", 50, false)],
         ..Default::default()
     };
     assert!(facet::gpu::limits::check_buffers(&scene, &limits).is_ok());
-    scene.meshes.push(mesh("big", 63, false));
+    scene.meshes.push(mesh("big", 51, false));
     let e = facet::gpu::limits::check_buffers(&scene, &limits).unwrap_err();
     assert!(
-        e.contains("part 1 \"big\"") && e.contains("1008-byte") && e.contains("1000-byte"),
+        e.contains("part 1 \"big\"") && e.contains("1020-byte") && e.contains("1000-byte"),
         "{e}"
     );
+    // Wireframe edges: up to two indices per index; 126 indices (504 B)
+    // may need 1,008 bytes of edges.
+    let mut edgy = mesh("edgy", 3, false);
+    edgy.indices = vec![0; 126];
+    let e = facet::gpu::limits::check_buffers(
+        &Scene {
+            meshes: vec![edgy],
+            ..Default::default()
+        },
+        &limits,
+    )
+    .unwrap_err();
+    assert!(e.contains("edge") && e.contains("1008-byte"), "{e}");
     // Skinned: 2 x 20 vertices at 28 B = 1,120 bytes of skinning input.
     let scene = Scene {
         meshes: vec![mesh("a", 20, true), mesh("b", 20, true)],

@@ -94,16 +94,29 @@ pub fn fit_texture(t: &Texture, max: u32) -> Option<(Texture, String)> {
 }
 
 /// Checks that every buffer the scene needs fits the device: each mesh's
-/// vertex stream (16 B a vertex) and indices (4 B each), and the skinning
-/// input of all skinned meshes together (28 B a vertex). The error names
-/// the mesh and both sizes.
+/// two vertex streams (position and normal, 16 B a vertex; UV, colour and
+/// tangent frame, 20 B), its indices (4 B each) and its wireframe edges (at
+/// most two indices per index), and the skinning input of all skinned
+/// meshes together (28 B a vertex). The error names the mesh and both
+/// sizes.
 pub fn check_buffers(scene: &crate::scene::Scene, limits: &wgpu::Limits) -> Result<(), String> {
     let max = limits.max_buffer_size;
     let mut skinned = 0u64;
     for (i, m) in scene.meshes.iter().enumerate() {
+        let n = m.positions.len() as u64;
         let checks = [
-            ("vertices", m.positions.len() as u64, 16u64),
+            (
+                "vertices",
+                n,
+                std::mem::size_of::<super::skinning::PosNormal>() as u64,
+            ),
+            (
+                "vertices",
+                n,
+                std::mem::size_of::<super::vertex::UvColor>() as u64,
+            ),
             ("indices", m.indices.len() as u64, 4u64),
+            ("wireframe edge indices", 2 * m.indices.len() as u64, 4u64),
         ];
         for (what, n, stride) in checks {
             let bytes = n.saturating_mul(stride);
