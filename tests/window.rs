@@ -610,3 +610,45 @@ fn dropping_a_ptf_declaring_16384_squared_is_decoded_smaller() {
         "no screenshot: the window did not run on"
     );
 }
+
+#[test]
+fn a_unit_shows_its_team_colours_from_the_settings_in_the_window() {
+    // bot_sun with its diffuse and mask beside it (the shared fixtures in
+    // place), the team colours the inspector's pickers keep in the settings:
+    // the window's screenshot has the primary where the mask is red.
+    let unit = common::shared().join("fixtures/papa/bot_sun.papa");
+    let shot_of = |team: &str| {
+        let config = fresh_config_dir();
+        std::fs::create_dir_all(config.join("facet")).unwrap();
+        std::fs::write(
+            config.join("facet/settings.json"),
+            format!(r#"{{"team_colors": "{team}"}}"#),
+        )
+        .unwrap();
+        let shot = common::output_dir().join(format!("window_team_{}.png", run_id()));
+        let out = under_xvfb(&format!(
+            r#"XDG_CONFIG_HOME="{}" facet "{}" --screenshot "{}" --frames 5"#,
+            config.display(),
+            unit.display(),
+            shot.display()
+        ));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        image::open(&shot).unwrap().to_rgba8()
+    };
+    let greens = |img: &image::RgbaImage| {
+        img.pixels()
+            .filter(|p| p.0[1] > 150 && p.0[0] < 80 && p.0[2] < 80)
+            .count()
+    };
+    let (green, red) = (shot_of("#00FF00,#202020"), shot_of("#FF0000,#202020"));
+    assert!(
+        greens(&green) > 2000 && greens(&red) < greens(&green) / 10,
+        "team colour pixels: {} with a green primary, {} with a red one",
+        greens(&green),
+        greens(&red)
+    );
+}
