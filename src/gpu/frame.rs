@@ -491,15 +491,20 @@ fn draw(
         scene.materials[material_of(i, m)].blend == blend && opts.is_visible(i) && m.index_count > 0
     };
     for blend in [BlendMode::Opaque, BlendMode::Alpha, BlendMode::Additive] {
-        let mut order: Vec<usize> = (0..scene.meshes.len())
-            .filter(|&i| drawn(i, &scene.meshes[i], blend))
-            .collect();
-        if blend == BlendMode::Alpha {
+        let mut in_order = (0..scene.meshes.len()).filter(|&i| drawn(i, &scene.meshes[i], blend));
+        let mut sorted;
+        let order: &mut dyn Iterator<Item = usize> = if blend == BlendMode::Alpha {
             // Farthest first (sorted per mesh; a mesh's own triangles keep
-            // their order).
+            // their order). Only this pass allocates, and only when it has
+            // meshes.
             let d = |i: usize| scene.meshes[i].center.distance_squared(eye);
-            order.sort_by(|&a, &b| d(b).total_cmp(&d(a)));
-        }
+            let mut v: Vec<usize> = in_order.collect();
+            v.sort_by(|&a, &b| d(b).total_cmp(&d(a)));
+            sorted = v.into_iter();
+            &mut sorted
+        } else {
+            &mut in_order
+        };
         let mut current = None;
         for i in order {
             let m = &scene.meshes[i];
