@@ -2,14 +2,17 @@
 //! `../shared/fixtures/m3d`, in MB/s of file bytes and of the (inflated)
 //! payload, for the decoder alone and for decoder + scene conversion (the
 //! GPU-ready vertex and index lists). Median of many runs; std only, so
-//! nothing is added to the dependency tree.
+//! nothing is added to the dependency tree. Records (`m3d/<file>/decode`,
+//! `m3d/<file>/scene`, file bytes in memory to a GPU-ready scene) in
+//! `target/bench/m3d.json`.
 
 mod common;
-use common::{fixtures, median};
+use common::{Records, fixtures, median};
 use std::time::Duration;
 
 fn main() {
     let files = fixtures("m3d", "m3d");
+    let mut records = Records::new("m3d");
     println!(
         "{:<28} {:>9} {:>9} {:>10} {:>11} {:>11} {:>13}",
         "file", "bytes", "payload", "decode", "file MB/s", "payload MB/s", "+scene MB/s"
@@ -30,6 +33,15 @@ fn main() {
                 &facet::scene::companions::NoCompanions,
             ));
         });
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        records.us(&format!("m3d/{file}/decode"), decode);
+        records.us(&format!("m3d/{file}/scene"), full);
+        records.push(&format!("m3d/{file}/bytes"), bytes.len() as f64, "bytes");
+        records.push(
+            &format!("m3d/{file}/payload"),
+            m.payload_len as f64,
+            "bytes",
+        );
         let mbs = |n: usize, d: Duration| n as f64 / d.as_secs_f64() / 1e6;
         println!(
             "{:<28} {:>9} {:>9} {:>8.1}us {:>11.1} {:>11.1} {:>13.1}",
@@ -42,4 +54,5 @@ fn main() {
             mbs(bytes.len(), full),
         );
     }
+    records.write();
 }

@@ -11,7 +11,7 @@
 
 #[allow(dead_code)] // the fixture list is for the format benches
 mod common;
-use common::median;
+use common::{Records, median};
 use facet::formats::pmf;
 use std::time::Duration;
 
@@ -32,6 +32,7 @@ fn main() {
         t.elapsed().as_secs_f32()
     );
     let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let mut records = Records::new("pmf");
     println!(
         "{:<22} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
         "map",
@@ -80,6 +81,21 @@ fn main() {
         let full = median(|| {
             std::hint::black_box(facet::load::load_bytes(name, bytes, None).unwrap());
         });
+        let key = if name == "demo.pmf" {
+            "demo.pmf"
+        } else {
+            "generated_1M.pmf"
+        };
+        for (what, d) in [
+            ("raw", raw),
+            ("raw_owned", raw_owned),
+            ("decode_1_thread", one),
+            ("decode", all),
+            ("scene", full),
+        ] {
+            records.us(&format!("pmf/{key}/{what}"), d);
+        }
+        records.push(&format!("pmf/{key}/bytes"), bytes.len() as f64, "bytes");
         let mbs = |d: Duration| bytes.len() as f64 / d.as_secs_f64() / 1e6;
         let ms = |d: Duration| format!("{:.2}ms", d.as_secs_f64() * 1e3);
         let pct = |d: Duration| format!("{:.0}%", raw.as_secs_f64() / d.as_secs_f64() * 100.0);
@@ -99,4 +115,5 @@ fn main() {
         );
     }
     println!("({cores} cores; percentages are raw / decode time)");
+    records.write();
 }

@@ -38,3 +38,69 @@ pub fn fixtures(dir: &str, ext: &str) -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// One benchmark run's measurements, written to `target/bench/<bench>.json`
+/// as a JSON array of `{"name", "value", "unit", "machine"}` records (the
+/// file's modification time is the run's date). `docs/performance.md`'s
+/// tables are made from these files by `scripts/bench-report`.
+pub struct Records {
+    bench: &'static str,
+    machine: String,
+    records: Vec<serde_json::Value>,
+}
+
+impl Records {
+    pub fn new(bench: &'static str) -> Records {
+        Records {
+            bench,
+            machine: machine(),
+            records: Vec::new(),
+        }
+    }
+
+    /// A median in microseconds.
+    pub fn us(&mut self, name: &str, d: Duration) {
+        self.push(name, d.as_secs_f64() * 1e6, "us");
+    }
+
+    pub fn push(&mut self, name: &str, value: f64, unit: &str) {
+        self.records.push(serde_json::json!({
+            "name": name,
+            "value": value,
+            "unit": unit,
+            "machine": self.machine,
+        }));
+    }
+
+    /// Writes the file and says where.
+    pub fn write(self) {
+        let dir = std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"))
+            .join("bench");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{}.json", self.bench));
+        let text = serde_json::to_string_pretty(&self.records).unwrap();
+        std::fs::write(&path, text + "\n").unwrap();
+        eprintln!("{} records -> {}", self.records.len(), path.display());
+    }
+}
+
+/// The CPU model, its core count and the OS, as the records name the
+/// machine (`FACET_BENCH_MACHINE` overrides it).
+pub fn machine() -> String {
+    if let Ok(m) = std::env::var("FACET_BENCH_MACHINE") {
+        return m;
+    }
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    format!("{cpu}, {cores} cores, {}", std::env::consts::OS)
+}

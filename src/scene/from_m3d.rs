@@ -304,52 +304,76 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
     let skinned = !m.bones.is_empty() && !m.skins.is_empty();
 
     // Polygon meshes: one per material, vertices shared per (vertex, uv,
-    // normal) triple.
+    // normal) triple. The first output vertex made from each VRTS vertex is
+    // found through a dense table (`first`: group, index); only a vertex
+    // seen again with another UV, normal or material goes through the hash
+    // map, so most lookups are one array read.
     let mut groups: Vec<(Option<u32>, MeshBuilder)> = Vec::new();
+    let mut first: Vec<(u32, u32)> = vec![(u32::MAX, 0); m.vertices.len()];
+    let mut others: HashMap<(u32, u32, u32, u32), u32> = HashMap::new();
+    let mut corner: Vec<u32> = Vec::with_capacity(16);
     let mut skipped = 0usize;
+    let mut last_group = None;
     for f in &m.faces {
         if f.points.len() < 3 {
             skipped += 1;
             continue;
         }
-        let gi = match groups.iter().position(|(mat, _)| *mat == f.material) {
-            Some(i) => i,
-            None => {
-                groups.push((f.material, MeshBuilder::default()));
-                groups.len() - 1
-            }
+        let gi = match last_group.filter(|&g: &usize| groups[g].0 == f.material) {
+            Some(g) => g,
+            None => match groups.iter().position(|(mat, _)| *mat == f.material) {
+                Some(i) => i,
+                None => {
+                    groups.push((f.material, MeshBuilder::default()));
+                    groups.len() - 1
+                }
+            },
         };
+        last_group = Some(gi);
         let b = &mut groups[gi].1;
-        let corner: Vec<u32> = f
-            .points
-            .iter()
-            .map(|p| {
-                let key = (p.vertex, p.uv.unwrap_or(NONE), p.normal.unwrap_or(NONE));
-                if let Some(&i) = b.lookup.get(&key) {
-                    return i;
+        corner.clear();
+        for p in f.points.iter() {
+            let (uv, nrm) = (p.uv.unwrap_or(NONE), p.normal.unwrap_or(NONE));
+            let (fg, fi) = first[p.vertex as usize];
+            let found = if fg == gi as u32 && b.keys[fi as usize] == (uv, nrm) {
+                Some(fi)
+            } else if fg == u32::MAX {
+                None
+            } else {
+                others.get(&(gi as u32, p.vertex, uv, nrm)).copied()
+            };
+            let i = match found {
+                Some(i) => i,
+                None => {
+                    let v = &m.vertices[p.vertex as usize];
+                    let i = b.positions.len() as u32;
+                    b.positions.push(vec3(v));
+                    b.normals.push(match p.normal {
+                        Some(n) => vec3(&m.vertices[n as usize]).normalize_or(Vec3::Y),
+                        None => generated[p.vertex as usize],
+                    });
+                    b.uvs.push(p.uv.map_or(Vec2::ZERO, |t| {
+                        let [u, v] = m.tmap[t as usize];
+                        Vec2::new(u, 1.0 - v)
+                    }));
+                    b.colors.push(v.color.map_or([255; 4], rgba));
+                    if skinned {
+                        let (j, w) = skin_of(v).unwrap_or(([0; 4], [0.0; 4]));
+                        b.joints.push(j);
+                        b.weights.push(w);
+                    }
+                    b.has_uv |= p.uv.is_some();
+                    b.keys.push((uv, nrm));
+                    if fg == u32::MAX {
+                        first[p.vertex as usize] = (gi as u32, i);
+                    } else {
+                        others.insert((gi as u32, p.vertex, uv, nrm), i);
+                    }
+                    i
                 }
-                let v = &m.vertices[p.vertex as usize];
-                let i = b.positions.len() as u32;
-                b.positions.push(vec3(v));
-                b.normals.push(match p.normal {
-                    Some(n) => vec3(&m.vertices[n as usize]).normalize_or(Vec3::Y),
-                    None => generated[p.vertex as usize],
-                });
-                b.uvs.push(p.uv.map_or(Vec2::ZERO, |t| {
-                    let [u, v] = m.tmap[t as usize];
-                    Vec2::new(u, 1.0 - v)
-                }));
-                b.colors.push(v.color.map_or([255; 4], rgba));
-                if skinned {
-                    let (j, w) = skin_of(v).unwrap_or(([0; 4], [0.0; 4]));
-                    b.joints.push(j);
-                    b.weights.push(w);
-                }
-                b.has_uv |= p.uv.is_some();
-                b.lookup.insert(key, i);
-                i
-            })
-            .collect();
+            };
+            corner.push(i);
+        }
         // Fan triangulation (the polygons are convex in practice).
         for k in 1..corner.len() - 1 {
             b.indices.extend([corner[0], corner[k], corner[k + 1]]);
@@ -619,7 +643,8 @@ struct MeshBuilder {
     weights: Vec<[f32; 4]>,
     indices: Vec<u32>,
     has_uv: bool,
-    lookup: HashMap<(u32, u32, u32), u32>,
+    /// Per output vertex: the (UV, normal) it was made with.
+    keys: Vec<(u32, u32)>,
 }
 
 type SkinOf<'a> = &'a dyn Fn(&m3d::Vertex) -> Option<([u16; 4], [f32; 4])>;
