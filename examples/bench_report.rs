@@ -186,8 +186,8 @@ fn main() {
         .join("bench");
     let doc_path = root.join("docs/performance.md");
     let mut doc = std::fs::read_to_string(&doc_path).expect("docs/performance.md");
-    let tables: [(&str, fn(&Run) -> String); 3] =
-        [("m3d", m3d_table), ("papa", papa_table), ("pmf", pmf_table)];
+    type Table = fn(&Run) -> String;
+    let tables: [(&str, Table); 3] = [("m3d", m3d_table), ("papa", papa_table), ("pmf", pmf_table)];
     for (name, table) in tables {
         let (open, close) = (
             format!("<!-- bench:{name} -->"),

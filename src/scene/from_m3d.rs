@@ -310,7 +310,7 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
     // map, so most lookups are one array read.
     let mut groups: Vec<(Option<u32>, MeshBuilder)> = Vec::new();
     let mut first: Vec<(u32, u32)> = vec![(u32::MAX, 0); m.vertices.len()];
-    let mut others: HashMap<(u32, u32, u32, u32), u32> = HashMap::new();
+    let mut others: rustc_hash::FxHashMap<(u32, u32, u32, u32), u32> = Default::default();
     let mut corner: Vec<u32> = Vec::with_capacity(16);
     let mut skipped = 0usize;
     let mut last_group = None;

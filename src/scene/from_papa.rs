@@ -741,7 +741,10 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                 continue;
             }
             let skinned = bone_base[mi].filter(|_| layout.skin.is_some());
-            let verts = vb.vertices();
+            // Output index per stored vertex for the group being built,
+            // valid where its stamp is the group's (no clearing between
+            // groups, no hashing).
+            let mut slot: Vec<(u32, u32)> = vec![(u32::MAX, 0); vb.count as usize];
             let place = m2s * mat_to_scene(&binding.mesh2model);
             let normal_m = Mat3::from_mat4(place).inverse().transpose();
             let tangent_m = Mat3::from_mat4(place);
@@ -756,7 +759,7 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                 }
                 let range =
                     g.first_index as usize..g.first_index as usize + per * g.primitives as usize;
-                let mut remap = std::collections::HashMap::new();
+                let stamp = gi as u32;
                 let mut out = Mesh {
                     name: format!(
                         "{} / {}",
@@ -779,14 +782,26 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                     extra_uvs: vec![Vec::new(); layout.extra_uvs as usize],
                     ..Mesh::default()
                 };
-                let mut joints = Vec::new();
-                let mut weights = Vec::new();
-                let mut colors = Vec::new();
-                let mut tangents = Vec::new();
+                // At most one output vertex per index or per stored vertex.
+                let cap = range.len().min(vb.count as usize);
+                out.positions.reserve_exact(cap);
+                out.normals.reserve_exact(cap);
+                out.uvs.reserve_exact(cap);
+                out.indices.reserve_exact(range.len());
+                let mut joints = Vec::with_capacity(if skinned.is_some() { cap } else { 0 });
+                let mut weights = Vec::with_capacity(if skinned.is_some() { cap } else { 0 });
+                let has_color = layout.color.is_some() || layout.color8f.is_some();
+                let mut colors = Vec::with_capacity(if has_color { cap } else { 0 });
+                let mut tangents =
+                    Vec::with_capacity(if layout.tangents.is_some() { cap } else { 0 });
                 for &i in &ib.indices[range] {
                     let next = out.positions.len() as u32;
-                    let idx = *remap.entry(i).or_insert_with(|| {
-                        let v = &verts[i as usize];
+                    let (seen, at) = slot[i as usize];
+                    let idx = if seen == stamp {
+                        at
+                    } else {
+                        slot[i as usize] = (stamp, next);
+                        let v = &vb.vertex(i as usize);
                         out.positions.push(place.transform_point3(to_scene(v.pos)));
                         out.normals.push(v.normal.map_or(Vec3::ZERO, |n| {
                             (normal_m * to_scene(n)).normalize_or(Vec3::Y)
@@ -802,7 +817,9 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                             [c[0], c[1], c[2], c[3]]
                                 .map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u8)
                         });
-                        colors.push(v.color.or(color8).unwrap_or([255; 4]));
+                        if let Some(c) = v.color.or(color8) {
+                            colors.push(c);
+                        }
                         if let Some([t, b]) = v.tangent {
                             tangents.push([
                                 (tangent_m * to_scene(t)).normalize_or_zero(),
@@ -822,18 +839,16 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                                 (base + bone as usize) as u16
                             };
                             joints.push([map(0), map(1), map(2), map(3)]);
-                            weights.push(quantize_weights(w.map(|x| x as f32 / 255.0)));
+                            weights.push(byte_weights(w));
                         }
                         next
-                    });
+                    };
                     out.indices.push(idx);
                 }
                 if layout.normal.is_none() {
                     out.normals = smooth_normals(&out.positions, &out.indices);
                 }
-                if (layout.color.is_some() || layout.color8f.is_some())
-                    && colors.iter().any(|c| *c != [0; 4] && *c != [255; 4])
-                {
+                if has_color && colors.iter().any(|c| *c != [0; 4] && *c != [255; 4]) {
                     out.colors = Some(colors);
                 }
                 if !tangents.is_empty() {
@@ -954,6 +969,38 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
     scene
 }
 
+/// Four u8 weights as the scene keeps them. Real files' weights sum to
+/// exactly 255 (notes §5), and w/255 is then exactly 257·w/65535, already
+/// in the units `quantize_weights` would give; other sums go through it.
+fn byte_weights(w: [u8; 4]) -> [f32; 4] {
+    if w.iter().map(|&x| x as u32).sum::<u32>() == 255 {
+        w.map(|x| (257 * x as u32) as f32 / WEIGHT_UNITS as f32)
+    } else {
+        quantize_weights(w.map(|x| x as f32 / 255.0))
+    }
+}
+
 fn axis_mat3() -> Mat3 {
     Mat3::from_rotation_x(-std::f32::consts::FRAC_PI_2)
+}
+
+#[cfg(test)]
+mod weight_tests {
+    use super::*;
+
+    #[test]
+    fn byte_weights_are_the_general_quantisation_for_every_split_of_255() {
+        for a in 0..=255u8 {
+            for b in (0..=255 - a).step_by(7) {
+                let c = (255 - a - b) / 2;
+                let d = 255 - a - b - c;
+                let w = [a, b, c, d];
+                assert_eq!(
+                    byte_weights(w),
+                    quantize_weights(w.map(|x| x as f32 / 255.0)),
+                    "{w:?}"
+                );
+            }
+        }
+    }
 }

@@ -473,6 +473,47 @@ fn index(r: &mut Reader, size: u8, field: &str) -> Result<u32> {
     })
 }
 
+/// `index` on bytes already bounds-checked: `size` bytes at `b[at..]`.
+#[inline(always)]
+fn index_at(b: &[u8], at: usize, size: u8) -> u32 {
+    match size {
+        0 => NONE,
+        1 => {
+            let v = b[at];
+            if v > 253 {
+                v as i8 as i32 as u32
+            } else {
+                v as u32
+            }
+        }
+        2 => {
+            let v = u16::from_le_bytes([b[at], b[at + 1]]);
+            if v > 65533 {
+                v as i16 as i32 as u32
+            } else {
+                v as u32
+            }
+        }
+        _ => u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]),
+    }
+}
+
+/// Four coordinates of type `vc` (bytes per coordinate) from `b`, which
+/// holds at least `4 * vc` bytes.
+#[inline(always)]
+fn coords_at(b: &[u8], vc: u8) -> [f32; 4] {
+    match vc {
+        1 => std::array::from_fn(|k| b[k] as i8 as f32 / 127.0),
+        2 => std::array::from_fn(|k| i16::from_le_bytes([b[2 * k], b[2 * k + 1]]) as f32 / 32767.0),
+        4 => std::array::from_fn(|k| {
+            f32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]])
+        }),
+        _ => std::array::from_fn(|k| {
+            f64::from_le_bytes(b[8 * k..8 * k + 8].try_into().expect("8 bytes")) as f32
+        }),
+    }
+}
+
 fn opt(i: u32) -> Option<u32> {
     (i != NONE).then_some(i)
 }
@@ -533,15 +574,6 @@ impl Payload<'_> {
                     )
                 })?
             }
-        })
-    }
-
-    fn coord(&self, r: &mut Reader, field: &str) -> Result<f32> {
-        Ok(match self.t.vc {
-            1 => r.i8(field)? as f32 / 127.0,
-            2 => r.i16(field)? as f32 / 32767.0,
-            4 => r.f32(field)?,
-            _ => r.f64(field)? as f32,
         })
     }
 }
@@ -683,28 +715,43 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
             b"VRTS" => {
                 let rec = 4 * t.vc as usize + t.ci as usize + t.sk as usize;
                 let n = (len - 8) / rec;
-                // Static field names in the hot loop; the index goes into
-                // the error only when there is one.
+                // Fixed-size records, bounds-checked once for the chunk;
+                // only a colour index past the colour map can fail.
                 m.vertices.reserve_exact(n);
-                for i in 0..n {
-                    let mut one = || -> Result<Vertex> {
-                        let pos = [
-                            p.coord(&mut r, "x")?,
-                            p.coord(&mut r, "y")?,
-                            p.coord(&mut r, "z")?,
-                            p.coord(&mut r, "w")?,
-                        ];
-                        let color = (t.ci != 0)
-                            .then(|| p.color(&mut r, &m.cmap, "colour"))
-                            .transpose()?;
-                        let skin = index(&mut r, t.sk, "skin")?;
-                        Ok(Vertex { pos, color, skin })
+                let start = r.pos();
+                let records = r.bytes(n * rec, "vertices")?;
+                let (cc, ci) = (4 * t.vc as usize, t.ci);
+                for (i, b) in records.chunks_exact(rec).enumerate() {
+                    let color = match ci {
+                        0 => None,
+                        4 => Some(u32::from_le_bytes([b[cc], b[cc + 1], b[cc + 2], b[cc + 3]])),
+                        size => {
+                            let c = if size == 1 {
+                                b[cc] as usize
+                            } else {
+                                u16::from_le_bytes([b[cc], b[cc + 1]]) as usize
+                            };
+                            Some(match m.cmap.get(c) {
+                                Some(&rgba) => rgba,
+                                None if m.cmap.is_empty() => 0,
+                                None => {
+                                    return Err(r.err(
+                                        start + i * rec + cc,
+                                        &format!("vertex {i} colour"),
+                                        format!(
+                                            "colour index {c} is past the colour map ({} colours)",
+                                            m.cmap.len()
+                                        ),
+                                    ));
+                                }
+                            })
+                        }
                     };
-                    let v = one().map_err(|e| DecodeError {
-                        field: e.field.replacen(": ", &format!(": vertex {i} "), 1),
-                        ..e
-                    })?;
-                    m.vertices.push(v);
+                    m.vertices.push(Vertex {
+                        pos: coords_at(b, t.vc),
+                        color,
+                        skin: index_at(b, cc + ci as usize, t.sk),
+                    });
                 }
             }
             b"BONE" => {
@@ -765,13 +812,14 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                     "skins",
                 )?;
                 for i in 0..ns {
-                    let weights: Vec<u8> = if t.nb == 1 {
-                        vec![255]
+                    let weights: &[u8] = if t.nb == 1 {
+                        &[255]
                     } else {
-                        r.bytes(t.nb as usize, "skin weights")?.to_vec()
+                        r.bytes(t.nb as usize, "skin weights")?
                     };
-                    let mut influences = Vec::new();
-                    for w in weights.into_iter().filter(|&w| w != 0) {
+                    let mut influences =
+                        Vec::with_capacity(weights.iter().filter(|&&w| w != 0).count());
+                    for &w in weights.iter().filter(|&&w| w != 0) {
                         let at = r.pos();
                         let b = index(&mut r, t.bi, "skin bone")?;
                         if b as usize >= nb {
@@ -864,49 +912,65 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                         normal: None,
                         max: None,
                     };
+                    // The record's size follows from its flags: one
+                    // bounds check, then plain reads.
+                    let (vi, ti) = (t.vi as usize, t.ti as usize);
+                    let uv_at = vi;
+                    let normal_at = uv_at + if k & 1 != 0 { ti } else { 0 };
+                    let max_at = normal_at + if k & 2 != 0 { vi } else { 0 };
+                    let point_len = max_at + if k & 4 != 0 { vi } else { 0 };
+                    let face = m.faces.len();
+                    let rec_at = r.pos();
+                    // The field name is formatted only for the error.
+                    if r.remaining() < n * point_len {
+                        return Err(r.err(
+                            rec_at,
+                            &format!("face {face} points"),
+                            format!(
+                                "{n} points of {point_len} bytes run past the chunk's end at {:#X}",
+                                body.end
+                            ),
+                        ));
+                    }
+                    let rec = r.bytes(n * point_len, "face points")?;
+                    let (nv, nt) = (m.vertices.len() as u32, m.tmap.len() as u32);
                     let mut tri = [NO_POINT; 3];
                     let mut poly = Vec::new();
-                    let nv = m.vertices.len() as u32;
-                    let nt = m.tmap.len() as u32;
-                    #[allow(clippy::needless_range_loop)] // j also names the point in errors
-                    for j in 0..n {
-                        let vat = r.pos();
-                        let face = m.faces.len();
-                        let named = |e: DecodeError| DecodeError {
-                            field: e
-                                .field
-                                .replacen(": ", &format!(": face {face} point {j} "), 1),
-                            ..e
-                        };
-                        let vertex = index(&mut r, t.vi, "vertex").map_err(named)?;
+                    for (j, b) in rec.chunks_exact(point_len).enumerate() {
+                        let vertex = index_at(b, 0, t.vi);
                         let uv = if k & 1 != 0 {
-                            opt(index(&mut r, t.ti, "UV").map_err(named)?)
+                            opt(index_at(b, uv_at, t.ti))
                         } else {
                             None
                         };
                         let normal = if k & 2 != 0 {
-                            opt(index(&mut r, t.vi, "normal").map_err(named)?)
+                            opt(index_at(b, normal_at, t.vi))
                         } else {
                             None
                         };
                         let max = if k & 4 != 0 {
-                            opt(index(&mut r, t.vi, "maximum vertex").map_err(named)?)
+                            opt(index_at(b, max_at, t.vi))
                         } else {
                             None
                         };
-                        let bad = [
-                            ("vertex", Some(vertex), nv),
-                            ("normal", normal, nv),
-                            ("maximum vertex", max, nv),
-                            ("UV", uv, nt),
-                        ]
-                        .into_iter()
-                        .find(|(_, v, limit)| v.is_some_and(|v| v >= *limit));
-                        if let Some((what, Some(v), limit)) = bad {
+                        if vertex >= nv
+                            || normal.is_some_and(|v| v >= nv)
+                            || max.is_some_and(|v| v >= nv)
+                            || uv.is_some_and(|v| v >= nt)
+                        {
+                            let (what, v, limit) = [
+                                ("vertex", Some(vertex), nv),
+                                ("normal", normal, nv),
+                                ("maximum vertex", max, nv),
+                                ("UV", uv, nt),
+                            ]
+                            .into_iter()
+                            .find(|(_, v, limit)| v.is_some_and(|v| v >= *limit))
+                            .expect("one is out of range");
                             return Err(r.err(
-                                vat,
+                                rec_at + j * point_len,
                                 &format!("face {face} point {j} {what}"),
-                                format!("{v} is out of range ({limit} entries)"),
+                                format!("{} is out of range ({limit} entries)", v.unwrap_or(0)),
                             ));
                         }
                         let point = FacePoint {

@@ -411,30 +411,35 @@ impl VertexBuffer {
         &VERTEX_LAYOUTS[self.format as usize]
     }
 
+    /// Every vertex, decoded.
     pub fn vertices(&self) -> Vec<Vertex> {
-        let l = self.layout();
-        let f = |b: &[u8], at: usize| f32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
-        let v3 = |b: &[u8], at: usize| [f(b, at), f(b, at + 4), f(b, at + 8)];
-        let b4 = |b: &[u8], at: usize| [b[at], b[at + 1], b[at + 2], b[at + 3]];
-        self.data
-            .chunks_exact(l.stride)
-            .map(|b| Vertex {
-                pos: if l.has_position { v3(b, 0) } else { [0.0; 3] },
-                normal: l.normal.map(|at| v3(b, at)),
-                uv: l.uv.map(|at| [f(b, at), f(b, at + 4)]),
-                color: l.color.map(|at| b4(b, at)),
-                weights: l.skin.map(|(w, _)| b4(b, w)),
-                bones: l.skin.map(|(_, j)| b4(b, j)),
-                tangent: l.tangents.map(|at| [v3(b, at), v3(b, at + 12)]),
-                extra_uvs: std::array::from_fn(|k| {
-                    let at = l.uv? + 8 * (k + 1);
-                    (k < l.extra_uvs as usize).then(|| [f(b, at), f(b, at + 4)])
-                }),
-                color8f: l
-                    .color8f
-                    .map(|at| std::array::from_fn(|k| f(b, at + 4 * k))),
-            })
+        (0..self.data.len() / self.layout().stride)
+            .map(|i| self.vertex(i))
             .collect()
+    }
+
+    /// Vertex `i` (`i < count`), decoded from the stored bytes.
+    #[inline]
+    pub fn vertex(&self, i: usize) -> Vertex {
+        let l = self.layout();
+        let b = &self.data[i * l.stride..(i + 1) * l.stride];
+        let f = |at: usize| f32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+        let v3 = |at: usize| [f(at), f(at + 4), f(at + 8)];
+        let b4 = |at: usize| [b[at], b[at + 1], b[at + 2], b[at + 3]];
+        Vertex {
+            pos: if l.has_position { v3(0) } else { [0.0; 3] },
+            normal: l.normal.map(v3),
+            uv: l.uv.map(|at| [f(at), f(at + 4)]),
+            color: l.color.map(b4),
+            weights: l.skin.map(|(w, _)| b4(w)),
+            bones: l.skin.map(|(_, j)| b4(j)),
+            tangent: l.tangents.map(|at| [v3(at), v3(at + 12)]),
+            extra_uvs: std::array::from_fn(|k| {
+                let at = l.uv? + 8 * (k + 1);
+                (k < l.extra_uvs as usize).then(|| [f(at), f(at + 4)])
+            }),
+            color8f: l.color8f.map(|at| std::array::from_fn(|k| f(at + 4 * k))),
+        }
     }
 }
 

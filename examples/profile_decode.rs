@@ -1,0 +1,21 @@
+//! Decodes one file in a loop for a profiler: `cargo run --release
+//! --example profile_decode -- FILE [SECONDS]` (M3D or Papa, decode and
+//! scene, no companions).
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let path = std::path::PathBuf::from(args.next().expect("FILE"));
+    let secs: f64 = args.next().map_or(3.0, |s| s.parse().unwrap());
+    let bytes = std::fs::read(&path).unwrap();
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let t = std::time::Instant::now();
+    let mut n = 0u64;
+    while t.elapsed().as_secs_f64() < secs {
+        let loaded = facet::load::load_bytes(&name, std::hint::black_box(&bytes), None).unwrap();
+        std::hint::black_box(loaded);
+        n += 1;
+    }
+    eprintln!(
+        "{n} loads, {:.1} us each",
+        t.elapsed().as_secs_f64() * 1e6 / n as f64
+    );
+}
