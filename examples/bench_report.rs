@@ -178,6 +178,32 @@ fn pmf_table(run: &Run) -> String {
     out
 }
 
+fn thumbnail_table(run: &Run) -> String {
+    let mut out = String::new();
+    header(&mut out, run, "cargo bench --bench thumbnail");
+    out.push_str(
+        "| file | adapter | pipelines + first draw | load | render | PNG | process | file work (goal <= 20%) |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for f in files(run, "thumbnail") {
+        let g = |w| get(run, "thumbnail", &f, w).unwrap_or(0.0);
+        let ms = |v: f64| format!("{v:.1} ms");
+        let work = g("load") + g("render") + g("png");
+        let _ = writeln!(
+            out,
+            "| {f} | {} | {} | {} | {} | {} | {} | {:.0}% |",
+            ms(g("adapter")),
+            ms(g("pipelines")),
+            ms(g("load")),
+            ms(g("render")),
+            ms(g("png")),
+            ms(g("process")),
+            work / g("process").max(1e-9) * 100.0
+        );
+    }
+    out
+}
+
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let bench_dir = std::env::var_os("CARGO_TARGET_DIR")
@@ -187,7 +213,12 @@ fn main() {
     let doc_path = root.join("docs/performance.md");
     let mut doc = std::fs::read_to_string(&doc_path).expect("docs/performance.md");
     type Table = fn(&Run) -> String;
-    let tables: [(&str, Table); 3] = [("m3d", m3d_table), ("papa", papa_table), ("pmf", pmf_table)];
+    let tables: [(&str, Table); 4] = [
+        ("m3d", m3d_table),
+        ("papa", papa_table),
+        ("pmf", pmf_table),
+        ("thumbnail", thumbnail_table),
+    ];
     for (name, table) in tables {
         let (open, close) = (
             format!("<!-- bench:{name} -->"),

@@ -69,6 +69,10 @@ enum Command {
         /// PA team colours, primary and secondary: '#RRGGBB,#RRGGBB'.
         #[arg(long, value_name = "COLORS", value_parser = TeamColors::parse)]
         team_colors: Option<TeamColors>,
+        /// Print where the time went (adapter start-up, load, render, PNG)
+        /// as one line of `key=milliseconds` on stdout.
+        #[arg(long)]
+        timings: bool,
     },
     /// Render FILE headless (no window) to a PNG.
     Render {
@@ -435,13 +439,52 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             output,
             size,
             team_colors,
+            timings,
         }) => {
+            // The adapter starts and the pipelines compile on their own
+            // thread while the file loads: start-up is most of a
+            // thumbnail's time on small files.
+            let started = std::time::Instant::now();
+            let adapter = std::thread::spawn(move || {
+                let t = std::time::Instant::now();
+                let gpu = Gpu::headless();
+                let adapter_time = t.elapsed();
+                let t = std::time::Instant::now();
+                let gpu = gpu.map(|gpu| {
+                    let renderer = headless::renderer(&gpu);
+                    // One triangle drawn at the thumbnail's size: software
+                    // adapters compile shaders at the first draw, which
+                    // then happens here, beside the load.
+                    let _ = headless::render_with(
+                        &gpu,
+                        &renderer,
+                        &facet::scene::Scene::one_triangle(),
+                        &headless::RenderRequest {
+                            width: size,
+                            height: size,
+                            view: ViewOptions {
+                                grid: false,
+                                ..Default::default()
+                            },
+                            ..Default::default()
+                        },
+                    );
+                    (gpu, renderer)
+                });
+                (gpu, adapter_time, t.elapsed())
+            });
             let budget = thumbnail_texel_budget(size);
-            let loaded = load::load_file_with(&input, &options.with_budget_at_most(budget))?;
+            let t = std::time::Instant::now();
+            let loaded = load::load_file_with(&input, &options.with_budget_at_most(budget));
+            let load_time = t.elapsed();
+            let (gpu, adapter_time, pipelines_time) = adapter
+                .join()
+                .map_err(|_| anyhow::anyhow!("the GPU start-up thread panicked"))?;
+            let loaded = loaded?;
             for w in &loaded.scene.warnings {
                 log::warn!("{}: {w}", loaded.scene.source.file_name);
             }
-            let gpu = Gpu::headless()?;
+            let (gpu, renderer) = gpu?;
             let req = headless::RenderRequest {
                 width: size,
                 height: size,
@@ -454,9 +497,25 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 },
                 ..Default::default()
             };
-            let (img, _) = headless::render(&gpu, &loaded.scene, &req)?;
+            let t = std::time::Instant::now();
+            let (img, _) = headless::render_with(&gpu, &renderer, &loaded.scene, &req)?;
+            let render_time = t.elapsed();
+            let t = std::time::Instant::now();
             img.save_with_format(&output, image::ImageFormat::Png)
                 .with_context(|| format!("writing {}", output.display()))?;
+            let png_time = t.elapsed();
+            if timings {
+                let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+                println!(
+                    "adapter_ms={:.2} pipelines_ms={:.2} load_ms={:.2} render_ms={:.2} png_ms={:.2} total_ms={:.2}",
+                    ms(adapter_time),
+                    ms(pipelines_time),
+                    ms(load_time),
+                    ms(render_time),
+                    ms(png_time),
+                    ms(started.elapsed())
+                );
+            }
             Ok(())
         }
         Some(Command::Bench {

@@ -65,14 +65,30 @@ pub fn render(
     scene: &Scene,
     req: &RenderRequest,
 ) -> anyhow::Result<(image::RgbaImage, FrameStats)> {
+    render_with(gpu, &renderer(gpu), scene, req)
+}
+
+/// The renderer headless renders draw with (the capture format, MSAA where
+/// the adapter allows it).
+pub fn renderer(gpu: &Gpu) -> Renderer {
+    let format = capture::CAPTURE_FORMAT;
+    Renderer::new(gpu, format, gpu.sample_count(format))
+}
+
+/// As [`render`], with a renderer made by [`renderer`] (made while
+/// something else happens, or shared by several renders).
+pub fn render_with(
+    gpu: &Gpu,
+    renderer: &Renderer,
+    scene: &Scene,
+    req: &RenderRequest,
+) -> anyhow::Result<(image::RgbaImage, FrameStats)> {
     let clip = req
         .clip
         .as_deref()
         .map(|n| find_clip(scene, n))
         .transpose()?;
-    let format = capture::CAPTURE_FORMAT;
-    let renderer = Renderer::new(gpu, format, gpu.sample_count(format));
-    let mut gpu_scene = GpuScene::try_new(gpu, &renderer, scene).map_err(|e| {
+    let mut gpu_scene = GpuScene::try_new(gpu, renderer, scene).map_err(|e| {
         anyhow::anyhow!(
             "{}: the GPU refused the upload: {e}",
             scene.source.file_name
@@ -116,7 +132,7 @@ pub fn render(
     };
     Ok(frame::render_to_image(
         gpu,
-        &renderer,
+        renderer,
         &mut gpu_scene,
         &input,
         req.width,

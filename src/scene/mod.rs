@@ -100,6 +100,23 @@ pub struct Counts {
 }
 
 impl Scene {
+    /// One lit triangle with the default material: what a renderer draws
+    /// to warm up (software adapters compile shaders at the first draw).
+    pub fn one_triangle() -> Scene {
+        Scene {
+            meshes: vec![Mesh {
+                name: "warm-up".into(),
+                positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+                normals: vec![Vec3::Z; 3],
+                uvs: vec![Vec2::ZERO; 3],
+                indices: vec![0, 1, 2],
+                visible: true,
+                ..Mesh::default()
+            }],
+            ..Scene::default()
+        }
+    }
+
     /// What the file holds, and what the viewer added to draw it
     /// ([`Scene::added`]): together they are the scene's totals.
     pub fn counts(&self) -> (Counts, Counts) {

@@ -1110,31 +1110,51 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                 r.check_count(n, 4 + t.fc as usize, "frames")?;
                 let mut frames = Vec::with_capacity(n);
                 for i in 0..n {
-                    let msec = r.u32(&format!("frame {i} time"))?;
+                    // Field names carry the frame only when there is an
+                    // error (formatting them for every frame was most of a
+                    // small file's decode).
+                    let named = |e: DecodeError| DecodeError {
+                        field: e.field.replacen(": ", &format!(": frame {i} "), 1),
+                        ..e
+                    };
+                    let msec = r.u32("time").map_err(named)?;
                     let nt = if t.fc == 0 {
                         0
                     } else {
-                        index(&mut r, t.fc, &format!("frame {i} bone count"))? as usize
+                        index(&mut r, t.fc, "bone count").map_err(named)? as usize
                     };
-                    r.check_count(
-                        nt,
-                        t.bi as usize + 2 * t.vi as usize,
-                        &format!("frame {i} transforms"),
-                    )?;
-                    let transforms = (0..nt)
-                        .map(|_| {
-                            let at = r.pos();
-                            let tr = Transform {
-                                bone: index(&mut r, t.bi, "bone")?,
-                                pos: index(&mut r, t.vi, "position")?,
-                                ori: index(&mut r, t.vi, "orientation")?,
-                            };
-                            if tr.bone as usize >= m.bones.len() || tr.pos as usize >= m.vertices.len() || tr.ori as usize >= m.vertices.len() {
-                                return Err(r.err(at, &format!("frame {i} transform"), format!("bone {} / vertices {}, {} out of range ({} bones, {} vertices)", tr.bone, tr.pos, tr.ori, m.bones.len(), m.vertices.len())));
-                            }
-                            Ok(tr)
-                        })
-                        .collect::<Result<_>>()?;
+                    let rec = t.bi as usize + 2 * t.vi as usize;
+                    r.check_count(nt, rec, "transforms").map_err(named)?;
+                    let at = r.pos();
+                    let records = r.bytes(nt * rec, "transforms").map_err(named)?;
+                    let mut transforms = Vec::with_capacity(nt);
+                    for j in 0..nt {
+                        // A type of size 0 reads nothing (NONE), as `index`.
+                        let b = &records[j * rec..];
+                        let tr = Transform {
+                            bone: index_at(b, 0, t.bi),
+                            pos: index_at(b, t.bi as usize, t.vi),
+                            ori: index_at(b, t.bi as usize + t.vi as usize, t.vi),
+                        };
+                        if tr.bone as usize >= m.bones.len()
+                            || tr.pos as usize >= m.vertices.len()
+                            || tr.ori as usize >= m.vertices.len()
+                        {
+                            return Err(r.err(
+                                at + j * rec,
+                                &format!("frame {i} transform"),
+                                format!(
+                                    "bone {} / vertices {}, {} out of range ({} bones, {} vertices)",
+                                    tr.bone,
+                                    tr.pos,
+                                    tr.ori,
+                                    m.bones.len(),
+                                    m.vertices.len()
+                                ),
+                            ));
+                        }
+                        transforms.push(tr);
+                    }
                     frames.push(Frame { msec, transforms });
                 }
                 if n == 0 {
