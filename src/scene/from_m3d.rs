@@ -647,6 +647,108 @@ struct MeshBuilder {
     keys: Vec<(u32, u32)>,
 }
 
+/// The merged voxels: a dense array over the blocks' bounding box when it
+/// is not much bigger than the blocks themselves (one array read per
+/// neighbour test), else a hash map (far-apart blocks).
+enum VoxelGrid {
+    Dense {
+        lo: [i64; 3],
+        size: [i64; 3],
+        /// Type per cell, x-major then y then z; `EMPTY` for none.
+        cells: Vec<u16>,
+    },
+    Sparse(HashMap<[i32; 3], u16>),
+}
+
+impl VoxelGrid {
+    const EMPTY: u16 = u16::MAX;
+
+    fn new(lo: [i64; 3], hi: [i64; 3], block_cells: usize) -> VoxelGrid {
+        let size = [0, 1, 2].map(|a| (hi[a] - lo[a]).max(0));
+        let volume = size.iter().try_fold(1u64, |v, &s| v.checked_mul(s as u64));
+        match volume {
+            // At most 4 cells per block voxel and 256 MiB of cells.
+            Some(v) if v <= 4 * block_cells as u64 + 4096 && v <= 128 << 20 => VoxelGrid::Dense {
+                lo,
+                size,
+                cells: vec![Self::EMPTY; v as usize],
+            },
+            _ => VoxelGrid::Sparse(HashMap::new()),
+        }
+    }
+
+    fn slot(lo: &[i64; 3], size: &[i64; 3], c: [i32; 3]) -> Option<usize> {
+        let d = [0, 1, 2].map(|a| c[a] as i64 - lo[a]);
+        (0..3)
+            .all(|a| (0..size[a]).contains(&d[a]))
+            .then(|| ((d[0] * size[1] + d[1]) * size[2] + d[2]) as usize)
+    }
+
+    fn set(&mut self, c: [i32; 3], t: u16) {
+        match self {
+            VoxelGrid::Dense { lo, size, cells } => {
+                if let Some(i) = Self::slot(lo, size, c) {
+                    cells[i] = t;
+                }
+            }
+            VoxelGrid::Sparse(map) => {
+                map.insert(c, t);
+            }
+        }
+    }
+
+    fn clear(&mut self, c: [i32; 3]) {
+        match self {
+            VoxelGrid::Dense { lo, size, cells } => {
+                if let Some(i) = Self::slot(lo, size, c) {
+                    cells[i] = Self::EMPTY;
+                }
+            }
+            VoxelGrid::Sparse(map) => {
+                map.remove(&c);
+            }
+        }
+    }
+
+    fn solid(&self, c: [i32; 3]) -> bool {
+        match self {
+            VoxelGrid::Dense { lo, size, cells } => {
+                Self::slot(lo, size, c).is_some_and(|i| cells[i] != Self::EMPTY)
+            }
+            VoxelGrid::Sparse(map) => map.contains_key(&c),
+        }
+    }
+
+    /// Every solid cell with its type, sorted by (x, y, z).
+    fn cells(&self) -> Vec<([i32; 3], u16)> {
+        match self {
+            VoxelGrid::Dense { lo, size, cells } => {
+                let mut out = Vec::new();
+                let mut i = 0;
+                for x in 0..size[0] {
+                    for y in 0..size[1] {
+                        for z in 0..size[2] {
+                            if cells[i] != Self::EMPTY {
+                                out.push((
+                                    [(lo[0] + x) as i32, (lo[1] + y) as i32, (lo[2] + z) as i32],
+                                    cells[i],
+                                ));
+                            }
+                            i += 1;
+                        }
+                    }
+                }
+                out
+            }
+            VoxelGrid::Sparse(map) => {
+                let mut out: Vec<([i32; 3], u16)> = map.iter().map(|(k, v)| (*k, *v)).collect();
+                out.sort();
+                out
+            }
+        }
+    }
+}
+
 type SkinOf<'a> = &'a dyn Fn(&m3d::Vertex) -> Option<([u16; 4], [f32; 4])>;
 
 /// Voxel blocks merged into one grid (later blocks override earlier ones;
@@ -658,13 +760,18 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
         return Vec::new();
     }
     let ntypes = m.voxel_types.len();
-    let mut grid: HashMap<[i32; 3], u16> = HashMap::new();
     let mut extent = 1i64;
+    let (mut lo, mut hi) = ([i64::MAX; 3], [i64::MIN; 3]);
+    for b in &m.voxel_blocks {
+        for (a, (p, s)) in b.pos.iter().zip(b.size).enumerate() {
+            extent = extent.max(-(*p as i64)).max(*p as i64 + s as i64);
+            lo[a] = lo[a].min(*p as i64);
+            hi[a] = hi[a].max(*p as i64 + s as i64);
+        }
+    }
+    let mut grid = VoxelGrid::new(lo, hi, m.voxel_blocks.iter().map(|b| b.data.len()).sum());
     for b in &m.voxel_blocks {
         let [sx, sy, sz] = b.size.map(|s| s as i64);
-        for (p, s) in b.pos.iter().zip([sx, sy, sz]) {
-            extent = extent.max(-(*p as i64)).max(*p as i64 + s);
-        }
         let mut j = 0usize;
         for y in 0..sy {
             for z in 0..sz {
@@ -678,12 +785,8 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
                     ];
                     match v {
                         VOXEL_UNSET => {}
-                        VOXEL_CLEAR => {
-                            grid.remove(&key);
-                        }
-                        t if (t as usize) < ntypes => {
-                            grid.insert(key, t);
-                        }
+                        VOXEL_CLEAR => grid.clear(key),
+                        t if (t as usize) < ntypes => grid.set(key, t),
                         _ => {}
                     }
                 }
@@ -691,8 +794,7 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
         }
     }
     let w = 1.0 / extent as f32;
-    let mut cells: Vec<(&[i32; 3], &u16)> = grid.iter().collect();
-    cells.sort();
+    let cells = grid.cells();
     let mut meshes: Vec<(u16, Mesh)> = Vec::new();
     const FACES: [([i32; 3], [[i32; 3]; 4]); 6] = [
         ([-1, 0, 0], [[0, 0, 0], [0, 0, 1], [0, 1, 1], [0, 1, 0]]),
@@ -702,7 +804,16 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
         ([0, 0, -1], [[1, 0, 0], [0, 0, 0], [0, 1, 0], [1, 1, 0]]),
         ([0, 0, 1], [[0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]]),
     ];
-    for (c, &t) in cells {
+    // Visible faces per type first, so each mesh's vectors are allocated
+    // once at their final size (the grid makes the neighbour tests cheap).
+    let mut visible = vec![0usize; ntypes];
+    for &(c, t) in &cells {
+        visible[t as usize] += FACES
+            .iter()
+            .filter(|(n, _)| !grid.solid([c[0] + n[0], c[1] + n[1], c[2] + n[2]]))
+            .count();
+    }
+    for (c, t) in cells {
         let vt = &m.voxel_types[t as usize];
         let mi = match meshes.iter().position(|(k, _)| *k == t) {
             Some(i) => i,
@@ -742,8 +853,15 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
             }
         };
         let mesh = &mut meshes[mi].1;
+        if mesh.positions.is_empty() {
+            let faces = visible[t as usize];
+            mesh.positions.reserve_exact(4 * faces);
+            mesh.normals.reserve_exact(4 * faces);
+            mesh.uvs.reserve_exact(4 * faces);
+            mesh.indices.reserve_exact(6 * faces);
+        }
         for (n, corners) in FACES {
-            if grid.contains_key(&[c[0] + n[0], c[1] + n[1], c[2] + n[2]]) {
+            if grid.solid([c[0] + n[0], c[1] + n[1], c[2] + n[2]]) {
                 continue;
             }
             let base = mesh.positions.len() as u32;
