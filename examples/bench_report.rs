@@ -204,6 +204,48 @@ fn thumbnail_table(run: &Run) -> String {
     out
 }
 
+fn scaling_table(run: &Run) -> String {
+    let mut out = String::new();
+    header(&mut out, run, "cargo bench --bench scaling");
+    out.push_str(
+        "| format | triangles | file | load (decode + scene) | upload (llvmpipe) | peak heap while loading | peak / file (goal <= 3 + base) |\n\
+         |---|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let mut slopes = String::new();
+    for fmt in ["p3m", "m3d", "papa"] {
+        for size in files(run, &format!("scaling/{fmt}")) {
+            let g = |w| get(run, &format!("scaling/{fmt}"), &size, w).unwrap_or(0.0);
+            let ms = |v: f64| format!("{:.1} ms", v / 1e3);
+            let _ = writeln!(
+                out,
+                "| {fmt} | {:.0} | {:.1} MB | {} | {} | {:.1} MB | {:.2} |",
+                g("triangles"),
+                g("file") / 1e6,
+                ms(g("load")),
+                ms(g("upload")),
+                g("peak") / 1e6,
+                g("peak") / g("file").max(1.0)
+            );
+        }
+        let v = |k: &str| run.values.get(&format!("scaling/{fmt}/{k}")).copied();
+        if let (Some(l), Some(lr), Some(u), Some(ur)) =
+            (v("load_slope"), v("load_r2"), v("upload_slope"), v("upload_r2"))
+        {
+            let _ = writeln!(
+                slopes,
+                "- {fmt}: load {:.1} ms per million triangles (R² {lr:.4}); upload {:.1} ms per million triangles (R² {ur:.4})",
+                l / 1e3,
+                u / 1e3
+            );
+        }
+    }
+    if !slopes.is_empty() {
+        out.push_str("\nLeast-squares slopes over the sizes above:\n\n");
+        out.push_str(&slopes);
+    }
+    out
+}
+
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let bench_dir = std::env::var_os("CARGO_TARGET_DIR")
@@ -213,11 +255,12 @@ fn main() {
     let doc_path = root.join("docs/performance.md");
     let mut doc = std::fs::read_to_string(&doc_path).expect("docs/performance.md");
     type Table = fn(&Run) -> String;
-    let tables: [(&str, Table); 4] = [
+    let tables: [(&str, Table); 5] = [
         ("m3d", m3d_table),
         ("papa", papa_table),
         ("pmf", pmf_table),
         ("thumbnail", thumbnail_table),
+        ("scaling", scaling_table),
     ];
     for (name, table) in tables {
         let (open, close) = (

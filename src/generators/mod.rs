@@ -6,3 +6,4 @@
 pub mod m3d;
 pub mod p3m;
 pub mod pmf;
+pub mod scaling;

@@ -15,7 +15,6 @@ use super::vertex::{BoneVertex, LineVertex, UvColor, push_box};
 use crate::anim::material::MaterialState;
 use crate::scene::{Aabb, BlendMode, Scene};
 use glam::{Mat4, Vec3};
-use std::collections::HashSet;
 use std::ops::Range;
 use wgpu::util::DeviceExt;
 
@@ -381,11 +380,14 @@ impl GpuScene {
                     bytemuck::cast_slice(&m.indices),
                     wgpu::BufferUsages::INDEX,
                 );
-                let mut seen = HashSet::with_capacity(m.indices.len());
+                // Each edge once, in first-seen order (FxHash on the packed
+                // pair: SipHash made this most of a large mesh's upload).
+                let mut seen: rustc_hash::FxHashSet<u64> = rustc_hash::FxHashSet::default();
+                seen.reserve(m.indices.len());
                 let mut edges: Vec<u32> = Vec::with_capacity(m.indices.len() * 2);
                 for t in m.triangles() {
                     for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
-                        if seen.insert((a.min(b), a.max(b))) {
+                        if seen.insert((a.min(b) as u64) << 32 | a.max(b) as u64) {
                             edges.extend_from_slice(&[a, b]);
                         }
                     }
