@@ -228,9 +228,12 @@ fn scaling_table(run: &Run) -> String {
             );
         }
         let v = |k: &str| run.values.get(&format!("scaling/{fmt}/{k}")).copied();
-        if let (Some(l), Some(lr), Some(u), Some(ur)) =
-            (v("load_slope"), v("load_r2"), v("upload_slope"), v("upload_r2"))
-        {
+        if let (Some(l), Some(lr), Some(u), Some(ur)) = (
+            v("load_slope"),
+            v("load_r2"),
+            v("upload_slope"),
+            v("upload_r2"),
+        ) {
             let _ = writeln!(
                 slopes,
                 "- {fmt}: load {:.1} ms per million triangles (R² {lr:.4}); upload {:.1} ms per million triangles (R² {ur:.4})",

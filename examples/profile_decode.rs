@@ -11,9 +11,12 @@ fn main() {
     let mut n = 0u64;
     while t.elapsed().as_secs_f64() < secs {
         if std::env::var_os("DECODE_ONLY").is_some() {
-            std::hint::black_box(facet::formats::m3d::decode(std::hint::black_box(&bytes)).unwrap());
+            std::hint::black_box(
+                facet::formats::m3d::decode(std::hint::black_box(&bytes)).unwrap(),
+            );
         } else {
-            let loaded = facet::load::load_bytes(&name, std::hint::black_box(&bytes), None).unwrap();
+            let loaded =
+                facet::load::load_bytes(&name, std::hint::black_box(&bytes), None).unwrap();
             std::hint::black_box(loaded);
         }
         n += 1;

@@ -624,6 +624,25 @@ fn later_bones_blend_with_the_corrected_t_as_in_m3d_h() {
     assert!(angle(t2) - angle(t1) > 0.5);
 }
 
+/// A chunk as specs/m3d.md lays it out: magic, u32 length (header
+/// included), body.
+fn chunk(magic: &[u8; 4], body: &[u8]) -> Vec<u8> {
+    let mut c = magic.to_vec();
+    c.extend((8 + body.len() as u32).to_le_bytes());
+    c.extend(body);
+    c
+}
+
+/// An uncompressed M3D: `3DMO`, the file length, the payload (HEAD ...
+/// chunks) and its `OMD3` end marker.
+fn plain_m3d(mut payload: Vec<u8>) -> Vec<u8> {
+    payload.extend(b"OMD3");
+    let mut file = b"3DMO".to_vec();
+    file.extend((8 + payload.len() as u32).to_le_bytes());
+    file.extend(payload);
+    file
+}
+
 /// An M3D file assembled here byte by byte from `specs/m3d.md`, read as
 /// m3d.h reads it (`_m3d_load`, m3d.h 1.0.0):
 /// - colour indices are unsigned (`model->cmap[data[0]]`): 254 and 255 are
@@ -639,12 +658,6 @@ fn later_bones_blend_with_the_corrected_t_as_in_m3d_h() {
 /// a VOXD chunk comes in a file whose header defines no voxel types: m3d.h
 /// keeps the first of each unique chunk and skips such voxel data.
 fn hand_m3d(with_cmap: bool, repeats: bool) -> Vec<u8> {
-    fn chunk(magic: &[u8; 4], body: &[u8]) -> Vec<u8> {
-        let mut c = magic.to_vec();
-        c.extend((8 + body.len() as u32).to_le_bytes());
-        c.extend(body);
-        c
-    }
     // Types: vc float (2), vi/si/ci u8 (0), nb 1 bone (0), every other
     // type "not defined" (3).
     let types: u32 = 2 | 3 << 8 | 3 << 10 | 3 << 14 | 3 << 16 | 3 << 18 | 3 << 20 | 3 << 22;
@@ -694,11 +707,7 @@ fn hand_m3d(with_cmap: bool, repeats: bool) -> Vec<u8> {
         0x30, 0, 1, 2,
     ];
     payload.extend(chunk(b"MESH", &mesh));
-    payload.extend(b"OMD3");
-    let mut file = b"3DMO".to_vec();
-    file.extend((8 + payload.len() as u32).to_le_bytes());
-    file.extend(payload);
-    file
+    plain_m3d(payload)
 }
 
 #[test]
@@ -758,61 +767,12 @@ fn colour_indices_mesh_records_and_material_colours_read_as_m3d_h_does() {
     }
 }
 
-/// Companions that answer only the names in `files` (with a 1x1 PNG) and
-/// record every name asked for, in order.
-struct Recorder {
-    files: Vec<&'static str>,
-    asked: std::cell::RefCell<Vec<String>>,
-}
-
-impl facet::scene::companions::Companions for Recorder {
-    fn find(
-        &self,
-        lookup: facet::scene::companions::Lookup<'_>,
-    ) -> Result<facet::scene::companions::Found, facet::scene::companions::Missing> {
-        let facet::scene::companions::Lookup::Beside(name) = lookup else {
-            panic!("M3D asks for files beside the model, not {lookup:?}");
-        };
-        self.asked.borrow_mut().push(name.to_string());
-        if !self.files.contains(&name) {
-            return Err(Default::default());
-        }
-        let mut png = Vec::new();
-        image::RgbaImage::from_pixel(1, 1, image::Rgba([128, 128, 255, 255]))
-            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
-            .unwrap();
-        Ok(facet::scene::companions::Found {
-            path: name.into(),
-            bytes: png,
-        })
-    }
-
-    fn model_stem(&self) -> Option<String> {
-        Some("shaded".into())
-    }
-
-    fn siblings(
-        &self,
-        _: &str,
-        _: usize,
-        _: &dyn Fn(&[u8]) -> bool,
-    ) -> Vec<facet::scene::companions::Sibling> {
-        Vec::new()
-    }
-}
-
 /// An M3D assembled from `specs/m3d.md`: colours stored as RGBA (ci_t =
 /// uint32, bits 6-7 = 10), u8 string offsets; four materials with the
 /// display properties of the spec's tables: 0 Kd, 2 Ks, 3 Ns, 4 Ke, 6 Km,
 /// 7 d, 128 map_Kd, 132 map_Ke, 134 map_Km, 136 map_N (a map's value is a
 /// string offset, a colour 4 bytes RGBA with red lowest, a float 4 bytes).
 fn shaded_m3d() -> Vec<u8> {
-    fn chunk(magic: &[u8; 4], body: &[u8]) -> Vec<u8> {
-        let mut c = magic.to_vec();
-        c.extend((8 + body.len() as u32).to_le_bytes());
-        c.extend(body);
-        c
-    }
     let types: u32 =
         2 | 2 << 6 | 3 << 8 | 3 << 10 | 3 << 14 | 3 << 16 | 3 << 18 | 3 << 20 | 3 << 22;
     let names = [
@@ -887,26 +847,38 @@ fn shaded_m3d() -> Vec<u8> {
         mesh.extend([0x00, offset[m], 0x00, 0, 1, 2]);
     }
     payload.extend(chunk(b"MESH", &mesh));
-    payload.extend(b"OMD3");
-    let mut file = b"3DMO".to_vec();
-    file.extend((8 + payload.len() as u32).to_le_bytes());
-    file.extend(payload);
-    file
+    plain_m3d(payload)
 }
 
 #[test]
 fn materials_keep_transparency_specular_emission_normal_and_bump_maps() {
     use facet::scene::{BlendMode, NormalMap};
     let m = facet::formats::m3d::decode(&shaded_m3d()).unwrap_or_else(|e| panic!("{e}"));
-    let recorder = Recorder {
-        files: vec!["glow.png", "normals.tga", "bumps", "x.jp.png", "a.png"],
-        asked: Default::default(),
+    // Companions that answer only these names (with a 1x1 PNG) and record
+    // every name asked for, in order.
+    let files = ["glow.png", "normals.tga", "bumps", "x.jp.png", "a.png"];
+    let asked = std::cell::RefCell::new(Vec::<String>::new());
+    let recorder = common::Answers {
+        stem: Some("shaded"),
+        answer: |lookup: facet::scene::companions::Lookup<'_>| {
+            let facet::scene::companions::Lookup::Beside(name) = lookup else {
+                panic!("M3D asks for files beside the model, not {lookup:?}");
+            };
+            asked.borrow_mut().push(name.to_string());
+            files.contains(&name).then(|| {
+                let mut png = Vec::new();
+                image::RgbaImage::from_pixel(1, 1, image::Rgba([128, 128, 255, 255]))
+                    .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+                    .unwrap();
+                (name.into(), png)
+            })
+        },
     };
     let s = facet::scene::from_m3d::convert(&m, Default::default(), &recorder);
     // m3d.h `_m3d_gettx`: NAME.png first only when the name is shorter than
     // 5 bytes or has no '.' 4 bytes from its end; then NAME.
     assert_eq!(
-        *recorder.asked.borrow(),
+        *asked.borrow(),
         [
             "glow.png",
             "normals.tga",

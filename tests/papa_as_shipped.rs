@@ -5,7 +5,7 @@
 //! project).
 
 mod common;
-use facet::formats::papa::{self, TextureData};
+use facet::formats::papa;
 use facet::scene::TextureSource;
 use std::path::{Path, PathBuf};
 
@@ -232,15 +232,7 @@ fn every_texture_table_entry_is_listed_and_marked() {
     // basic_cube with its table replaced (the writer serves conversion
     // here; the decoder's reading is tested against the fixtures).
     let mut p = papa::decode(&std::fs::read(fixture("basic_cube.papa")).unwrap()).unwrap();
-    let linked = |name: &str| papa::Texture {
-        name: name.into(),
-        format: None,
-        mips: 0,
-        srgb: false,
-        width: 0,
-        height: 0,
-        data: TextureData::Linked,
-    };
+    let linked = common::linked_papa_texture;
     let moon = "/pa/terrain/earth_csg/textures/moon_tile_diffuse.papa";
     p.textures = vec![
         linked(moon),

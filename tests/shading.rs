@@ -738,69 +738,30 @@ fn a_unit_with_its_three_companions_renders_with_team_colours_and_gloss() {
     );
 }
 
-/// Answers one PA media path with one shared fixture; everything else is
-/// missing.
-struct OneMedia {
-    path: &'static str,
-    fixture: &'static str,
-}
-
-impl facet::scene::companions::Companions for OneMedia {
-    fn find(
-        &self,
-        lookup: facet::scene::companions::Lookup<'_>,
-    ) -> Result<facet::scene::companions::Found, facet::scene::companions::Missing> {
-        match lookup {
-            facet::scene::companions::Lookup::PaMedia(p) if p == self.path => {
-                let file = common::shared().join("fixtures/papa").join(self.fixture);
-                Ok(facet::scene::companions::Found {
-                    bytes: std::fs::read(&file).unwrap(),
-                    path: file,
-                })
-            }
-            _ => Err(Default::default()),
-        }
-    }
-
-    fn model_stem(&self) -> Option<String> {
-        None
-    }
-
-    fn siblings(
-        &self,
-        _: &str,
-        _: usize,
-        _: &dyn Fn(&[u8]) -> bool,
-    ) -> Vec<facet::scene::companions::Sibling> {
-        Vec::new()
-    }
-}
-
 #[test]
 fn a_csg_model_shows_a_real_normal_map() {
-    use facet::formats::papa::{self, TextureData};
+    use facet::formats::papa;
     // basic_cube (format 10: the file's tangents and binormals) as a
     // `textured_normal` material whose NormalTexture is the real
     // flower_04_normal.papa (DXT5, X in alpha, Y in green).
     let bytes = std::fs::read(common::shared().join("fixtures/papa/basic_cube.papa")).unwrap();
     let mut p = papa::decode(&bytes).unwrap();
     let normal_path = "/pa/terrain/plants_csg/textures/flower_04_normal.papa";
-    p.textures.push(papa::Texture {
-        name: normal_path.into(),
-        format: None,
-        mips: 0,
-        srgb: false,
-        width: 0,
-        height: 0,
-        data: TextureData::Linked,
-    });
+    p.textures.push(common::linked_papa_texture(normal_path));
     let n = (p.textures.len() - 1) as u16;
     let m = &mut p.materials[0];
     m.shader = "textured_normal".into();
     m.textures.push(("NormalTexture".into(), n));
-    let companions = OneMedia {
-        path: normal_path,
-        fixture: "flower_04_normal.papa",
+    // The resolver answers that one media path with the shared fixture.
+    let companions = common::Answers {
+        stem: None,
+        answer: |lookup: facet::scene::companions::Lookup<'_>| match lookup {
+            facet::scene::companions::Lookup::PaMedia(p) if p == normal_path => {
+                let file = common::shared().join("fixtures/papa/flower_04_normal.papa");
+                Some((file.clone(), std::fs::read(&file).unwrap()))
+            }
+            _ => None,
+        },
     };
     let with = facet::scene::from_papa::convert(&p, Default::default(), &companions);
     let (t, kind) = with.materials[0]

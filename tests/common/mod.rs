@@ -289,3 +289,63 @@ pub fn huge_image_models(dir: &Path) -> (PathBuf, PathBuf) {
     std::fs::write(&m3d, facet::formats::m3d_write::encode(&v, true).unwrap()).unwrap();
     (p3m, m3d)
 }
+
+/// Companion files answered by `answer` (the lookup and whether a file is
+/// there: its path and bytes), with a model stem and no siblings: for
+/// converters tested without a disk.
+#[allow(dead_code)] // each test binary uses what it needs of this module
+pub struct Answers<F> {
+    pub stem: Option<&'static str>,
+    pub answer: F,
+}
+
+impl<F> facet::scene::companions::Companions for Answers<F>
+where
+    F: Fn(facet::scene::companions::Lookup<'_>) -> Option<(PathBuf, Vec<u8>)>,
+{
+    fn find(
+        &self,
+        lookup: facet::scene::companions::Lookup<'_>,
+    ) -> Result<facet::scene::companions::Found, facet::scene::companions::Missing> {
+        (self.answer)(lookup)
+            .map(|(path, bytes)| facet::scene::companions::Found { path, bytes })
+            .ok_or_default()
+    }
+
+    fn model_stem(&self) -> Option<String> {
+        self.stem.map(String::from)
+    }
+
+    fn siblings(
+        &self,
+        _: &str,
+        _: usize,
+        _: &dyn Fn(&[u8]) -> bool,
+    ) -> Vec<facet::scene::companions::Sibling> {
+        Vec::new()
+    }
+}
+
+trait OkOrDefault<T> {
+    fn ok_or_default<E: Default>(self) -> Result<T, E>;
+}
+
+impl<T> OkOrDefault<T> for Option<T> {
+    fn ok_or_default<E: Default>(self) -> Result<T, E> {
+        self.ok_or_else(E::default)
+    }
+}
+
+/// A linked (by media path) Papa texture-table entry.
+#[allow(dead_code)]
+pub fn linked_papa_texture(name: &str) -> facet::formats::papa::Texture {
+    facet::formats::papa::Texture {
+        name: name.into(),
+        format: None,
+        mips: 0,
+        srgb: false,
+        width: 0,
+        height: 0,
+        data: facet::formats::papa::TextureData::Linked,
+    }
+}
