@@ -252,12 +252,7 @@ fn two_bones() -> Scene {
         faces: vec![Face {
             material: None,
             points: (5..8)
-                .map(|i| FacePoint {
-                    vertex: i,
-                    uv: None,
-                    normal: None,
-                    max: None,
-                })
+                .map(FacePoint::vertex)
                 .collect::<Vec<_>>()
                 .into(),
         }],
@@ -398,12 +393,7 @@ fn labels_point_at_their_vertices() {
         faces: vec![Face {
             material: None,
             points: (0..3)
-                .map(|i| FacePoint {
-                    vertex: i,
-                    uv: None,
-                    normal: None,
-                    max: None,
-                })
+                .map(FacePoint::vertex)
                 .collect::<Vec<_>>()
                 .into(),
         }],
@@ -497,24 +487,14 @@ fn preview_external_textures_and_info() {
             Face {
                 material: Some(0),
                 points: (0..3)
-                    .map(|i| FacePoint {
-                        vertex: i,
-                        uv: None,
-                        normal: None,
-                        max: None,
-                    })
+                    .map(FacePoint::vertex)
                     .collect::<Vec<_>>()
                     .into(),
             },
             Face {
                 material: Some(1),
                 points: (0..3)
-                    .map(|i| FacePoint {
-                        vertex: i,
-                        uv: None,
-                        normal: None,
-                        max: None,
-                    })
+                    .map(FacePoint::vertex)
                     .collect::<Vec<_>>()
                     .into(),
             },

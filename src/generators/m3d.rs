@@ -39,12 +39,7 @@ pub fn demo() -> M3d {
             material,
             points: [a, b, c]
                 .iter()
-                .map(|&v| FacePoint {
-                    vertex: v,
-                    uv: None,
-                    normal: None,
-                    max: None,
-                })
+                .map(|&v| FacePoint::vertex(v))
                 .collect::<Vec<_>>()
                 .into(),
         });

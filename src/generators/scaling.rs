@@ -122,12 +122,9 @@ pub fn m3d_bytes(triangles: usize) -> Vec<u8> {
         }));
         m.faces.extend(p.indices.chunks_exact(3).map(|c| m3d::Face {
             material: None,
-            points: m3d::FacePoints::Triangle([c[0], c[1], c[2]].map(|i| FacePoint {
-                vertex: base + i,
-                uv: None,
-                normal: None,
-                max: None,
-            })),
+            points: m3d::FacePoints::Triangle(
+                [c[0], c[1], c[2]].map(|i| FacePoint::vertex(base + i)),
+            ),
         }));
     }
     m3d_write::encode(&m, false).expect("the grid fits M3D")

@@ -266,7 +266,7 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
     let mut generated = vec![Vec3::ZERO; m.vertices.len()];
     let mut need = false;
     for f in &m.faces {
-        if f.points.len() >= 3 && f.points.iter().any(|p| p.normal.is_none()) {
+        if f.points.len() >= 3 && f.points.iter().any(|p| p.normal().is_none()) {
             need = true;
             let v = |i: usize| vec3(&m.vertices[f.points[i].vertex as usize]);
             for k in 1..f.points.len() - 1 {
@@ -333,7 +333,7 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         let b = &mut groups[gi].1;
         corner.clear();
         for p in f.points.iter() {
-            let (uv, nrm) = (p.uv.unwrap_or(NONE), p.normal.unwrap_or(NONE));
+            let (uv, nrm) = (p.uv().unwrap_or(NONE), p.normal().unwrap_or(NONE));
             let (fg, fi) = first[p.vertex as usize];
             let found = if fg == gi as u32 && b.keys[fi as usize] == (uv, nrm) {
                 Some(fi)
@@ -348,11 +348,11 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
                     let v = &m.vertices[p.vertex as usize];
                     let i = b.positions.len() as u32;
                     b.positions.push(vec3(v));
-                    b.normals.push(match p.normal {
+                    b.normals.push(match p.normal() {
                         Some(n) => vec3(&m.vertices[n as usize]).normalize_or(Vec3::Y),
                         None => generated[p.vertex as usize],
                     });
-                    b.uvs.push(p.uv.map_or(Vec2::ZERO, |t| {
+                    b.uvs.push(p.uv().map_or(Vec2::ZERO, |t| {
                         let [u, v] = m.tmap[t as usize];
                         Vec2::new(u, 1.0 - v)
                     }));
@@ -362,7 +362,7 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
                         b.joints.push(j);
                         b.weights.push(w);
                     }
-                    b.has_uv |= p.uv.is_some();
+                    b.has_uv |= p.uv().is_some();
                     b.keys.push((uv, nrm));
                     if fg == u32::MAX {
                         first[p.vertex as usize] = (gi as u32, i);

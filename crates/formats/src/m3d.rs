@@ -196,15 +196,55 @@ enum ScalarKind {
     U8,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// One corner of a face. The optional indices are kept as [`NONE`] when
+/// absent (4 bytes each rather than an `Option`'s 8: a triangle is 48
+/// bytes, which matters at millions of faces) and read through
+/// [`FacePoint::uv`], [`FacePoint::normal`] and [`FacePoint::max`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FacePoint {
     pub vertex: u32,
+    uv: u32,
+    normal: u32,
+    max: u32,
+}
+
+impl FacePoint {
+    /// A corner from its vertex and optional TMAP index, normal vertex and
+    /// maximum vertex (scalable polygons).
+    pub const fn new(vertex: u32, uv: Option<u32>, normal: Option<u32>, max: Option<u32>) -> Self {
+        const fn stored(i: Option<u32>) -> u32 {
+            match i {
+                Some(i) => i,
+                None => NONE,
+            }
+        }
+        FacePoint {
+            vertex,
+            uv: stored(uv),
+            normal: stored(normal),
+            max: stored(max),
+        }
+    }
+
+    /// A corner with only its vertex.
+    pub const fn vertex(vertex: u32) -> Self {
+        Self::new(vertex, None, None, None)
+    }
+
     /// TMAP index.
-    pub uv: Option<u32>,
+    pub fn uv(&self) -> Option<u32> {
+        opt(self.uv)
+    }
+
     /// Vertex index of the normal.
-    pub normal: Option<u32>,
+    pub fn normal(&self) -> Option<u32> {
+        opt(self.normal)
+    }
+
     /// Maximum vertex (scalable polygons).
-    pub max: Option<u32>,
+    pub fn max(&self) -> Option<u32> {
+        opt(self.max)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -906,12 +946,7 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                         continue;
                     }
                     // Bit 3 is reserved; m3d.h ignores it, and so do we.
-                    const NO_POINT: FacePoint = FacePoint {
-                        vertex: 0,
-                        uv: None,
-                        normal: None,
-                        max: None,
-                    };
+                    const NO_POINT: FacePoint = FacePoint::vertex(0);
                     // The record's size follows from its flags: one
                     // bounds check, then plain reads.
                     let (vi, ti) = (t.vi as usize, t.ti as usize);
@@ -973,12 +1008,7 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                                 format!("{} is out of range ({limit} entries)", v.unwrap_or(0)),
                             ));
                         }
-                        let point = FacePoint {
-                            vertex,
-                            uv,
-                            normal,
-                            max,
-                        };
+                        let point = FacePoint::new(vertex, uv, normal, max);
                         if n == 3 {
                             tri[j] = point;
                         } else {

@@ -242,9 +242,9 @@ pub fn encode(m: &M3d, compress: bool) -> Result<Vec<u8>, String> {
                 current = f.material;
             }
             let p0 = f.points.first().ok_or(format!("face {i} has no points"))?;
-            let k = p0.uv.is_some() as u8
-                | (p0.normal.is_some() as u8) << 1
-                | (p0.max.is_some() as u8) << 2;
+            let k = p0.uv().is_some() as u8
+                | (p0.normal().is_some() as u8) << 1
+                | (p0.max().is_some() as u8) << 2;
             if f.points.len() > 15 {
                 return Err(format!("face {i}: {} points, 15 at most", f.points.len()));
             }
@@ -252,13 +252,13 @@ pub fn encode(m: &M3d, compress: bool) -> Result<Vec<u8>, String> {
             for p in f.points.iter() {
                 w.idx(t.vi, p.vertex, "face vertex")?;
                 if k & 1 != 0 {
-                    w.idx(t.ti, p.uv.unwrap_or(NONE), "face UV")?;
+                    w.idx(t.ti, p.uv().unwrap_or(NONE), "face UV")?;
                 }
                 if k & 2 != 0 {
-                    w.idx(t.vi, p.normal.unwrap_or(NONE), "face normal")?;
+                    w.idx(t.vi, p.normal().unwrap_or(NONE), "face normal")?;
                 }
                 if k & 4 != 0 {
-                    w.idx(t.vi, p.max.unwrap_or(NONE), "face maximum")?;
+                    w.idx(t.vi, p.max().unwrap_or(NONE), "face maximum")?;
                 }
             }
         }

@@ -27,7 +27,7 @@ fn reference_vertices(m: &M3d) -> usize {
     let generated = m
         .faces
         .iter()
-        .any(|f| f.points.iter().any(|p| p.normal.is_none()));
+        .any(|f| f.points.iter().any(|p| p.normal().is_none()));
     m.vertices.len() * if generated { 2 } else { 1 }
 }
 
@@ -197,12 +197,7 @@ fn everything(t: Types) -> M3d {
         (0..6).map(|i| [uv(i * 40), uv(255 - i * 30)]).collect()
     };
     let with_uv = |i: u32| (t.ti != 0).then_some(i % 6);
-    let point = |v: u32, uv: Option<u32>, n: Option<u32>, max: Option<u32>| FacePoint {
-        vertex: v,
-        uv,
-        normal: n,
-        max,
-    };
+    let point = FacePoint::new;
     let materials = vec![
         Material {
             name: "paint".into(),
