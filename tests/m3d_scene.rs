@@ -251,10 +251,7 @@ fn two_bones() -> Scene {
         }],
         faces: vec![Face {
             material: None,
-            points: (5..8)
-                .map(FacePoint::vertex)
-                .collect::<Vec<_>>()
-                .into(),
+            points: (5..8).map(FacePoint::vertex).collect::<Vec<_>>().into(),
         }],
         actions: vec![Action {
             name: "move".into(),
@@ -392,10 +389,7 @@ fn labels_point_at_their_vertices() {
         ],
         faces: vec![Face {
             material: None,
-            points: (0..3)
-                .map(FacePoint::vertex)
-                .collect::<Vec<_>>()
-                .into(),
+            points: (0..3).map(FacePoint::vertex).collect::<Vec<_>>().into(),
         }],
         labels: vec![Label {
             group: "notes".into(),
@@ -486,17 +480,11 @@ fn preview_external_textures_and_info() {
         faces: vec![
             Face {
                 material: Some(0),
-                points: (0..3)
-                    .map(FacePoint::vertex)
-                    .collect::<Vec<_>>()
-                    .into(),
+                points: (0..3).map(FacePoint::vertex).collect::<Vec<_>>().into(),
             },
             Face {
                 material: Some(1),
-                points: (0..3)
-                    .map(FacePoint::vertex)
-                    .collect::<Vec<_>>()
-                    .into(),
+                points: (0..3).map(FacePoint::vertex).collect::<Vec<_>>().into(),
             },
         ],
         ..Default::default()

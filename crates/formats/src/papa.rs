@@ -434,11 +434,18 @@ impl VertexBuffer {
             weights: l.skin.map(|(w, _)| b4(w)),
             bones: l.skin.map(|(_, j)| b4(j)),
             tangent: l.tangents.map(|at| [v3(at), v3(at + 12)]),
-            extra_uvs: std::array::from_fn(|k| {
-                let at = l.uv? + 8 * (k + 1);
-                (k < l.extra_uvs as usize).then(|| [f(at), f(at + 4)])
+            // Written out (not `array::from_fn` with `?` inside, which
+            // did not inline and cost a stack round trip per vertex).
+            extra_uvs: [0, 1].map(|k| match l.uv {
+                Some(at) if k < l.extra_uvs as usize => {
+                    let at = at + 8 * (k + 1);
+                    Some([f(at), f(at + 4)])
+                }
+                _ => None,
             }),
-            color8f: l.color8f.map(|at| std::array::from_fn(|k| f(at + 4 * k))),
+            color8f: l
+                .color8f
+                .map(|at| [0, 1, 2, 3, 4, 5, 6, 7].map(|k| f(at + 4 * k))),
         }
     }
 }
