@@ -152,7 +152,8 @@ fn the_decoder_crate_needs_only_what_decoding_needs() {
         .filter_map(|l| l.split('=').next().map(str::trim))
         .filter(|n| !n.is_empty())
         .collect();
-    let allowed = ["lz4_flex", "miniz_oxide", "thiserror", "bytemuck"];
+    // flate2 with only its zlib-rs backend: M3D inflation (pure Rust).
+    let allowed = ["lz4_flex", "miniz_oxide", "flate2", "thiserror", "bytemuck"];
     for d in &deps {
         assert!(allowed.contains(d), "facet-formats depends on {d}");
     }
