@@ -7,7 +7,7 @@
 
 use super::Running;
 use crate::anim::Animator;
-use crate::gpu::{GpuScene, OrbitCamera};
+use crate::gpu::{GpuScene, OrbitCamera, Renderer};
 use crate::load;
 use crate::scene::Scene;
 use crate::ui::{self, UiState};
@@ -15,13 +15,20 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+/// What the loader thread hands back: the file, and its scene already
+/// uploaded with the renderer it was given (so a 10M-triangle upload does
+/// not stop the window's frames), or why the GPU refused it.
+type Answer = Result<(load::Loaded, Result<GpuScene, String>, Arc<Renderer>), load::LoadError>;
+
 pub(super) struct Loading {
     path: PathBuf,
-    answer: std::sync::mpsc::Receiver<Result<load::Loaded, load::LoadError>>,
+    answer: std::sync::mpsc::Receiver<Answer>,
     /// Per mille, written by the loader.
     progress: Arc<std::sync::atomic::AtomicU32>,
-    /// Frames drawn since it started.
+    /// Frames drawn since it started, and the longest gap between two.
     frames: u32,
+    last_frame: std::time::Instant,
+    longest_gap: std::time::Duration,
 }
 
 impl Running {
@@ -52,19 +59,26 @@ impl Running {
             );
             return;
         }
-        // Decoding runs on a thread of its own: the window keeps drawing
-        // (and shows how far it is) while a large map loads.
+        // Decoding and the upload run on a thread of their own: the window
+        // keeps drawing (and shows how far it is) while a large file loads.
+        // wgpu's device and queue are shared between threads.
         let progress = Arc::new(std::sync::atomic::AtomicU32::new(0));
         let (tx, rx) = std::sync::mpsc::channel();
         let (p, w, file) = (progress.clone(), self.window.clone(), path.clone());
+        let (gpu, renderer) = (self.gpu.clone(), self.renderer.clone());
         let options = self.load_options();
         let spawned = std::thread::Builder::new()
             .name("load".into())
             .spawn(move || {
+                // Decoding is the first 90%, the upload the rest.
                 let set = |f: f32| {
-                    p.store((f.clamp(0.0, 1.0) * 1000.0) as u32, Ordering::Relaxed);
+                    p.store((f.clamp(0.0, 1.0) * 900.0) as u32, Ordering::Relaxed);
                 };
-                let _ = tx.send(load::load_file_with_progress(&file, &options, &set));
+                let answer = load::load_file_with_progress(&file, &options, &set).map(|l| {
+                    let uploaded = GpuScene::try_new(&gpu, &renderer, &l.scene);
+                    (l, uploaded, renderer)
+                });
+                let _ = tx.send(answer);
                 w.request_redraw();
             });
         if let Err(e) = spawned {
@@ -78,6 +92,8 @@ impl Running {
             answer: rx,
             progress,
             frames: 0,
+            last_frame: std::time::Instant::now(),
+            longest_gap: std::time::Duration::ZERO,
         });
     }
 
@@ -89,6 +105,8 @@ impl Running {
             return;
         };
         l.frames += 1;
+        l.longest_gap = l.longest_gap.max(l.last_frame.elapsed());
+        l.last_frame = std::time::Instant::now();
         let name = l.path.file_name().map_or_else(
             || l.path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
@@ -107,12 +125,28 @@ impl Running {
                 return;
             }
         };
-        let Some(Loading { path, frames, .. }) = self.loading.take() else {
+        let Some(Loading {
+            path,
+            frames,
+            longest_gap,
+            ..
+        }) = self.loading.take()
+        else {
             return;
         };
         self.ui.loading = None;
-        log::info!("{} frames drawn while {} loaded", frames, path.display());
+        log::info!(
+            "{} frames drawn while {} loaded (longest gap between two: {:.0} ms)",
+            frames,
+            path.display(),
+            longest_gap.as_secs_f64() * 1e3
+        );
+        let t = std::time::Instant::now();
         self.opened(path, result);
+        log::debug!(
+            "showing the loaded file took {:.0} ms",
+            t.elapsed().as_secs_f64() * 1e3
+        );
     }
 
     pub(super) fn register_textures(&mut self) {
@@ -269,7 +303,27 @@ impl Running {
         scene: Scene,
         how: Replace,
     ) -> Result<(), (Box<Scene>, String)> {
-        let gpu_scene = match GpuScene::try_new(&self.gpu, &self.renderer, &scene) {
+        let uploaded = GpuScene::try_new(&self.gpu, &self.renderer, &scene);
+        let renderer = self.renderer.clone();
+        self.show_uploaded(scene, uploaded, &renderer, how)
+    }
+
+    /// [`Self::show_scene`] with the upload already done (on the loader
+    /// thread, with `renderer`). A scene uploaded for a device that has
+    /// since been lost and replaced is uploaded again here.
+    pub(super) fn show_uploaded(
+        &mut self,
+        scene: Scene,
+        uploaded: Result<GpuScene, String>,
+        renderer: &Arc<Renderer>,
+        how: Replace,
+    ) -> Result<(), (Box<Scene>, String)> {
+        let uploaded = if Arc::ptr_eq(renderer, &self.renderer) {
+            uploaded
+        } else {
+            GpuScene::try_new(&self.gpu, &self.renderer, &scene)
+        };
+        let gpu_scene = match uploaded {
             Ok(g) => g,
             Err(e) => return Err((Box::new(scene), e)),
         };
@@ -333,10 +387,15 @@ impl Running {
 
     /// A file the loader finished: shown, or its error reported (the
     /// previous scene stays).
-    pub(super) fn opened(&mut self, path: PathBuf, result: Result<load::Loaded, load::LoadError>) {
+    pub(super) fn opened(&mut self, path: PathBuf, result: Answer) {
         let must_load = std::mem::take(&mut self.initial_must_load);
         let e = match result {
-            Ok(l) => match self.show_scene(l.scene, Replace::Opened(path.clone())) {
+            Ok((l, uploaded, renderer)) => match self.show_uploaded(
+                l.scene,
+                uploaded,
+                &renderer,
+                Replace::Opened(path.clone()),
+            ) {
                 Ok(()) => {
                     self.fit();
                     // Last, so that whoever waits for this line (the Xvfb

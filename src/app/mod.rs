@@ -173,7 +173,8 @@ struct Running {
     /// `None` only while a lost device is being replaced.
     surface: Option<wgpu::Surface<'static>>,
     config: wgpu::SurfaceConfiguration,
-    renderer: Renderer,
+    /// Shared with the loader thread, which uploads a file's scene.
+    renderer: Arc<Renderer>,
     targets: Targets,
     scene: Scene,
     gpu_scene: GpuScene,
@@ -329,7 +330,7 @@ struct GpuParts {
     gpu: Gpu,
     surface: wgpu::Surface<'static>,
     config: wgpu::SurfaceConfiguration,
-    renderer: Renderer,
+    renderer: Arc<Renderer>,
     targets: Targets,
     egui_renderer: egui_wgpu::Renderer,
     gpu_scene: GpuScene,
@@ -365,7 +366,7 @@ impl GpuParts {
         };
         surface.configure(&gpu.device, &config);
         let srgb = format.add_srgb_suffix();
-        let renderer = Renderer::new(&gpu, srgb, gpu.sample_count(srgb));
+        let renderer = Arc::new(Renderer::new(&gpu, srgb, gpu.sample_count(srgb)));
         let targets = Targets::new(
             &gpu.device,
             config.width,

@@ -34,6 +34,7 @@ pub fn one_line(s: &str) -> String {
         .join("; ")
 }
 
+#[derive(Clone)]
 pub struct Gpu {
     pub instance: wgpu::Instance,
     pub adapter: wgpu::Adapter,
