@@ -176,12 +176,12 @@ fn voxels_mesh_with_hidden_faces_removed() {
     m.vertices = vec![
         Vertex {
             pos: [0.0, 0.0, 0.0, 1.0],
-            color: Some(0),
+            color: 0,
             skin: NONE,
         },
         Vertex {
             pos: [0.0, 0.0, 0.0, 1.0],
-            color: Some(0),
+            color: 0,
             skin: QUATERNION,
         },
     ];
@@ -191,9 +191,7 @@ fn voxels_mesh_with_hidden_faces_removed() {
         pos: 0,
         ori: 1,
     }];
-    m.skins = vec![Skin {
-        influences: vec![(0, 255)],
-    }];
+    m.skins = vec![Skin::new(&[(0, 255)])];
     m.voxel_types[0].skin = 0;
     let bytes = m3d_write::encode(&m, false).unwrap();
     let s = facet::load::load_bytes("block.m3d", &bytes, None)
@@ -211,7 +209,7 @@ fn two_bones() -> Scene {
     let s = std::f32::consts::FRAC_1_SQRT_2;
     let v = |p: [f32; 4], skin: u32| Vertex {
         pos: p,
-        color: None,
+        color: 0,
         skin,
     };
     let mut t = Types::from_bits(0);
@@ -246,13 +244,8 @@ fn two_bones() -> Scene {
                 ori: 1,
             },
         ],
-        skins: vec![Skin {
-            influences: vec![(1, 255)],
-        }],
-        faces: vec![Face {
-            material: None,
-            points: (5..8).map(FacePoint::vertex).collect::<Vec<_>>().into(),
-        }],
+        skins: vec![Skin::new(&[(1, 255)])],
+        faces: Faces::from_iter([(None, (5..8).map(FacePoint::vertex).collect::<Vec<_>>())]),
         actions: vec![Action {
             name: "move".into(),
             duration_ms: 1000,
@@ -373,24 +366,21 @@ fn labels_point_at_their_vertices() {
         vertices: vec![
             Vertex {
                 pos: [0.0, 0.0, 0.0, 1.0],
-                color: Some(0xFFFF_FFFF),
+                color: 0xFFFF_FFFF,
                 skin: NONE,
             },
             Vertex {
                 pos: [1.0, 0.0, 0.0, 1.0],
-                color: Some(0xFFFF_FFFF),
+                color: 0xFFFF_FFFF,
                 skin: NONE,
             },
             Vertex {
                 pos: [0.0, 1.0, 0.0, 1.0],
-                color: Some(0xFFFF_FFFF),
+                color: 0xFFFF_FFFF,
                 skin: NONE,
             },
         ],
-        faces: vec![Face {
-            material: None,
-            points: (0..3).map(FacePoint::vertex).collect::<Vec<_>>().into(),
-        }],
+        faces: Faces::from_iter([(None, (0..3).map(FacePoint::vertex).collect::<Vec<_>>())]),
         labels: vec![Label {
             group: "notes".into(),
             lang: "en_GB".into(),
@@ -457,7 +447,7 @@ fn preview_external_textures_and_info() {
         vertices: (0..3)
             .map(|i| Vertex {
                 pos: [i as f32 * 0.5, (i % 2) as f32, 0.0, 1.0],
-                color: Some(0xFFFF_FFFF),
+                color: 0xFFFF_FFFF,
                 skin: NONE,
             })
             .collect(),
@@ -477,16 +467,10 @@ fn preview_external_textures_and_info() {
                 }],
             },
         ],
-        faces: vec![
-            Face {
-                material: Some(0),
-                points: (0..3).map(FacePoint::vertex).collect::<Vec<_>>().into(),
-            },
-            Face {
-                material: Some(1),
-                points: (0..3).map(FacePoint::vertex).collect::<Vec<_>>().into(),
-            },
-        ],
+        faces: Faces::from_iter([
+            (Some(0), (0..3).map(FacePoint::vertex).collect::<Vec<_>>()),
+            (Some(1), (0..3).map(FacePoint::vertex).collect::<Vec<_>>()),
+        ]),
         ..Default::default()
     };
     let path = dir.join("tree.m3d");
@@ -683,18 +667,15 @@ fn colour_indices_mesh_records_and_material_colours_read_as_m3d_h_does() {
     use facet::formats::m3d;
     let m = m3d::decode(&hand_m3d(true, false)).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(m.scale, 1.0);
-    let colors: Vec<Option<u32>> = m.vertices.iter().map(|v| v.color).collect();
-    assert_eq!(
-        colors,
-        [Some(0xFF00_00FE), Some(0xFF00_00FF), Some(0xFF00_0001)]
-    );
+    let colors: Vec<u32> = m.vertices.iter().map(|v| v.color).collect();
+    assert_eq!(colors, [0xFF00_00FE, 0xFF00_00FF, 0xFF00_0001]);
     let materials: Vec<Option<u32>> = m.faces.iter().map(|f| f.material).collect();
     assert_eq!(materials, [Some(0), Some(0), None]);
     assert_eq!(m.parameters, ["speed"]);
     // Without a CMAP, colour 0.
     let m = m3d::decode(&hand_m3d(false, false)).unwrap_or_else(|e| panic!("{e}"));
     assert!(
-        m.vertices.iter().all(|v| v.color == Some(0)),
+        m.types.ci != 0 && m.vertices.iter().all(|v| v.color == 0),
         "{:?}",
         m.vertices
     );

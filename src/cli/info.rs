@@ -259,7 +259,7 @@ fn m3d_json(m: &m3d::M3d) -> Value {
         "vertices": m.vertices.len(),
         "quaternions": m.vertices.iter().filter(|v| v.skin == m3d::QUATERNION).count(),
         "faces": m.faces.len(),
-        "triangles": m.faces.iter().map(|f| f.points.len().saturating_sub(2)).sum::<usize>(),
+        "triangles": m.faces.triangles(),
         "bones": m.bones.iter().map(|b| json!({"name": b.name, "parent": b.parent, "pos": b.pos, "ori": b.ori})).collect::<Vec<_>>(),
         "skins": m.skins.len(),
         "materials": m.materials.iter().map(|x| json!({

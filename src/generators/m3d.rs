@@ -24,25 +24,18 @@ pub fn demo() -> M3d {
     t.sk = 1;
     t.fc = 1;
     let mut vertices: Vec<Vertex> = Vec::new();
-    let mut faces: Vec<Face> = Vec::new();
+    let mut faces = Faces::default();
     let q = |x: f32| (x * 32767.0).round() / 32767.0;
     let mut vert = |p: [f32; 3], color: u32, skin: u32| {
         vertices.push(Vertex {
             pos: [q(p[0]), q(p[1]), q(p[2]), 1.0],
-            color: Some(color),
+            color,
             skin,
         });
         (vertices.len() - 1) as u32
     };
-    let tri = |faces: &mut Vec<Face>, a: u32, b: u32, c: u32, material: Option<u32>| {
-        faces.push(Face {
-            material,
-            points: [a, b, c]
-                .iter()
-                .map(|&v| FacePoint::vertex(v))
-                .collect::<Vec<_>>()
-                .into(),
-        });
+    let tri = |faces: &mut Faces, a: u32, b: u32, c: u32, material: Option<u32>| {
+        faces.push(material, &[a, b, c].map(FacePoint::vertex));
     };
     // The stem: a hexagonal prism from y = -1 to 0 on bone 0, stone material.
     let n = 6;
@@ -89,7 +82,7 @@ pub fn demo() -> M3d {
         let h = deg.to_radians() / 2.0;
         vertices.push(Vertex {
             pos: [0.0, 0.0, q(h.sin()), q(h.cos())],
-            color: Some(0),
+            color: 0,
             skin: QUATERNION,
         });
         (vertices.len() - 1) as u32
@@ -144,15 +137,9 @@ pub fn demo() -> M3d {
             },
         ],
         skins: vec![
-            Skin {
-                influences: vec![(0, 255)],
-            },
-            Skin {
-                influences: vec![(0, 128), (1, 127)],
-            },
-            Skin {
-                influences: vec![(1, 255)],
-            },
+            Skin::new(&[(0, 255)]),
+            Skin::new(&[(0, 128), (1, 127)]),
+            Skin::new(&[(1, 255)]),
         ],
         materials: vec![Material {
             name: "stone".into(),

@@ -117,15 +117,15 @@ pub fn m3d_bytes(triangles: usize) -> Vec<u8> {
         let base = m.vertices.len() as u32;
         m.vertices.extend(p.positions.iter().map(|q| m3d::Vertex {
             pos: [q[0], q[1], q[2], 1.0],
-            color: None,
+            color: 0,
             skin: u32::MAX,
         }));
-        m.faces.extend(p.indices.chunks_exact(3).map(|c| m3d::Face {
-            material: None,
-            points: m3d::FacePoints::Triangle(
-                [c[0], c[1], c[2]].map(|i| FacePoint::vertex(base + i)),
-            ),
-        }));
+        for c in p.indices.chunks_exact(3) {
+            m.faces.push(
+                None,
+                &[c[0], c[1], c[2]].map(|i| FacePoint::vertex(base + i)),
+            );
+        }
     }
     m3d_write::encode(&m, false).expect("the grid fits M3D")
 }

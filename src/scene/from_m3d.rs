@@ -265,14 +265,17 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
     // the average of the unit normals of the faces around it).
     let mut generated = vec![Vec3::ZERO; m.vertices.len()];
     let mut need = false;
-    for f in &m.faces {
-        if f.points.len() >= 3 && f.points.iter().any(|p| p.normal().is_none()) {
+    let corner_vertex = m.faces.vertices();
+    for f in m.faces.iter() {
+        let c = f.corners();
+        if c.len() >= 3 && (0..c.len()).any(|j| f.point(j).normal().is_none()) {
             need = true;
-            let v = |i: usize| vec3(&m.vertices[f.points[i].vertex as usize]);
-            for k in 1..f.points.len() - 1 {
+            let ids = &corner_vertex[c];
+            let v = |i: usize| vec3(&m.vertices[ids[i] as usize]);
+            for k in 1..ids.len() - 1 {
                 let n = (v(k) - v(0)).cross(v(k + 1) - v(0)).normalize_or_zero();
                 for i in [0, k, k + 1] {
-                    generated[f.points[i].vertex as usize] += n;
+                    generated[ids[i] as usize] += n;
                 }
             }
         }
@@ -283,100 +286,108 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         }
     }
 
-    // Skins: up to 4 influences (the largest), weights renormalised; worked
-    // out once per skin record.
+    // Skins: up to 4 influences (the largest, ties in file order), weights
+    // renormalised; worked out once per skin record.
     let skin_table: Vec<([u16; 4], [f32; 4])> = m
         .skins
         .iter()
         .map(|s| {
-            let mut inf = s.influences.clone();
-            inf.sort_by_key(|x| std::cmp::Reverse(x.1));
-            let mut j = [0u16; 4];
-            let mut w = [0.0f32; 4];
-            for (k, (b, wt)) in inf.into_iter().take(4).enumerate() {
-                j[k] = b as u16;
-                w[k] = wt as f32 / 255.0;
+            let mut inf = [(0u32, 0u8); m3d::MAX_INFLUENCES];
+            for (k, x) in s.influences().enumerate() {
+                inf[k] = x;
             }
-            (j, quantize_weights(w))
+            // A stable sort by weight, largest first.
+            inf[..s.len()].sort_by_key(|x| std::cmp::Reverse(x.1));
+            let mut j = [0u16; 4];
+            let mut w = [0u8; 4];
+            for (k, &(b, wt)) in inf[..s.len()].iter().take(4).enumerate() {
+                j[k] = b as u16;
+                w[k] = wt;
+            }
+            (j, byte_weights(w))
         })
         .collect();
     let skin_of = |v: &m3d::Vertex| skin_table.get(v.skin as usize).copied();
     let skinned = !m.bones.is_empty() && !m.skins.is_empty();
 
-    // Polygon meshes: one per material, vertices shared per (vertex, uv,
-    // normal) triple. The first output vertex made from each VRTS vertex is
-    // found through a dense table (`first`: group, index); only a vertex
-    // seen again with another UV, normal or material goes through the hash
-    // map, so most lookups are one array read.
+    // Polygon meshes: one per material in order of first use, vertices
+    // shared per (vertex, uv, normal) triple. A first pass over the face
+    // starts counts each mesh's corners and triangles, so every output list
+    // is allocated once.
+    let has_colors = m.types.ci != 0;
+    let faces = &m.faces;
     let mut groups: Vec<(Option<u32>, MeshBuilder)> = Vec::new();
-    let mut first: Vec<(u32, u32)> = vec![(u32::MAX, 0); m.vertices.len()];
-    let mut others: rustc_hash::FxHashMap<(u32, u32, u32, u32), u32> = Default::default();
-    let mut corner: Vec<u32> = Vec::with_capacity(16);
+    let group_of = |material: Option<u32>, groups: &mut Vec<(Option<u32>, MeshBuilder)>| {
+        match groups.iter().position(|(mat, _)| *mat == material) {
+            Some(i) => i,
+            None => {
+                // A material's diffuse colour (Kd) replaces vertex colours;
+                // a material without Kd keeps them (the spec: "if defined,
+                // overrides color index in vertex").
+                let has_kd = material.is_some_and(|i| m.materials[i as usize].prop(0).is_some());
+                groups.push((
+                    material,
+                    MeshBuilder {
+                        colored: has_colors && !has_kd,
+                        ..MeshBuilder::default()
+                    },
+                ));
+                groups.len() - 1
+            }
+        }
+    };
+    let mut sizes: Vec<(usize, usize)> = Vec::new();
     let mut skipped = 0usize;
-    let mut last_group = None;
-    for f in &m.faces {
-        if f.points.len() < 3 {
+    let mut last: Option<(Option<u32>, usize)> = None;
+    for f in faces.iter() {
+        if f.len() < 3 {
             skipped += 1;
             continue;
         }
-        let gi = match last_group.filter(|&g: &usize| groups[g].0 == f.material) {
-            Some(g) => g,
-            None => match groups.iter().position(|(mat, _)| *mat == f.material) {
-                Some(i) => i,
-                None => {
-                    groups.push((f.material, MeshBuilder::default()));
-                    groups.len() - 1
-                }
-            },
+        let gi = match last {
+            Some((mat, g)) if mat == f.material => g,
+            _ => group_of(f.material, &mut groups),
         };
-        last_group = Some(gi);
-        let b = &mut groups[gi].1;
-        corner.clear();
-        for p in f.points.iter() {
-            let (uv, nrm) = (p.uv().unwrap_or(NONE), p.normal().unwrap_or(NONE));
-            let (fg, fi) = first[p.vertex as usize];
-            let found = if fg == gi as u32 && b.keys[fi as usize] == (uv, nrm) {
-                Some(fi)
-            } else if fg == u32::MAX {
-                None
-            } else {
-                others.get(&(gi as u32, p.vertex, uv, nrm)).copied()
-            };
-            let i = match found {
-                Some(i) => i,
-                None => {
-                    let v = &m.vertices[p.vertex as usize];
-                    let i = b.positions.len() as u32;
-                    b.positions.push(vec3(v));
-                    b.normals.push(match p.normal() {
-                        Some(n) => vec3(&m.vertices[n as usize]).normalize_or(Vec3::Y),
-                        None => generated[p.vertex as usize],
-                    });
-                    b.uvs.push(p.uv().map_or(Vec2::ZERO, |t| {
-                        let [u, v] = m.tmap[t as usize];
-                        Vec2::new(u, 1.0 - v)
-                    }));
-                    b.colors.push(v.color.map_or([255; 4], rgba));
-                    if skinned {
-                        let (j, w) = skin_of(v).unwrap_or(([0; 4], [0.0; 4]));
-                        b.joints.push(j);
-                        b.weights.push(w);
-                    }
-                    b.has_uv |= p.uv().is_some();
-                    b.keys.push((uv, nrm));
-                    if fg == u32::MAX {
-                        first[p.vertex as usize] = (gi as u32, i);
-                    } else {
-                        others.insert((gi as u32, p.vertex, uv, nrm), i);
-                    }
-                    i
-                }
-            };
-            corner.push(i);
+        last = Some((f.material, gi));
+        if sizes.len() <= gi {
+            sizes.resize(gi + 1, (0, 0));
         }
-        // Fan triangulation (the polygons are convex in practice).
-        for k in 1..corner.len() - 1 {
-            b.indices.extend([corner[0], corner[k], corner[k + 1]]);
+        sizes[gi].0 += f.len();
+        sizes[gi].1 += f.len() - 2;
+    }
+    let keyed = faces.has_uvs() || faces.has_normals();
+    for ((_, b), &(corners, triangles)) in groups.iter_mut().zip(&sizes) {
+        b.reserve(corners.min(m.vertices.len()), 3 * triangles, skinned, keyed);
+    }
+    let mut welder = Welder {
+        m,
+        generated: &generated,
+        skin_table: &skin_table,
+        skinned,
+        keyed,
+        first: vec![(u32::MAX, 0); m.vertices.len()],
+        others: Default::default(),
+    };
+    let mut last: Option<(Option<u32>, usize)> = None;
+    for f in faces.iter() {
+        let cs = f.corners();
+        if cs.len() < 3 {
+            continue;
+        }
+        let gi = match last {
+            Some((mat, g)) if mat == f.material => g,
+            _ => group_of(f.material, &mut groups),
+        };
+        last = Some((f.material, gi));
+        let b = &mut groups[gi].1;
+        // Fan triangulation (the polygons are convex in practice), each
+        // triangle written as soon as its corners are known.
+        let i0 = welder.index(b, gi as u32, faces.point(cs.start));
+        let mut prev = welder.index(b, gi as u32, faces.point(cs.start + 1));
+        for c in cs.start + 2..cs.end {
+            let i = welder.index(b, gi as u32, faces.point(c));
+            b.indices.extend_from_slice(&[i0, prev, i]);
+            prev = i;
         }
     }
     if skipped > 0 {
@@ -384,16 +395,11 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
             "{skipped} faces with fewer than 3 points (points, lines) are not drawn"
         ));
     }
-    let has_colors = m.types.ci != 0;
     let mut meshes: Vec<Mesh> = groups
         .into_iter()
         .map(|(mat, b)| {
             let material = mat.map_or(plain, |i| i as usize);
-            // A material's diffuse colour (Kd) replaces vertex colours; a
-            // material without Kd keeps them (the spec: "if defined,
-            // overrides color index in vertex").
-            let has_kd = mat.is_some_and(|i| m.materials[i as usize].prop(0).is_some());
-            let colors = (has_colors && !has_kd).then_some(b.colors);
+            let colors = b.colored.then_some(b.colors);
             Mesh {
                 primitive: Default::default(),
                 tangents: None,
@@ -643,8 +649,97 @@ struct MeshBuilder {
     weights: Vec<[f32; 4]>,
     indices: Vec<u32>,
     has_uv: bool,
+    /// Whether the mesh keeps vertex colours.
+    colored: bool,
     /// Per output vertex: the (UV, normal) it was made with.
     keys: Vec<(u32, u32)>,
+}
+
+impl MeshBuilder {
+    fn reserve(&mut self, vertices: usize, indices: usize, skinned: bool, keyed: bool) {
+        self.positions.reserve_exact(vertices);
+        self.normals.reserve_exact(vertices);
+        self.uvs.reserve_exact(vertices);
+        if keyed {
+            self.keys.reserve_exact(vertices);
+        }
+        if self.colored {
+            self.colors.reserve_exact(vertices);
+        }
+        if skinned {
+            self.joints.reserve_exact(vertices);
+            self.weights.reserve_exact(vertices);
+        }
+        self.indices.reserve_exact(indices);
+    }
+}
+
+/// Finds or makes the output vertex of a face corner. The first output
+/// vertex made from each VRTS vertex is found through a dense table
+/// (`first`: group, index); only a vertex seen again with another UV,
+/// normal or material goes through the hash map, so most lookups are one
+/// array read.
+struct Welder<'a> {
+    m: &'a M3d,
+    /// Smooth normals per VRTS vertex, for corners that store none.
+    generated: &'a [Vec3],
+    skin_table: &'a [([u16; 4], [f32; 4])],
+    skinned: bool,
+    /// Whether corners carry UV or normal indices (else no keys are kept).
+    keyed: bool,
+    first: Vec<(u32, u32)>,
+    others: rustc_hash::FxHashMap<(u32, u32, u32, u32), u32>,
+}
+
+impl Welder<'_> {
+    #[inline(always)]
+    fn index(&mut self, b: &mut MeshBuilder, gi: u32, p: m3d::FacePoint) -> u32 {
+        let m = self.m;
+        let (uv, nrm) = (p.uv().unwrap_or(NONE), p.normal().unwrap_or(NONE));
+        let (fg, fi) = self.first[p.vertex as usize];
+        // Without UV or normal indices every key is (NONE, NONE): none kept.
+        if fg == gi && (!self.keyed || b.keys[fi as usize] == (uv, nrm)) {
+            return fi;
+        }
+        if fg != u32::MAX
+            && let Some(&i) = self.others.get(&(gi, p.vertex, uv, nrm))
+        {
+            return i;
+        }
+        let v = &m.vertices[p.vertex as usize];
+        let i = b.positions.len() as u32;
+        b.positions.push(vec3(v));
+        b.normals.push(match p.normal() {
+            Some(n) => vec3(&m.vertices[n as usize]).normalize_or(Vec3::Y),
+            None => self.generated[p.vertex as usize],
+        });
+        b.uvs.push(p.uv().map_or(Vec2::ZERO, |t| {
+            let [u, v] = m.tmap[t as usize];
+            Vec2::new(u, 1.0 - v)
+        }));
+        if b.colored {
+            b.colors.push(rgba(v.color));
+        }
+        if self.skinned {
+            let (j, w) = self
+                .skin_table
+                .get(v.skin as usize)
+                .copied()
+                .unwrap_or(([0; 4], [0.0; 4]));
+            b.joints.push(j);
+            b.weights.push(w);
+        }
+        b.has_uv |= p.uv().is_some();
+        if self.keyed {
+            b.keys.push((uv, nrm));
+        }
+        if fg == u32::MAX {
+            self.first[p.vertex as usize] = (gi, i);
+        } else {
+            self.others.insert((gi, p.vertex, uv, nrm), i);
+        }
+        i
+    }
 }
 
 /// The merged voxels: a dense array over the blocks' bounding box when it
@@ -887,7 +982,7 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
             if let Some(skin_of) = skin_of {
                 let v = m3d::Vertex {
                     pos: [0.0; 4],
-                    color: None,
+                    color: 0,
                     skin: m.voxel_types[t as usize].skin,
                 };
                 let (j, wt) = skin_of(&v).unwrap_or(([0; 4], [0.0; 4]));

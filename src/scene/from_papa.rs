@@ -969,38 +969,6 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
     scene
 }
 
-/// Four u8 weights as the scene keeps them. Real files' weights sum to
-/// exactly 255 (notes §5), and w/255 is then exactly 257·w/65535, already
-/// in the units `quantize_weights` would give; other sums go through it.
-fn byte_weights(w: [u8; 4]) -> [f32; 4] {
-    if w.iter().map(|&x| x as u32).sum::<u32>() == 255 {
-        w.map(|x| (257 * x as u32) as f32 / WEIGHT_UNITS as f32)
-    } else {
-        quantize_weights(w.map(|x| x as f32 / 255.0))
-    }
-}
-
 fn axis_mat3() -> Mat3 {
     Mat3::from_rotation_x(-std::f32::consts::FRAC_PI_2)
-}
-
-#[cfg(test)]
-mod weight_tests {
-    use super::*;
-
-    #[test]
-    fn byte_weights_are_the_general_quantisation_for_every_split_of_255() {
-        for a in 0..=255u8 {
-            for b in (0..=255 - a).step_by(7) {
-                let c = (255 - a - b) / 2;
-                let d = 255 - a - b - c;
-                let w = [a, b, c, d];
-                assert_eq!(
-                    byte_weights(w),
-                    quantize_weights(w.map(|x| x as f32 / 255.0)),
-                    "{w:?}"
-                );
-            }
-        }
-    }
 }

@@ -695,3 +695,114 @@ pub fn quantize_weights(w: [f32; 4]) -> [f32; 4] {
     }
     q.map(|x| x as f32 / WEIGHT_UNITS as f32)
 }
+
+/// Four u8 weights as the scene keeps them: [`quantize_weights`]' largest
+/// remainder in exact integers (no float rounding, no sort). Real files'
+/// weights sum to exactly 255 (Papa notes §5; M3D skins from Blender), and
+/// w/255 is then exactly 257·w/65535 with nothing left to hand out.
+pub(crate) fn byte_weights(w: [u8; 4]) -> [f32; 4] {
+    let sum: u32 = w.iter().map(|&x| x as u32).sum();
+    if sum == 0 {
+        return [0.0; 4];
+    }
+    // Shares by one reciprocal (no division per weight), then corrected to
+    // the exact integer floor and remainder.
+    let units = WEIGHT_UNITS as u32;
+    let per = units as f64 / sum as f64;
+    let mut q = [0u32; 4];
+    let mut rem = [0i64; 4];
+    for k in 0..4 {
+        let n = w[k] as i64 * units as i64;
+        let mut f = (w[k] as f64 * per) as i64;
+        let mut r = n - f * sum as i64;
+        if r < 0 {
+            f -= 1;
+            r += sum as i64;
+        } else if r >= sum as i64 {
+            f += 1;
+            r -= sum as i64;
+        }
+        q[k] = f as u32;
+        rem[k] = r;
+    }
+    // Each share's remainder is below one unit, so fewer than four units
+    // are left: one each to the largest remainders, ties to the first.
+    let left = units - q.iter().sum::<u32>();
+    for _ in 0..left {
+        let mut best = 0;
+        for i in 1..4 {
+            if rem[i] > rem[best] {
+                best = i;
+            }
+        }
+        q[best] += 1;
+        rem[best] = -1;
+    }
+    q.map(|x| x as f32 / WEIGHT_UNITS as f32)
+}
+
+#[cfg(test)]
+mod weight_tests {
+    use super::*;
+
+    #[test]
+    fn byte_weights_are_the_general_quantisation_for_every_split_of_255() {
+        for a in 0..=255u8 {
+            for b in (0..=255 - a).step_by(7) {
+                let c = (255 - a - b) / 2;
+                let d = 255 - a - b - c;
+                let w = [a, b, c, d];
+                assert_eq!(
+                    byte_weights(w),
+                    quantize_weights(w.map(|x| x as f32 / 255.0)),
+                    "{w:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn byte_weights_of_other_sums_are_the_largest_remainder_worked_by_hand() {
+        let units = |w: [u8; 4]| byte_weights(w).map(|x| (x * 65535.0).round() as u32);
+        // 65535 / 3 = 21845 exactly.
+        assert_eq!(units([1, 1, 1, 0]), [21845, 21845, 21845, 0]);
+        // 65535 / 2 = 32767 remainder 1 each: the one unit left goes to
+        // the first of the tied remainders.
+        assert_eq!(units([0, 7, 7, 0]), [0, 32768, 32767, 0]);
+        // 200 and 54 of 254: 51602.36 and 13932.64 (remainders 92 and 162
+        // of 254): the unit left goes to the second.
+        assert_eq!(units([200, 54, 0, 0]), [51602, 13933, 0, 0]);
+        assert_eq!(units([0; 4]), [0; 4]);
+        // Every result sums to exactly one.
+        for w in [
+            [3, 5, 7, 11],
+            [255, 255, 255, 255],
+            [1, 0, 0, 0],
+            [128, 127, 1, 0],
+        ] {
+            assert_eq!(units(w).iter().sum::<u32>(), 65535, "{w:?}");
+        }
+    }
+
+    /// The float quantiser rounds w/255/sum·65535 in f32 and can land a
+    /// unit either side when a share is within rounding of an integer; the
+    /// integer one is exact. They never differ by more than that unit.
+    #[test]
+    fn byte_weights_are_within_a_unit_of_the_float_quantiser() {
+        for a in 0..=255u8 {
+            for b in (0..=255u8).step_by(5) {
+                for c in (0..=255u8).step_by(37) {
+                    let w = [a, b, c, 3];
+                    let exact = byte_weights(w);
+                    let float = quantize_weights(w.map(|x| x as f32 / 255.0));
+                    for k in 0..4 {
+                        assert!(
+                            ((exact[k] - float[k]) * 65535.0).abs() <= 1.001,
+                            "{w:?}: {exact:?} {float:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

@@ -89,8 +89,9 @@ impl Types {
 pub struct Vertex {
     /// x, y, z, w as floats (integers scaled by 1/127 or 1/32767).
     pub pos: [f32; 4],
-    /// RGBA, red in the low byte (from CMAP or literal).
-    pub color: Option<u32>,
+    /// RGBA, red in the low byte (from CMAP or literal); 0 when the file
+    /// stores no vertex colours (`types.ci` is 0).
+    pub color: u32,
     /// Skin record index, [`NONE`], or [`QUATERNION`].
     pub skin: u32,
 }
@@ -106,10 +107,49 @@ pub struct Bone {
     pub ori: u32,
 }
 
-/// Up to `nb` influences: (bone, weight byte).
-#[derive(Debug, Clone, PartialEq)]
+/// Most influences a skin record holds (`nb` is 1, 2, 4 or 8).
+pub const MAX_INFLUENCES: usize = 8;
+
+/// Up to `nb` influences: (bone, weight byte), in file order; held inline
+/// (no allocation per record).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Skin {
-    pub influences: Vec<(u32, u8)>,
+    bones: [u32; MAX_INFLUENCES],
+    weights: [u8; MAX_INFLUENCES],
+    len: u8,
+}
+
+impl Skin {
+    /// A record of these influences; past [`MAX_INFLUENCES`] they are
+    /// ignored (no M3D holds more).
+    pub fn new(influences: &[(u32, u8)]) -> Self {
+        let mut s = Skin::default();
+        for &(b, w) in influences.iter().take(MAX_INFLUENCES) {
+            s.push(b, w);
+        }
+        s
+    }
+
+    #[inline]
+    fn push(&mut self, bone: u32, weight: u8) {
+        let k = self.len as usize;
+        self.bones[k] = bone;
+        self.weights[k] = weight;
+        self.len += 1;
+    }
+
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// (bone, weight byte) pairs in file order.
+    pub fn influences(&self) -> impl ExactSizeIterator<Item = (u32, u8)> + '_ {
+        (0..self.len()).map(|k| (self.bones[k], self.weights[k]))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -197,9 +237,8 @@ enum ScalarKind {
 }
 
 /// One corner of a face. The optional indices are kept as [`NONE`] when
-/// absent (4 bytes each rather than an `Option`'s 8: a triangle is 48
-/// bytes, which matters at millions of faces) and read through
-/// [`FacePoint::uv`], [`FacePoint::normal`] and [`FacePoint::max`].
+/// absent and read through [`FacePoint::uv`], [`FacePoint::normal`] and
+/// [`FacePoint::max`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FacePoint {
     pub vertex: u32,
@@ -211,6 +250,7 @@ pub struct FacePoint {
 impl FacePoint {
     /// A corner from its vertex and optional TMAP index, normal vertex and
     /// maximum vertex (scalable polygons).
+    #[inline]
     pub const fn new(vertex: u32, uv: Option<u32>, normal: Option<u32>, max: Option<u32>) -> Self {
         const fn stored(i: Option<u32>) -> u32 {
             match i {
@@ -227,67 +267,289 @@ impl FacePoint {
     }
 
     /// A corner with only its vertex.
+    #[inline]
     pub const fn vertex(vertex: u32) -> Self {
         Self::new(vertex, None, None, None)
     }
 
     /// TMAP index.
+    #[inline]
     pub fn uv(&self) -> Option<u32> {
         opt(self.uv)
     }
 
     /// Vertex index of the normal.
+    #[inline]
     pub fn normal(&self) -> Option<u32> {
         opt(self.normal)
     }
 
     /// Maximum vertex (scalable polygons).
+    #[inline]
     pub fn max(&self) -> Option<u32> {
         opt(self.max)
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct Face {
+/// Every face of the MESH chunks, column by column: a triangle costs 16
+/// bytes (its start and three vertex indices) when the file stores only
+/// vertex indices, against 13 in the file, so decoding a mesh of millions
+/// of faces stays within a few times its bytes. UV, normal and maximum
+/// columns exist only once some record stores them ([`NONE`] where a corner
+/// has none); materials are runs, one entry per "use material" change.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Faces {
+    /// Faces in all.
+    count: u32,
+    /// First corner of each face (a face ends where the next starts);
+    /// empty while every face is a triangle (face i is corners 3i..3i+3).
+    starts: Vec<u32>,
+    /// (first face, material or [`NONE`]): the material from that face on.
+    materials: Vec<(u32, u32)>,
+    vertex: Vec<u32>,
+    uv: Vec<u32>,
+    normal: Vec<u32>,
+    max: Vec<u32>,
+    /// Which of the UV (1), normal (2) and maximum (4) columns exist; one
+    /// that exists holds a value for every corner.
+    columns: u8,
+}
+
+/// One face of [`Faces`]: its material and its corners (1 to 15 points,
+/// counter-clockwise).
+#[derive(Debug, Clone)]
+pub struct Face<'a> {
     /// Index into `materials`; `None`: vertex colours.
     pub material: Option<u32>,
-    /// 1 to 15 points, counter-clockwise.
-    pub points: FacePoints,
+    faces: &'a Faces,
+    corners: std::ops::Range<usize>,
 }
 
-/// A face's points: triangles (nearly every face) inline, other polygons on
-/// the heap, so decoding a mesh does not allocate per face.
-#[derive(Debug, Clone, PartialEq)]
-pub enum FacePoints {
-    Triangle([FacePoint; 3]),
-    Polygon(Vec<FacePoint>),
-}
+impl<'a> Face<'a> {
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.corners.len()
+    }
 
-impl From<Vec<FacePoint>> for FacePoints {
-    fn from(v: Vec<FacePoint>) -> Self {
-        match <[FacePoint; 3]>::try_from(v) {
-            Ok(t) => FacePoints::Triangle(t),
-            Err(v) => FacePoints::Polygon(v),
-        }
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.corners.is_empty()
+    }
+
+    /// Indices of its corners in [`Faces`]' columns.
+    #[inline]
+    pub fn corners(&self) -> std::ops::Range<usize> {
+        self.corners.clone()
+    }
+
+    /// Its `j`th point.
+    #[inline]
+    pub fn point(&self, j: usize) -> FacePoint {
+        self.faces.point(self.corners.start + j)
+    }
+
+    #[inline]
+    pub fn points(&self) -> impl ExactSizeIterator<Item = FacePoint> + 'a {
+        let faces = self.faces;
+        self.corners.clone().map(move |c| faces.point(c))
     }
 }
 
-impl std::ops::Deref for FacePoints {
-    type Target = [FacePoint];
-    fn deref(&self) -> &[FacePoint] {
-        match self {
-            FacePoints::Triangle(t) => t,
-            FacePoints::Polygon(v) => v,
+/// Faces from (material, points) pairs.
+impl<P: AsRef<[FacePoint]>> FromIterator<(Option<u32>, P)> for Faces {
+    fn from_iter<I: IntoIterator<Item = (Option<u32>, P)>>(faces: I) -> Self {
+        let mut out = Faces::default();
+        for (material, points) in faces {
+            out.push(material, points.as_ref());
         }
+        out
     }
 }
 
-impl std::ops::DerefMut for FacePoints {
-    fn deref_mut(&mut self) -> &mut [FacePoint] {
-        match self {
-            FacePoints::Triangle(t) => t,
-            FacePoints::Polygon(v) => v,
+impl Faces {
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.count as usize
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Points of every face together.
+    #[inline]
+    pub fn corners(&self) -> usize {
+        self.vertex.len()
+    }
+
+    /// Triangles after fan triangulation (faces of fewer than 3 points
+    /// count none).
+    #[inline]
+    pub fn triangles(&self) -> usize {
+        self.iter().map(|f| f.len().saturating_sub(2)).sum()
+    }
+
+    /// Room for `faces` more faces of `corners` points in all.
+    #[inline]
+    pub fn reserve(&mut self, faces: usize, corners: usize) {
+        if corners != 3 * faces || !self.starts.is_empty() {
+            self.starts.reserve(faces);
         }
+        self.vertex.reserve(corners);
+    }
+
+    /// Room for `faces` faces of `corners` points, with the UV, normal and
+    /// maximum columns of `flags` (a MESH record's k bits 0-2) made now.
+    fn prepare(&mut self, faces: usize, corners: usize, flags: u8) {
+        self.reserve(faces, corners);
+        for bit in [1, 2, 4] {
+            if flags & bit != 0 {
+                self.column(bit).reserve(corners);
+                self.open_column(bit);
+            }
+        }
+    }
+
+    fn column(&mut self, bit: u8) -> &mut Vec<u32> {
+        match bit {
+            1 => &mut self.uv,
+            2 => &mut self.normal,
+            _ => &mut self.max,
+        }
+    }
+
+    /// Makes column `bit` exist: [`NONE`] for every corner so far.
+    fn open_column(&mut self, bit: u8) {
+        if self.columns & bit == 0 {
+            self.columns |= bit;
+            let n = self.vertex.len();
+            self.column(bit).resize(n, NONE);
+        }
+    }
+
+    /// Starts a face of `material` and `points` points, which follow with
+    /// [`Faces::push_point`].
+    #[inline]
+    pub fn start_face(&mut self, material: Option<u32>, points: usize) {
+        let code = material.unwrap_or(NONE);
+        let current = self.materials.last().map_or(NONE, |r| r.1);
+        if code != current {
+            self.materials.push((self.count, code));
+        }
+        if points != 3 && self.starts.is_empty() {
+            // The first face that is not a triangle: the starts so far.
+            self.starts.extend((0..self.count).map(|i| 3 * i));
+        }
+        if !self.starts.is_empty() {
+            self.starts.push(self.vertex.len() as u32);
+        }
+        self.count += 1;
+    }
+
+    /// Face `i`'s corners.
+    #[inline(always)]
+    fn range(&self, i: usize) -> std::ops::Range<usize> {
+        if self.starts.is_empty() {
+            3 * i..3 * i + 3
+        } else {
+            let end = self
+                .starts
+                .get(i + 1)
+                .map_or(self.vertex.len(), |&e| e as usize);
+            self.starts[i] as usize..end
+        }
+    }
+
+    /// Appends a point to the face last started.
+    #[inline(always)]
+    pub fn push_point(&mut self, p: FacePoint) {
+        for (bit, v) in [(1, p.uv), (2, p.normal), (4, p.max)] {
+            if v != NONE {
+                self.open_column(bit);
+            }
+            if self.columns & bit != 0 {
+                self.column(bit).push(v);
+            }
+        }
+        self.vertex.push(p.vertex);
+    }
+
+    /// Appends a face.
+    #[inline]
+    pub fn push(&mut self, material: Option<u32>, points: &[FacePoint]) {
+        self.start_face(material, points.len());
+        for &p in points {
+            self.push_point(p);
+        }
+    }
+
+    /// Corner `c` (an index into the columns).
+    #[inline(always)]
+    pub fn point(&self, c: usize) -> FacePoint {
+        let get = |col: &[u32]| col.get(c).copied().unwrap_or(NONE);
+        FacePoint {
+            vertex: self.vertex[c],
+            uv: get(&self.uv),
+            normal: get(&self.normal),
+            max: get(&self.max),
+        }
+    }
+
+    /// Changes corner `c`'s vertex (tests and editors).
+    #[inline]
+    pub fn set_vertex(&mut self, c: usize, vertex: u32) {
+        self.vertex[c] = vertex;
+    }
+
+    /// Vertex index of every corner, in face order.
+    #[inline]
+    pub fn vertices(&self) -> &[u32] {
+        &self.vertex
+    }
+
+    /// Whether some record stores UVs / normal indices.
+    #[inline]
+    pub fn has_uvs(&self) -> bool {
+        self.columns & 1 != 0
+    }
+
+    #[inline]
+    pub fn has_normals(&self) -> bool {
+        self.columns & 2 != 0
+    }
+
+    /// Face `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<Face<'_>> {
+        if i >= self.len() {
+            return None;
+        }
+        let run = self.materials.partition_point(|r| r.0 as usize <= i);
+        let material = run.checked_sub(1).and_then(|r| opt(self.materials[r].1));
+        Some(Face {
+            material,
+            faces: self,
+            corners: self.range(i),
+        })
+    }
+
+    /// Every face in order.
+    #[inline]
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Face<'_>> + '_ {
+        let mut run = 0usize;
+        let mut material = None;
+        (0..self.len()).map(move |i| {
+            while run < self.materials.len() && self.materials[run].0 as usize <= i {
+                material = opt(self.materials[run].1);
+                run += 1;
+            }
+            Face {
+                material,
+                faces: self,
+                corners: self.range(i),
+            }
+        })
     }
 }
 
@@ -381,7 +643,7 @@ pub struct M3d {
     pub bones: Vec<Bone>,
     pub skins: Vec<Skin>,
     pub materials: Vec<Material>,
-    pub faces: Vec<Face>,
+    pub faces: Faces,
     /// Mesh "use parameter" names (scalable polygons), in order of use.
     pub parameters: Vec<String>,
     pub voxel_types: Vec<VoxelType>,
@@ -583,6 +845,71 @@ fn coords_at(b: &[u8], vc: u8) -> [f32; 4] {
             f64::from_le_bytes(b[8 * k..8 * k + 8].try_into().expect("8 bytes")) as f32
         }),
     }
+}
+
+/// Bytes of one MESH point with record flags `k`.
+fn point_len(t: &Types, k: u8) -> usize {
+    let (vi, ti) = (t.vi as usize, t.ti as usize);
+    vi + if k & 1 != 0 { ti } else { 0 }
+        + if k & 2 != 0 { vi } else { 0 }
+        + if k & 4 != 0 { vi } else { 0 }
+}
+
+/// Appends the points of one MESH record with flags `K` (bits 0-2: UV,
+/// normal, maximum) from `rec`, its bounds-checked bytes, to the face
+/// started last. An index out of range is `(point, field, value, limit)`.
+#[inline(always)]
+fn read_points<const K: u8>(
+    faces: &mut Faces,
+    rec: &[u8],
+    t: &Types,
+    nv: u32,
+    nt: u32,
+) -> std::result::Result<(), (usize, &'static str, u32, u32)> {
+    let (vi, ti) = (t.vi as usize, t.ti as usize);
+    let uv_at = vi;
+    let normal_at = uv_at + if K & 1 != 0 { ti } else { 0 };
+    let max_at = normal_at + if K & 2 != 0 { vi } else { 0 };
+    let len = max_at + if K & 4 != 0 { vi } else { 0 };
+    // NONE is "absent" and passes; anything else must be in range.
+    let bad = |v: u32, limit: u32| v != NONE && v >= limit;
+    let has = |bit: u8| faces.columns & bit != 0;
+    let (has_uv, has_normal, has_max) = (has(1), has(2), has(4));
+    for (j, b) in rec.chunks_exact(len).enumerate() {
+        let vertex = index_at(b, 0, t.vi);
+        if vertex >= nv {
+            return Err((j, "vertex", vertex, nv));
+        }
+        faces.vertex.push(vertex);
+        if K & 1 != 0 {
+            let uv = index_at(b, uv_at, t.ti);
+            if bad(uv, nt) {
+                return Err((j, "UV", uv, nt));
+            }
+            faces.uv.push(uv);
+        } else if has_uv {
+            faces.uv.push(NONE);
+        }
+        if K & 2 != 0 {
+            let normal = index_at(b, normal_at, t.vi);
+            if bad(normal, nv) {
+                return Err((j, "normal", normal, nv));
+            }
+            faces.normal.push(normal);
+        } else if has_normal {
+            faces.normal.push(NONE);
+        }
+        if K & 4 != 0 {
+            let max = index_at(b, max_at, t.vi);
+            if bad(max, nv) {
+                return Err((j, "maximum vertex", max, nv));
+            }
+            faces.max.push(max);
+        } else if has_max {
+            faces.max.push(NONE);
+        }
+    }
+    Ok(())
 }
 
 fn opt(i: u32) -> Option<u32> {
@@ -794,15 +1121,15 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                 let (cc, ci) = (4 * t.vc as usize, t.ci);
                 for (i, b) in records.chunks_exact(rec).enumerate() {
                     let color = match ci {
-                        0 => None,
-                        4 => Some(u32::from_le_bytes([b[cc], b[cc + 1], b[cc + 2], b[cc + 3]])),
+                        0 => 0,
+                        4 => u32::from_le_bytes([b[cc], b[cc + 1], b[cc + 2], b[cc + 3]]),
                         size => {
                             let c = if size == 1 {
                                 b[cc] as usize
                             } else {
                                 u16::from_le_bytes([b[cc], b[cc + 1]]) as usize
                             };
-                            Some(match m.cmap.get(c) {
+                            match m.cmap.get(c) {
                                 Some(&rgba) => rgba,
                                 None if m.cmap.is_empty() => 0,
                                 None => {
@@ -815,7 +1142,7 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                                         ),
                                     ));
                                 }
-                            })
+                            }
                         }
                     };
                     m.vertices.push(Vertex {
@@ -888,8 +1215,7 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                     } else {
                         r.bytes(t.nb as usize, "skin weights")?
                     };
-                    let mut influences =
-                        Vec::with_capacity(weights.iter().filter(|&&w| w != 0).count());
+                    let mut skin = Skin::default();
                     for &w in weights.iter().filter(|&&w| w != 0) {
                         let at = r.pos();
                         let b = index(&mut r, t.bi, "skin bone")?;
@@ -900,9 +1226,9 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                                 format!("bone {b} is out of range ({nb} bones)"),
                             ));
                         }
-                        influences.push((b, w));
+                        skin.push(b, w);
                     }
-                    m.skins.push(Skin { influences });
+                    m.skins.push(skin);
                 }
             }
             b"MTRL" => {
@@ -940,10 +1266,27 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                 }
             }
             b"MESH" => {
-                // Room for the most triangles the chunk can hold (bounded by
-                // its bytes), so the face list never regrows.
-                m.faces.reserve((len - 8) / (1 + 3 * t.vi as usize));
+                // Exact room for this chunk's faces, from a scan of its
+                // record headers (stops at the first that does not fit; the
+                // reading below reports it).
+                let (mut faces, mut corners, mut flags) = (0usize, 0usize, 0u8);
+                let mut at = body.start;
+                while at < body.end {
+                    let (n, k) = ((data[at] >> 4) as usize, data[at] & 15);
+                    at += 1 + if n == 0 {
+                        t.si as usize
+                    } else {
+                        n * point_len(&t, k)
+                    };
+                    if n > 0 && at <= body.end {
+                        faces += 1;
+                        corners += n;
+                        flags |= k & 7;
+                    }
+                }
+                m.faces.prepare(faces, corners, flags);
                 let mut material: Option<u32> = None;
+                let (nv, nt) = (m.vertices.len() as u32, m.tmap.len() as u32);
                 while r.pos() < body.end {
                     let magic = r.u8("record magic")?;
                     let (n, k) = ((magic >> 4) as usize, magic & 15);
@@ -977,81 +1320,40 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                         continue;
                     }
                     // Bit 3 is reserved; m3d.h ignores it, and so do we.
-                    const NO_POINT: FacePoint = FacePoint::vertex(0);
-                    // The record's size follows from its flags: one
-                    // bounds check, then plain reads.
-                    let (vi, ti) = (t.vi as usize, t.ti as usize);
-                    let uv_at = vi;
-                    let normal_at = uv_at + if k & 1 != 0 { ti } else { 0 };
-                    let max_at = normal_at + if k & 2 != 0 { vi } else { 0 };
-                    let point_len = max_at + if k & 4 != 0 { vi } else { 0 };
+                    let len = n * point_len(&t, k);
                     let face = m.faces.len();
                     let rec_at = r.pos();
                     // The field name is formatted only for the error.
-                    if r.remaining() < n * point_len {
+                    if r.remaining() < len {
                         return Err(r.err(
                             rec_at,
                             &format!("face {face} points"),
                             format!(
-                                "{n} points of {point_len} bytes run past the chunk's end at {:#X}",
+                                "{n} points of {} bytes run past the chunk's end at {:#X}",
+                                len / n,
                                 body.end
                             ),
                         ));
                     }
-                    let rec = r.bytes(n * point_len, "face points")?;
-                    let (nv, nt) = (m.vertices.len() as u32, m.tmap.len() as u32);
-                    let mut tri = [NO_POINT; 3];
-                    let mut poly = Vec::new();
-                    for (j, b) in rec.chunks_exact(point_len).enumerate() {
-                        let vertex = index_at(b, 0, t.vi);
-                        let uv = if k & 1 != 0 {
-                            opt(index_at(b, uv_at, t.ti))
-                        } else {
-                            None
-                        };
-                        let normal = if k & 2 != 0 {
-                            opt(index_at(b, normal_at, t.vi))
-                        } else {
-                            None
-                        };
-                        let max = if k & 4 != 0 {
-                            opt(index_at(b, max_at, t.vi))
-                        } else {
-                            None
-                        };
-                        if vertex >= nv
-                            || normal.is_some_and(|v| v >= nv)
-                            || max.is_some_and(|v| v >= nv)
-                            || uv.is_some_and(|v| v >= nt)
-                        {
-                            let (what, v, limit) = [
-                                ("vertex", Some(vertex), nv),
-                                ("normal", normal, nv),
-                                ("maximum vertex", max, nv),
-                                ("UV", uv, nt),
-                            ]
-                            .into_iter()
-                            .find(|(_, v, limit)| v.is_some_and(|v| v >= *limit))
-                            .expect("one is out of range");
-                            return Err(r.err(
-                                rec_at + j * point_len,
-                                &format!("face {face} point {j} {what}"),
-                                format!("{} is out of range ({limit} entries)", v.unwrap_or(0)),
-                            ));
-                        }
-                        let point = FacePoint::new(vertex, uv, normal, max);
-                        if n == 3 {
-                            tri[j] = point;
-                        } else {
-                            poly.push(point);
-                        }
-                    }
-                    let points = if n == 3 {
-                        FacePoints::Triangle(tri)
-                    } else {
-                        FacePoints::Polygon(poly)
+                    let rec = r.bytes(len, "face points")?;
+                    m.faces.start_face(material, n);
+                    let read = match k & 7 {
+                        0 => read_points::<0>,
+                        1 => read_points::<1>,
+                        2 => read_points::<2>,
+                        3 => read_points::<3>,
+                        4 => read_points::<4>,
+                        5 => read_points::<5>,
+                        6 => read_points::<6>,
+                        _ => read_points::<7>,
                     };
-                    m.faces.push(Face { material, points });
+                    if let Err((j, what, v, limit)) = read(&mut m.faces, rec, &t, nv, nt) {
+                        return Err(r.err(
+                            rec_at + j * (len / n),
+                            &format!("face {face} point {j} {what}"),
+                            format!("{v} is out of range ({limit} entries)"),
+                        ));
+                    }
                 }
             }
             b"VOXT" => {

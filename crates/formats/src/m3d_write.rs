@@ -173,7 +173,7 @@ pub fn encode(m: &M3d, compress: bool) -> Result<Vec<u8>, String> {
                 w.coord(x);
             }
             if t.ci != 0 {
-                w.color(v.color.unwrap_or(0), &m.cmap, &format!("vertex {i} colour"))?;
+                w.color(v.color, &m.cmap, &format!("vertex {i} colour"))?;
             }
             w.idx(t.sk, v.skin, &format!("vertex {i} skin"))?;
         }
@@ -191,24 +191,24 @@ pub fn encode(m: &M3d, compress: bool) -> Result<Vec<u8>, String> {
         for (i, sk) in m.skins.iter().enumerate() {
             if t.nb > 1 {
                 let mut weights = vec![0u8; t.nb as usize];
-                if sk.influences.len() > weights.len() {
+                if sk.len() > weights.len() {
                     return Err(format!(
                         "skin {i}: {} influences, {} allowed",
-                        sk.influences.len(),
+                        sk.len(),
                         t.nb
                     ));
                 }
-                for (k, (_, wt)) in sk.influences.iter().enumerate() {
-                    weights[k] = *wt;
+                for (k, (_, wt)) in sk.influences().enumerate() {
+                    weights[k] = wt;
                 }
                 w.out.extend(&weights);
-            } else if sk.influences.len() != 1 {
+            } else if sk.len() != 1 {
                 return Err(format!(
                     "skin {i}: one bone per vertex needs exactly one influence"
                 ));
             }
-            for (b, _) in &sk.influences {
-                w.idx(t.bi, *b, "skin bone")?;
+            for (b, _) in sk.influences() {
+                w.idx(t.bi, b, "skin bone")?;
             }
         }
         chunk(&mut body, b"BONE", &take(&mut w));
@@ -241,15 +241,18 @@ pub fn encode(m: &M3d, compress: bool) -> Result<Vec<u8>, String> {
                 w.idx(t.si, s(name), "material")?;
                 current = f.material;
             }
-            let p0 = f.points.first().ok_or(format!("face {i} has no points"))?;
+            if f.is_empty() {
+                return Err(format!("face {i} has no points"));
+            }
+            let p0 = f.point(0);
             let k = p0.uv().is_some() as u8
                 | (p0.normal().is_some() as u8) << 1
                 | (p0.max().is_some() as u8) << 2;
-            if f.points.len() > 15 {
-                return Err(format!("face {i}: {} points, 15 at most", f.points.len()));
+            if f.len() > 15 {
+                return Err(format!("face {i}: {} points, 15 at most", f.len()));
             }
-            w.out.push((f.points.len() as u8) << 4 | k);
-            for p in f.points.iter() {
+            w.out.push((f.len() as u8) << 4 | k);
+            for p in f.points() {
                 w.idx(t.vi, p.vertex, "face vertex")?;
                 if k & 1 != 0 {
                     w.idx(t.ti, p.uv().unwrap_or(NONE), "face UV")?;

@@ -15,10 +15,7 @@ fn decode_fixture(name: &str) -> M3d {
 }
 
 fn triangles(m: &M3d) -> usize {
-    m.faces
-        .iter()
-        .map(|f| f.points.len().saturating_sub(2))
-        .sum()
+    m.faces.iter().map(|f| f.len().saturating_sub(2)).sum()
 }
 
 /// m3d.h's `numvertex` after loading: the VRTS list, doubled when it had to
@@ -27,7 +24,7 @@ fn reference_vertices(m: &M3d) -> usize {
     let generated = m
         .faces
         .iter()
-        .any(|f| f.points.iter().any(|p| p.normal().is_none()));
+        .any(|f| f.points().any(|p| p.normal().is_none()));
     m.vertices.len() * if generated { 2 } else { 1 }
 }
 
@@ -171,7 +168,7 @@ fn everything(t: Types) -> M3d {
         .iter()
         .map(|&c| if t.ci == 0 { 0 } else { c })
         .collect();
-    let color = |i: usize| (t.ci != 0).then(|| cmap[i % cmap.len()]);
+    let color = |i: usize| if t.ci != 0 { cmap[i % cmap.len()] } else { 0 };
     let mut vertices: Vec<Vertex> = (0..12)
         .map(|i| Vertex {
             pos: [c(i * 7 - 40), c(100 - i * 9), c(i * 3), c(127)],
@@ -242,56 +239,43 @@ fn everything(t: Types) -> M3d {
             ],
         },
     ];
-    let faces = vec![
-        Face {
-            material: None,
-            points: vec![
-                point(0, None, None, None),
-                point(1, None, None, None),
-                point(2, None, None, None),
-            ]
-            .into(),
-        },
-        Face {
-            material: Some(0),
-            points: vec![
-                point(1, with_uv(1), None, None),
-                point(2, with_uv(2), None, None),
-                point(3, with_uv(3), None, None),
-            ]
-            .into(),
-        },
-        Face {
-            material: Some(0),
-            points: vec![
-                point(3, None, Some(13), None),
-                point(4, None, Some(13), None),
-                point(5, None, Some(13), None),
-            ]
-            .into(),
-        },
-        Face {
-            material: Some(1),
-            points: (4..8)
-                .map(|v| point(v, with_uv(v), Some(13), None))
-                .collect::<Vec<_>>()
-                .into(),
-        },
-        Face {
-            material: Some(1),
-            points: (6..11)
-                .map(|v| point(v, None, None, Some(v + 1)))
-                .collect::<Vec<_>>()
-                .into(),
-        },
-        Face {
-            material: None,
-            points: (0..15)
-                .map(|v| point(v % 12, None, None, None))
-                .collect::<Vec<_>>()
-                .into(),
-        },
-    ];
+    let mut faces = Faces::default();
+    faces.push(
+        None,
+        &(0..3)
+            .map(|v| point(v, None, None, None))
+            .collect::<Vec<_>>(),
+    );
+    faces.push(
+        Some(0),
+        &(1..4)
+            .map(|v| point(v, with_uv(v), None, None))
+            .collect::<Vec<_>>(),
+    );
+    faces.push(
+        Some(0),
+        &(3..6)
+            .map(|v| point(v, None, Some(13), None))
+            .collect::<Vec<_>>(),
+    );
+    faces.push(
+        Some(1),
+        &(4..8)
+            .map(|v| point(v, with_uv(v), Some(13), None))
+            .collect::<Vec<_>>(),
+    );
+    faces.push(
+        Some(1),
+        &(6..11)
+            .map(|v| point(v, None, None, Some(v + 1)))
+            .collect::<Vec<_>>(),
+    );
+    faces.push(
+        None,
+        &(0..15)
+            .map(|v| point(v % 12, None, None, None))
+            .collect::<Vec<_>>(),
+    );
     let bones = vec![
         Bone {
             parent: None,
@@ -316,23 +300,17 @@ fn everything(t: Types) -> M3d {
         vec![]
     } else {
         vec![
-            Skin {
-                influences: vec![(0, 255)],
-            },
-            Skin {
-                influences: if t.nb == 1 {
-                    vec![(1, 255)]
-                } else {
-                    vec![(1, 127), (2, 128)]
-                },
-            },
-            Skin {
-                influences: if t.nb >= 4 {
-                    vec![(0, 100), (1, 100), (2, 55)]
-                } else {
-                    vec![(2, 255)]
-                },
-            },
+            Skin::new(&[(0, 255)]),
+            Skin::new(if t.nb == 1 {
+                &[(1, 255)]
+            } else {
+                &[(1, 127), (2, 128)]
+            }),
+            Skin::new(if t.nb >= 4 {
+                &[(0, 100), (1, 100), (2, 55)]
+            } else {
+                &[(2, 255)]
+            }),
         ]
     };
     let voxel_types = vec![
@@ -587,7 +565,7 @@ fn hostile_files_give_clear_errors() {
     let t = types([1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1]);
     // A face pointing past the vertex list.
     let mut m = everything(t);
-    m.faces[0].points[1].vertex = 200;
+    m.faces.set_vertex(1, 200);
     let e = err(&m3d_write::encode(&m, false).unwrap());
     assert!(
         e.contains("face 0 point 1 vertex")
@@ -646,7 +624,7 @@ fn hostile_files_give_clear_errors() {
 
     // Errors inside an inflated payload say so.
     let mut m = everything(t);
-    m.faces[0].points[0].vertex = 99;
+    m.faces.set_vertex(0, 99);
     let e = err(&m3d_write::encode(&m, true).unwrap());
     assert!(
         e.contains("inflated payload") && e.contains("offsets are in it"),
@@ -659,10 +637,12 @@ fn undefined_materials_and_unknown_chunks_are_warnings() {
     let t = types([1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1]);
     let mut m = everything(t);
     m.materials.remove(1);
-    m.faces
-        .iter_mut()
-        .filter(|f| f.material == Some(1))
-        .for_each(|f| f.material = Some(0));
+    let faces = std::mem::take(&mut m.faces);
+    for f in faces.iter() {
+        let points: Vec<_> = f.points().collect();
+        let material = f.material.map(|x| if x == 1 { 0 } else { x });
+        m.faces.push(material, &points);
+    }
     let mut bytes = m3d_write::encode(&m, false).unwrap();
     // Turn the MTRL chunk into an application chunk ("mtrl"): the faces now
     // name a material the file does not define.
@@ -691,4 +671,78 @@ fn undefined_materials_and_unknown_chunks_are_warnings() {
     );
     assert!(back.chunks.iter().any(|c| c.magic == "mtrl"));
     assert!(back.materials.is_empty());
+}
+
+/// The columnar face store hands back every face as pushed: triangles
+/// before and after the first polygon, UV and normal columns that appear
+/// part way (earlier corners read as absent), material runs.
+#[test]
+fn faces_hand_back_what_was_pushed() {
+    let p = FacePoint::new;
+    let faces_in: Vec<(Option<u32>, Vec<FacePoint>)> = vec![
+        (
+            None,
+            vec![
+                p(0, None, None, None),
+                p(1, None, None, None),
+                p(2, None, None, None),
+            ],
+        ),
+        (
+            Some(2),
+            vec![
+                p(3, None, None, None),
+                p(4, None, None, None),
+                p(5, None, None, None),
+            ],
+        ),
+        (
+            Some(2),
+            vec![
+                p(6, Some(1), None, None),
+                p(7, Some(2), None, None),
+                p(8, None, None, None),
+                p(9, Some(3), None, None),
+            ],
+        ),
+        (
+            Some(0),
+            vec![
+                p(1, None, Some(7), None),
+                p(2, None, Some(8), Some(9)),
+                p(3, None, None, None),
+            ],
+        ),
+        (None, vec![p(4, None, None, None)]),
+    ];
+    let faces: Faces = faces_in.iter().cloned().collect();
+    assert_eq!(faces.len(), 5);
+    assert_eq!(faces.corners(), 3 + 3 + 4 + 3 + 1);
+    // Fan triangles: 1 + 1 + 2 + 1 + 0.
+    assert_eq!(faces.triangles(), 5);
+    assert!(faces.has_uvs() && faces.has_normals());
+    let out: Vec<(Option<u32>, Vec<FacePoint>)> = faces
+        .iter()
+        .map(|f| (f.material, f.points().collect()))
+        .collect();
+    assert_eq!(out, faces_in);
+    for (i, (material, points)) in faces_in.iter().enumerate() {
+        let f = faces.get(i).unwrap();
+        assert_eq!(f.material, *material, "face {i}");
+        assert_eq!(f.points().collect::<Vec<_>>(), *points, "face {i}");
+    }
+    assert!(faces.get(5).is_none());
+    // Triangles only: no UV or normal column at all.
+    let plain: Faces = [(
+        None,
+        [
+            p(0, None, None, None),
+            p(1, None, None, None),
+            p(2, None, None, None),
+        ],
+    )]
+    .into_iter()
+    .collect();
+    assert!(!plain.has_uvs() && !plain.has_normals());
+    assert_eq!(plain.get(0).unwrap().point(2).vertex, 2);
 }
