@@ -442,16 +442,22 @@ impl Texture {
     /// The stand-in for a texture that could not be loaded: magenta/black.
     pub fn checkerboard(name: &str, why: String) -> Texture {
         let n = 64u32;
+        // Squares of 8 texels: two kinds of row, each copied whole.
+        let row = |first_on: bool| -> Vec<u8> {
+            (0..n)
+                .flat_map(|x| {
+                    if ((x / 8) % 2 == 0) == first_on {
+                        [255, 0, 255, 255]
+                    } else {
+                        [16, 16, 16, 255]
+                    }
+                })
+                .collect()
+        };
+        let rows = [row(true), row(false)];
         let mut rgba8 = Vec::with_capacity((n * n * 4) as usize);
         for y in 0..n {
-            for x in 0..n {
-                let on = ((x / 8) + (y / 8)) % 2 == 0;
-                rgba8.extend_from_slice(if on {
-                    &[255, 0, 255, 255]
-                } else {
-                    &[16, 16, 16, 255]
-                });
-            }
+            rgba8.extend_from_slice(&rows[(y as usize / 8) % 2]);
         }
         Texture {
             name: name.into(),
