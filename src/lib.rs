@@ -4,13 +4,14 @@
 //! `formats` (pure decoders, the `facet-formats` crate) -> `scene` (the one
 //! model every format converts into) -> `anim` (CPU reference) and `load`
 //! (files and their companions) -> `gpu` (device, upload, frames, capture)
-//! -> `ui` (egui panels returning actions) -> `app` (the window) and `cli`
-//! (the commands). `generators` (feature `generators`) writes the bundled
+//! and `export` (scenes to glTF) -> `ui` (egui panels returning actions)
+//! -> `app` (the window) and `cli` (the commands). `generators` (feature `generators`) writes the bundled
 //! assets and test inputs with the decoders' writers.
 
 pub mod anim;
 pub mod app;
 pub mod cli;
+pub mod export;
 /// The decoders and writers, a crate of their own (`crates/formats`).
 pub use facet_formats as formats;
 #[cfg(feature = "generators")]

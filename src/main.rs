@@ -74,6 +74,14 @@ enum Command {
         #[arg(long)]
         timings: bool,
     },
+    /// Convert FILE to glTF 2.0 binary (.glb): parts, materials, textures,
+    /// skeleton, skin and every clip; what glTF cannot hold is listed.
+    Convert {
+        input: PathBuf,
+        /// Output file (.glb).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Render FILE headless (no window) to a PNG.
     Render {
         file: PathBuf,
@@ -349,6 +357,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 }
             }
             Ok(())
+        }
+        Some(Command::Convert { input, output }) => {
+            facet::cli::convert::convert_file(&input, &output, &options).map_err(anyhow::Error::msg)
         }
         Some(Command::Render {
             file,

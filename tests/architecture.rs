@@ -19,6 +19,8 @@ const LAYERS: &[(&str, u32)] = &[
     ("anim", 2),
     ("load", 2),
     ("gpu", 3),
+    // Scenes written to other formats (glTF), beside the GPU layer.
+    ("export", 3),
     ("ui", 4),
     // The window and the commands, side by side at the top.
     ("app", 5),
@@ -26,7 +28,7 @@ const LAYERS: &[(&str, u32)] = &[
 ];
 
 /// Layers that must not name a decoder type.
-const NO_FORMATS: &[&str] = &["anim", "gpu", "ui", "app"];
+const NO_FORMATS: &[&str] = &["anim", "gpu", "export", "ui", "app"];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap() {

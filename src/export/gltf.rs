@@ -1,0 +1,694 @@
+//! Scene -> glTF 2.0 binary (`.glb`): what the viewer shows, in a form
+//! Blender, Godot and three.js open.
+//!
+//! - One node per part (its name kept), one mesh of one primitive each
+//!   (triangles, lines or points as drawn); parts hidden by default are
+//!   exported with `"extras": {"hidden": true}`.
+//! - Materials as metallic-roughness (metallic 0, roughness 1): base colour
+//!   and emission converted from the scene's sRGB to glTF's linear factors,
+//!   the diffuse texture, an RGB normal map and an emission map; `BLEND`
+//!   for alpha-blended and additive materials; double-sided, as the viewer
+//!   draws. Textures as PNG, named as in the source.
+//! - Vertex colours as linear `COLOR_0` (unsigned short), normals, UVs.
+//! - The skeleton as joint nodes (rest transforms relative to the parent),
+//!   a skin whose inverse bind matrices are the inverse rest matrices;
+//!   vertices no bone moves are bound to one extra static joint.
+//! - Every clip as an animation: each bone's local translation, rotation
+//!   and scale sampled at the clip's own frames (`Clip::time_of_frame`), or
+//!   at 30 per second where a clip has no frames, and interpolated
+//!   linearly; a bone whose samples all equal its rest transform gets no
+//!   channel.
+//!
+//! What cannot go is listed in [`Export::dropped`] (maps glTF has no slot
+//! for, material animation, per-action part visibility...).
+
+use crate::anim::Pose;
+use crate::anim::color::srgb_to_linear;
+use crate::scene::{BlendMode, Clip, NormalMap, Primitive, Scene, Texture};
+use glam::{Mat4, Quat, Vec3};
+use serde_json::{Value, json};
+
+const ARRAY_BUFFER: u32 = 34962;
+const ELEMENT_ARRAY_BUFFER: u32 = 34963;
+const FLOAT: u32 = 5126;
+const UNSIGNED_INT: u32 = 5125;
+const UNSIGNED_SHORT: u32 = 5123;
+
+/// Samples per clip at most (a clip of more frames is sampled evenly).
+const MAX_SAMPLES: usize = 100_000;
+
+/// A finished export.
+pub struct Export {
+    /// The `.glb` file.
+    pub glb: Vec<u8>,
+    /// What the scene holds that the file does not, one line each.
+    pub dropped: Vec<String>,
+}
+
+/// The binary buffer with its views and accessors.
+#[derive(Default)]
+struct Blob {
+    bin: Vec<u8>,
+    views: Vec<Value>,
+    accessors: Vec<Value>,
+}
+
+impl Blob {
+    fn view(&mut self, bytes: &[u8], target: Option<u32>) -> usize {
+        while !self.bin.len().is_multiple_of(4) {
+            self.bin.push(0);
+        }
+        let mut v = json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()});
+        if let Some(t) = target {
+            v["target"] = json!(t);
+        }
+        self.bin.extend_from_slice(bytes);
+        self.views.push(v);
+        self.views.len() - 1
+    }
+
+    /// An accessor over `bytes` in a view of its own.
+    #[allow(clippy::too_many_arguments)]
+    fn accessor(
+        &mut self,
+        bytes: &[u8],
+        target: Option<u32>,
+        component: u32,
+        count: usize,
+        ty: &str,
+        normalized: bool,
+        bounds: Option<(Vec<f32>, Vec<f32>)>,
+    ) -> usize {
+        let view = self.view(bytes, target);
+        let mut a =
+            json!({"bufferView": view, "componentType": component, "count": count, "type": ty});
+        if normalized {
+            a["normalized"] = json!(true);
+        }
+        if let Some((min, max)) = bounds {
+            a["min"] = json!(min);
+            a["max"] = json!(max);
+        }
+        self.accessors.push(a);
+        self.accessors.len() - 1
+    }
+
+    fn vec3(&mut self, v: &[Vec3], with_bounds: bool) -> usize {
+        let bounds = with_bounds.then(|| {
+            let (lo, hi) = v.iter().fold(
+                (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+                |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+            );
+            (lo.to_array().to_vec(), hi.to_array().to_vec())
+        });
+        self.accessor(
+            bytemuck::cast_slice(v),
+            Some(ARRAY_BUFFER),
+            FLOAT,
+            v.len(),
+            "VEC3",
+            false,
+            bounds,
+        )
+    }
+
+    fn floats(&mut self, v: &[f32], with_bounds: bool) -> usize {
+        let bounds = with_bounds.then(|| {
+            let lo = v.iter().copied().fold(f32::INFINITY, f32::min);
+            let hi = v.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            (vec![lo], vec![hi])
+        });
+        self.accessor(
+            bytemuck::cast_slice(v),
+            None,
+            FLOAT,
+            v.len(),
+            "SCALAR",
+            false,
+            bounds,
+        )
+    }
+}
+
+/// sRGB to linear, clamped into 0..=1.
+fn linear(c: f32) -> f32 {
+    srgb_to_linear(c.clamp(0.0, 1.0))
+}
+
+fn png(t: &Texture) -> Result<Vec<u8>, String> {
+    use image::ImageEncoder;
+    let mut out = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut out)
+        .write_image(&t.rgba8, t.width, t.height, image::ExtendedColorType::Rgba8)
+        .map_err(|e| format!("texture {:?}: PNG encoding: {e}", t.name))?;
+    Ok(out)
+}
+
+/// Samples a second between the keys of an M3D frame sequence: m3d.h
+/// blends rotations with its own approximation of slerp, which glTF's
+/// slerp between keys alone would miss by up to about 1e-3 of a model.
+const SEQUENCE_RATE: f32 = 120.0;
+
+/// The times a clip is sampled at: its frames (for an M3D frame sequence
+/// its keys, and `SEQUENCE_RATE` a second between them), else 30 a second.
+fn sample_times(clip: &Clip) -> Vec<f32> {
+    let d = clip.duration_s.max(0.0);
+    let uniform = |rate: f32| {
+        let n = ((d * rate).ceil() as usize).clamp(1, MAX_SAMPLES);
+        (0..=n).map(move |k| d * k as f32 / n as f32)
+    };
+    let mut times: Vec<f32> = if clip.frames > 0 {
+        let n = (clip.frames as usize).min(MAX_SAMPLES);
+        (0..=n)
+            .map(|k| clip.time_of_frame((k as u64 * clip.frames as u64 / n as u64) as u32))
+            .collect()
+    } else {
+        uniform(30.0).collect()
+    };
+    if clip.sequence.is_some() {
+        times.extend(uniform(SEQUENCE_RATE));
+        times.sort_by(f32::total_cmp);
+    }
+    // glTF wants strictly increasing times; times a tenth of a
+    // millisecond apart are one (f32 sums of frame lengths drift).
+    times.dedup_by(|b, a| *b <= *a + 1e-4);
+    if let Some(last) = times.last_mut()
+        && (*last - d).abs() <= 1e-4
+    {
+        *last = d;
+    }
+    times
+}
+
+/// How far `m` is from the transform its decomposition rebuilds (0 for a
+/// translation-rotation-scale; more where it shears).
+fn trs_error(m: Mat4, s: Vec3, r: Quat, t: Vec3) -> f32 {
+    let back = Mat4::from_scale_rotation_translation(s, r.normalize(), t);
+    m.to_cols_array()
+        .iter()
+        .zip(back.to_cols_array())
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f32::max)
+}
+
+/// The scene as a `.glb` file.
+pub fn to_glb(scene: &Scene) -> Result<Export, String> {
+    let mut blob = Blob::default();
+    let mut dropped = Vec::new();
+    let skeleton = &scene.skeleton;
+    let bones = skeleton.bones.len();
+
+    // Textures: one PNG image per scene texture a material uses.
+    let mut images: Vec<Value> = Vec::new();
+    let mut textures: Vec<Value> = Vec::new();
+    let mut texture_of: Vec<Option<usize>> = vec![None; scene.textures.len()];
+    let mut texture = |i: usize, blob: &mut Blob, dropped: &mut Vec<String>| -> Option<usize> {
+        if let Some(t) = texture_of.get(i).copied().flatten() {
+            return Some(t);
+        }
+        let t = scene.textures.get(i)?;
+        if t.rgba8.len() != (t.width as usize) * (t.height as usize) * 4 || t.width == 0 {
+            dropped.push(format!("texture {:?}: no decoded texels to write", t.name));
+            return None;
+        }
+        let bytes = match png(t) {
+            Ok(b) => b,
+            Err(e) => {
+                dropped.push(e);
+                return None;
+            }
+        };
+        let view = blob.view(&bytes, None);
+        images.push(json!({"name": t.name, "mimeType": "image/png", "bufferView": view}));
+        textures.push(json!({"source": images.len() - 1, "sampler": 0, "name": t.name}));
+        texture_of[i] = Some(textures.len() - 1);
+        Some(textures.len() - 1)
+    };
+
+    // Materials, one per scene material.
+    let mut materials = Vec::new();
+    for m in &scene.materials {
+        let c = m.base_color;
+        let mut pbr = json!({
+            "baseColorFactor": [linear(c[0]), linear(c[1]), linear(c[2]), c[3].clamp(0.0, 1.0)],
+            "metallicFactor": 0.0,
+            "roughnessFactor": 1.0,
+        });
+        if let Some(t) = m.texture.and_then(|t| texture(t, &mut blob, &mut dropped)) {
+            pbr["baseColorTexture"] = json!({"index": t});
+        }
+        let mut out = json!({
+            "name": m.name,
+            "pbrMetallicRoughness": pbr,
+            "doubleSided": true,
+        });
+        let e = m.emission;
+        if e.iter().any(|&x| x > 0.0) {
+            out["emissiveFactor"] = json!([linear(e[0]), linear(e[1]), linear(e[2])]);
+        }
+        if let Some(t) = m
+            .maps
+            .emission
+            .and_then(|t| texture(t, &mut blob, &mut dropped))
+        {
+            out["emissiveTexture"] = json!({"index": t});
+            if e.iter().all(|&x| x <= 0.0) {
+                out["emissiveFactor"] = json!([1.0, 1.0, 1.0]);
+            }
+        }
+        match m.maps.normal {
+            Some((t, NormalMap::Rgb)) => {
+                if let Some(t) = texture(t, &mut blob, &mut dropped) {
+                    out["normalTexture"] = json!({"index": t});
+                }
+            }
+            Some((_, kind)) => dropped.push(format!(
+                "material {:?}: its {kind:?} normal map (glTF takes RGB tangent-space normals)",
+                m.name
+            )),
+            None => {}
+        }
+        match m.blend {
+            BlendMode::Opaque => {}
+            BlendMode::Alpha => out["alphaMode"] = json!("BLEND"),
+            BlendMode::Additive => {
+                out["alphaMode"] = json!("BLEND");
+                dropped.push(format!(
+                    "material {:?}: additive blending (exported as alpha blending)",
+                    m.name
+                ));
+            }
+        }
+        if m.maps.team_mask.is_some() || m.maps.material.is_some() {
+            dropped.push(format!(
+                "material {:?}: team-colour mask and material (specular, gloss, glow) maps",
+                m.name
+            ));
+        }
+        if m.matcap.is_some() {
+            dropped.push(format!("material {:?}: matcap", m.name));
+        }
+        if m.animation.is_some() {
+            dropped.push(format!("material {:?}: keyframe animation", m.name));
+        }
+        materials.push(out);
+    }
+
+    // Joint nodes first (node i is bone i), then one node per part.
+    let mut nodes: Vec<Value> = Vec::new();
+    for (i, b) in skeleton.bones.iter().enumerate() {
+        let (s, r, t) = skeleton.rest_local(i).to_scale_rotation_translation();
+        let children: Vec<usize> = (0..bones)
+            .filter(|&c| skeleton.bones[c].parent == Some(i))
+            .collect();
+        let mut n = json!({
+            "name": b.name,
+            "translation": t.to_array(),
+            "rotation": r.normalize().to_array(),
+            "scale": s.to_array(),
+        });
+        if !children.is_empty() {
+            n["children"] = json!(children);
+        }
+        nodes.push(n);
+    }
+    // One root node above the root bones: a skin's joints need a common
+    // root, and a file may have several root bones.
+    let skeleton_roots: Vec<usize> = (0..bones)
+        .filter(|&i| skeleton.bones[i].parent.is_none_or(|p| p >= i))
+        .collect();
+    let mut roots = Vec::new();
+    let armature = (bones > 0).then(|| {
+        nodes.push(json!({"name": "skeleton", "children": skeleton_roots}));
+        roots.push(nodes.len() - 1);
+        nodes.len() - 1
+    });
+
+    // Meshes. Skinned ones share one skin; vertices without weight are
+    // bound to a static joint added at the end.
+    let mut meshes = Vec::new();
+    let mut static_joint: Option<usize> = None;
+    let mut skinned_nodes = Vec::new();
+    for (mi, mesh) in scene.meshes.iter().enumerate() {
+        if mesh.positions.is_empty() {
+            dropped.push(format!("part {:?}: no vertices", mesh.name));
+            continue;
+        }
+        let mut attributes = serde_json::Map::new();
+        attributes.insert("POSITION".into(), json!(blob.vec3(&mesh.positions, true)));
+        if mesh.normals.len() == mesh.positions.len() {
+            let unit: Vec<Vec3> = mesh
+                .normals
+                .iter()
+                .map(|n| n.normalize_or(Vec3::Y))
+                .collect();
+            attributes.insert("NORMAL".into(), json!(blob.vec3(&unit, false)));
+        }
+        if mesh.uvs.len() == mesh.positions.len() {
+            let a = blob.accessor(
+                bytemuck::cast_slice(&mesh.uvs),
+                Some(ARRAY_BUFFER),
+                FLOAT,
+                mesh.uvs.len(),
+                "VEC2",
+                false,
+                None,
+            );
+            attributes.insert("TEXCOORD_0".into(), json!(a));
+        }
+        if let Some(colors) = mesh
+            .colors
+            .as_ref()
+            .filter(|c| c.len() == mesh.positions.len())
+        {
+            let linear16: Vec<u16> = colors
+                .iter()
+                .flat_map(|c| {
+                    let ch = |k: usize, lin: bool| {
+                        let v = c[k] as f32 / 255.0;
+                        ((if lin { linear(v) } else { v }) * 65535.0).round() as u16
+                    };
+                    [ch(0, true), ch(1, true), ch(2, true), ch(3, false)]
+                })
+                .collect();
+            let a = blob.accessor(
+                bytemuck::cast_slice(&linear16),
+                Some(ARRAY_BUFFER),
+                UNSIGNED_SHORT,
+                colors.len(),
+                "VEC4",
+                true,
+                None,
+            );
+            attributes.insert("COLOR_0".into(), json!(a));
+        }
+        if !mesh.extra_uvs.is_empty() {
+            dropped.push(format!(
+                "part {:?}: {} further UV sets",
+                mesh.name,
+                mesh.extra_uvs.len()
+            ));
+        }
+        let skin = mesh
+            .skin
+            .as_ref()
+            .filter(|s| bones > 0 && s.joints.len() == mesh.positions.len());
+        if let Some(s) = skin {
+            let mut joints = Vec::with_capacity(s.joints.len());
+            let mut weights = Vec::with_capacity(s.weights.len());
+            for (j, w) in s.joints.iter().zip(&s.weights) {
+                let sum: f32 = w.iter().sum();
+                if sum <= 0.0 || j.iter().any(|&b| b as usize >= bones) {
+                    let k = *static_joint.get_or_insert(bones);
+                    joints.push([k as u16, 0, 0, 0]);
+                    weights.push([1.0f32, 0.0, 0.0, 0.0]);
+                } else {
+                    // Unused slots point at joint 0 with weight 0.
+                    joints.push(std::array::from_fn::<u16, 4, _>(|k| {
+                        if w[k] > 0.0 { j[k] } else { 0 }
+                    }));
+                    weights.push(w.map(|x| x / sum));
+                }
+            }
+            let a = blob.accessor(
+                bytemuck::cast_slice(&joints),
+                Some(ARRAY_BUFFER),
+                UNSIGNED_SHORT,
+                joints.len(),
+                "VEC4",
+                false,
+                None,
+            );
+            attributes.insert("JOINTS_0".into(), json!(a));
+            let a = blob.accessor(
+                bytemuck::cast_slice(&weights),
+                Some(ARRAY_BUFFER),
+                FLOAT,
+                weights.len(),
+                "VEC4",
+                false,
+                None,
+            );
+            attributes.insert("WEIGHTS_0".into(), json!(a));
+        }
+        let mut primitive = json!({"attributes": attributes});
+        if !mesh.indices.is_empty() {
+            let a = blob.accessor(
+                bytemuck::cast_slice(&mesh.indices),
+                Some(ELEMENT_ARRAY_BUFFER),
+                UNSIGNED_INT,
+                mesh.indices.len(),
+                "SCALAR",
+                false,
+                None,
+            );
+            primitive["indices"] = json!(a);
+        }
+        primitive["mode"] = json!(match mesh.primitive {
+            Primitive::Points => 0,
+            Primitive::Lines => 1,
+            Primitive::Triangles => 4,
+        });
+        if let Some(m) = mesh.material.filter(|&m| m < materials.len()) {
+            primitive["material"] = json!(m);
+        }
+        meshes.push(json!({"name": mesh.name, "primitives": [primitive]}));
+        let mut node = json!({"name": mesh.name, "mesh": meshes.len() - 1});
+        if !mesh.visible {
+            node["extras"] = json!({"hidden": true});
+        }
+        if skin.is_some() {
+            node["skin"] = json!(0);
+            skinned_nodes.push(mi);
+        }
+        if !mesh.material_overrides.is_empty() {
+            dropped.push(format!(
+                "part {:?}: per-action material overrides",
+                mesh.name
+            ));
+        }
+        nodes.push(node);
+        roots.push(nodes.len() - 1);
+    }
+
+    // The skin: every bone (and the static joint when used).
+    let mut skins = Vec::new();
+    if !skinned_nodes.is_empty() {
+        // Inverse bind matrices from the joints' own rest transforms as
+        // written (translation, rotation, scale), so the rest pose skins to
+        // the mesh exactly even where a bone's matrix shears (below).
+        let mut global = vec![Mat4::IDENTITY; bones];
+        for (i, b) in skeleton.bones.iter().enumerate() {
+            let (s, r, t) = skeleton.rest_local(i).to_scale_rotation_translation();
+            let local = Mat4::from_scale_rotation_translation(s, r.normalize(), t);
+            global[i] = match b.parent {
+                Some(p) if p < i => global[p] * local,
+                _ => local,
+            };
+        }
+        // glTF requires the last row exactly (0, 0, 0, 1).
+        let affine = |mut m: Mat4| {
+            m.x_axis.w = 0.0;
+            m.y_axis.w = 0.0;
+            m.z_axis.w = 0.0;
+            m.w_axis.w = 1.0;
+            m
+        };
+        let mut inverse: Vec<Mat4> = global.iter().map(|g| affine(g.inverse())).collect();
+        let mut joints: Vec<usize> = (0..bones).collect();
+        if let (Some(_), Some(armature)) = (static_joint, armature) {
+            // Joint index `bones` of the skin, under the skeleton's root.
+            nodes.push(json!({"name": "(vertices no bone moves)"}));
+            let i = nodes.len() - 1;
+            if let Some(children) = nodes[armature]["children"].as_array_mut() {
+                children.push(json!(i));
+            }
+            joints.push(i);
+            inverse.push(Mat4::IDENTITY);
+        }
+        let ibm = blob.accessor(
+            bytemuck::cast_slice(&inverse),
+            None,
+            FLOAT,
+            inverse.len(),
+            "MAT4",
+            false,
+            None,
+        );
+        skins.push(json!({"joints": joints, "inverseBindMatrices": ibm}));
+    }
+
+    // Animations: each bone's local TRS sampled at the clip's frames.
+    let mut animations = Vec::new();
+    let mut shear = (0..bones)
+        .map(|i| {
+            let m = skeleton.rest_local(i);
+            let (s, r, t) = m.to_scale_rotation_translation();
+            trs_error(m, s, r, t)
+        })
+        .fold(0.0f32, f32::max);
+    if bones > 0 {
+        let mut pose = Pose::new(skeleton);
+        for clip in &scene.clips {
+            let times = sample_times(clip);
+            let n = times.len();
+            let mut trs = vec![
+                (
+                    Vec::with_capacity(n),
+                    Vec::with_capacity(n),
+                    Vec::with_capacity(n)
+                );
+                bones
+            ];
+            for &t in &times {
+                // A frame sequence is sampled two microseconds after
+                // each time: at a key's exact millisecond m3d.h builds the
+                // matrix from the quaternion as stored (not unit length: it
+                // shears), just after it from its unit-length blend. It
+                // loops: its end is where it starts again, so the last
+                // sample is the pose just before.
+                let t = if clip.sequence.is_some() {
+                    (t + 2e-6).min(clip.duration_s - 1e-5)
+                } else {
+                    t
+                };
+                pose.evaluate(skeleton, Some(clip), t);
+                for (i, out) in trs.iter_mut().enumerate() {
+                    let (s, r, p) = pose.local[i].to_scale_rotation_translation();
+                    shear = shear.max(trs_error(pose.local[i], s, r, p));
+                    let mut r = r.normalize();
+                    // Keep successive rotations in one hemisphere.
+                    if let Some(prev) = out.1.last()
+                        && Quat::dot(*prev, r) < 0.0
+                    {
+                        r = -r;
+                    }
+                    out.0.push(p);
+                    out.1.push(r);
+                    out.2.push(s);
+                }
+            }
+            let input = blob.floats(&times, true);
+            let mut samplers = Vec::new();
+            let mut channels = Vec::new();
+            for (i, (ts, rs, ss)) in trs.iter().enumerate() {
+                let (rest_s, rest_r, rest_t) =
+                    skeleton.rest_local(i).to_scale_rotation_translation();
+                let still_v = |v: &[Vec3], rest: Vec3| v.iter().all(|x| x.abs_diff_eq(rest, 1e-6));
+                let still_q = |v: &[Quat], rest: Quat| {
+                    v.iter().all(|x| x.dot(rest.normalize()).abs() > 1.0 - 1e-7)
+                };
+                let mut add = |path: &str, bytes: &[u8], ty: &str, blob: &mut Blob| {
+                    let output = blob.accessor(bytes, None, FLOAT, n, ty, false, None);
+                    samplers
+                        .push(json!({"input": input, "output": output, "interpolation": "LINEAR"}));
+                    channels.push(
+                        json!({"sampler": samplers.len() - 1, "target": {"node": i, "path": path}}),
+                    );
+                };
+                if !still_v(ts, rest_t) {
+                    add("translation", bytemuck::cast_slice(ts), "VEC3", &mut blob);
+                }
+                if !still_q(rs, rest_r) {
+                    add("rotation", bytemuck::cast_slice(rs), "VEC4", &mut blob);
+                }
+                if !still_v(ss, rest_s) {
+                    add("scale", bytemuck::cast_slice(ss), "VEC3", &mut blob);
+                }
+            }
+            if channels.is_empty() {
+                dropped.push(format!("clip {:?}: moves no bone", clip.name));
+                continue;
+            }
+            animations.push(json!({"name": clip.name, "samplers": samplers, "channels": channels}));
+            if clip.segments.iter().any(|s| s.part_list.is_some()) {
+                dropped.push(format!("clip {:?}: per-action part visibility", clip.name));
+            }
+        }
+    } else if !scene.clips.is_empty() {
+        dropped.push(format!(
+            "{} clips: the file has no skeleton",
+            scene.clips.len()
+        ));
+    }
+    if shear > 1e-5 {
+        dropped.push(format!(
+            "skeleton: bone matrices that shear (m3d.h builds them from unnormalised quaternions as stored); \
+             glTF holds the nearest translation, rotation and scale (largest difference {shear:.1e})"
+        ));
+    }
+    if !scene.labels.is_empty() {
+        dropped.push(format!("{} labels", scene.labels.len()));
+    }
+
+    let mut root = json!({
+        "asset": {"version": "2.0", "generator": concat!("Facet ", env!("CARGO_PKG_VERSION"))},
+        "scene": 0,
+        "scenes": [{"name": scene.source.file_name}],
+        "nodes": nodes,
+        "meshes": meshes,
+        "materials": materials,
+        "buffers": [{"byteLength": blob.bin.len()}],
+        "bufferViews": blob.views,
+        "accessors": blob.accessors,
+    });
+    if !textures.is_empty() {
+        root["textures"] = json!(textures);
+        root["images"] = json!(images);
+        root["samplers"] =
+            json!([{"magFilter": 9729, "minFilter": 9987, "wrapS": 10497, "wrapT": 10497}]);
+    }
+    if !skins.is_empty() {
+        root["skins"] = json!(skins);
+    }
+    if !animations.is_empty() {
+        root["animations"] = json!(animations);
+    }
+    if roots.is_empty() {
+        // Nothing to show (an M3D of curves only): a scene needs nodes.
+        let o = root.as_object_mut().expect("an object");
+        o.remove("scene");
+        o.remove("scenes");
+    } else {
+        root["scenes"][0]["nodes"] = json!(roots);
+    }
+    for key in ["nodes", "meshes", "materials", "bufferViews", "accessors"] {
+        if root[key].as_array().is_some_and(|a| a.is_empty()) {
+            root.as_object_mut().map(|o| o.remove(key));
+        }
+    }
+    if blob.bin.is_empty() {
+        root.as_object_mut().map(|o| o.remove("buffers"));
+    }
+    Ok(Export {
+        glb: glb(&root, &blob.bin),
+        dropped,
+    })
+}
+
+/// The GLB container: a 12-byte header, the JSON chunk (padded with
+/// spaces) and the BIN chunk (padded with zeros), each 4-byte aligned.
+fn glb(json: &Value, bin: &[u8]) -> Vec<u8> {
+    let mut text = serde_json::to_vec(json).expect("JSON values serialise");
+    while !text.len().is_multiple_of(4) {
+        text.push(b' ');
+    }
+    let mut bin = bin.to_vec();
+    while !bin.len().is_multiple_of(4) {
+        bin.push(0);
+    }
+    let total = 12 + 8 + text.len() + if bin.is_empty() { 0 } else { 8 + bin.len() };
+    let mut out = Vec::with_capacity(total);
+    out.extend(b"glTF");
+    out.extend(2u32.to_le_bytes());
+    out.extend((total as u32).to_le_bytes());
+    out.extend((text.len() as u32).to_le_bytes());
+    out.extend(b"JSON");
+    out.extend(text);
+    if !bin.is_empty() {
+        out.extend((bin.len() as u32).to_le_bytes());
+        out.extend(b"BIN\0");
+        out.extend(bin);
+    }
+    out
+}
