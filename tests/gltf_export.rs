@@ -320,13 +320,6 @@ fn check_animation(name: &str, scene: &Scene, doc: &gltf::Document, blob: &[u8])
     let size = (b.max - b.min).length().max(1e-6);
     let mut checked = 0;
     for clip in &scene.clips {
-        // Open (issue #18): M3D frame sequences are exported sampled, but
-        // between samples they still part from the viewer's m3d.h blend by
-        // more than 1e-4 of the model (demo.m3d near its last key); they
-        // are not compared here until that is found and fixed.
-        if clip.sequence.is_some() {
-            continue;
-        }
         // A clip that moves no bone is left out (and listed as dropped).
         let Some(anim) = doc
             .animations()

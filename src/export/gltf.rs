@@ -149,35 +149,84 @@ fn png(t: &Texture) -> Result<Vec<u8>, String> {
 /// slerp between keys alone would miss by up to about 1e-3 of a model.
 const SEQUENCE_RATE: f32 = 120.0;
 
-/// The times a clip is sampled at: its frames (for an M3D frame sequence
-/// its keys, and `SEQUENCE_RATE` a second between them), else 30 a second.
-fn sample_times(clip: &Clip) -> Vec<f32> {
+/// A sample: the time written to the file, and the time the pose is
+/// evaluated at.
+#[derive(Clone, Copy, PartialEq, Debug)]
+struct Sample {
+    at: f32,
+    eval: f32,
+}
+
+/// How long before each key of an M3D frame sequence a sample holds the
+/// pose reached just before it (m3d.h may jump at a key: after the last
+/// one it holds a pose the blend towards it never reached).
+const BEFORE_KEY: f32 = 5e-5;
+
+/// The times a clip is sampled at: its frames, else 30 a second; for an
+/// M3D frame sequence its keys (each also just before), and
+/// `SEQUENCE_RATE` a second between them.
+fn sample_times(clip: &Clip) -> Vec<Sample> {
     let d = clip.duration_s.max(0.0);
     let uniform = |rate: f32| {
         let n = ((d * rate).ceil() as usize).clamp(1, MAX_SAMPLES);
         (0..=n).map(move |k| d * k as f32 / n as f32)
     };
-    let mut times: Vec<f32> = if clip.frames > 0 {
-        let n = (clip.frames as usize).min(MAX_SAMPLES);
-        (0..=n)
-            .map(|k| clip.time_of_frame((k as u64 * clip.frames as u64 / n as u64) as u32))
-            .collect()
-    } else {
-        uniform(30.0).collect()
+    let Some(seq) = &clip.sequence else {
+        let mut times: Vec<f32> = if clip.frames > 0 {
+            let n = (clip.frames as usize).min(MAX_SAMPLES);
+            (0..=n)
+                .map(|k| clip.time_of_frame((k as u64 * clip.frames as u64 / n as u64) as u32))
+                .collect()
+        } else {
+            uniform(30.0).collect()
+        };
+        // glTF wants strictly increasing times; times a tenth of a
+        // millisecond apart are one (f32 sums of frame lengths drift).
+        times.dedup_by(|b, a| *b <= *a + 1e-4);
+        if let Some(last) = times.last_mut()
+            && (*last - d).abs() <= 1e-4
+        {
+            *last = d;
+        }
+        return times
+            .into_iter()
+            .map(|t| Sample { at: t, eval: t })
+            .collect();
     };
-    if clip.sequence.is_some() {
-        times.extend(uniform(SEQUENCE_RATE));
-        times.sort_by(f32::total_cmp);
+    // A frame sequence is evaluated two microseconds after each time: at a
+    // key's exact millisecond m3d.h builds the matrix from the quaternion
+    // as stored (not unit length: it shears), just after it from its
+    // unit-length blend. It loops: its end is where it starts again, so the
+    // last sample is the pose just before.
+    let after = |t: f32| (t + 2e-6).min(d - 1e-5).max(0.0);
+    let keys: Vec<f32> = seq
+        .frames
+        .iter()
+        .map(|f| f.msec as f32 / 1000.0)
+        .filter(|&k| k > 0.0 && k < d)
+        .take(MAX_SAMPLES / 2)
+        .collect();
+    let near_key = |t: f32| keys.iter().any(|&k| (t - k).abs() < 4.0 * BEFORE_KEY);
+    let mut samples: Vec<Sample> = uniform(SEQUENCE_RATE)
+        .filter(|&t| !near_key(t))
+        .map(|t| Sample {
+            at: t,
+            eval: after(t),
+        })
+        .collect();
+    for &k in &keys {
+        samples.push(Sample {
+            at: k - BEFORE_KEY,
+            eval: k - BEFORE_KEY,
+        });
+        samples.push(Sample {
+            at: k,
+            eval: after(k),
+        });
     }
-    // glTF wants strictly increasing times; times a tenth of a
-    // millisecond apart are one (f32 sums of frame lengths drift).
-    times.dedup_by(|b, a| *b <= *a + 1e-4);
-    if let Some(last) = times.last_mut()
-        && (*last - d).abs() <= 1e-4
-    {
-        *last = d;
-    }
-    times
+    samples.sort_by(|a, b| a.at.total_cmp(&b.at));
+    samples.dedup_by(|b, a| b.at <= a.at);
+    samples
 }
 
 /// How far `m` is from the transform its decomposition rebuilds (0 for a
@@ -540,19 +589,8 @@ pub fn to_glb(scene: &Scene) -> Result<Export, String> {
                 );
                 bones
             ];
-            for &t in &times {
-                // A frame sequence is sampled two microseconds after
-                // each time: at a key's exact millisecond m3d.h builds the
-                // matrix from the quaternion as stored (not unit length: it
-                // shears), just after it from its unit-length blend. It
-                // loops: its end is where it starts again, so the last
-                // sample is the pose just before.
-                let t = if clip.sequence.is_some() {
-                    (t + 2e-6).min(clip.duration_s - 1e-5)
-                } else {
-                    t
-                };
-                pose.evaluate(skeleton, Some(clip), t);
+            for s in &times {
+                pose.evaluate(skeleton, Some(clip), s.eval);
                 for (i, out) in trs.iter_mut().enumerate() {
                     let (s, r, p) = pose.local[i].to_scale_rotation_translation();
                     shear = shear.max(trs_error(pose.local[i], s, r, p));
@@ -568,7 +606,8 @@ pub fn to_glb(scene: &Scene) -> Result<Export, String> {
                     out.2.push(s);
                 }
             }
-            let input = blob.floats(&times, true);
+            let at: Vec<f32> = times.iter().map(|s| s.at).collect();
+            let input = blob.floats(&at, true);
             let mut samplers = Vec::new();
             let mut channels = Vec::new();
             for (i, (ts, rs, ss)) in trs.iter().enumerate() {
