@@ -74,13 +74,18 @@ enum Command {
         #[arg(long)]
         timings: bool,
     },
-    /// Convert FILE to glTF 2.0 binary (.glb): parts, materials, textures,
-    /// skeleton, skin and every clip; what glTF cannot hold is listed.
+    /// Convert FILE to glTF 2.0 (.glb, or .gltf with .bin and PNGs beside
+    /// it), or every model and map under DIR into OUTDIR in parallel:
+    /// parts, materials, textures, skeleton, skin and every clip; what glTF
+    /// cannot hold is listed.
     Convert {
         input: PathBuf,
-        /// Output file (.glb).
+        /// Output file (.glb or .gltf), or folder when INPUT is a folder.
         #[arg(short, long)]
         output: PathBuf,
+        /// Folder mode: write .gltf (with .bin and PNGs) instead of .glb.
+        #[arg(long)]
+        gltf: bool,
     },
     /// Render FILE headless (no window) to a PNG.
     Render {
@@ -358,9 +363,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
             Ok(())
         }
-        Some(Command::Convert { input, output }) => {
-            facet::cli::convert::convert_file(&input, &output, &options).map_err(anyhow::Error::msg)
-        }
+        Some(Command::Convert {
+            input,
+            output,
+            gltf,
+        }) => facet::cli::convert::run(&input, &output, gltf, &options).map_err(anyhow::Error::msg),
         Some(Command::Render {
             file,
             output,

@@ -14,7 +14,7 @@
 
 mod common;
 
-use facet::export::gltf::to_glb;
+use facet::export::gltf::export;
 use facet::scene::Scene;
 use glam::{Mat4, Quat, Vec3, Vec4};
 use std::path::{Path, PathBuf};
@@ -76,12 +76,12 @@ fn khronos_validator_reports_no_errors_or_warnings_on_any_export() {
     let dir = out_dir();
     let mut written = Vec::new();
     for input in inputs() {
-        let export = to_glb(&load(&input)).unwrap_or_else(|e| panic!("{}: {e}", input.display()));
+        let export = export(&load(&input)).unwrap_or_else(|e| panic!("{}: {e}", input.display()));
         let out = dir.join(format!(
             "{}.glb",
             input.file_name().unwrap().to_string_lossy()
         ));
-        std::fs::write(&out, &export.glb).unwrap();
+        std::fs::write(&out, export.glb()).unwrap();
         written.push(out);
     }
     let script = common::repo().join("scripts/gltf-validate.js");
@@ -189,8 +189,8 @@ fn the_gltf_crate_reads_back_the_scene_and_its_animation() {
     let mut checked_clips = 0;
     for input in inputs() {
         let scene = load(&input);
-        let export = to_glb(&scene).unwrap();
-        let Read { doc, blob } = read(&export.glb);
+        let glb = export(&scene).unwrap().glb();
+        let Read { doc, blob } = read(&glb);
         let name = input.file_name().unwrap().to_string_lossy().into_owned();
         let exported: Vec<&facet::scene::Mesh> = scene
             .meshes
@@ -438,4 +438,133 @@ fn check_animation(name: &str, scene: &Scene, doc: &gltf::Document, blob: &[u8])
         checked += 1;
     }
     checked
+}
+
+fn facet(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_facet"))
+        .args(args)
+        .env("FACET_ADAPTER", "llvmpipe")
+        .output()
+        .unwrap()
+}
+
+fn validate(files: &[PathBuf]) -> Vec<serde_json::Value> {
+    let run = Command::new("node")
+        .arg(common::repo().join("scripts/gltf-validate.js"))
+        .args(files)
+        .output()
+        .expect("Node.js is needed for Khronos' glTF-Validator (scripts/test installs it)");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    String::from_utf8_lossy(&run.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// `convert DIR -o OUTDIR`: the tree converted, `.gltf` with its `.bin`
+/// and PNGs valid for the validator, and a broken file reported without
+/// stopping the others.
+#[test]
+fn convert_converts_folders_and_gltf_with_files_beside_it() {
+    let out = out_dir().join("tree");
+    let _ = std::fs::remove_dir_all(&out);
+    let papa = common::shared().join("fixtures/papa");
+    let run = facet(&[
+        "convert".as_ref(),
+        papa.as_os_str(),
+        "-o".as_ref(),
+        out.join("glb").as_os_str(),
+    ]);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let n = std::fs::read_dir(&papa)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "papa")
+        })
+        .count();
+    assert!(
+        stdout.contains(&format!("{n} of {n} converted")),
+        "{stdout}"
+    );
+    assert!(out.join("glb/bot_sun.glb").is_file());
+
+    // .gltf: the JSON, its .bin and the textures as PNG files beside it.
+    let m3d = common::shared().join("fixtures/m3d");
+    let run = facet(&[
+        "convert".as_ref(),
+        m3d.as_os_str(),
+        "-o".as_ref(),
+        out.join("gltf").as_os_str(),
+        "--gltf".as_ref(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let viper = out.join("gltf/viper.gltf");
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&viper).unwrap()).unwrap();
+    assert_eq!(json["buffers"][0]["uri"], "viper.bin");
+    let image = json["images"][0]["uri"].as_str().unwrap();
+    assert!(
+        image.ends_with(".png") && out.join("gltf").join(image).is_file(),
+        "{image}"
+    );
+    let gltfs: Vec<PathBuf> = std::fs::read_dir(out.join("gltf"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "gltf"))
+        .collect();
+    assert!(gltfs.len() >= 15, "{gltfs:?}");
+    for r in validate(&gltfs) {
+        assert_eq!(
+            (r["errors"].as_u64(), r["warnings"].as_u64()),
+            (Some(0), Some(0)),
+            "{r}"
+        );
+    }
+
+    // A broken file fails alone.
+    let mixed = out.join("mixed");
+    std::fs::create_dir_all(mixed.join("sub")).unwrap();
+    std::fs::write(
+        mixed.join("sub/broken.m3d"),
+        b"3DMO\x10\x00\x00\x00garbage!",
+    )
+    .unwrap();
+    std::fs::copy(
+        common::repo().join("assets/demo.p3m"),
+        mixed.join("demo.p3m"),
+    )
+    .unwrap();
+    let run = facet(&[
+        "convert".as_ref(),
+        mixed.as_os_str(),
+        "-o".as_ref(),
+        out.join("mixed_out").as_os_str(),
+    ]);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(!run.status.success());
+    assert!(
+        stdout.contains("1 of 2 converted") && stdout.contains("1 failed"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("failed: ") && stdout.contains("broken.m3d"),
+        "{stdout}"
+    );
+    assert!(out.join("mixed_out/demo.glb").is_file());
 }

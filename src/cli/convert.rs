@@ -1,38 +1,236 @@
-//! `facet convert FILE -o OUT.glb`: a file as glTF 2.0 binary, with what
-//! the export leaves out listed on stderr.
+//! `facet convert`: files as glTF 2.0, one file or a whole folder tree.
+//!
+//! - `convert FILE -o OUT.glb` (or `OUT.gltf`, with `OUT.bin` and the PNG
+//!   images beside it);
+//! - `convert DIR -o OUTDIR [--gltf]`: every model and map under DIR
+//!   (`.p3m`, `.m3d`, `.papa`, `.pmf`), converted in parallel into the same
+//!   tree under OUTDIR, a progress line on stderr, then a summary: files
+//!   converted, with warnings, and each failure with its one-line error. A
+//!   file that fails never stops the others.
+//!
+//! What the export leaves out is printed per file (`not exported: ...`).
 
 use crate::export::gltf;
 use crate::load::{self, LoadOptions};
-use std::path::Path;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Converts `input` to `output` (`.glb`); returns the lines dropped.
-pub fn convert_file(input: &Path, output: &Path, options: &LoadOptions) -> Result<(), String> {
-    let name = input.display();
+/// The extensions `convert DIR` picks up.
+const MODEL_EXTENSIONS: [&str; 4] = ["p3m", "m3d", "papa", "pmf"];
+
+/// How one file went.
+pub struct Converted {
+    pub warnings: Vec<String>,
+    pub dropped: Vec<String>,
+    pub written: Vec<PathBuf>,
+}
+
+/// Converts `input` to `output`: `.glb`, or `.gltf` with `.bin` and PNG
+/// files beside it.
+pub fn convert_one(
+    input: &Path,
+    output: &Path,
+    options: &LoadOptions,
+) -> Result<Converted, String> {
     let ext = output
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase());
-    if ext.as_deref() != Some("glb") {
-        return Err(format!(
-            "{}: the output must end in .glb (glTF 2.0 binary)",
-            output.display()
-        ));
-    }
+    let text = match ext.as_deref() {
+        Some("glb") => false,
+        Some("gltf") => true,
+        _ => {
+            return Err(format!(
+                "{}: the output must end in .glb (binary) or .gltf (with .bin and PNGs beside it)",
+                output.display()
+            ));
+        }
+    };
     let loaded = load::load_file_with(input, options).map_err(|e| e.to_string())?;
-    let export = gltf::to_glb(&loaded.scene).map_err(|e| format!("{name}: {e}"))?;
-    std::fs::write(output, &export.glb)
-        .map_err(|e| format!("{}: cannot write: {e}", output.display()))?;
-    for w in &loaded.scene.warnings {
+    let export = gltf::export(&loaded.scene).map_err(|e| format!("{}: {e}", input.display()))?;
+    let write = |path: &Path, bytes: &[u8]| {
+        std::fs::write(path, bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+    };
+    let mut written = Vec::new();
+    if text {
+        let dir = output.parent().unwrap_or(Path::new(""));
+        let stem = output
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "model".into());
+        for (name, bytes) in export.gltf_files(&stem) {
+            let path = dir.join(&name);
+            write(&path, &bytes)?;
+            written.push(path);
+        }
+    } else {
+        write(output, &export.glb())?;
+        written.push(output.to_path_buf());
+    }
+    Ok(Converted {
+        warnings: loaded.scene.warnings,
+        dropped: export.dropped,
+        written,
+    })
+}
+
+/// `convert FILE -o OUT` or `convert DIR -o OUTDIR`.
+pub fn run(
+    input: &Path,
+    output: &Path,
+    gltf_text: bool,
+    options: &LoadOptions,
+) -> Result<(), String> {
+    if input.is_dir() {
+        return convert_tree(input, output, gltf_text, options);
+    }
+    let c = convert_one(input, output, options)?;
+    let name = input.display();
+    for w in &c.warnings {
         eprintln!("{name}: warning: {w}");
     }
-    for d in &export.dropped {
+    for d in &c.dropped {
         eprintln!("{name}: not exported: {d}");
     }
+    let bytes: u64 = c
+        .written
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
     println!(
-        "{name} -> {} ({} bytes; {} warnings, {} things not exported)",
+        "{name} -> {} ({} files, {bytes} bytes; {} warnings, {} things not exported)",
         output.display(),
-        export.glb.len(),
-        loaded.scene.warnings.len(),
-        export.dropped.len()
+        c.written.len(),
+        c.warnings.len(),
+        c.dropped.len()
     );
     Ok(())
+}
+
+/// Every file under `dir` with a model extension, sorted, symlinks not
+/// followed.
+fn models_under(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for e in entries {
+        let e = e.map_err(|e| format!("{}: {e}", dir.display()))?;
+        let Ok(kind) = e.file_type() else { continue };
+        let path = e.path();
+        if kind.is_dir() {
+            models_under(&path, out)?;
+        } else if kind.is_file()
+            && path.extension().is_some_and(|x| {
+                MODEL_EXTENSIONS.contains(&x.to_string_lossy().to_ascii_lowercase().as_str())
+            })
+        {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Where `file` (under `root`) goes under `out`: the same folders, the
+/// stem with `.glb`/`.gltf`; `NAME.EXT.glb` when another model in the same
+/// folder has the same stem.
+pub fn output_for(
+    root: &Path,
+    file: &Path,
+    out: &Path,
+    siblings: &[PathBuf],
+    ext: &str,
+) -> PathBuf {
+    let rel = file.strip_prefix(root).unwrap_or(file);
+    let stem = file.file_stem().unwrap_or_default().to_string_lossy();
+    let clash = siblings
+        .iter()
+        .any(|s| s != file && s.parent() == file.parent() && s.file_stem() == file.file_stem());
+    let name = if clash {
+        format!(
+            "{}.{ext}",
+            file.file_name().unwrap_or_default().to_string_lossy()
+        )
+    } else {
+        format!("{stem}.{ext}")
+    };
+    out.join(rel).with_file_name(name)
+}
+
+fn convert_tree(
+    dir: &Path,
+    out: &Path,
+    gltf_text: bool,
+    options: &LoadOptions,
+) -> Result<(), String> {
+    let mut files = Vec::new();
+    models_under(dir, &mut files)?;
+    files.sort();
+    if files.is_empty() {
+        return Err(format!(
+            "{}: no .p3m, .m3d, .papa or .pmf files under it",
+            dir.display()
+        ));
+    }
+    let ext = if gltf_text { "gltf" } else { "glb" };
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let results: Mutex<Vec<(usize, Result<Converted, String>)>> = Mutex::new(Vec::new());
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(files.len());
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(file) = files.get(i) else { break };
+                    let target = output_for(dir, file, out, &files, ext);
+                    let r = target
+                        .parent()
+                        .map_or(Ok(()), std::fs::create_dir_all)
+                        .map_err(|e| format!("{}: {e}", target.display()))
+                        .and_then(|()| convert_one(file, &target, options));
+                    let k = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    eprint!("\r[{k}/{}] {}\x1b[K", files.len(), file.display());
+                    let _ = std::io::stderr().flush();
+                    results
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push((i, r));
+                }
+            });
+        }
+    });
+    eprintln!();
+    let mut results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+    results.sort_by_key(|r| r.0);
+    let (mut ok, mut warned, mut failed) = (0, 0, Vec::new());
+    for (i, r) in &results {
+        match r {
+            Ok(c) => {
+                ok += 1;
+                if !c.warnings.is_empty() || !c.dropped.is_empty() {
+                    warned += 1;
+                    for d in &c.dropped {
+                        eprintln!("{}: not exported: {d}", files[*i].display());
+                    }
+                }
+            }
+            Err(e) => failed.push(format!("{}: {e}", files[*i].display())),
+        }
+    }
+    println!(
+        "{ok} of {} converted into {} ({warned} with warnings or things not exported), {} failed",
+        files.len(),
+        out.display(),
+        failed.len()
+    );
+    for f in &failed {
+        println!("  failed: {f}");
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{} of {} files failed", failed.len(), files.len()))
+    }
 }

@@ -37,16 +37,21 @@ const UNSIGNED_SHORT: u32 = 5123;
 /// Samples per clip at most (a clip of more frames is sampled evenly).
 const MAX_SAMPLES: usize = 100_000;
 
-/// A finished export.
+/// A finished export, written as one `.glb` ([`Export::glb`]) or as a
+/// `.gltf` with its `.bin` and PNG images beside it
+/// ([`Export::gltf_files`]).
 pub struct Export {
-    /// The `.glb` file.
-    pub glb: Vec<u8>,
+    /// Every top-level property but the buffer, its views and accessors.
+    root: Value,
+    blob: Blob,
+    /// Each image's PNG bytes, in `images` order.
+    pngs: Vec<Vec<u8>>,
     /// What the scene holds that the file does not, one line each.
     pub dropped: Vec<String>,
 }
 
 /// The binary buffer with its views and accessors.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Blob {
     bin: Vec<u8>,
     views: Vec<Value>,
@@ -240,8 +245,8 @@ fn trs_error(m: Mat4, s: Vec3, r: Quat, t: Vec3) -> f32 {
         .fold(0.0, f32::max)
 }
 
-/// The scene as a `.glb` file.
-pub fn to_glb(scene: &Scene) -> Result<Export, String> {
+/// The scene as glTF.
+pub fn export(scene: &Scene) -> Result<Export, String> {
     let mut blob = Blob::default();
     let mut dropped = Vec::new();
     let skeleton = &scene.skeleton;
@@ -249,9 +254,10 @@ pub fn to_glb(scene: &Scene) -> Result<Export, String> {
 
     // Textures: one PNG image per scene texture a material uses.
     let mut images: Vec<Value> = Vec::new();
+    let mut pngs: Vec<Vec<u8>> = Vec::new();
     let mut textures: Vec<Value> = Vec::new();
     let mut texture_of: Vec<Option<usize>> = vec![None; scene.textures.len()];
-    let mut texture = |i: usize, blob: &mut Blob, dropped: &mut Vec<String>| -> Option<usize> {
+    let mut texture = |i: usize, dropped: &mut Vec<String>| -> Option<usize> {
         if let Some(t) = texture_of.get(i).copied().flatten() {
             return Some(t);
         }
@@ -267,8 +273,8 @@ pub fn to_glb(scene: &Scene) -> Result<Export, String> {
                 return None;
             }
         };
-        let view = blob.view(&bytes, None);
-        images.push(json!({"name": t.name, "mimeType": "image/png", "bufferView": view}));
+        pngs.push(bytes);
+        images.push(json!({"name": t.name, "mimeType": "image/png"}));
         textures.push(json!({"source": images.len() - 1, "sampler": 0, "name": t.name}));
         texture_of[i] = Some(textures.len() - 1);
         Some(textures.len() - 1)
@@ -283,7 +289,7 @@ pub fn to_glb(scene: &Scene) -> Result<Export, String> {
             "metallicFactor": 0.0,
             "roughnessFactor": 1.0,
         });
-        if let Some(t) = m.texture.and_then(|t| texture(t, &mut blob, &mut dropped)) {
+        if let Some(t) = m.texture.and_then(|t| texture(t, &mut dropped)) {
             pbr["baseColorTexture"] = json!({"index": t});
         }
         let mut out = json!({
@@ -295,11 +301,7 @@ pub fn to_glb(scene: &Scene) -> Result<Export, String> {
         if e.iter().any(|&x| x > 0.0) {
             out["emissiveFactor"] = json!([linear(e[0]), linear(e[1]), linear(e[2])]);
         }
-        if let Some(t) = m
-            .maps
-            .emission
-            .and_then(|t| texture(t, &mut blob, &mut dropped))
-        {
+        if let Some(t) = m.maps.emission.and_then(|t| texture(t, &mut dropped)) {
             out["emissiveTexture"] = json!({"index": t});
             if e.iter().all(|&x| x <= 0.0) {
                 out["emissiveFactor"] = json!([1.0, 1.0, 1.0]);
@@ -307,7 +309,7 @@ pub fn to_glb(scene: &Scene) -> Result<Export, String> {
         }
         match m.maps.normal {
             Some((t, NormalMap::Rgb)) => {
-                if let Some(t) = texture(t, &mut blob, &mut dropped) {
+                if let Some(t) = texture(t, &mut dropped) {
                     out["normalTexture"] = json!({"index": t});
                 }
             }
@@ -667,9 +669,6 @@ pub fn to_glb(scene: &Scene) -> Result<Export, String> {
         "nodes": nodes,
         "meshes": meshes,
         "materials": materials,
-        "buffers": [{"byteLength": blob.bin.len()}],
-        "bufferViews": blob.views,
-        "accessors": blob.accessors,
     });
     if !textures.is_empty() {
         root["textures"] = json!(textures);
@@ -691,18 +690,78 @@ pub fn to_glb(scene: &Scene) -> Result<Export, String> {
     } else {
         root["scenes"][0]["nodes"] = json!(roots);
     }
-    for key in ["nodes", "meshes", "materials", "bufferViews", "accessors"] {
+    for key in ["nodes", "meshes", "materials"] {
         if root[key].as_array().is_some_and(|a| a.is_empty()) {
             root.as_object_mut().map(|o| o.remove(key));
         }
     }
-    if blob.bin.is_empty() {
-        root.as_object_mut().map(|o| o.remove("buffers"));
-    }
     Ok(Export {
-        glb: glb(&root, &blob.bin),
+        root,
+        blob,
+        pngs,
         dropped,
     })
+}
+
+impl Export {
+    /// The root with the buffer, its views and accessors; `uri` names the
+    /// buffer's file (none: the GLB's own BIN chunk).
+    fn finish(mut root: Value, blob: Blob, uri: Option<&str>) -> (Value, Vec<u8>) {
+        if !blob.bin.is_empty() {
+            let mut buffer = json!({"byteLength": blob.bin.len()});
+            if let Some(uri) = uri {
+                buffer["uri"] = json!(uri);
+            }
+            root["buffers"] = json!([buffer]);
+            root["bufferViews"] = json!(blob.views);
+            root["accessors"] = json!(blob.accessors);
+        }
+        (root, blob.bin)
+    }
+
+    /// The `.glb` file: images in the binary chunk.
+    pub fn glb(&self) -> Vec<u8> {
+        let mut root = self.root.clone();
+        let mut blob = self.blob.clone();
+        for (i, png) in self.pngs.iter().enumerate() {
+            root["images"][i]["bufferView"] = json!(blob.view(png, None));
+        }
+        let (root, bin) = Self::finish(root, blob, None);
+        glb(&root, &bin)
+    }
+
+    /// `STEM.gltf`, `STEM.bin` and one PNG per image (`STEM_N_NAME.png`),
+    /// as (file name, bytes).
+    pub fn gltf_files(&self, stem: &str) -> Vec<(String, Vec<u8>)> {
+        let mut root = self.root.clone();
+        let mut files = Vec::new();
+        for (i, png) in self.pngs.iter().enumerate() {
+            let name: String = root["images"][i]["name"]
+                .as_str()
+                .unwrap_or("")
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .take(48)
+                .collect();
+            let file = format!("{stem}_{i}_{name}.png");
+            root["images"][i]["uri"] = json!(file);
+            files.push((file, png.clone()));
+        }
+        let bin_name = format!("{stem}.bin");
+        let (root, bin) = Self::finish(root, self.blob.clone(), Some(&bin_name));
+        let text = serde_json::to_vec_pretty(&root).expect("JSON values serialise");
+        files.insert(0, (format!("{stem}.gltf"), text));
+        if !bin.is_empty() {
+            files.insert(1, (bin_name, bin));
+        }
+        files
+    }
 }
 
 /// The GLB container: a 12-byte header, the JSON chunk (padded with
