@@ -568,3 +568,157 @@ fn convert_converts_folders_and_gltf_with_files_beside_it() {
     );
     assert!(out.join("mixed_out/demo.glb").is_file());
 }
+
+/// Mean and share of pixels over 24/255 apart (largest RGB channel
+/// difference), between two renders of one size.
+fn image_difference(a: &image::RgbaImage, b: &image::RgbaImage) -> (f64, f64) {
+    assert_eq!(a.dimensions(), b.dimensions());
+    let (mut sum, mut over) = (0u64, 0u64);
+    for (p, q) in a.pixels().zip(b.pixels()) {
+        let d = (0..3).map(|k| p[k].abs_diff(q[k])).max().unwrap() as u64;
+        sum += d;
+        over += (d > 24) as u64;
+    }
+    let n = (a.width() * a.height()) as f64;
+    (sum as f64 / n, over as f64 / n)
+}
+
+/// The viewer opens its own exports (glTF is a format it reads, with the
+/// `gltf` crate): `render` of the `.glb` and of the source from the same
+/// camera on llvmpipe match. Threshold: mean channel difference under
+/// 1.5/255 and under 0.5% of pixels more than 24/255 apart (colours pass
+/// sRGB -> linear -> sRGB; edges may differ by a pixel's coverage).
+/// Files chosen whose look glTF can carry whole (textures, vertex colours,
+/// skins at rest); a PA unit's team colours are not part of glTF.
+#[test]
+fn a_converted_file_renders_as_its_source() {
+    let dir = out_dir().join("images");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut report = Vec::new();
+    for input in [
+        common::repo().join("assets/demo.m3d"),
+        common::shared().join("fixtures/m3d/CesiumMan.m3d"),
+        common::shared().join("fixtures/m3d/viper.m3d"),
+        common::shared().join("fixtures/m3d/cube_with_vertexcolors.m3d"),
+        common::shared().join("fixtures/papa/transport.papa"),
+    ] {
+        let name = input.file_name().unwrap().to_string_lossy().into_owned();
+        let glb = dir.join(format!("{name}.glb"));
+        let run = facet(&[
+            "convert".as_ref(),
+            input.as_os_str(),
+            "-o".as_ref(),
+            glb.as_os_str(),
+        ]);
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let render = |file: &Path, out: &Path| {
+            let run = facet(&[
+                "render".as_ref(),
+                file.as_os_str(),
+                "-o".as_ref(),
+                out.as_os_str(),
+                "--size".as_ref(),
+                "256x256".as_ref(),
+                "--camera".as_ref(),
+                "30,20".as_ref(),
+            ]);
+            assert!(
+                run.status.success(),
+                "{}",
+                String::from_utf8_lossy(&run.stderr)
+            );
+            image::open(out).unwrap().to_rgba8()
+        };
+        let a = render(&input, &dir.join(format!("{name}.source.png")));
+        let b = render(&glb, &dir.join(format!("{name}.glb.png")));
+        // The model covers part of the image (not two empty frames).
+        let corner = *a.get_pixel(0, 0);
+        let covered = a
+            .pixels()
+            .filter(|p| (0..3).any(|k| p[k].abs_diff(corner[k]) > 24))
+            .count();
+        assert!(
+            covered > 256 * 256 / 50,
+            "{name}: only {covered} pixels show the model"
+        );
+        let (mean, over) = image_difference(&a, &b);
+        report.push(format!("{name}: mean {mean:.2}, over {:.3}%", over * 100.0));
+        assert!(mean < 1.5 && over < 0.005, "{}", report.join("\n"));
+    }
+    eprintln!("{}", report.join("\n"));
+}
+
+/// glTF files are opened by the thumbnailer too: cut and corrupted
+/// exports (every cut of the JSON chunk's length, seeded byte flips, and
+/// accessor counts, offsets and view lengths set huge in the JSON) give
+/// an error or a scene, never a panic.
+#[test]
+fn damaged_gltf_files_give_errors_not_panics() {
+    let mut files = Vec::new();
+    for input in [
+        common::repo().join("assets/demo.p3m"),
+        common::shared().join("fixtures/m3d/CesiumMan.m3d"),
+    ] {
+        files.push(export(&load(&input)).unwrap().glb());
+    }
+    let open = |bytes: &[u8]| {
+        let r =
+            std::panic::catch_unwind(|| facet::load::load_bytes("x.glb", bytes, None).map(|_| ()));
+        assert!(r.is_ok(), "panicked on a {} byte file", bytes.len());
+    };
+    let mut seed = 0x2545F4914F6CDD1Du64;
+    let mut rand = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for glb in &files {
+        for cut in (0..glb.len()).step_by(glb.len() / 300 + 1) {
+            open(&glb[..cut]);
+        }
+        for _ in 0..500 {
+            let mut b = glb.clone();
+            for _ in 0..1 + rand() % 8 {
+                let at = (rand() as usize) % b.len();
+                b[at] = rand() as u8;
+            }
+            open(&b);
+        }
+        // Numbers in the JSON made huge or negative, one at a time.
+        let json_len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+        let text = String::from_utf8(glb[20..20 + json_len].to_vec()).unwrap();
+        for key in [
+            "\"count\":",
+            "\"byteOffset\":",
+            "\"byteLength\":",
+            "\"byteStride\":",
+            "\"mesh\":",
+            "\"input\":",
+        ] {
+            for (k, _) in text.match_indices(key).take(20) {
+                for value in ["4294967295", "99999999999", "-1", "0"] {
+                    let at = k + key.len();
+                    let end = at + text[at..].find(|c: char| !c.is_ascii_digit()).unwrap_or(0);
+                    let mut t = text.clone();
+                    t.replace_range(at..end, value);
+                    while !t.len().is_multiple_of(4) {
+                        t.push(' ');
+                    }
+                    let mut b = glb[..12].to_vec();
+                    b.extend((t.len() as u32).to_le_bytes());
+                    b.extend(b"JSON");
+                    b.extend(t.as_bytes());
+                    b.extend(&glb[20 + json_len..]);
+                    let total = b.len() as u32;
+                    b[8..12].copy_from_slice(&total.to_le_bytes());
+                    open(&b);
+                }
+            }
+        }
+    }
+}

@@ -18,21 +18,8 @@ use crate::scene::material_anim::MatInterp;
 /// OKLCH chroma under which a colour counts as grey (hue undefined).
 pub const ACHROMATIC_CHROMA: f32 = 1e-4;
 
-pub fn srgb_to_linear(c: f32) -> f32 {
-    if c <= 0.04045 {
-        c / 12.92
-    } else {
-        ((c + 0.055) / 1.055).powf(2.4)
-    }
-}
-
-pub fn linear_to_srgb(c: f32) -> f32 {
-    if c <= 0.003_130_8 {
-        c * 12.92
-    } else {
-        1.055 * c.powf(1.0 / 2.4) - 0.055
-    }
-}
+/// sRGB transfer functions: the scene's (converters use them too).
+pub use crate::scene::{linear_to_srgb, srgb_to_linear};
 
 /// Encoded RGB -> (hue in degrees, saturation, value).
 pub fn rgb_to_hsv([r, g, b]: [f32; 3]) -> [f32; 3] {

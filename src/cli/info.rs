@@ -386,6 +386,8 @@ pub fn to_json(l: &Loaded) -> Value {
         Raw::Ptf(t) => {
             v["ptf"] = json!({"width": t.width, "height": t.height, "format": t.format.name(), "layout": format!("{:?}", t.layout), "generation": t.layout.generation()})
         }
+        // What the file holds is the scene above.
+        Raw::Gltf => {}
     }
     v
 }

@@ -24,6 +24,8 @@ pub enum Raw {
     /// The decoded map (the scene holds its own map model; reports read
     /// what only the file has, such as entity records).
     Pmf(Box<crate::formats::pmf::Pmf>),
+    /// glTF: the scene holds everything shown.
+    Gltf,
 }
 
 pub struct Loaded {
@@ -45,8 +47,11 @@ pub enum LoadError {
         file: String,
         error: formats::DecodeError,
     },
+    /// A file read by another crate's reader (glTF): its one-line reason.
+    #[error("{file}: {why}")]
+    Invalid { file: String, why: String },
     #[error(
-        "{file}: not a format facet knows (P3M, PTF, M3D, Papa, PMF), by magic bytes or extension"
+        "{file}: not a format facet knows (P3M, PTF, M3D, Papa, PMF, glTF), by magic bytes or extension"
     )]
     Unknown { file: String },
 }
@@ -315,6 +320,18 @@ fn load_bytes_inner(
             Ok(Loaded {
                 scene,
                 raw: Raw::Pmf(Box::new(map)),
+            })
+        }
+        Some(Format::Gltf) => {
+            let scene = scene::from_gltf::convert(bytes, source, companions).map_err(|why| {
+                LoadError::Invalid {
+                    file: file.to_string(),
+                    why,
+                }
+            })?;
+            Ok(Loaded {
+                scene,
+                raw: Raw::Gltf,
             })
         }
         None => Err(LoadError::Unknown {

@@ -4,6 +4,7 @@
 
 pub mod clip;
 pub mod companions;
+pub mod from_gltf;
 pub mod from_m3d;
 pub mod from_p3m;
 pub mod from_papa;
@@ -679,6 +680,24 @@ pub fn smooth_normals(positions: &[Vec3], indices: &[u32]) -> Vec<Vec3> {
 /// for float-weight references (m3d.h), and exact for 8-bit weights (w/255
 /// is 257·w/65535).
 pub const WEIGHT_UNITS: i32 = 65535;
+
+/// sRGB-encoded value (0..1) to linear light.
+pub fn srgb_to_linear(c: f32) -> f32 {
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+/// Linear light (0..1) to its sRGB encoding.
+pub fn linear_to_srgb(c: f32) -> f32 {
+    if c <= 0.003_130_8 {
+        c * 12.92
+    } else {
+        1.055 * c.powf(1.0 / 2.4) - 0.055
+    }
+}
 
 /// Quantises up to four weights to multiples of 1/65535 that sum to exactly
 /// 1 (largest remainder), keeping their order. All-zero input stays zero.

@@ -125,6 +125,9 @@ pub enum Format {
     M3d,
     Papa,
     Pmf,
+    /// glTF 2.0 (`.glb`, `.gltf`): read by the viewer with the `gltf`
+    /// crate, not by a decoder of this crate.
+    Gltf,
 }
 
 impl Format {
@@ -135,6 +138,7 @@ impl Format {
             Format::M3d => "M3D",
             Format::Papa => "Papa",
             Format::Pmf => "PMF",
+            Format::Gltf => "glTF",
         }
     }
 
@@ -155,6 +159,9 @@ impl Format {
         if data.starts_with(pmf::MAGIC) {
             return Some(Format::Pmf);
         }
+        if data.starts_with(b"glTF") {
+            return Some(Format::Gltf);
+        }
         let ext = std::path::Path::new(file_name)
             .extension()?
             .to_str()?
@@ -165,6 +172,7 @@ impl Format {
             "m3d" => Some(Format::M3d),
             "papa" => Some(Format::Papa),
             "pmf" => Some(Format::Pmf),
+            "gltf" | "glb" => Some(Format::Gltf),
             _ => None,
         }
     }
