@@ -385,6 +385,16 @@ fn view_and_file_menus_set_lighting_and_ask_for_files() {
     harness.get_by_label("Open…").click();
     harness.run();
     assert!(harness.state().actions.contains(&UiAction::OpenDialog));
+    harness.get_by_label("File").click();
+    harness.run();
+    harness.get_by_label("Export glTF…").click();
+    harness.run();
+    assert!(
+        harness
+            .state()
+            .actions
+            .contains(&UiAction::ExportGltf(None))
+    );
 }
 
 #[test]

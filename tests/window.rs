@@ -652,3 +652,42 @@ fn a_unit_shows_its_team_colours_from_the_settings_in_the_window() {
         greens(&red)
     );
 }
+
+#[test]
+fn file_export_gltf_writes_what_is_open_with_its_companions() {
+    // The File menu's "Export glTF…" click is the kittest test in
+    // tests/ui.rs; here the running app is handed the action with the path
+    // the save dialog would answer (FACET_TEST_ACTIONS, debug builds).
+    let dir = common::output_dir().join("menu-export");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("bot_sun.glb");
+    let script = format!(
+        r#"
+        cd "{d}"
+        export XDG_CONFIG_HOME="{d}/config" FACET_TEST_ACTIONS="5:export {o}"
+        facet "{m}" --frames 60
+    "#,
+        d = dir.display(),
+        o = out.display(),
+        m = common::shared()
+            .join("fixtures/papa/bot_sun.papa")
+            .display()
+    );
+    let run = under_xvfb(&script);
+    let log = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{log}");
+    assert!(log.contains("exported glTF to"), "{log}");
+    let g = gltf::Gltf::open(&out).unwrap_or_else(|e| panic!("{e}\n{log}"));
+    // The sibling animation file and the linked diffuse texture came along.
+    assert!(
+        g.animations()
+            .any(|a| a.name().is_some_and(|n| n.contains("idle"))),
+        "{:?}",
+        g.animations()
+            .map(|a| a.name().map(str::to_owned))
+            .collect::<Vec<_>>()
+    );
+    assert!(g.images().count() >= 1);
+    assert!(g.skins().count() == 1 && g.meshes().count() >= 1);
+}

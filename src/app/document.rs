@@ -215,6 +215,120 @@ impl Running {
         }
     }
 
+    /// File > Export glTF…: to `target`, or where the save dialog says.
+    pub(super) fn export_gltf(&mut self, target: Option<PathBuf>) {
+        if let Some(path) = target {
+            return self.start_export(path);
+        }
+        if self.export_dialog.is_some() {
+            return;
+        }
+        let path = self.scene.source.path.as_deref();
+        let folder = path.and_then(|p| p.parent());
+        let stem = path
+            .and_then(|p| p.file_stem())
+            .map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
+        let window = self.window.clone();
+        match crate::app::open_dialog::OpenDialog::save_gltf(
+            &self.window,
+            folder,
+            &format!("{stem}.glb"),
+            move || window.request_redraw(),
+        ) {
+            Ok(d) => self.export_dialog = Some(d),
+            Err(e) => self
+                .ui
+                .report(ui::Level::Error, format!("the export dialog: {e}")),
+        }
+    }
+
+    /// Exports the open scene on a thread of its own (PNG encoding can
+    /// take a while); [`Self::poll_export`] reports how it went.
+    fn start_export(&mut self, path: PathBuf) {
+        if self.export_job.is_some() {
+            self.ui
+                .report(ui::Level::Warning, "an export is still being written");
+            return;
+        }
+        let scene = self.scene.clone();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let window = self.window.clone();
+        let target = path.clone();
+        let spawned = std::thread::Builder::new()
+            .name("glTF export".into())
+            .spawn(move || {
+                let answer = crate::export::gltf::export(&scene)
+                    .and_then(|e| Ok((e.write(&target)?, e.dropped)));
+                let _ = tx.send(answer);
+                window.request_redraw();
+            });
+        match spawned {
+            Ok(_) => self.export_job = Some((path, rx)),
+            Err(e) => self
+                .ui
+                .report(ui::Level::Error, format!("the export thread: {e}")),
+        }
+    }
+
+    /// The export dialog's answer and the export's outcome, once a frame.
+    pub(super) fn poll_export(&mut self) {
+        use crate::app::open_dialog::Answer;
+        if let Some(dialog) = &self.export_dialog {
+            match dialog.poll() {
+                Answer::Waiting => {}
+                Answer::Picked(path) => {
+                    self.export_dialog = None;
+                    self.start_export(path);
+                }
+                Answer::Cancelled => {
+                    self.export_dialog = None;
+                    if let Some(why) = crate::app::open_dialog::no_dialog_reason() {
+                        self.ui.report(ui::Level::Error, why);
+                    }
+                }
+            }
+        }
+        let Some((path, rx)) = &self.export_job else {
+            return;
+        };
+        let answer = match rx.try_recv() {
+            Ok(a) => a,
+            Err(std::sync::mpsc::TryRecvError::Empty) => return,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                Err("the export thread stopped without an answer".into())
+            }
+        };
+        let path = path.clone();
+        self.export_job = None;
+        match answer {
+            Ok((written, dropped)) => {
+                log::info!(
+                    "exported glTF to {} ({} files)",
+                    path.display(),
+                    written.len()
+                );
+                for d in &dropped {
+                    self.ui.report(
+                        ui::Level::Warning,
+                        format!("glTF export: not exported: {d}"),
+                    );
+                }
+                self.ui.report(
+                    ui::Level::Info,
+                    format!(
+                        "exported glTF to {} ({} files, {} things not exported: see above)",
+                        path.display(),
+                        written.len(),
+                        dropped.len()
+                    ),
+                );
+            }
+            Err(e) => self
+                .ui
+                .report(ui::Level::Error, format!("glTF export failed: {e}")),
+        }
+    }
+
     pub(super) fn poll_open_dialog(&mut self) {
         use crate::app::open_dialog::Answer;
         let Some(dialog) = &self.open_dialog else {

@@ -62,6 +62,7 @@ fn test_drop() -> Option<(u32, PathBuf)> {
 /// out interface actions at frame N, as the panels would ask for them
 /// (the panels' own clicks are covered by the egui_kittest tests): `render
 /// WxH` (the File menu's size preset, then Save render), `screenshot`,
+/// `export PATH` (File > Export glTF… once the dialog answered PATH),
 /// `fit`, `reset`.
 fn test_actions() -> Vec<(u32, UiAction)> {
     if !cfg!(debug_assertions) {
@@ -83,6 +84,7 @@ fn test_actions() -> Vec<(u32, UiAction)> {
                     }
                 }
                 "screenshot" => UiAction::Screenshot,
+                "export" => UiAction::ExportGltf(Some(PathBuf::from(arg))),
                 "fit" => UiAction::Fit,
                 "reset" => UiAction::ResetCamera,
                 _ => return None,
@@ -91,6 +93,10 @@ fn test_actions() -> Vec<(u32, UiAction)> {
         })
         .collect()
 }
+
+/// What a glTF export's thread answers: the files written and what the
+/// export left out, or why it failed.
+type ExportAnswer = Result<(Vec<PathBuf>, Vec<String>), String>;
 
 /// What the window starts with.
 pub enum Start {
@@ -210,6 +216,10 @@ struct Running {
     texel_budget: usize,
     /// File -> Open's dialog while it is up.
     open_dialog: Option<crate::app::open_dialog::OpenDialog>,
+    /// File > Export glTF…: the save dialog, then the export's thread
+    /// (where to, and its answer: files written and what was left out).
+    export_dialog: Option<crate::app::open_dialog::OpenDialog>,
+    export_job: Option<(PathBuf, std::sync::mpsc::Receiver<ExportAnswer>)>,
     /// A file being decoded on its own thread.
     loading: Option<Loading>,
     /// The first file must load (automation): its failure ends the app.
@@ -439,6 +449,8 @@ impl Running {
             cli_media_roots: Vec::new(),
             texel_budget: load::DEFAULT_TEXEL_BUDGET,
             open_dialog: None,
+            export_dialog: None,
+            export_job: None,
             loading: None,
             initial_must_load: false,
             fatal: None,
@@ -472,6 +484,7 @@ impl Running {
             UiAction::OpenDialog => self.show_open_dialog(),
             // Taken at the end of the frame, once the window is drawn.
             UiAction::Screenshot => self.screenshot_requested = true,
+            UiAction::ExportGltf(target) => self.export_gltf(target),
             UiAction::SaveRender { width, height } => self.save_render(width, height),
             UiAction::Fit => self.fit(),
             UiAction::FitSelection => self.fit_selection(),
@@ -650,6 +663,7 @@ impl Running {
         self.update_map();
         self.poll_loading();
         self.poll_open_dialog();
+        self.poll_export();
 
         let ppp = out.pixels_per_point;
         self.ppp = ppp;

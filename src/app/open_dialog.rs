@@ -58,6 +58,35 @@ impl OpenDialog {
         Ok(OpenDialog { answer })
     }
 
+    /// A save dialog for a glTF export over `parent`, in `folder`, with
+    /// `name` proposed.
+    pub fn save_gltf(
+        parent: &winit::window::Window,
+        folder: Option<&Path>,
+        name: &str,
+        wake: impl FnOnce() + Send + 'static,
+    ) -> std::io::Result<Self> {
+        let mut dialog = rfd::AsyncFileDialog::new()
+            .set_title("Export glTF")
+            .add_filter("glTF binary", &["glb"])
+            .add_filter("glTF with .bin and PNGs", &["gltf"])
+            .set_file_name(name)
+            .set_parent(parent);
+        if let Some(folder) = folder {
+            dialog = dialog.set_directory(folder);
+        }
+        let future = dialog.save_file();
+        let (tx, answer) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("export dialog".into())
+            .spawn(move || {
+                let picked = pollster::block_on(future).map(|f| f.path().to_path_buf());
+                let _ = tx.send(picked);
+                wake();
+            })?;
+        Ok(OpenDialog { answer })
+    }
+
     pub fn poll(&self) -> Answer {
         match self.answer.try_recv() {
             Ok(Some(p)) => Answer::Picked(p),

@@ -37,37 +37,15 @@ pub fn convert_one(
     let ext = output
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase());
-    let text = match ext.as_deref() {
-        Some("glb") => false,
-        Some("gltf") => true,
-        _ => {
-            return Err(format!(
-                "{}: the output must end in .glb (binary) or .gltf (with .bin and PNGs beside it)",
-                output.display()
-            ));
-        }
-    };
+    if !matches!(ext.as_deref(), Some("glb" | "gltf")) {
+        return Err(format!(
+            "{}: the output must end in .glb (binary) or .gltf (with .bin and PNGs beside it)",
+            output.display()
+        ));
+    }
     let loaded = load::load_file_with(input, options).map_err(|e| e.to_string())?;
     let export = gltf::export(&loaded.scene).map_err(|e| format!("{}: {e}", input.display()))?;
-    let write = |path: &Path, bytes: &[u8]| {
-        std::fs::write(path, bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))
-    };
-    let mut written = Vec::new();
-    if text {
-        let dir = output.parent().unwrap_or(Path::new(""));
-        let stem = output
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "model".into());
-        for (name, bytes) in export.gltf_files(&stem) {
-            let path = dir.join(&name);
-            write(&path, &bytes)?;
-            written.push(path);
-        }
-    } else {
-        write(output, &export.glb())?;
-        written.push(output.to_path_buf());
-    }
+    let written = export.write(output)?;
     Ok(Converted {
         warnings: loaded.scene.warnings,
         dropped: export.dropped,

@@ -730,6 +730,37 @@ impl Export {
         glb(&root, &bin)
     }
 
+    /// Writes the export to `path`: a `.glb`, or a `.gltf` with its `.bin`
+    /// and PNGs beside it. Returns the files written.
+    pub fn write(&self, path: &std::path::Path) -> Result<Vec<std::path::PathBuf>, String> {
+        let ext = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        let files = match ext.as_deref() {
+            Some("glb") => vec![(path.to_path_buf(), self.glb())],
+            Some("gltf") => {
+                let dir = path.parent().unwrap_or(std::path::Path::new(""));
+                let stem = path
+                    .file_stem()
+                    .map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
+                self.gltf_files(&stem)
+                    .into_iter()
+                    .map(|(name, bytes)| (dir.join(name), bytes))
+                    .collect()
+            }
+            _ => {
+                return Err(format!(
+                    "{}: the name must end in .glb (binary) or .gltf (with .bin and PNGs beside it)",
+                    path.display()
+                ));
+            }
+        };
+        for (p, bytes) in &files {
+            std::fs::write(p, bytes).map_err(|e| format!("{}: cannot write: {e}", p.display()))?;
+        }
+        Ok(files.into_iter().map(|(p, _)| p).collect())
+    }
+
     /// `STEM.gltf`, `STEM.bin` and one PNG per image (`STEM_N_NAME.png`),
     /// as (file name, bytes).
     pub fn gltf_files(&self, stem: &str) -> Vec<(String, Vec<u8>)> {

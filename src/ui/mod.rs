@@ -83,6 +83,10 @@ pub enum UiAction {
     Screenshot,
     /// Render the 3D view alone at this size and save it.
     SaveRender { width: u32, height: u32 },
+    /// File > Export glTF…: write what is open (companions, sibling
+    /// animations and resolved media included) as glTF; `None` asks where
+    /// with the desktop's save dialog.
+    ExportGltf(Option<std::path::PathBuf>),
     /// Frame the visible parts (F).
     Fit,
     /// Frame the selected bone or part (Shift+F).
@@ -353,6 +357,16 @@ fn file_menu(ui: &mut egui::Ui, state: &mut UiState) {
         .clicked()
     {
         state.act(UiAction::Screenshot);
+        ui.close();
+    }
+    if ui
+        .button("Export glTF…")
+        .on_hover_text(
+            "what is open as glTF 2.0 (.glb, or .gltf with .bin and PNGs), for Blender, Godot or three.js; what glTF cannot hold is listed in the log",
+        )
+        .clicked()
+    {
+        state.act(UiAction::ExportGltf(None));
         ui.close();
     }
     let (w, h) = state.render_size;
