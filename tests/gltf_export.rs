@@ -722,3 +722,55 @@ fn damaged_gltf_files_give_errors_not_panics() {
         }
     }
 }
+
+/// A PMF map: a node per sector holding its parts; each part's lightmap is
+/// its material's emissive texture on TEXCOORD_1 (the lightmap UVs); the
+/// entities are named empty nodes with their fields in extras.
+#[test]
+fn a_map_exports_sectors_lightmaps_and_entities() {
+    let scene = load(&common::repo().join("assets/demo.pmf"));
+    let info = scene.map.as_deref().expect("a map");
+    let glb = export(&scene).unwrap().glb();
+    let Read { doc, .. } = read(&glb);
+    let sectors: Vec<gltf::Node> = doc
+        .nodes()
+        .filter(|n| n.mesh().is_none() && n.name().is_some_and(|s| s.starts_with("sector ")))
+        .collect();
+    let with_parts = info.sector_meshes.iter().filter(|m| !m.is_empty()).count();
+    assert_eq!(sectors.len(), with_parts);
+    let mut parts = 0;
+    for s in &sectors {
+        for child in s.children() {
+            let p = child.mesh().unwrap().primitives().next().unwrap();
+            assert!(p.get(&gltf::Semantic::TexCoords(1)).is_some());
+            let m = p.material();
+            let e = m.emissive_texture().expect("the lightmap as emission");
+            assert_eq!(e.tex_coord(), 1);
+            assert_eq!(
+                m.pbr_metallic_roughness().base_color_factor(),
+                [0.0, 0.0, 0.0, 1.0]
+            );
+            parts += 1;
+        }
+    }
+    assert_eq!(
+        parts,
+        scene
+            .meshes
+            .iter()
+            .filter(|m| !m.positions.is_empty())
+            .count()
+    );
+    let entities = doc.nodes().find(|n| n.name() == Some("entities"));
+    assert_eq!(
+        entities.as_ref().map_or(0, |e| e.children().count()),
+        info.map.entities.len()
+    );
+    if let Some(first) = info.map.entities.first() {
+        let node = entities.unwrap().children().next().unwrap();
+        assert_eq!(node.name(), Some(first.name.as_str()));
+        let extras: serde_json::Value =
+            serde_json::from_str(node.extras().as_ref().unwrap().get()).unwrap();
+        assert_eq!(extras["kind"], first.kind.as_str());
+    }
+}

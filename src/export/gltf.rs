@@ -234,6 +234,23 @@ fn sample_times(clip: &Clip) -> Vec<Sample> {
     samples
 }
 
+/// A map part's material: its lightmap as the emissive texture on the
+/// second UV set, base colour black, so any glTF viewer shows the light the
+/// map baked, whatever lights it has of its own.
+fn map_material(lightmap: &str, texture: usize) -> Value {
+    json!({
+        "name": format!("lightmap {lightmap}"),
+        "pbrMetallicRoughness": {
+            "baseColorFactor": [0.0, 0.0, 0.0, 1.0],
+            "metallicFactor": 0.0,
+            "roughnessFactor": 1.0,
+        },
+        "emissiveTexture": {"index": texture, "texCoord": 1},
+        "emissiveFactor": [1.0, 1.0, 1.0],
+        "doubleSided": true,
+    })
+}
+
 /// How far `m` is from the transform its decomposition rebuilds (0 for a
 /// translation-rotation-scale; more where it shears).
 fn trs_error(m: Mat4, s: Vec3, r: Quat, t: Vec3) -> f32 {
@@ -379,12 +396,19 @@ pub fn export(scene: &Scene) -> Result<Export, String> {
     // bound to a static joint added at the end.
     let mut meshes = Vec::new();
     let mut static_joint: Option<usize> = None;
+    // A map's parts: each a node under its sector's node, its lightmap the
+    // emissive texture on a second UV set (see `map_material`).
+    let map = scene.map.as_deref();
+    let mut sector_parts: Vec<Vec<usize>> =
+        vec![Vec::new(); map.map_or(0, |m| m.map.sectors.len())];
+    let mut lightmap_material: Vec<(usize, usize)> = Vec::new();
     let mut skinned_nodes = Vec::new();
     for (mi, mesh) in scene.meshes.iter().enumerate() {
         if mesh.positions.is_empty() {
             dropped.push(format!("part {:?}: no vertices", mesh.name));
             continue;
         }
+        let map_part = map.and_then(|m| m.mesh_source.get(mi)).copied();
         let mut attributes = serde_json::Map::new();
         attributes.insert("POSITION".into(), json!(blob.vec3(&mesh.positions, true)));
         if mesh.normals.len() == mesh.positions.len() {
@@ -406,11 +430,16 @@ pub fn export(scene: &Scene) -> Result<Export, String> {
                 None,
             );
             attributes.insert("TEXCOORD_0".into(), json!(a));
+            if map_part.is_some() {
+                // A map's UVs are its lightmap's: the second set, as glTF
+                // viewers expect of baked light.
+                attributes.insert("TEXCOORD_1".into(), json!(a));
+            }
         }
         if let Some(colors) = mesh
             .colors
             .as_ref()
-            .filter(|c| c.len() == mesh.positions.len())
+            .filter(|c| c.len() == mesh.positions.len() && map_part.is_none())
         {
             let linear16: Vec<u16> = colors
                 .iter()
@@ -500,7 +529,23 @@ pub fn export(scene: &Scene) -> Result<Export, String> {
             Primitive::Lines => 1,
             Primitive::Triangles => 4,
         });
-        if let Some(m) = mesh.material.filter(|&m| m < materials.len()) {
+        let lightmap = map_part
+            .and(mesh.material)
+            .and_then(|m| scene.materials.get(m))
+            .and_then(|m| m.texture);
+        if let Some(lm) = lightmap {
+            let m = match lightmap_material.iter().find(|(t, _)| *t == lm) {
+                Some(&(_, m)) => Some(m),
+                None => texture(lm, &mut dropped).map(|t| {
+                    materials.push(map_material(&scene.textures[lm].name, t));
+                    lightmap_material.push((lm, materials.len() - 1));
+                    materials.len() - 1
+                }),
+            };
+            if let Some(m) = m {
+                primitive["material"] = json!(m);
+            }
+        } else if let Some(m) = mesh.material.filter(|&m| m < materials.len()) {
             primitive["material"] = json!(m);
         }
         meshes.push(json!({"name": mesh.name, "primitives": [primitive]}));
@@ -519,7 +564,54 @@ pub fn export(scene: &Scene) -> Result<Export, String> {
             ));
         }
         nodes.push(node);
-        roots.push(nodes.len() - 1);
+        match map_part {
+            Some((sector, _)) if sector < sector_parts.len() => {
+                sector_parts[sector].push(nodes.len() - 1)
+            }
+            _ => roots.push(nodes.len() - 1),
+        }
+    }
+    if let Some(info) = map {
+        for (i, parts) in sector_parts.into_iter().enumerate() {
+            if parts.is_empty() {
+                continue;
+            }
+            let [x, y, z] = info.map.sector_coords(i);
+            nodes.push(json!({"name": format!("sector {i} ({x}, {y}, {z})"), "children": parts}));
+            roots.push(nodes.len() - 1);
+        }
+        // Entities: named empty nodes, their fields in extras (the scene
+        // keeps them as text, with no place of their own).
+        let entities: Vec<usize> = info
+            .map
+            .entities
+            .iter()
+            .map(|e| {
+                let fields: serde_json::Map<String, Value> = e
+                    .fields
+                    .iter()
+                    .map(|(k, v)| (k.clone(), json!(v)))
+                    .collect();
+                nodes.push(json!({
+                    "name": e.name,
+                    "extras": {
+                        "kind": e.kind,
+                        "difficulties": e.difficulties,
+                        "gamemodes": e.gamemodes,
+                        "fields": fields,
+                    },
+                }));
+                nodes.len() - 1
+            })
+            .collect();
+        if !entities.is_empty() {
+            nodes.push(json!({"name": "entities", "children": entities}));
+            roots.push(nodes.len() - 1);
+        }
+        dropped.push(
+            "map: the material tints (a viewer aid; the lightmaps are the emissive textures)"
+                .into(),
+        );
     }
 
     // The skin: every bone (and the static joint when used).
