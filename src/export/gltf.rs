@@ -24,6 +24,7 @@
 
 use crate::anim::Pose;
 use crate::anim::color::srgb_to_linear;
+use crate::scene::clip::{Channel, ChannelSpace, Interp, Key, RotationTrack};
 use crate::scene::{BlendMode, Clip, NormalMap, Primitive, Scene, Texture};
 use glam::{Mat4, Quat, Vec3};
 use serde_json::{Value, json};
@@ -232,6 +233,101 @@ fn sample_times(clip: &Clip) -> Vec<Sample> {
     samples.sort_by(|a, b| a.at.total_cmp(&b.at));
     samples.dedup_by(|b, a| b.at <= a.at);
     samples
+}
+
+/// A node property an animation channel drives.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Path {
+    Translation,
+    Rotation,
+    Scale,
+}
+
+impl Path {
+    fn name(self) -> &'static str {
+        match self {
+            Path::Translation => "translation",
+            Path::Rotation => "rotation",
+            Path::Scale => "scale",
+        }
+    }
+}
+
+/// A channel's keys as glTF writes them.
+struct OwnKeys {
+    times: Vec<f32>,
+    /// 3 or 4 floats a key.
+    values: Vec<f32>,
+    interpolation: &'static str,
+}
+
+/// One track of `ch` as its own keys, when glTF's sampler reproduces the
+/// viewer between them: keys in increasing time, all reached the same way
+/// (linear or step), rotations as quaternions (Euler angles are blended
+/// per angle, which no quaternion sampler does), and the node's value a
+/// fixed map of the key: the key itself for local channels; for channels
+/// inside the rest frame (`rest_local * T * R * S`) the rest transform
+/// applied, which keeps linear blends linear when the rest has no
+/// non-uniform scale. Else `None`: the track is sampled.
+fn own_keys(space: ChannelSpace, ch: &Channel, rest_local: Mat4, path: Path) -> Option<OwnKeys> {
+    fn interpolation<T>(keys: &[Key<T>]) -> Option<&'static str> {
+        if keys.is_empty() || keys.windows(2).any(|w| !(w[1].time > w[0].time)) {
+            return None;
+        }
+        let first = keys.get(1).map_or(Interp::Linear, |k| k.interp);
+        if keys.iter().skip(1).any(|k| k.interp != first) {
+            return None;
+        }
+        Some(match first {
+            Interp::Linear => "LINEAR",
+            Interp::Step => "STEP",
+        })
+    }
+    let (rs, rr, _) = rest_local.to_scale_rotation_translation();
+    let uniform = (rs.x - rs.y).abs() < 1e-5 && (rs.y - rs.z).abs() < 1e-5;
+    let rest_relative = space == ChannelSpace::RestRelative;
+    if rest_relative && !uniform && path != Path::Translation {
+        return None;
+    }
+    let vec3 = |keys: &[Key<Vec3>], map: &dyn Fn(Vec3) -> Vec3| -> Option<OwnKeys> {
+        Some(OwnKeys {
+            interpolation: interpolation(keys)?,
+            times: keys.iter().map(|k| k.time).collect(),
+            values: keys.iter().flat_map(|k| map(k.value).to_array()).collect(),
+        })
+    };
+    match path {
+        Path::Translation if rest_relative => {
+            vec3(&ch.translation.keys, &|t| rest_local.transform_point3(t))
+        }
+        Path::Translation => vec3(&ch.translation.keys, &|t| t),
+        Path::Scale if rest_relative => vec3(&ch.scale.keys, &|s| rs * s),
+        Path::Scale => vec3(&ch.scale.keys, &|s| s),
+        Path::Rotation => {
+            let RotationTrack::Quat(track) = &ch.rotation else {
+                return None;
+            };
+            let keys = &track.keys;
+            let interpolation = interpolation(keys)?;
+            let mut values = Vec::with_capacity(keys.len() * 4);
+            let mut prev: Option<Quat> = None;
+            for k in keys {
+                let mut q = if rest_relative { rr * k.value } else { k.value }.normalize();
+                // Successive keys in one hemisphere: the same rotations,
+                // and the short way round in every reading of slerp.
+                if prev.is_some_and(|p| p.dot(q) < 0.0) {
+                    q = -q;
+                }
+                prev = Some(q);
+                values.extend(q.to_array());
+            }
+            Some(OwnKeys {
+                times: keys.iter().map(|k| k.time).collect(),
+                values,
+                interpolation,
+            })
+        }
+    }
 }
 
 /// A map part's material: its lightmap as the emissive texture on the
@@ -705,8 +801,31 @@ pub fn export(scene: &Scene) -> Result<Export, String> {
             let mut samplers = Vec::new();
             let mut channels = Vec::new();
             for (i, (ts, rs, ss)) in trs.iter().enumerate() {
-                let (rest_s, rest_r, rest_t) =
-                    skeleton.rest_local(i).to_scale_rotation_translation();
+                let rest_local = skeleton.rest_local(i);
+                let (rest_s, rest_r, rest_t) = rest_local.to_scale_rotation_translation();
+                // The source's own keys where glTF's interpolation gives
+                // what the viewer does between them.
+                let source = clip.channels.iter().find(|c| c.bone == i);
+                let mut own = |path: Path, blob: &mut Blob| -> bool {
+                    let Some(k) = source.and_then(|c| own_keys(clip.space, c, rest_local, path)) else {
+                        return false;
+                    };
+                    let input = blob.floats(&k.times, true);
+                    let (ty, comps) = if path == Path::Rotation { ("VEC4", 4) } else { ("VEC3", 3) };
+                    let output = blob.accessor(
+                        bytemuck::cast_slice(&k.values),
+                        None,
+                        FLOAT,
+                        k.values.len() / comps,
+                        ty,
+                        false,
+                        None,
+                    );
+                    samplers.push(json!({"input": input, "output": output, "interpolation": k.interpolation}));
+                    channels.push(json!({"sampler": samplers.len() - 1, "target": {"node": i, "path": path.name()}}));
+                    true
+                };
+                let keyed = [Path::Translation, Path::Rotation, Path::Scale].map(|p| own(p, &mut blob));
                 let still_v = |v: &[Vec3], rest: Vec3| v.iter().all(|x| x.abs_diff_eq(rest, 1e-6));
                 let still_q = |v: &[Quat], rest: Quat| {
                     v.iter().all(|x| x.dot(rest.normalize()).abs() > 1.0 - 1e-7)
@@ -719,13 +838,13 @@ pub fn export(scene: &Scene) -> Result<Export, String> {
                         json!({"sampler": samplers.len() - 1, "target": {"node": i, "path": path}}),
                     );
                 };
-                if !still_v(ts, rest_t) {
+                if !keyed[0] && !still_v(ts, rest_t) {
                     add("translation", bytemuck::cast_slice(ts), "VEC3", &mut blob);
                 }
-                if !still_q(rs, rest_r) {
+                if !keyed[1] && !still_q(rs, rest_r) {
                     add("rotation", bytemuck::cast_slice(rs), "VEC4", &mut blob);
                 }
-                if !still_v(ss, rest_s) {
+                if !keyed[2] && !still_v(ss, rest_s) {
                     add("scale", bytemuck::cast_slice(ss), "VEC3", &mut blob);
                 }
             }
@@ -733,6 +852,7 @@ pub fn export(scene: &Scene) -> Result<Export, String> {
                 dropped.push(format!("clip {:?}: moves no bone", clip.name));
                 continue;
             }
+
             animations.push(json!({"name": clip.name, "samplers": samplers, "channels": channels}));
             if clip.segments.iter().any(|s| s.part_list.is_some()) {
                 dropped.push(format!("clip {:?}: per-action part visibility", clip.name));

@@ -673,6 +673,22 @@ fn check_references(doc: &gltf::Document) -> Result<(), String> {
         .validate(doc.as_json(), gltf::json::Path::new, &mut |path, err| {
             errors.push(format!("{}: {err:?}", path()));
         });
+    // gltf-json validates an animation's samplers and channel samplers but
+    // not its channels' targets: checked here (the crate unwraps them).
+    let json = doc.as_json();
+    for (a, anim) in json.animations.iter().enumerate() {
+        for (c, ch) in anim.channels.iter().enumerate() {
+            if ch.target.node.value() >= json.nodes.len() {
+                errors.push(format!(
+                    "animations[{a}].channels[{c}].target.node: no node {}",
+                    ch.target.node.value()
+                ));
+            }
+            if !matches!(ch.target.path, gltf::json::validation::Checked::Valid(_)) {
+                errors.push(format!("animations[{a}].channels[{c}].target.path: not a property"));
+            }
+        }
+    }
     match errors.first() {
         Some(e) => Err(format!("{e} (and {} more problems)", errors.len() - 1)),
         None => Ok(()),
