@@ -86,6 +86,11 @@ enum Command {
         /// Folder mode: write .gltf (with .bin and PNGs) instead of .glb.
         #[arg(long)]
         gltf: bool,
+        /// Material colour animation as KHR_animation_pointer channels
+        /// (readers without the extension refuse such files; the values
+        /// are in the material's extras either way).
+        #[arg(long)]
+        animation_pointer: bool,
     },
     /// Render FILE headless (no window) to a PNG.
     Render {
@@ -367,7 +372,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             input,
             output,
             gltf,
-        }) => facet::cli::convert::run(&input, &output, gltf, &options).map_err(anyhow::Error::msg),
+            animation_pointer,
+        }) => {
+            let export = facet::export::gltf::Options { animation_pointer };
+            facet::cli::convert::run(&input, &output, gltf, export, &options)
+                .map_err(anyhow::Error::msg)
+        }
         Some(Command::Render {
             file,
             output,

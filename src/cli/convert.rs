@@ -32,6 +32,7 @@ pub struct Converted {
 pub fn convert_one(
     input: &Path,
     output: &Path,
+    export: gltf::Options,
     options: &LoadOptions,
 ) -> Result<Converted, String> {
     let ext = output
@@ -44,7 +45,8 @@ pub fn convert_one(
         ));
     }
     let loaded = load::load_file_with(input, options).map_err(|e| e.to_string())?;
-    let export = gltf::export(&loaded.scene).map_err(|e| format!("{}: {e}", input.display()))?;
+    let export = gltf::export_with(&loaded.scene, export)
+        .map_err(|e| format!("{}: {e}", input.display()))?;
     let written = export.write(output)?;
     Ok(Converted {
         warnings: loaded.scene.warnings,
@@ -58,12 +60,13 @@ pub fn run(
     input: &Path,
     output: &Path,
     gltf_text: bool,
+    export: gltf::Options,
     options: &LoadOptions,
 ) -> Result<(), String> {
     if input.is_dir() {
-        return convert_tree(input, output, gltf_text, options);
+        return convert_tree(input, output, gltf_text, export, options);
     }
-    let c = convert_one(input, output, options)?;
+    let c = convert_one(input, output, export, options)?;
     let name = input.display();
     for w in &c.warnings {
         eprintln!("{name}: warning: {w}");
@@ -138,6 +141,7 @@ fn convert_tree(
     dir: &Path,
     out: &Path,
     gltf_text: bool,
+    export: gltf::Options,
     options: &LoadOptions,
 ) -> Result<(), String> {
     let mut files = Vec::new();
@@ -167,7 +171,7 @@ fn convert_tree(
                         .parent()
                         .map_or(Ok(()), std::fs::create_dir_all)
                         .map_err(|e| format!("{}: {e}", target.display()))
-                        .and_then(|()| convert_one(file, &target, options));
+                        .and_then(|()| convert_one(file, &target, export, options));
                     let k = done.fetch_add(1, Ordering::Relaxed) + 1;
                     eprint!("\r[{k}/{}] {}\x1b[K", files.len(), file.display());
                     let _ = std::io::stderr().flush();

@@ -271,7 +271,11 @@ struct OwnKeys {
 /// non-uniform scale. Else `None`: the track is sampled.
 fn own_keys(space: ChannelSpace, ch: &Channel, rest_local: Mat4, path: Path) -> Option<OwnKeys> {
     fn interpolation<T>(keys: &[Key<T>]) -> Option<&'static str> {
-        if keys.is_empty() || keys.windows(2).any(|w| !(w[1].time > w[0].time)) {
+        if keys.is_empty()
+            || keys
+                .windows(2)
+                .any(|w| w[1].time.partial_cmp(&w[0].time) != Some(std::cmp::Ordering::Greater))
+        {
             return None;
         }
         let first = keys.get(1).map_or(Interp::Linear, |k| k.interp);
@@ -358,8 +362,24 @@ fn trs_error(m: Mat4, s: Vec3, r: Quat, t: Vec3) -> f32 {
         .fold(0.0, f32::max)
 }
 
-/// The scene as glTF.
+/// Choices an export leaves to its user.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Material colour and emission animation as `KHR_animation_pointer`
+    /// channels. Off by default: readers that do not know the extension
+    /// refuse the whole file (a channel without a target node; the `gltf`
+    /// crate, and so Bevy, among them); the sampled values are always in
+    /// the material's `extras.facet_material_animation`.
+    pub animation_pointer: bool,
+}
+
+/// The scene as glTF, with the default [`Options`].
 pub fn export(scene: &Scene) -> Result<Export, String> {
+    export_with(scene, Options::default())
+}
+
+/// The scene as glTF.
+pub fn export_with(scene: &Scene, options: Options) -> Result<Export, String> {
     let mut blob = Blob::default();
     let mut dropped = Vec::new();
     let skeleton = &scene.skeleton;
@@ -395,6 +415,7 @@ pub fn export(scene: &Scene) -> Result<Export, String> {
 
     // Materials, one per scene material.
     let mut materials = Vec::new();
+    let mut material_anims: Vec<usize> = Vec::new();
     for m in &scene.materials {
         let c = m.base_color;
         let mut pbr = json!({
@@ -452,8 +473,29 @@ pub fn export(scene: &Scene) -> Result<Export, String> {
         if m.matcap.is_some() {
             dropped.push(format!("material {:?}: matcap", m.name));
         }
-        if m.animation.is_some() {
-            dropped.push(format!("material {:?}: keyframe animation", m.name));
+        if let Some(a) = &m.animation {
+            // Colour and emission go out as KHR_animation_pointer channels
+            // (below); the rest of the animation as a documented extra.
+            let texture_keys: Vec<Value> = a
+                .texture
+                .keys
+                .iter()
+                .map(|k| json!({"frame": k.frame, "texture": k.value.and_then(|t| texture(t, &mut dropped))}))
+                .collect();
+            out["extras"] = json!({"facet_material_animation": {
+                "seconds_per_frame": a.seconds_per_frame,
+                "last_frame": a.last_frame,
+                "loop": format!("{:?}", a.loop_mode),
+                "texture_scroll_uv_per_s": a.texture_scroll,
+                "texture_keys": texture_keys,
+            }});
+            material_anims.push(materials.len());
+            if !a.texture.keys.is_empty() || a.texture_scroll != [0.0; 2] {
+                dropped.push(format!(
+                    "material {:?}: texture switches and scrolling (kept in extras.facet_material_animation)",
+                    m.name
+                ));
+            }
         }
         materials.push(out);
     }
@@ -498,6 +540,7 @@ pub fn export(scene: &Scene) -> Result<Export, String> {
     let mut sector_parts: Vec<Vec<usize>> =
         vec![Vec::new(); map.map_or(0, |m| m.map.sectors.len())];
     let mut lightmap_material: Vec<(usize, usize)> = Vec::new();
+    let mut node_of_mesh: Vec<Option<usize>> = vec![None; scene.meshes.len()];
     let mut skinned_nodes = Vec::new();
     for (mi, mesh) in scene.meshes.iter().enumerate() {
         if mesh.positions.is_empty() {
@@ -654,11 +697,17 @@ pub fn export(scene: &Scene) -> Result<Export, String> {
             skinned_nodes.push(mi);
         }
         if !mesh.material_overrides.is_empty() {
-            dropped.push(format!(
-                "part {:?}: per-action material overrides",
-                mesh.name
-            ));
+            let overrides: Vec<Value> = mesh
+                .material_overrides
+                .iter()
+                .map(|(clip, priority, m)| json!({"clip": clip, "priority": priority, "material": m}))
+                .collect();
+            if node.get("extras").is_none() {
+                node["extras"] = json!({});
+            }
+            node["extras"]["material_overrides"] = json!(overrides);
         }
+        node_of_mesh[mi] = Some(nodes.len());
         nodes.push(node);
         match map_part {
             Some((sector, _)) if sector < sector_parts.len() => {
@@ -807,11 +856,16 @@ pub fn export(scene: &Scene) -> Result<Export, String> {
                 // what the viewer does between them.
                 let source = clip.channels.iter().find(|c| c.bone == i);
                 let mut own = |path: Path, blob: &mut Blob| -> bool {
-                    let Some(k) = source.and_then(|c| own_keys(clip.space, c, rest_local, path)) else {
+                    let Some(k) = source.and_then(|c| own_keys(clip.space, c, rest_local, path))
+                    else {
                         return false;
                     };
                     let input = blob.floats(&k.times, true);
-                    let (ty, comps) = if path == Path::Rotation { ("VEC4", 4) } else { ("VEC3", 3) };
+                    let (ty, comps) = if path == Path::Rotation {
+                        ("VEC4", 4)
+                    } else {
+                        ("VEC3", 3)
+                    };
                     let output = blob.accessor(
                         bytemuck::cast_slice(&k.values),
                         None,
@@ -821,11 +875,14 @@ pub fn export(scene: &Scene) -> Result<Export, String> {
                         false,
                         None,
                     );
-                    samplers.push(json!({"input": input, "output": output, "interpolation": k.interpolation}));
+                    samplers.push(
+                        json!({"input": input, "output": output, "interpolation": k.interpolation}),
+                    );
                     channels.push(json!({"sampler": samplers.len() - 1, "target": {"node": i, "path": path.name()}}));
                     true
                 };
-                let keyed = [Path::Translation, Path::Rotation, Path::Scale].map(|p| own(p, &mut blob));
+                let keyed =
+                    [Path::Translation, Path::Rotation, Path::Scale].map(|p| own(p, &mut blob));
                 let still_v = |v: &[Vec3], rest: Vec3| v.iter().all(|x| x.abs_diff_eq(rest, 1e-6));
                 let still_q = |v: &[Quat], rest: Quat| {
                     v.iter().all(|x| x.dot(rest.normalize()).abs() > 1.0 - 1e-7)
@@ -848,15 +905,30 @@ pub fn export(scene: &Scene) -> Result<Export, String> {
                     add("scale", bytemuck::cast_slice(ss), "VEC3", &mut blob);
                 }
             }
+            let part_lists: Vec<Value> = clip
+                .segments
+                .iter()
+                .filter_map(|s| {
+                    let l = s.part_list.as_ref()?;
+                    Some(json!({
+                        "segment": s.name,
+                        "start_s": s.start_s,
+                        "duration_s": s.duration_s,
+                        "mode": format!("{:?}", l.mode),
+                        "nodes": l.parts.iter().filter_map(|&p| node_of_mesh.get(p).copied().flatten()).collect::<Vec<_>>(),
+                    }))
+                })
+                .collect();
             if channels.is_empty() {
                 dropped.push(format!("clip {:?}: moves no bone", clip.name));
                 continue;
             }
-
-            animations.push(json!({"name": clip.name, "samplers": samplers, "channels": channels}));
-            if clip.segments.iter().any(|s| s.part_list.is_some()) {
-                dropped.push(format!("clip {:?}: per-action part visibility", clip.name));
+            let mut animation =
+                json!({"name": clip.name, "samplers": samplers, "channels": channels});
+            if !part_lists.is_empty() {
+                animation["extras"] = json!({"part_lists": part_lists});
             }
+            animations.push(animation);
         }
     } else if !scene.clips.is_empty() {
         dropped.push(format!(
@@ -874,6 +946,7 @@ pub fn export(scene: &Scene) -> Result<Export, String> {
         dropped.push(format!("{} labels", scene.labels.len()));
     }
 
+    let mut extensions_used: Vec<&str> = Vec::new();
     let mut root = json!({
         "asset": {"version": "2.0", "generator": concat!("Facet ", env!("CARGO_PKG_VERSION"))},
         "scene": 0,
@@ -891,8 +964,129 @@ pub fn export(scene: &Scene) -> Result<Export, String> {
     if !skins.is_empty() {
         root["skins"] = json!(skins);
     }
+    // Material colour and emission animations, sampled at their frames
+    // (one cycle), through KHR_animation_pointer.
+    for &mi in &material_anims {
+        let m = &scene.materials[mi];
+        let Some(a) = &m.animation else { continue };
+        let frames = a.last_frame.min(MAX_SAMPLES as u32);
+        if a.seconds_per_frame <= 0.0 || frames == 0 {
+            continue;
+        }
+        let end = frames as f32 * a.seconds_per_frame;
+        let times: Vec<f32> = (0..=frames)
+            .map(|f| f as f32 * a.seconds_per_frame)
+            .collect();
+        let states: Vec<_> = times
+            .iter()
+            .map(|&t| crate::anim::material::evaluate(m, t.min(end - 1e-4).max(0.0)))
+            .collect();
+        // Baked into the material's extras always.
+        let baked = &mut root["materials"][mi]["extras"]["facet_material_animation"];
+        baked["times_s"] = json!(times);
+        if !a.color.keys.is_empty() {
+            baked["base_color_linear"] = json!(
+                states
+                    .iter()
+                    .map(|s| [
+                        linear(s.color[0]),
+                        linear(s.color[1]),
+                        linear(s.color[2]),
+                        s.color[3].clamp(0.0, 1.0)
+                    ])
+                    .collect::<Vec<_>>()
+            );
+        }
+        if !a.emission.keys.is_empty() {
+            baked["emission_linear"] = json!(
+                states
+                    .iter()
+                    .map(|s| [
+                        linear(s.emission[0]),
+                        linear(s.emission[1]),
+                        linear(s.emission[2])
+                    ])
+                    .collect::<Vec<_>>()
+            );
+        }
+        if !options.animation_pointer {
+            dropped.push(format!(
+                "material {:?}: colour animation as channels (baked into extras.facet_material_animation; \
+                 convert --animation-pointer writes KHR_animation_pointer channels)",
+                m.name
+            ));
+            continue;
+        }
+        let input = blob.floats(&times, true);
+        let mut samplers = Vec::new();
+        let mut channels = Vec::new();
+        let mut pointer = |path: String, values: Vec<f32>, ty: &str, blob: &mut Blob| {
+            let output = blob.accessor(
+                bytemuck::cast_slice(&values),
+                None,
+                FLOAT,
+                times.len(),
+                ty,
+                false,
+                None,
+            );
+            samplers.push(json!({"input": input, "output": output, "interpolation": "LINEAR"}));
+            channels.push(json!({
+                "sampler": samplers.len() - 1,
+                "target": {"path": "pointer", "extensions": {"KHR_animation_pointer": {"pointer": path}}},
+            }));
+        };
+        if !a.color.keys.is_empty() {
+            let v = states
+                .iter()
+                .flat_map(|s| {
+                    [
+                        linear(s.color[0]),
+                        linear(s.color[1]),
+                        linear(s.color[2]),
+                        s.color[3].clamp(0.0, 1.0),
+                    ]
+                })
+                .collect();
+            pointer(
+                format!("/materials/{mi}/pbrMetallicRoughness/baseColorFactor"),
+                v,
+                "VEC4",
+                &mut blob,
+            );
+        }
+        if !a.emission.keys.is_empty() {
+            let v = states
+                .iter()
+                .flat_map(|s| {
+                    [
+                        linear(s.emission[0]),
+                        linear(s.emission[1]),
+                        linear(s.emission[2]),
+                    ]
+                })
+                .collect();
+            pointer(
+                format!("/materials/{mi}/emissiveFactor"),
+                v,
+                "VEC3",
+                &mut blob,
+            );
+            if root["materials"][mi].get("emissiveFactor").is_none() {
+                root["materials"][mi]["emissiveFactor"] = json!([0.0, 0.0, 0.0]);
+            }
+        }
+        if !channels.is_empty() {
+            animations.push(json!({"name": format!("material {}", m.name), "samplers": samplers, "channels": channels}));
+            extensions_used.push("KHR_animation_pointer");
+        }
+    }
     if !animations.is_empty() {
         root["animations"] = json!(animations);
+    }
+    extensions_used.dedup();
+    if !extensions_used.is_empty() {
+        root["extensionsUsed"] = json!(extensions_used);
     }
     if roots.is_empty() {
         // Nothing to show (an M3D of curves only): a scene needs nodes.

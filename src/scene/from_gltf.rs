@@ -685,7 +685,9 @@ fn check_references(doc: &gltf::Document) -> Result<(), String> {
                 ));
             }
             if !matches!(ch.target.path, gltf::json::validation::Checked::Valid(_)) {
-                errors.push(format!("animations[{a}].channels[{c}].target.path: not a property"));
+                errors.push(format!(
+                    "animations[{a}].channels[{c}].target.path: not a property"
+                ));
             }
         }
     }
