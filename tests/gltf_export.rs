@@ -45,6 +45,15 @@ fn inputs() -> Vec<PathBuf> {
     files
 }
 
+/// Metres in one scene unit (the export writes metres where the format
+/// says: M3D's scale).
+fn metres(scene: &Scene) -> f32 {
+    scene
+        .metres_per_unit
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .unwrap_or(1.0)
+}
+
 fn load(path: &Path) -> Scene {
     facet::load::load_file(path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -206,7 +215,16 @@ fn the_gltf_crate_reads_back_the_scene_and_its_animation() {
             let p = g.primitives().next().unwrap();
             let r = p.reader(|_| Some(&blob[..]));
             let positions: Vec<Vec3> = r.read_positions().unwrap().map(Vec3::from).collect();
-            assert_eq!(positions, mesh.positions, "{name}: {}", mesh.name);
+            // In metres where the format gives a scale (M3D).
+            let unit = metres(&scene);
+            assert_eq!(positions.len(), mesh.positions.len());
+            for (a, b) in positions.iter().zip(&mesh.positions) {
+                assert!(
+                    a.distance(*b * unit) <= 1e-6 * (b.length() * unit).max(1e-6),
+                    "{name}: {}: {a} vs {b} x {unit}",
+                    mesh.name
+                );
+            }
             let indices: Vec<u32> = r
                 .read_indices()
                 .map(|i| i.into_u32().collect())
@@ -320,7 +338,8 @@ fn check_animation(name: &str, scene: &Scene, doc: &gltf::Document, blob: &[u8])
         }
     }
     let b = scene.bounds(None);
-    let size = (b.max - b.min).length().max(1e-6);
+    let unit = metres(scene);
+    let size = (b.max - b.min).length().max(1e-6) * unit;
     let mut checked = 0;
     for clip in &scene.clips {
         // A clip that moves no bone is left out (and listed as dropped).
@@ -421,17 +440,18 @@ fn check_animation(name: &str, scene: &Scene, doc: &gltf::Document, blob: &[u8])
                 for (i, p) in mesh.positions.iter().enumerate() {
                     let w = s.weights[i];
                     let sum: f32 = w.iter().sum();
+                    let p = *p * unit;
                     let theirs = if sum <= 0.0 {
-                        *p
+                        p
                     } else {
                         let mut m = Mat4::ZERO;
                         for k in 0..4 {
                             m += joint_mats[s.joints[i][k] as usize] * (w[k] / sum);
                         }
-                        (m * Vec4::from((*p, 1.0))).truncate()
+                        (m * Vec4::from((p, 1.0))).truncate()
                     };
                     assert!(
-                        theirs.distance(ours[i]) <= 1e-4 * size,
+                        theirs.distance(ours[i] * unit) <= 1e-4 * size,
                         "{name}: clip {:?} at {t} s, part {:?} vertex {i}: glTF {theirs} viewer {}",
                         clip.name,
                         mesh.name,
@@ -630,6 +650,8 @@ fn a_converted_file_renders_as_its_source() {
                 "256x256".as_ref(),
                 "--camera".as_ref(),
                 "30,20".as_ref(),
+                // The ground grid is in scene units, the export in metres.
+                "--no-grid".as_ref(),
             ]);
             assert!(
                 run.status.success(),

@@ -378,8 +378,61 @@ pub fn export(scene: &Scene) -> Result<Export, String> {
     export_with(scene, Options::default())
 }
 
-/// The scene as glTF.
+/// `scene` in metres: every length times `s` (positions, bone rests and
+/// heads, animated translations, labels). A uniform scale commutes with
+/// rotations and scales, so each local transform `T R S` becomes
+/// `(s T) R S` and poses stay the same shapes, `s` times larger.
+pub fn in_metres(scene: &Scene, s: f32) -> Scene {
+    let mut out = scene.clone();
+    let scale_m = |m: &mut Mat4| m.w_axis = (m.w_axis.truncate() * s).extend(m.w_axis.w);
+    for mesh in &mut out.meshes {
+        for p in &mut mesh.positions {
+            *p *= s;
+        }
+    }
+    for b in &mut out.skeleton.bones {
+        b.head *= s;
+        b.tail *= s;
+        scale_m(&mut b.rest);
+    }
+    for (_, m) in &mut out.skeleton.root_space {
+        scale_m(m);
+    }
+    for clip in &mut out.clips {
+        for ch in &mut clip.channels {
+            for k in &mut ch.translation.keys {
+                k.value *= s;
+            }
+        }
+        if let Some(seq) = &mut clip.sequence {
+            for b in &mut seq.bind {
+                b.pos *= s;
+            }
+            for f in &mut seq.frames {
+                for (_, b) in &mut f.bones {
+                    b.pos *= s;
+                }
+            }
+        }
+    }
+    for l in &mut out.labels {
+        l.position *= s;
+    }
+    out.metres_per_unit = Some(1.0);
+    out
+}
+
+/// The scene as glTF (in metres where the scene knows its unit).
 pub fn export_with(scene: &Scene, options: Options) -> Result<Export, String> {
+    match scene.metres_per_unit {
+        Some(s) if s.is_finite() && s > 0.0 && s != 1.0 => {
+            export_scene(&in_metres(scene, s), options)
+        }
+        _ => export_scene(scene, options),
+    }
+}
+
+fn export_scene(scene: &Scene, options: Options) -> Result<Export, String> {
     let mut blob = Blob::default();
     let mut dropped = Vec::new();
     let skeleton = &scene.skeleton;

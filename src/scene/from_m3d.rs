@@ -636,6 +636,7 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         added,
         start_clip: None,
         provenance: None,
+        metres_per_unit: Some(m.scale),
     }
 }
 

@@ -69,6 +69,9 @@ pub struct Scene {
     /// (e.g. "model bot_sun.papa found beside the animation: same name"),
     /// for the status bar and the inspector.
     pub provenance: Option<String>,
+    /// Metres in one model unit, where the format says (M3D's scale); the
+    /// glTF export writes metres.
+    pub metres_per_unit: Option<f32>,
 }
 
 /// What the viewer added to draw a file, beside what the file holds:
