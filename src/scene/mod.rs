@@ -733,6 +733,10 @@ pub(crate) fn byte_weights(w: [u8; 4]) -> [f32; 4] {
     if sum == 0 {
         return [0.0; 4];
     }
+    if sum == 255 {
+        // Every real Papa vertex: 257·w units exactly, nothing left over.
+        return w.map(|x| (257 * x as u32) as f32 / WEIGHT_UNITS as f32);
+    }
     // Shares by one reciprocal (no division per weight), then corrected to
     // the exact integer floor and remainder.
     let units = WEIGHT_UNITS as u32;
