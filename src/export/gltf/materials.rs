@@ -1,0 +1,171 @@
+//! Materials and their textures: metallic-roughness from the scene's
+//! materials, textures as PNG images, and a map part's lightmap material.
+
+use super::Writer;
+use crate::anim::color::srgb_to_linear;
+use crate::scene::{BlendMode, NormalMap, Texture};
+use serde_json::{Value, json};
+
+/// sRGB to linear, clamped into 0..=1.
+pub(super) fn linear(c: f32) -> f32 {
+    srgb_to_linear(c.clamp(0.0, 1.0))
+}
+
+fn png(t: &Texture) -> Result<Vec<u8>, String> {
+    use image::ImageEncoder;
+    let mut out = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut out)
+        .write_image(&t.rgba8, t.width, t.height, image::ExtendedColorType::Rgba8)
+        .map_err(|e| format!("texture {:?}: PNG encoding: {e}", t.name))?;
+    Ok(out)
+}
+
+/// A map part's material: its lightmap as the emissive texture on the
+/// second UV set, base colour black, so any glTF viewer shows the light the
+/// map baked, whatever lights it has of its own.
+fn map_material(lightmap: &str, texture: usize) -> Value {
+    json!({
+        "name": format!("lightmap {lightmap}"),
+        "pbrMetallicRoughness": {
+            "baseColorFactor": [0.0, 0.0, 0.0, 1.0],
+            "metallicFactor": 0.0,
+            "roughnessFactor": 1.0,
+        },
+        "emissiveTexture": {"index": texture, "texCoord": 1},
+        "emissiveFactor": [1.0, 1.0, 1.0],
+        "doubleSided": true,
+    })
+}
+
+impl Writer<'_> {
+    /// The glTF texture of scene texture `i`: one PNG image each, made
+    /// the first time a material uses it.
+    pub(super) fn texture(&mut self, i: usize) -> Option<usize> {
+        if let Some(t) = self.texture_of.get(i).copied().flatten() {
+            return Some(t);
+        }
+        let t = self.scene.textures.get(i)?;
+        if t.rgba8.len() != (t.width as usize) * (t.height as usize) * 4 || t.width == 0 {
+            self.dropped
+                .push(format!("texture {:?}: no decoded texels to write", t.name));
+            return None;
+        }
+        let bytes = match png(t) {
+            Ok(b) => b,
+            Err(e) => {
+                self.dropped.push(e);
+                return None;
+            }
+        };
+        self.pngs.push(bytes);
+        self.images
+            .push(json!({"name": t.name, "mimeType": "image/png"}));
+        self.textures
+            .push(json!({"source": self.images.len() - 1, "sampler": 0, "name": t.name}));
+        self.texture_of[i] = Some(self.textures.len() - 1);
+        Some(self.textures.len() - 1)
+    }
+
+    /// One glTF material per scene material, in order.
+    pub(super) fn materials(&mut self) {
+        let scene = self.scene;
+        for m in &scene.materials {
+            let c = m.base_color;
+            let mut pbr = json!({
+                "baseColorFactor": [linear(c[0]), linear(c[1]), linear(c[2]), c[3].clamp(0.0, 1.0)],
+                "metallicFactor": 0.0,
+                "roughnessFactor": 1.0,
+            });
+            if let Some(t) = m.texture.and_then(|t| self.texture(t)) {
+                pbr["baseColorTexture"] = json!({"index": t});
+            }
+            let mut out = json!({
+                "name": m.name,
+                "pbrMetallicRoughness": pbr,
+                "doubleSided": true,
+            });
+            let e = m.emission;
+            if e.iter().any(|&x| x > 0.0) {
+                out["emissiveFactor"] = json!([linear(e[0]), linear(e[1]), linear(e[2])]);
+            }
+            if let Some(t) = m.maps.emission.and_then(|t| self.texture(t)) {
+                out["emissiveTexture"] = json!({"index": t});
+                if e.iter().all(|&x| x <= 0.0) {
+                    out["emissiveFactor"] = json!([1.0, 1.0, 1.0]);
+                }
+            }
+            match m.maps.normal {
+                Some((t, NormalMap::Rgb)) => {
+                    if let Some(t) = self.texture(t) {
+                        out["normalTexture"] = json!({"index": t});
+                    }
+                }
+                Some((_, kind)) => self.dropped.push(format!(
+                    "material {:?}: its {kind:?} normal map (glTF takes RGB tangent-space normals)",
+                    m.name
+                )),
+                None => {}
+            }
+            match m.blend {
+                BlendMode::Opaque => {}
+                BlendMode::Alpha => out["alphaMode"] = json!("BLEND"),
+                BlendMode::Additive => {
+                    out["alphaMode"] = json!("BLEND");
+                    self.dropped.push(format!(
+                        "material {:?}: additive blending (exported as alpha blending)",
+                        m.name
+                    ));
+                }
+            }
+            if m.maps.team_mask.is_some() || m.maps.material.is_some() {
+                self.dropped.push(format!(
+                    "material {:?}: team-colour mask and material (specular, gloss, glow) maps",
+                    m.name
+                ));
+            }
+            if m.matcap.is_some() {
+                self.dropped.push(format!("material {:?}: matcap", m.name));
+            }
+            if let Some(a) = &m.animation {
+                // Colour and emission are baked (and written as pointer
+                // channels when asked) by `material_animations`; the rest
+                // of the animation as a documented extra.
+                let texture_keys: Vec<Value> = a
+                    .texture
+                    .keys
+                    .iter()
+                    .map(|k| json!({"frame": k.frame, "texture": k.value.and_then(|t| self.texture(t))}))
+                    .collect();
+                out["extras"] = json!({"facet_material_animation": {
+                    "seconds_per_frame": a.seconds_per_frame,
+                    "last_frame": a.last_frame,
+                    "loop": format!("{:?}", a.loop_mode),
+                    "texture_scroll_uv_per_s": a.texture_scroll,
+                    "texture_keys": texture_keys,
+                }});
+                self.material_anims.push(self.materials.len());
+                if !a.texture.keys.is_empty() || a.texture_scroll != [0.0; 2] {
+                    self.dropped.push(format!(
+                        "material {:?}: texture switches and scrolling (kept in extras.facet_material_animation)",
+                        m.name
+                    ));
+                }
+            }
+            self.materials.push(out);
+        }
+    }
+
+    /// The material of a map part lit by scene texture `lightmap` (made
+    /// once per lightmap).
+    pub(super) fn lightmap_material(&mut self, lightmap: usize) -> Option<usize> {
+        if let Some(&(_, m)) = self.lightmap_materials.iter().find(|(t, _)| *t == lightmap) {
+            return Some(m);
+        }
+        let t = self.texture(lightmap)?;
+        let name = &self.scene.textures[lightmap].name;
+        self.materials.push(map_material(name, t));
+        self.lightmap_materials
+            .push((lightmap, self.materials.len() - 1));
+        Some(self.materials.len() - 1)
+    }
+}

@@ -1,0 +1,340 @@
+//! The node tree: joint nodes under one skeleton root, a node per part
+//! (a map's under their sector's node), the map's entities, and the skin.
+
+use super::Writer;
+use super::blob::{ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, FLOAT, UNSIGNED_INT, UNSIGNED_SHORT};
+use super::materials::linear;
+use crate::scene::Primitive;
+use glam::{Mat4, Vec3};
+use serde_json::{Value, json};
+
+/// What the parts need of the skin.
+#[derive(Default)]
+pub(super) struct Parts {
+    /// Some part is skinned.
+    pub(super) skinned: bool,
+    /// Some skinned vertex has no weight: it is bound to a static joint.
+    pub(super) static_joint: bool,
+}
+
+impl Writer<'_> {
+    /// Joint nodes first (node i is bone i), under one root node: a skin's
+    /// joints need a common root, and a file may have several root bones.
+    /// Returns that root node.
+    pub(super) fn skeleton_nodes(&mut self) -> Option<usize> {
+        let skeleton = &self.scene.skeleton;
+        let bones = skeleton.bones.len();
+        for (i, b) in skeleton.bones.iter().enumerate() {
+            let (s, r, t) = skeleton.rest_local(i).to_scale_rotation_translation();
+            let children: Vec<usize> = (0..bones)
+                .filter(|&c| skeleton.bones[c].parent == Some(i))
+                .collect();
+            let mut n = json!({
+                "name": b.name,
+                "translation": t.to_array(),
+                "rotation": r.normalize().to_array(),
+                "scale": s.to_array(),
+            });
+            if !children.is_empty() {
+                n["children"] = json!(children);
+            }
+            self.nodes.push(n);
+        }
+        let skeleton_roots: Vec<usize> = (0..bones)
+            .filter(|&i| skeleton.bones[i].parent.is_none_or(|p| p >= i))
+            .collect();
+        (bones > 0).then(|| {
+            self.nodes
+                .push(json!({"name": "skeleton", "children": skeleton_roots}));
+            self.roots.push(self.nodes.len() - 1);
+            self.nodes.len() - 1
+        })
+    }
+
+    /// A mesh and a node for every part with vertices. A map's parts go
+    /// under a node per sector, their lightmap the emissive texture on a
+    /// second UV set (see `lightmap_material`).
+    pub(super) fn parts(&mut self) -> Parts {
+        let scene = self.scene;
+        let bones = scene.skeleton.bones.len();
+        let map = scene.map.as_deref();
+        let mut sector_parts: Vec<Vec<usize>> =
+            vec![Vec::new(); map.map_or(0, |m| m.map.sectors.len())];
+        let mut out = Parts::default();
+        for (mi, mesh) in scene.meshes.iter().enumerate() {
+            if mesh.positions.is_empty() {
+                self.dropped
+                    .push(format!("part {:?}: no vertices", mesh.name));
+                continue;
+            }
+            let map_part = map.and_then(|m| m.mesh_source.get(mi)).copied();
+            let blob = &mut self.blob;
+            let mut attributes = serde_json::Map::new();
+            attributes.insert("POSITION".into(), json!(blob.vec3(&mesh.positions, true)));
+            if mesh.normals.len() == mesh.positions.len() {
+                let unit: Vec<Vec3> = mesh
+                    .normals
+                    .iter()
+                    .map(|n| n.normalize_or(Vec3::Y))
+                    .collect();
+                attributes.insert("NORMAL".into(), json!(blob.vec3(&unit, false)));
+            }
+            if mesh.uvs.len() == mesh.positions.len() {
+                let a = blob.accessor(
+                    bytemuck::cast_slice(&mesh.uvs),
+                    Some(ARRAY_BUFFER),
+                    FLOAT,
+                    mesh.uvs.len(),
+                    "VEC2",
+                    false,
+                    None,
+                );
+                attributes.insert("TEXCOORD_0".into(), json!(a));
+                if map_part.is_some() {
+                    // A map's UVs are its lightmap's: the second set, as
+                    // glTF viewers expect of baked light.
+                    attributes.insert("TEXCOORD_1".into(), json!(a));
+                }
+            }
+            if let Some(colors) = mesh
+                .colors
+                .as_ref()
+                .filter(|c| c.len() == mesh.positions.len() && map_part.is_none())
+            {
+                let linear16: Vec<u16> = colors
+                    .iter()
+                    .flat_map(|c| {
+                        let ch = |k: usize, lin: bool| {
+                            let v = c[k] as f32 / 255.0;
+                            ((if lin { linear(v) } else { v }) * 65535.0).round() as u16
+                        };
+                        [ch(0, true), ch(1, true), ch(2, true), ch(3, false)]
+                    })
+                    .collect();
+                let a = blob.accessor(
+                    bytemuck::cast_slice(&linear16),
+                    Some(ARRAY_BUFFER),
+                    UNSIGNED_SHORT,
+                    colors.len(),
+                    "VEC4",
+                    true,
+                    None,
+                );
+                attributes.insert("COLOR_0".into(), json!(a));
+            }
+            if !mesh.extra_uvs.is_empty() {
+                self.dropped.push(format!(
+                    "part {:?}: {} further UV sets",
+                    mesh.name,
+                    mesh.extra_uvs.len()
+                ));
+            }
+            let skin = mesh
+                .skin
+                .as_ref()
+                .filter(|s| bones > 0 && s.joints.len() == mesh.positions.len());
+            if let Some(s) = skin {
+                // Vertices without weight are bound to the static joint
+                // (joint index `bones`); unused slots to joint 0, weight 0.
+                let mut joints = Vec::with_capacity(s.joints.len());
+                let mut weights = Vec::with_capacity(s.weights.len());
+                for (j, w) in s.joints.iter().zip(&s.weights) {
+                    let sum: f32 = w.iter().sum();
+                    if sum <= 0.0 || j.iter().any(|&b| b as usize >= bones) {
+                        out.static_joint = true;
+                        joints.push([bones as u16, 0, 0, 0]);
+                        weights.push([1.0f32, 0.0, 0.0, 0.0]);
+                    } else {
+                        joints.push(std::array::from_fn::<u16, 4, _>(|k| {
+                            if w[k] > 0.0 { j[k] } else { 0 }
+                        }));
+                        weights.push(w.map(|x| x / sum));
+                    }
+                }
+                let a = blob.accessor(
+                    bytemuck::cast_slice(&joints),
+                    Some(ARRAY_BUFFER),
+                    UNSIGNED_SHORT,
+                    joints.len(),
+                    "VEC4",
+                    false,
+                    None,
+                );
+                attributes.insert("JOINTS_0".into(), json!(a));
+                let a = blob.accessor(
+                    bytemuck::cast_slice(&weights),
+                    Some(ARRAY_BUFFER),
+                    FLOAT,
+                    weights.len(),
+                    "VEC4",
+                    false,
+                    None,
+                );
+                attributes.insert("WEIGHTS_0".into(), json!(a));
+            }
+            let mut primitive = json!({"attributes": attributes});
+            if !mesh.indices.is_empty() {
+                let a = blob.accessor(
+                    bytemuck::cast_slice(&mesh.indices),
+                    Some(ELEMENT_ARRAY_BUFFER),
+                    UNSIGNED_INT,
+                    mesh.indices.len(),
+                    "SCALAR",
+                    false,
+                    None,
+                );
+                primitive["indices"] = json!(a);
+            }
+            primitive["mode"] = json!(match mesh.primitive {
+                Primitive::Points => 0,
+                Primitive::Lines => 1,
+                Primitive::Triangles => 4,
+            });
+            let lightmap = map_part
+                .and(mesh.material)
+                .and_then(|m| scene.materials.get(m))
+                .and_then(|m| m.texture);
+            let material = match lightmap {
+                Some(lm) => self.lightmap_material(lm),
+                None => mesh.material.filter(|&m| m < self.materials.len()),
+            };
+            if let Some(m) = material {
+                primitive["material"] = json!(m);
+            }
+            self.meshes
+                .push(json!({"name": mesh.name, "primitives": [primitive]}));
+            let mut node = json!({"name": mesh.name, "mesh": self.meshes.len() - 1});
+            if !mesh.visible {
+                node["extras"] = json!({"hidden": true});
+            }
+            if skin.is_some() {
+                node["skin"] = json!(0);
+                out.skinned = true;
+            }
+            if !mesh.material_overrides.is_empty() {
+                let overrides: Vec<Value> = mesh
+                    .material_overrides
+                    .iter()
+                    .map(|(clip, priority, m)| json!({"clip": clip, "priority": priority, "material": m}))
+                    .collect();
+                if node.get("extras").is_none() {
+                    node["extras"] = json!({});
+                }
+                node["extras"]["material_overrides"] = json!(overrides);
+            }
+            self.node_of_mesh[mi] = Some(self.nodes.len());
+            self.nodes.push(node);
+            match map_part {
+                Some((sector, _)) if sector < sector_parts.len() => {
+                    sector_parts[sector].push(self.nodes.len() - 1)
+                }
+                _ => self.roots.push(self.nodes.len() - 1),
+            }
+        }
+        if map.is_some() {
+            self.map_nodes(sector_parts);
+        }
+        out
+    }
+
+    /// A node per sector holding its parts, and the entities: named empty
+    /// nodes, their fields in extras (the scene keeps them as text, with no
+    /// place of their own).
+    fn map_nodes(&mut self, sector_parts: Vec<Vec<usize>>) {
+        let Some(info) = self.scene.map.as_deref() else {
+            return;
+        };
+        for (i, parts) in sector_parts.into_iter().enumerate() {
+            if parts.is_empty() {
+                continue;
+            }
+            let [x, y, z] = info.map.sector_coords(i);
+            self.nodes
+                .push(json!({"name": format!("sector {i} ({x}, {y}, {z})"), "children": parts}));
+            self.roots.push(self.nodes.len() - 1);
+        }
+        let entities: Vec<usize> = info
+            .map
+            .entities
+            .iter()
+            .map(|e| {
+                let fields: serde_json::Map<String, Value> = e
+                    .fields
+                    .iter()
+                    .map(|(k, v)| (k.clone(), json!(v)))
+                    .collect();
+                self.nodes.push(json!({
+                    "name": e.name,
+                    "extras": {
+                        "kind": e.kind,
+                        "difficulties": e.difficulties,
+                        "gamemodes": e.gamemodes,
+                        "fields": fields,
+                    },
+                }));
+                self.nodes.len() - 1
+            })
+            .collect();
+        if !entities.is_empty() {
+            self.nodes
+                .push(json!({"name": "entities", "children": entities}));
+            self.roots.push(self.nodes.len() - 1);
+        }
+        self.dropped.push(
+            "map: the material tints (a viewer aid; the lightmaps are the emissive textures)"
+                .into(),
+        );
+    }
+
+    /// The one skin: every bone, and the static joint under the skeleton
+    /// root when a vertex needs it.
+    pub(super) fn skin(&mut self, armature: Option<usize>, parts: &Parts) {
+        let skeleton = &self.scene.skeleton;
+        let bones = skeleton.bones.len();
+        if !parts.skinned {
+            return;
+        }
+        // Inverse bind matrices from the joints' own rest transforms as
+        // written (translation, rotation, scale), so the rest pose skins to
+        // the mesh exactly even where a bone's matrix shears.
+        let mut global = vec![Mat4::IDENTITY; bones];
+        for (i, b) in skeleton.bones.iter().enumerate() {
+            let (s, r, t) = skeleton.rest_local(i).to_scale_rotation_translation();
+            let local = Mat4::from_scale_rotation_translation(s, r.normalize(), t);
+            global[i] = match b.parent {
+                Some(p) if p < i => global[p] * local,
+                _ => local,
+            };
+        }
+        // glTF requires the last row exactly (0, 0, 0, 1).
+        let affine = |mut m: Mat4| {
+            m.x_axis.w = 0.0;
+            m.y_axis.w = 0.0;
+            m.z_axis.w = 0.0;
+            m.w_axis.w = 1.0;
+            m
+        };
+        let mut inverse: Vec<Mat4> = global.iter().map(|g| affine(g.inverse())).collect();
+        let mut joints: Vec<usize> = (0..bones).collect();
+        if let (true, Some(armature)) = (parts.static_joint, armature) {
+            self.nodes.push(json!({"name": "(vertices no bone moves)"}));
+            let i = self.nodes.len() - 1;
+            if let Some(children) = self.nodes[armature]["children"].as_array_mut() {
+                children.push(json!(i));
+            }
+            joints.push(i);
+            inverse.push(Mat4::IDENTITY);
+        }
+        let ibm = self.blob.accessor(
+            bytemuck::cast_slice(&inverse),
+            None,
+            FLOAT,
+            inverse.len(),
+            "MAT4",
+            false,
+            None,
+        );
+        self.skins
+            .push(json!({"joints": joints, "inverseBindMatrices": ibm}));
+    }
+}
