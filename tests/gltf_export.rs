@@ -971,3 +971,123 @@ fn p3m_material_animation_overrides_and_part_lists_are_kept() {
         "{lists} part lists, {exported} exported"
     );
 }
+
+/// The importer on a file assembled here from the glTF specification, in
+/// forms the exporter never writes: a `.gltf` whose buffer is a file
+/// beside it, an interleaved view (positions as floats and colours as
+/// normalized bytes, `byteStride` 16), a triangle strip without indices, a
+/// node placed by translation and uniform scale, a linear base colour
+/// factor, and a skinned part with byte joints and normalized byte weights
+/// whose joint a STEP animation turns.
+#[test]
+fn the_importer_reads_a_gltf_assembled_from_the_specification() {
+    let dir = out_dir().join("hand");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut bin = Vec::new();
+    // 4 interleaved vertices: x, y, z (f32) then r, g, b, a (u8).
+    let quad = [
+        [0.0f32, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [1.0, 1.0, 0.0],
+    ];
+    for (i, p) in quad.iter().enumerate() {
+        for c in p {
+            bin.extend(c.to_le_bytes());
+        }
+        bin.extend([255, (i * 80) as u8, 0, 255]);
+    }
+    let joints_at = bin.len(); // 4 x u8 x 4
+    for _ in 0..4 {
+        bin.extend([0u8, 0, 0, 0]);
+    }
+    let weights_at = bin.len(); // 4 x normalized u8 x 4
+    for _ in 0..4 {
+        bin.extend([255u8, 0, 0, 0]);
+    }
+    let times_at = bin.len();
+    for t in [0.0f32, 1.0] {
+        bin.extend(t.to_le_bytes());
+    }
+    let rot_at = bin.len();
+    let half = std::f32::consts::FRAC_1_SQRT_2;
+    for q in [[0.0f32, 0.0, 0.0, 1.0], [0.0, 0.0, half, half]] {
+        for c in q {
+            bin.extend(c.to_le_bytes());
+        }
+    }
+    std::fs::write(dir.join("hand.bin"), &bin).unwrap();
+    let gltf = serde_json::json!({
+        "asset": {"version": "2.0", "generator": "tests/gltf_export.rs, by hand"},
+        "scene": 0,
+        "scenes": [{"nodes": [0, 1, 2]}],
+        "nodes": [
+            {"name": "placed", "mesh": 0, "translation": [10.0, 0.0, 0.0], "scale": [2.0, 2.0, 2.0]},
+            {"name": "skinned", "mesh": 1, "skin": 0},
+            {"name": "joint"}
+        ],
+        "skins": [{"joints": [2]}],
+        "meshes": [
+            {"primitives": [{"attributes": {"POSITION": 0, "COLOR_0": 1}, "mode": 5, "material": 0}]},
+            {"primitives": [{"attributes": {"POSITION": 0, "JOINTS_0": 2, "WEIGHTS_0": 3}, "mode": 5}]}
+        ],
+        "materials": [{"name": "grey", "pbrMetallicRoughness": {"baseColorFactor": [0.214_041, 0.214_041, 0.214_041, 1.0]}}],
+        "buffers": [{"uri": "hand.bin", "byteLength": bin.len()}],
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": joints_at, "byteStride": 16},
+            {"buffer": 0, "byteOffset": joints_at, "byteLength": weights_at - joints_at},
+            {"buffer": 0, "byteOffset": weights_at, "byteLength": times_at - weights_at},
+            {"buffer": 0, "byteOffset": times_at, "byteLength": 8},
+            {"buffer": 0, "byteOffset": rot_at, "byteLength": 32}
+        ],
+        "accessors": [
+            {"bufferView": 0, "byteOffset": 0, "componentType": 5126, "count": 4, "type": "VEC3", "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0]},
+            {"bufferView": 0, "byteOffset": 12, "componentType": 5121, "normalized": true, "count": 4, "type": "VEC4"},
+            {"bufferView": 1, "componentType": 5121, "count": 4, "type": "VEC4"},
+            {"bufferView": 2, "componentType": 5121, "normalized": true, "count": 4, "type": "VEC4"},
+            {"bufferView": 3, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0.0], "max": [1.0]},
+            {"bufferView": 4, "componentType": 5126, "count": 2, "type": "VEC4"}
+        ],
+        "animations": [{"name": "turn", "samplers": [{"input": 4, "output": 5, "interpolation": "STEP"}],
+                        "channels": [{"sampler": 0, "target": {"node": 2, "path": "rotation"}}]}]
+    });
+    let file = dir.join("hand.gltf");
+    std::fs::write(&file, serde_json::to_vec_pretty(&gltf).unwrap()).unwrap();
+    let report = &validate(std::slice::from_ref(&file))[0];
+    assert_eq!(report["errors"], 0, "the hand-made file itself: {report}");
+
+    let scene = load(&file);
+    assert_eq!(scene.meshes.len(), 2);
+    let placed = &scene.meshes[0];
+    // The strip (0 1 2 3) as two triangles, the second flipped to keep its
+    // winding (§3.7.2.1: for odd k, (k+1, k, k+2)).
+    assert_eq!(placed.indices, [0, 1, 2, 2, 1, 3]);
+    // Node transform T·S: x' = 10 + 2x.
+    assert_eq!(placed.positions[3], Vec3::new(12.0, 2.0, 0.0));
+    // Normalized bytes: 80/255 green on vertex 1; colours back to sRGB.
+    let colors = placed.colors.as_ref().unwrap();
+    assert_eq!(colors[0], [255, 0, 0, 255]);
+    assert!(
+        colors[1][1] > 80,
+        "linear 80/255 is brighter in sRGB: {:?}",
+        colors[1]
+    );
+    // The linear factor 0.214 is sRGB 0.5.
+    let base = scene.materials[placed.material.unwrap()].base_color;
+    assert!((base[0] - 0.5).abs() < 1e-3, "{base:?}");
+    // The skinned part stays in bind space; its joint is the skeleton.
+    let skinned = &scene.meshes[1];
+    assert_eq!(skinned.positions[3], Vec3::new(1.0, 1.0, 0.0));
+    assert_eq!(scene.skeleton.bones.len(), 1);
+    let skin = skinned.skin.as_ref().unwrap();
+    assert_eq!(skin.weights[2], [1.0, 0.0, 0.0, 0.0]);
+    // STEP: the first key holds until 1 s, then a quarter turn about Z.
+    let clip = &scene.clips[0];
+    assert_eq!(clip.name, "turn");
+    let mut pose = facet::anim::Pose::new(&scene.skeleton);
+    pose.evaluate(&scene.skeleton, Some(clip), 0.99);
+    assert!(pose.skin[0].abs_diff_eq(Mat4::IDENTITY, 1e-6));
+    pose.evaluate(&scene.skeleton, Some(clip), 1.0);
+    let moved = pose.skin[0].transform_point3(Vec3::X);
+    assert!(moved.abs_diff_eq(Vec3::Y, 1e-5), "{moved}");
+}
