@@ -1,0 +1,242 @@
+//! Bytes of a glTF file: its buffers (the GLB chunk or files beside it),
+//! every view and accessor range checked before it is read.
+
+use crate::scene::companions::{Companions, Found, Lookup};
+
+/// The file's buffers, whole.
+pub(super) struct Buffers(Vec<Vec<u8>>);
+
+impl Buffers {
+    /// The GLB's binary chunk, or files beside the model.
+    pub(super) fn load(
+        doc: &gltf::Document,
+        blob: Option<Vec<u8>>,
+        companions: &dyn Companions,
+    ) -> Result<Buffers, String> {
+        let mut buffers: Vec<Vec<u8>> = Vec::new();
+        let mut blob = blob;
+        for b in doc.buffers() {
+            let data = match b.source() {
+                gltf::buffer::Source::Bin => blob
+                    .take()
+                    .ok_or("buffer 0 is the binary chunk, which the file lacks")?,
+                gltf::buffer::Source::Uri(uri) if uri.starts_with("data:") => {
+                    return Err(format!("buffer {}: data: URIs are not read", b.index()));
+                }
+                gltf::buffer::Source::Uri(uri) => {
+                    match companions.find(Lookup::Beside(&percent_decode(uri))) {
+                        Ok(Found { bytes, .. }) => bytes,
+                        Err(missing) => return Err(format!("buffer {}: {missing}", b.index())),
+                    }
+                }
+            };
+            if data.len() < b.length() {
+                return Err(format!(
+                    "buffer {}: {} bytes, the file says {}",
+                    b.index(),
+                    data.len(),
+                    b.length()
+                ));
+            }
+            buffers.push(data);
+        }
+        Ok(Buffers(buffers))
+    }
+
+    /// A view's bytes.
+    pub(super) fn view(&self, v: &gltf::buffer::View) -> Result<&[u8], String> {
+        let buf = self.0.get(v.buffer().index()).ok_or_else(|| {
+            format!(
+                "buffer view {}: no buffer {}",
+                v.index(),
+                v.buffer().index()
+            )
+        })?;
+        let end = v.offset().checked_add(v.length());
+        end.and_then(|e| buf.get(v.offset()..e)).ok_or_else(|| {
+            format!(
+                "buffer view {}: bytes {}..+{} run past its buffer ({} bytes)",
+                v.index(),
+                v.offset(),
+                v.length(),
+                buf.len()
+            )
+        })
+    }
+}
+
+/// Every index between objects in range (the crate parses them unchecked).
+pub(super) fn check_references(doc: &gltf::Document) -> Result<(), String> {
+    use gltf::json::validation::Validate;
+    let mut errors = Vec::new();
+    doc.as_json()
+        .validate(doc.as_json(), gltf::json::Path::new, &mut |path, err| {
+            errors.push(format!("{}: {err:?}", path()));
+        });
+    // gltf-json validates an animation's samplers and channel samplers but
+    // not its channels' targets: checked here (the crate unwraps them).
+    let json = doc.as_json();
+    for (a, anim) in json.animations.iter().enumerate() {
+        for (c, ch) in anim.channels.iter().enumerate() {
+            if ch.target.node.value() >= json.nodes.len() {
+                errors.push(format!(
+                    "animations[{a}].channels[{c}].target.node: no node {}",
+                    ch.target.node.value()
+                ));
+            }
+            if !matches!(ch.target.path, gltf::json::validation::Checked::Valid(_)) {
+                errors.push(format!(
+                    "animations[{a}].channels[{c}].target.path: not a property"
+                ));
+            }
+        }
+    }
+    match errors.first() {
+        Some(e) => Err(format!("{e} (and {} more problems)", errors.len() - 1)),
+        None => Ok(()),
+    }
+}
+
+/// `%20` and friends in a URI, decoded.
+pub(super) fn percent_decode(uri: &str) -> String {
+    let b = uri.as_bytes();
+    let hex = |c: u8| (c as char).to_digit(16);
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match (
+            b[i],
+            b.get(i + 1).and_then(|&c| hex(c)),
+            b.get(i + 2).and_then(|&c| hex(c)),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (c, _, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// An accessor's elements as raw component bytes, every range checked:
+/// (element bytes, component size, component type, normalized).
+pub(super) fn elements<'a>(
+    a: &gltf::Accessor,
+    buffers: &'a Buffers,
+    comps: usize,
+) -> Result<(Vec<&'a [u8]>, usize), String> {
+    use gltf::accessor::DataType;
+    if a.sparse().is_some() {
+        return Err(format!(
+            "accessor {}: sparse accessors are not read",
+            a.index()
+        ));
+    }
+    let size = match a.data_type() {
+        DataType::I8 | DataType::U8 => 1,
+        DataType::I16 | DataType::U16 => 2,
+        DataType::U32 | DataType::F32 => 4,
+    };
+    let n_comps = a.dimensions().multiplicity();
+    if n_comps != comps {
+        return Err(format!(
+            "accessor {}: {n_comps} components, {comps} expected",
+            a.index()
+        ));
+    }
+    let Some(view) = a.view() else {
+        return Err(format!(
+            "accessor {}: no buffer view (all zeros) is not read",
+            a.index()
+        ));
+    };
+    let bytes = buffers.view(&view)?;
+    let elem = size * comps;
+    let stride = view.stride().unwrap_or(elem);
+    let count = a.count();
+    let need = if count == 0 {
+        0
+    } else {
+        a.offset()
+            .checked_add(
+                (count - 1)
+                    .checked_mul(stride)
+                    .ok_or("accessor size overflows")?,
+            )
+            .and_then(|x| x.checked_add(elem))
+            .ok_or("accessor size overflows")?
+    };
+    if need > bytes.len() || stride < elem {
+        return Err(format!(
+            "accessor {}: {count} elements of {elem} bytes every {stride} from {} run past its view ({} bytes)",
+            a.index(),
+            a.offset(),
+            bytes.len()
+        ));
+    }
+    Ok((
+        (0..count)
+            .map(|i| &bytes[a.offset() + i * stride..a.offset() + i * stride + elem])
+            .collect(),
+        size,
+    ))
+}
+
+/// An accessor as floats (normalized integers converted as glTF says).
+pub(super) fn floats(
+    a: &gltf::Accessor,
+    buffers: &Buffers,
+    comps: usize,
+) -> Result<Vec<f32>, String> {
+    use gltf::accessor::DataType;
+    let (elems, size) = elements(a, buffers, comps)?;
+    let norm = a.normalized();
+    let mut out = Vec::with_capacity(elems.len() * comps);
+    for e in elems {
+        for c in e.chunks_exact(size) {
+            out.push(match a.data_type() {
+                DataType::F32 => f32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+                DataType::U8 => c[0] as f32 / if norm { 255.0 } else { 1.0 },
+                DataType::I8 => {
+                    let v = c[0] as i8 as f32;
+                    if norm { (v / 127.0).max(-1.0) } else { v }
+                }
+                DataType::U16 => {
+                    u16::from_le_bytes([c[0], c[1]]) as f32 / if norm { 65535.0 } else { 1.0 }
+                }
+                DataType::I16 => {
+                    let v = i16::from_le_bytes([c[0], c[1]]) as f32;
+                    if norm { (v / 32767.0).max(-1.0) } else { v }
+                }
+                DataType::U32 => u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f32,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// An accessor of unsigned integers (indices, joints).
+pub(super) fn uints(
+    a: &gltf::Accessor,
+    buffers: &Buffers,
+    comps: usize,
+) -> Result<Vec<u32>, String> {
+    use gltf::accessor::DataType;
+    let (elems, size) = elements(a, buffers, comps)?;
+    let mut out = Vec::with_capacity(elems.len() * comps);
+    for e in elems {
+        for c in e.chunks_exact(size) {
+            out.push(match a.data_type() {
+                DataType::U8 => c[0] as u32,
+                DataType::U16 => u16::from_le_bytes([c[0], c[1]]) as u32,
+                DataType::U32 => u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+                _ => return Err(format!("accessor {}: integers expected", a.index())),
+            });
+        }
+    }
+    Ok(out)
+}

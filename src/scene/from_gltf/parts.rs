@@ -1,0 +1,225 @@
+//! Parts: every primitive of every node with a mesh in the default scene,
+//! placed by its node (skinned ones stay in bind space); strips, fans and
+//! loops as lists.
+
+use super::accessors::{Buffers, floats, uints};
+use super::skeleton::{Rig, Tree};
+use crate::scene::*;
+use glam::{Vec2, Vec3};
+
+pub(super) fn parts(
+    doc: &gltf::Document,
+    tree: &Tree,
+    rig: &Rig,
+    buffers: &Buffers,
+    plain: usize,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Mesh>, String> {
+    let Tree {
+        nodes,
+        parent,
+        global,
+    } = tree;
+    let Rig {
+        bones, skin_joints, ..
+    } = rig;
+    let srgb = |c: f32| linear_to_srgb(c.clamp(0.0, 1.0));
+    let scene_roots: Vec<usize> = match doc.default_scene().or_else(|| doc.scenes().next()) {
+        Some(s) => s.nodes().map(|n| n.index()).collect(),
+        None => (0..nodes.len()).filter(|&i| parent[i].is_none()).collect(),
+    };
+    let mut in_scene = vec![false; nodes.len()];
+    let mut stack = scene_roots;
+    while let Some(n) = stack.pop() {
+        if !in_scene[n] {
+            in_scene[n] = true;
+            stack.extend(nodes[n].children().map(|c| c.index()));
+        }
+    }
+    let mut meshes: Vec<Mesh> = Vec::new();
+    for node in nodes.iter().filter(|n| in_scene[n.index()]) {
+        let Some(mesh) = node.mesh() else { continue };
+        let skinned = node.skin().is_some_and(|s| s.index() == 0) && !bones.is_empty();
+        let hidden = node
+            .extras()
+            .as_ref()
+            .is_some_and(|e| e.get().contains("\"hidden\":true"));
+        let g = global[node.index()];
+        let normal_m = glam::Mat3::from_mat4(g).inverse().transpose();
+        let count = mesh.primitives().count();
+        for (pi, p) in mesh.primitives().enumerate() {
+            let base = node
+                .name()
+                .or(mesh.name())
+                .map(str::to_owned)
+                .unwrap_or_else(|| format!("mesh {}", mesh.index()));
+            let name = if count > 1 {
+                format!("{base} #{pi}")
+            } else {
+                base
+            };
+            let attr = |s: gltf::Semantic| p.get(&s);
+            let Some(pos) = attr(gltf::Semantic::Positions) else {
+                warnings.push(format!("part {name:?}: no positions; skipped"));
+                continue;
+            };
+            let mut positions: Vec<Vec3> = floats(&pos, buffers, 3)?
+                .chunks_exact(3)
+                .map(Vec3::from_slice)
+                .collect();
+            let n = positions.len();
+            let mut normals: Vec<Vec3> = match attr(gltf::Semantic::Normals) {
+                Some(a) => floats(&a, buffers, 3)?
+                    .chunks_exact(3)
+                    .map(Vec3::from_slice)
+                    .collect(),
+                None => Vec::new(),
+            };
+            let has_normals = normals.len() == n;
+            let uvs: Vec<Vec2> = match attr(gltf::Semantic::TexCoords(0)) {
+                Some(a) => floats(&a, buffers, 2)?
+                    .chunks_exact(2)
+                    .map(Vec2::from_slice)
+                    .collect(),
+                None => Vec::new(),
+            };
+            let colors = match attr(gltf::Semantic::Colors(0)) {
+                Some(a) => {
+                    let comps = if a.dimensions() == gltf::accessor::Dimensions::Vec3 {
+                        3
+                    } else {
+                        4
+                    };
+                    let c = floats(&a, buffers, comps)?;
+                    Some(
+                        c.chunks_exact(comps)
+                            .map(|c| {
+                                let b = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
+                                [
+                                    b(srgb(c[0])),
+                                    b(srgb(c[1])),
+                                    b(srgb(c[2])),
+                                    if comps == 4 { b(c[3]) } else { 255 },
+                                ]
+                            })
+                            .collect::<Vec<_>>(),
+                    )
+                }
+                None => None,
+            };
+            let mut indices: Vec<u32> = match p.indices() {
+                Some(a) => uints(&a, buffers, 1)?,
+                None => (0..n as u32).collect(),
+            };
+            if let Some(bad) = indices.iter().find(|&&i| i as usize >= n) {
+                return Err(format!("part {name:?}: index {bad} past its {n} vertices"));
+            }
+            use gltf::mesh::Mode;
+            let primitive = match p.mode() {
+                Mode::Points => Primitive::Points,
+                Mode::Lines => Primitive::Lines,
+                Mode::LineStrip | Mode::LineLoop => {
+                    let mut l: Vec<u32> = indices.windows(2).flat_map(|w| [w[0], w[1]]).collect();
+                    if p.mode() == Mode::LineLoop && indices.len() > 2 {
+                        l.extend([indices[indices.len() - 1], indices[0]]);
+                    }
+                    indices = l;
+                    Primitive::Lines
+                }
+                Mode::Triangles => Primitive::Triangles,
+                Mode::TriangleStrip => {
+                    indices = (0..indices.len().saturating_sub(2))
+                        .flat_map(|k| {
+                            let (a, b, c) = (indices[k], indices[k + 1], indices[k + 2]);
+                            if k % 2 == 0 { [a, b, c] } else { [b, a, c] }
+                        })
+                        .collect();
+                    Primitive::Triangles
+                }
+                Mode::TriangleFan => {
+                    indices = (1..indices.len().saturating_sub(1))
+                        .flat_map(|k| [indices[0], indices[k], indices[k + 1]])
+                        .collect();
+                    Primitive::Triangles
+                }
+            };
+            if primitive == Primitive::Triangles {
+                indices.truncate(indices.len() / 3 * 3);
+            }
+            let mut skin = None;
+            if skinned {
+                let j = attr(gltf::Semantic::Joints(0))
+                    .map(|a| uints(&a, buffers, 4))
+                    .transpose()?;
+                let w = attr(gltf::Semantic::Weights(0))
+                    .map(|a| floats(&a, buffers, 4))
+                    .transpose()?;
+                if let (Some(j), Some(w)) = (j, w)
+                    && j.len() == 4 * n
+                    && w.len() == 4 * n
+                {
+                    let mut joints = Vec::with_capacity(n);
+                    let mut weights = Vec::with_capacity(n);
+                    for v in 0..n {
+                        let mut jj = [0u16; 4];
+                        let mut ww = [0f32; 4];
+                        for k in 0..4 {
+                            match skin_joints.get(j[4 * v + k] as usize).copied().flatten() {
+                                Some(b) => {
+                                    jj[k] = b as u16;
+                                    ww[k] = w[4 * v + k].max(0.0);
+                                }
+                                None if w[4 * v + k] > 0.0 => {
+                                    return Err(format!(
+                                        "part {name:?}: vertex {v} names joint {} past the skin's {}",
+                                        j[4 * v + k],
+                                        skin_joints.len()
+                                    ));
+                                }
+                                None => {}
+                            }
+                        }
+                        joints.push(jj);
+                        weights.push(quantize_weights(ww));
+                    }
+                    skin = Some(Skin { joints, weights });
+                }
+            }
+            if skin.is_none() {
+                for p in &mut positions {
+                    *p = g.transform_point3(*p);
+                }
+                for nrm in &mut normals {
+                    *nrm = (normal_m * *nrm).normalize_or(Vec3::Y);
+                }
+            }
+            let material = p.material().index().filter(|&m| m < plain).unwrap_or(plain);
+            let mut mesh = Mesh {
+                name,
+                uvs: if uvs.len() == n {
+                    uvs
+                } else {
+                    vec![Vec2::ZERO; n]
+                },
+                colors: colors.filter(|c| c.len() == n),
+                has_file_uvs: attr(gltf::Semantic::TexCoords(0)).is_some(),
+                has_file_normals: has_normals,
+                normals: Vec::new(),
+                positions,
+                indices,
+                material: Some(material),
+                visible: !hidden,
+                skin,
+                primitive,
+                ..Mesh::default()
+            };
+            mesh.normals = if has_normals {
+                normals
+            } else {
+                super::smooth_normals(&mesh.positions, &mesh.indices)
+            };
+            meshes.push(mesh);
+        }
+    }
+    Ok(meshes)
+}
