@@ -44,18 +44,7 @@ impl OpenDialog {
         if let Some(folder) = folder {
             dialog = dialog.set_directory(folder);
         }
-        // Created here (the platform may need the UI thread for that),
-        // awaited on a thread of its own.
-        let future = dialog.pick_file();
-        let (tx, answer) = mpsc::channel();
-        std::thread::Builder::new()
-            .name("open dialog".into())
-            .spawn(move || {
-                let picked = pollster::block_on(future).map(|f| f.path().to_path_buf());
-                let _ = tx.send(picked);
-                wake();
-            })?;
-        Ok(OpenDialog { answer })
+        Self::awaited("open dialog", dialog.pick_file(), wake)
     }
 
     /// A save dialog for a glTF export over `parent`, in `folder`, with
@@ -75,10 +64,20 @@ impl OpenDialog {
         if let Some(folder) = folder {
             dialog = dialog.set_directory(folder);
         }
-        let future = dialog.save_file();
+        Self::awaited("export dialog", dialog.save_file(), wake)
+    }
+
+    /// A dialog's answer, awaited on a thread of its own (the future is
+    /// created by the caller: the platform may need the UI thread for
+    /// that); `wake` runs once it is there.
+    fn awaited(
+        thread: &str,
+        future: impl std::future::Future<Output = Option<rfd::FileHandle>> + Send + 'static,
+        wake: impl FnOnce() + Send + 'static,
+    ) -> std::io::Result<Self> {
         let (tx, answer) = mpsc::channel();
         std::thread::Builder::new()
-            .name("export dialog".into())
+            .name(thread.into())
             .spawn(move || {
                 let picked = pollster::block_on(future).map(|f| f.path().to_path_buf());
                 let _ = tx.send(picked);
