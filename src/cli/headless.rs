@@ -88,7 +88,11 @@ pub fn render_with(
         .as_deref()
         .map(|n| find_clip(scene, n))
         .transpose()?;
-    let mut gpu_scene = GpuScene::try_new(gpu, renderer, scene).map_err(|e| {
+    // Edges only when this frame draws them (wireframe, selection).
+    let options = crate::gpu::upload::UploadOptions {
+        edges: req.view.wireframe || req.view.selected_part.is_some(),
+    };
+    let mut gpu_scene = GpuScene::try_new_with(gpu, renderer, scene, options).map_err(|e| {
         anyhow::anyhow!(
             "{}: the GPU refused the upload: {e}",
             scene.source.file_name

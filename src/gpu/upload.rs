@@ -131,9 +131,34 @@ fn skeleton_lines(scene: &Scene) -> Vec<BoneVertex> {
     out
 }
 
+/// What an upload builds beyond what every frame draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UploadOptions {
+    /// Each mesh's edges, for the wireframe and the selection outline (a
+    /// hash set over every triangle's edges: a render or thumbnail that
+    /// draws neither skips it).
+    pub edges: bool,
+}
+
+impl Default for UploadOptions {
+    fn default() -> Self {
+        UploadOptions { edges: true }
+    }
+}
+
 impl GpuScene {
     /// Uploads a scene. Textures referenced out of range fall back to white.
     pub fn new(gpu: &super::Gpu, r: &Renderer, scene: &Scene) -> GpuScene {
+        Self::new_with(gpu, r, scene, UploadOptions::default())
+    }
+
+    /// As [`GpuScene::new`], building what `options` asks for.
+    pub fn new_with(
+        gpu: &super::Gpu,
+        r: &Renderer,
+        scene: &Scene,
+        options: UploadOptions,
+    ) -> GpuScene {
         let device = &gpu.device;
         let mut warnings = Vec::new();
         // Textures over the device's largest 2D size are fitted first.
@@ -383,9 +408,10 @@ impl GpuScene {
                 // Each edge once, in first-seen order (FxHash on the packed
                 // pair: SipHash made this most of a large mesh's upload).
                 let mut seen: rustc_hash::FxHashSet<u64> = rustc_hash::FxHashSet::default();
-                seen.reserve(m.indices.len());
-                let mut edges: Vec<u32> = Vec::with_capacity(m.indices.len() * 2);
-                for t in m.triangles() {
+                let wanted = if options.edges { m.indices.len() } else { 0 };
+                seen.reserve(wanted);
+                let mut edges: Vec<u32> = Vec::with_capacity(wanted * 2);
+                for t in m.triangles().filter(|_| options.edges) {
                     for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
                         if seen.insert((a.min(b) as u64) << 32 | a.max(b) as u64) {
                             edges.extend_from_slice(&[a, b]);
@@ -480,8 +506,18 @@ impl GpuScene {
     /// of the upload captured: such an error is this file's load error (one
     /// line), never the end of the process.
     pub fn try_new(gpu: &super::Gpu, r: &Renderer, scene: &Scene) -> Result<GpuScene, String> {
+        Self::try_new_with(gpu, r, scene, UploadOptions::default())
+    }
+
+    /// As [`GpuScene::try_new`], building what `options` asks for.
+    pub fn try_new_with(
+        gpu: &super::Gpu,
+        r: &Renderer,
+        scene: &Scene,
+        options: UploadOptions,
+    ) -> Result<GpuScene, String> {
         super::limits::check_buffers(scene, &gpu.device.limits())?;
-        gpu.capture(|| GpuScene::new(gpu, r, scene))
+        gpu.capture(|| GpuScene::new_with(gpu, r, scene, options))
     }
 
     /// Uploads the skinning matrices (one per bone) and skins every skinned
