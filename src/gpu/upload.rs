@@ -131,6 +131,22 @@ fn skeleton_lines(scene: &Scene) -> Vec<BoneVertex> {
     out
 }
 
+/// Each edge of `m`'s triangles once, in first-seen order (FxHash on the
+/// packed pair: SipHash made this most of a large mesh's upload).
+fn mesh_edges(m: &crate::scene::Mesh) -> Vec<u32> {
+    let mut seen: rustc_hash::FxHashSet<u64> = rustc_hash::FxHashSet::default();
+    seen.reserve(m.indices.len());
+    let mut edges: Vec<u32> = Vec::with_capacity(m.indices.len() * 2);
+    for t in m.triangles() {
+        for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
+            if seen.insert((a.min(b) as u64) << 32 | a.max(b) as u64) {
+                edges.extend_from_slice(&[a, b]);
+            }
+        }
+    }
+    edges
+}
+
 /// What an upload builds beyond what every frame draws.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UploadOptions {
@@ -405,19 +421,12 @@ impl GpuScene {
                     bytemuck::cast_slice(&m.indices),
                     wgpu::BufferUsages::INDEX,
                 );
-                // Each edge once, in first-seen order (FxHash on the packed
-                // pair: SipHash made this most of a large mesh's upload).
-                let mut seen: rustc_hash::FxHashSet<u64> = rustc_hash::FxHashSet::default();
-                let wanted = if options.edges { m.indices.len() } else { 0 };
-                seen.reserve(wanted);
-                let mut edges: Vec<u32> = Vec::with_capacity(wanted * 2);
-                for t in m.triangles().filter(|_| options.edges) {
-                    for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
-                        if seen.insert((a.min(b) as u64) << 32 | a.max(b) as u64) {
-                            edges.extend_from_slice(&[a, b]);
-                        }
-                    }
-                }
+                // Wireframe and selection-outline edges, when asked for.
+                let edges = if options.edges {
+                    mesh_edges(m)
+                } else {
+                    Vec::new()
+                };
                 let edge_buf = buffer(
                     "edges",
                     bytemuck::cast_slice(&edges),

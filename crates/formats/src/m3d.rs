@@ -842,7 +842,7 @@ fn coords_at(b: &[u8], vc: u8) -> [f32; 4] {
             f32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]])
         }),
         _ => std::array::from_fn(|k| {
-            f64::from_le_bytes(b[8 * k..8 * k + 8].try_into().expect("8 bytes")) as f32
+            f64::from_le_bytes(std::array::from_fn(|i| b[8 * k + i])) as f32
         }),
     }
 }

@@ -122,13 +122,13 @@ pub(super) fn percent_decode(uri: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// An accessor's elements as raw component bytes, every range checked:
-/// (element bytes, component size, component type, normalized).
+/// An accessor's elements as raw component bytes, every range checked
+/// first: (each element's bytes, component size).
 pub(super) fn elements<'a>(
     a: &gltf::Accessor,
     buffers: &'a Buffers,
     comps: usize,
-) -> Result<(Vec<&'a [u8]>, usize), String> {
+) -> Result<(impl ExactSizeIterator<Item = &'a [u8]> + 'a, usize), String> {
     use gltf::accessor::DataType;
     if a.sparse().is_some() {
         return Err(format!(
@@ -178,10 +178,9 @@ pub(super) fn elements<'a>(
             bytes.len()
         ));
     }
+    let offset = a.offset();
     Ok((
-        (0..count)
-            .map(|i| &bytes[a.offset() + i * stride..a.offset() + i * stride + elem])
-            .collect(),
+        (0..count).map(move |i| &bytes[offset + i * stride..offset + i * stride + elem]),
         size,
     ))
 }

@@ -6,7 +6,6 @@ use crate::scene::companions::{Companions, Found, Lookup};
 use crate::scene::*;
 
 /// The scene's textures, one per glTF image used.
-#[derive(Default)]
 pub(super) struct Textures {
     pub(super) list: Vec<Texture>,
     /// glTF image -> scene texture, once decoded.
