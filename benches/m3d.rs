@@ -1,10 +1,14 @@
 //! `cargo bench --bench m3d`: Model 3D decode throughput per fixture of
 //! `../shared/fixtures/m3d`, in MB/s of file bytes and of the (inflated)
 //! payload, for the decoder alone and for decoder + scene conversion (the
-//! GPU-ready vertex and index lists). Median of many runs; std only, so
-//! nothing is added to the dependency tree. Records (`m3d/<file>/decode`,
+//! GPU-ready vertex and index lists). Median of many runs, with the
+//! viewer's allocator. Records (`m3d/<file>/decode`,
 //! `m3d/<file>/scene`, file bytes in memory to a GPU-ready scene) in
 //! `target/bench/m3d.json`.
+
+/// The viewer's allocator (`src/main.rs`), so the figures are the app's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod common;
 use common::{Records, fixtures, median};

@@ -3,8 +3,12 @@
 //! (`papa/<file>/decode`), and file bytes in memory to a GPU-ready scene,
 //! decode included (`papa/<file>/scene`: vertex decoding, axis conversion,
 //! textures, skeletons; no companion files, which are other files' bytes).
-//! Median of runs over about 0.3 s; std only. Records in
+//! Median of runs over about 0.3 s, with the viewer's allocator. Records in
 //! `target/bench/papa.json`.
+
+/// The viewer's allocator (`src/main.rs`), so the figures are the app's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod common;
 use common::{Records, fixtures, median};

@@ -9,6 +9,10 @@
 //! parallel). `PMF_BENCH_DEMO_ONLY=1` skips the large map (generating it
 //! takes about a minute).
 
+/// The viewer's allocator (`src/main.rs`), so the figures are the app's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[allow(dead_code)] // the fixture list is for the format benches
 mod common;
 use common::{Records, median};

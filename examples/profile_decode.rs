@@ -1,7 +1,12 @@
 //! Decodes one file in a loop for a profiler: `cargo run --release
 //! --example profile_decode -- FILE [SECONDS]` (M3D or Papa, decode and
-//! scene, no companions). `DECODE_ONLY=1`: the decoder alone; `M3D_SCENE=1`:
-//! M3D decode + scene conversion, as `benches/m3d.rs` times it.
+//! scene, no companions). `DECODE_ONLY=1`: the decoder alone; `SCENE=1`:
+//! decode + scene conversion, as `benches/m3d.rs` and `benches/papa.rs` time
+//! it; neither: `load::load_bytes` (companions looked up beside the file).
+
+/// The viewer's allocator (`src/main.rs`), so the figures are the app's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = std::path::PathBuf::from(args.next().expect("FILE"));
@@ -10,22 +15,24 @@ fn main() {
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
     let t = std::time::Instant::now();
     let mut n = 0u64;
+    let papa = name.ends_with(".papa");
+    let decode_only = std::env::var_os("DECODE_ONLY").is_some();
+    let scene = std::env::var_os("SCENE").is_some();
+    let none = &facet::scene::companions::NoCompanions;
     while t.elapsed().as_secs_f64() < secs {
-        if std::env::var_os("M3D_SCENE").is_some() {
-            let m = facet::formats::m3d::decode(std::hint::black_box(&bytes)).unwrap();
-            std::hint::black_box(facet::scene::from_m3d::convert(
-                &m,
-                Default::default(),
-                &facet::scene::companions::NoCompanions,
-            ));
-        } else if std::env::var_os("DECODE_ONLY").is_some() {
-            std::hint::black_box(
-                facet::formats::m3d::decode(std::hint::black_box(&bytes)).unwrap(),
-            );
-        } else {
-            let loaded =
-                facet::load::load_bytes(&name, std::hint::black_box(&bytes), None).unwrap();
-            std::hint::black_box(loaded);
+        let b = std::hint::black_box(&bytes);
+        match (papa, decode_only, scene) {
+            (true, true, _) => drop(std::hint::black_box(facet::formats::papa::decode(b))),
+            (false, true, _) => drop(std::hint::black_box(facet::formats::m3d::decode(b))),
+            (true, _, true) => {
+                let p = facet::formats::papa::decode(b).unwrap();
+                std::hint::black_box(facet::scene::from_papa::convert(&p, Default::default(), none));
+            }
+            (false, _, true) => {
+                let m = facet::formats::m3d::decode(b).unwrap();
+                std::hint::black_box(facet::scene::from_m3d::convert(&m, Default::default(), none));
+            }
+            _ => drop(std::hint::black_box(facet::load::load_bytes(&name, b, None).unwrap())),
         }
         n += 1;
     }

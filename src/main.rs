@@ -9,6 +9,14 @@ use facet::{app, load};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// mimalloc instead of glibc's malloc: glibc hands large freed blocks back
+/// to the kernel, so every load after the first (a reload on change, the
+/// next file, a folder convert) faults its pages in again; on the
+/// development VM that was 40% of loading radar_jammer.papa (976 -> 584 us,
+/// `docs/performance.md`). The benches use the same allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// A real-time GPU viewer for game models and maps (P3M, PTF).
 #[derive(Parser)]
 #[command(name = "facet", version, args_conflicts_with_subcommands = true)]

@@ -160,7 +160,7 @@ impl Running {
         }
         self.ui.preview_id = self.scene.preview.as_ref().map(|t| {
             let gt = crate::gpu::texture::upload_texture(
-                &self.gpu, &t.name, t.width, t.height, &t.rgba8,
+                &self.gpu, &t.name, t.width, t.height, &t.pixels(),
             );
             self.egui_renderer.register_native_texture(
                 &self.gpu.device,
@@ -563,6 +563,7 @@ impl Running {
             return;
         };
         let mut tex = level.clone();
+        tex.rgba8 = tex.pixels().into_owned();
         self.ui.channel.apply(&mut tex.rgba8);
         tex.compressed = None;
         let mut scene = std::mem::take(&mut self.scene);

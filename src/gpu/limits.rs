@@ -60,7 +60,7 @@ fn resized(t: &Texture, w: u32, h: u32, rgba8: Vec<u8>, compressed: Option<Compr
 
 /// `t` fitted to `max` texels a side, or `None` when it fits as it is.
 /// Block-compressed textures keep their stored levels from the first that
-/// fits (the base level is decoded again from it by `decode_level`); without
+/// fits (`Texture::pixels` decodes the new base level where needed); without
 /// one, the decoded base level is box-filtered and uploaded uncompressed.
 pub fn fit_texture(t: &Texture, max: u32) -> Option<(Texture, String)> {
     if t.width <= max && t.height <= max {
@@ -70,9 +70,8 @@ pub fn fit_texture(t: &Texture, max: u32) -> Option<(Texture, String)> {
         && let Some(l) = fitting_level(t.width, t.height, c.levels.len(), max)
     {
         let (w, h) = ((t.width >> l).max(1), (t.height >> l).max(1));
-        let rgba8 = c
-            .decode_level(l, w, h)
-            .unwrap_or_else(|| vec![255; (w * h * 4) as usize]);
+        // The base level decodes from the kept blocks if something needs it.
+        let rgba8 = Vec::new();
         let compressed = Some(Compressed {
             format: c.format,
             levels: c.levels[l..].to_vec(),
@@ -87,7 +86,7 @@ pub fn fit_texture(t: &Texture, max: u32) -> Option<(Texture, String)> {
         );
         return Some((fitted, why));
     }
-    let (w, h, rgba8) = fit_rgba(t.width, t.height, &t.rgba8, max);
+    let (w, h, rgba8) = fit_rgba(t.width, t.height, &t.pixels(), max);
     let fitted = resized(t, w, h, rgba8, None);
     let why = note(&t.name, (t.width, t.height), (w, h), max, "downscaled to");
     Some((fitted, why))

@@ -220,6 +220,10 @@ impl TextureLayers {
             let Some(layer) = layer else { continue };
             let tex = &scene.textures[t];
             let (tw, th) = (tex.width as usize, tex.height as usize);
+            let px = tex.pixels();
+            if tw == 0 || th == 0 || px.len() < tw * th * 4 {
+                continue; // no texels (a headers-only load): the layer stays clear
+            }
             let base = *layer as usize * w * h * 4;
             for y in 0..th + 2 {
                 let sy = (y + th - 1) % th;
@@ -227,7 +231,7 @@ impl TextureLayers {
                     let sx = (x + tw - 1) % tw;
                     let s = (sy * tw + sx) * 4;
                     let d = base + (y * w + x) * 4;
-                    out[d..d + 4].copy_from_slice(&tex.rgba8[s..s + 4]);
+                    out[d..d + 4].copy_from_slice(&px[s..s + 4]);
                 }
             }
         }

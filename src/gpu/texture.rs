@@ -23,7 +23,7 @@ pub fn upload_compressed(
     if t.width > max || t.height > max || c.levels.is_empty() {
         // `limits::fit_texture` trims the levels first; uploaded alone, the
         // decoded base level is fitted instead.
-        return upload_texture_as(gpu, &t.name, t.width, t.height, &t.rgba8, t.srgb);
+        return upload_texture_as(gpu, &t.name, t.width, t.height, &t.pixels(), t.srgb);
     }
     let (format, plain, block) = match (c.format, t.srgb) {
         (BcFormat::Bc1, true) => (F::Bc1RgbaUnormSrgb, F::Bc1RgbaUnorm, 8),

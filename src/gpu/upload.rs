@@ -195,7 +195,7 @@ impl GpuScene {
                     Some(c) if gpu.supports_bc() && t.width % 4 == 0 && t.height % 4 == 0 => {
                         upload_compressed(gpu, t, c)
                     }
-                    _ => upload_texture_as(gpu, &t.name, t.width, t.height, &t.rgba8, t.srgb),
+                    _ => upload_texture_as(gpu, &t.name, t.width, t.height, &t.pixels(), t.srgb),
                 }
             })
             .collect();

@@ -276,7 +276,7 @@ fn load_bytes_inner(
                 // The texture viewer's levels, largest first, as long as
                 // they fit what the budget has left (none for headers only).
                 let mut left =
-                    (companions.texels().budget() as u64).saturating_sub(tex.rgba8.len() as u64);
+                    (companions.texels().budget() as u64).saturating_sub(tex.rgba8_len() as u64);
                 let mut fits = |l: usize| {
                     let n = ((t.width as u64 >> l).max(1)) * ((t.height as u64 >> l).max(1)) * 4;
                     let ok = n <= left;
@@ -288,7 +288,22 @@ fn load_bytes_inner(
                 let mip_levels: Vec<scene::Texture> = (0..t.mips.max(1) as usize)
                     .filter(|&l| fits(l))
                     .filter_map(|l| {
-                        let (w, h, rgba8) = scene::from_papa::decode_level(t, l).ok()?;
+                        // DXT levels stay blocks until the viewer shows one.
+                        let (w, h, rgba8, compressed) = match scene::from_papa::bc_format(t) {
+                            Some(format) => {
+                                let blocks = scene::from_papa::bc_level(t, l).ok()?.to_vec();
+                                let (w, h) = t.level_dims(l as u32);
+                                let c = scene::Compressed {
+                                    format,
+                                    levels: vec![blocks],
+                                };
+                                (w, h, Vec::new(), Some(c))
+                            }
+                            None => {
+                                let (w, h, rgba8) = scene::from_papa::decode_level(t, l).ok()?;
+                                (w, h, rgba8, None)
+                            }
+                        };
                         Some(scene::Texture {
                             name: tex.name.clone(),
                             width: w,
@@ -297,7 +312,7 @@ fn load_bytes_inner(
                             source: tex.source.clone(),
                             format: format!("mip {l}: {w}x{h}"),
                             srgb: tex.srgb,
-                            compressed: None,
+                            compressed,
                         })
                     })
                     .collect();

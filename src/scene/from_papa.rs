@@ -53,6 +53,38 @@ pub fn decode_level(t: &papa::Texture, level: usize) -> Result<(u32, u32, Vec<u8
     Ok((w as u32, h as u32, out))
 }
 
+/// The BC format of a DXT texture with texels in the file.
+pub fn bc_format(t: &papa::Texture) -> Option<BcFormat> {
+    match (t.format?, &t.data) {
+        (TexFormat::Dxt1, TextureData::Embedded(_)) => Some(BcFormat::Bc1),
+        (TexFormat::Dxt3, TextureData::Embedded(_)) => Some(BcFormat::Bc2),
+        (TexFormat::Dxt5, TextureData::Embedded(_)) => Some(BcFormat::Bc3),
+        _ => None,
+    }
+}
+
+/// Stored level `level` of a DXT texture as its blocks, once they are known
+/// to cover the level (`Texture::pixels` decodes them later).
+pub fn bc_level(t: &papa::Texture, level: usize) -> Result<&[u8], String> {
+    let (Some(format), TextureData::Embedded(data)) = (bc_format(t), &t.data) else {
+        return Err(format!("{:?} holds no BC blocks", t.name));
+    };
+    let range = t
+        .levels()
+        .get(level)
+        .cloned()
+        .ok_or_else(|| format!("no mip level {level} (of {})", t.mips))?;
+    let (w, h) = t.level_dims(level as u32);
+    let block = if format == BcFormat::Bc1 { 8 } else { 16 };
+    if range.len() < w.div_ceil(4) as usize * h.div_ceil(4) as usize * block {
+        return Err(format!(
+            "mip level {level} data is short for {w}x{h} {}",
+            t.format.map_or("?".into(), |f| f.name())
+        ));
+    }
+    Ok(&data[range])
+}
+
 /// Stored level `level` of `t`, box-filtered by `f` as its rows decode
 /// (memory: a strip of four rows and the output): (width, height, texels).
 pub fn decode_level_reduced(
@@ -263,7 +295,19 @@ pub fn scene_texture(
             compressed: None,
         });
     };
-    let (w, h, rgba8) = decode_level(t, base)?;
+    // Block-compressed levels are kept as stored (the GPU samples them;
+    // `Texture::pixels` decodes them where something needs RGBA8), once
+    // each kept level is known to hold its blocks.
+    let (w, h) = size_of(base);
+    let (rgba8, compressed) = match bc_format(t) {
+        Some(format) => {
+            let levels = (base..levels)
+                .map(|l| bc_level(t, l).map(<[u8]>::to_vec))
+                .collect::<Result<_, _>>()?;
+            (Vec::new(), Some(Compressed { format, levels }))
+        }
+        None => (decode_level(t, base)?.2, None),
+    };
     if base > 0 {
         warnings.push(reduced(format!("; stored level {base} used"), (w, h)));
     }
@@ -279,25 +323,7 @@ pub fn scene_texture(
             String::new()
         }),
         srgb: t.srgb,
-        compressed: match (t.format, &t.data) {
-            (
-                Some(f @ (TexFormat::Dxt1 | TexFormat::Dxt3 | TexFormat::Dxt5)),
-                TextureData::Embedded(d),
-            ) => Some(Compressed {
-                format: match f {
-                    TexFormat::Dxt1 => BcFormat::Bc1,
-                    TexFormat::Dxt3 => BcFormat::Bc2,
-                    _ => BcFormat::Bc3,
-                },
-                levels: t
-                    .levels()
-                    .into_iter()
-                    .skip(base)
-                    .map(|r| d[r].to_vec())
-                    .collect(),
-            }),
-            _ => None,
-        },
+        compressed,
     })
 }
 

@@ -357,7 +357,10 @@ pub struct Texture {
     pub name: String,
     pub width: u32,
     pub height: u32,
-    /// RGBA8, sRGB-encoded, top row first.
+    /// RGBA8, sRGB-encoded, top row first; empty where the texels are made
+    /// only when something needs them (block-compressed data the GPU
+    /// samples as stored, the missing-texture checkerboard): read them
+    /// through [`Texture::pixels`].
     pub rgba8: Vec<u8>,
     pub source: TextureSource,
     /// Description of the stored format, e.g. "PTF RGBA 64x64".
@@ -366,7 +369,8 @@ pub struct Texture {
     /// normal maps, sampled as stored).
     pub srgb: bool,
     /// The file's block-compressed data, uploaded as is (all mip levels)
-    /// where the GPU samples BC formats; `rgba8` is its decoded base level.
+    /// where the GPU samples BC formats; decoded only by [`Texture::pixels`]
+    /// (a GPU without BC, a preview of a channel, an export).
     pub compressed: Option<Compressed>,
 }
 
@@ -445,35 +449,65 @@ pub enum BcFormat {
 impl Texture {
     /// The stand-in for a texture that could not be loaded: magenta/black.
     pub fn checkerboard(name: &str, why: String) -> Texture {
-        let n = 64u32;
-        // Squares of 8 texels: two kinds of row, each copied whole.
-        let row = |first_on: bool| -> Vec<u8> {
-            (0..n)
-                .flat_map(|x| {
-                    if ((x / 8) % 2 == 0) == first_on {
-                        [255, 0, 255, 255]
-                    } else {
-                        [16, 16, 16, 255]
-                    }
-                })
-                .collect()
-        };
-        let rows = [row(true), row(false)];
-        let mut rgba8 = Vec::with_capacity((n * n * 4) as usize);
-        for y in 0..n {
-            rgba8.extend_from_slice(&rows[(y as usize / 8) % 2]);
-        }
         Texture {
             name: name.into(),
-            width: n,
-            height: n,
-            rgba8,
+            width: CHECKERBOARD,
+            height: CHECKERBOARD,
+            rgba8: Vec::new(),
             source: TextureSource::Missing(why),
             format: "checkerboard (missing)".into(),
             srgb: true,
             compressed: None,
         }
     }
+
+    /// The base level as RGBA8 (`width` x `height`, top row first): the
+    /// decoded texels where the scene keeps them, else made now from what
+    /// it keeps (the BC blocks, the checkerboard of a missing texture).
+    /// Empty only for a headers-only load.
+    pub fn pixels(&self) -> std::borrow::Cow<'_, [u8]> {
+        use std::borrow::Cow;
+        if !self.rgba8.is_empty() {
+            return Cow::Borrowed(&self.rgba8);
+        }
+        if let Some(c) = &self.compressed {
+            return Cow::Owned(c.decode_level(0, self.width, self.height).unwrap_or_default());
+        }
+        if matches!(self.source, TextureSource::Missing(_)) {
+            return Cow::Owned(checkerboard_texels(self.width, self.height));
+        }
+        Cow::Borrowed(&[])
+    }
+
+    /// Bytes of the base level as RGBA8, made or not.
+    pub fn rgba8_len(&self) -> usize {
+        self.width as usize * self.height as usize * 4
+    }
+}
+
+/// The missing-texture checkerboard's size in texels.
+const CHECKERBOARD: u32 = 64;
+
+/// Magenta and near-black squares of 8 texels: two kinds of row, each copied
+/// whole.
+fn checkerboard_texels(w: u32, h: u32) -> Vec<u8> {
+    let row = |first_on: bool| -> Vec<u8> {
+        (0..w)
+            .flat_map(|x| {
+                if ((x / 8) % 2 == 0) == first_on {
+                    [255, 0, 255, 255]
+                } else {
+                    [16, 16, 16, 255]
+                }
+            })
+            .collect()
+    };
+    let rows = [row(true), row(false)];
+    let mut rgba8 = Vec::with_capacity((w * h * 4) as usize);
+    for y in 0..h {
+        rgba8.extend_from_slice(&rows[(y as usize / 8) % 2]);
+    }
+    rgba8
 }
 
 #[derive(Debug, Clone, Default)]

@@ -185,7 +185,7 @@ impl Format {
 pub struct Reader<'a> {
     data: &'a [u8],
     pos: usize,
-    ctx: String,
+    ctx: std::borrow::Cow<'static, str>,
 }
 
 macro_rules! read_le {
@@ -202,7 +202,7 @@ impl<'a> Reader<'a> {
         Self {
             data,
             pos: 0,
-            ctx: String::new(),
+            ctx: std::borrow::Cow::Borrowed(""),
         }
     }
 
@@ -222,12 +222,13 @@ impl<'a> Reader<'a> {
         self.data.len() - self.pos
     }
 
-    pub fn set_ctx(&mut self, ctx: impl Into<String>) {
+    /// A fixed name (`&'static str`) costs nothing; a formatted one is kept.
+    pub fn set_ctx(&mut self, ctx: impl Into<std::borrow::Cow<'static, str>>) {
         self.ctx = ctx.into();
     }
 
     pub fn clear_ctx(&mut self) {
-        self.ctx.clear();
+        self.ctx = std::borrow::Cow::Borrowed("");
     }
 
     /// The full name of `field` in the current context.
@@ -235,7 +236,7 @@ impl<'a> Reader<'a> {
         if self.ctx.is_empty() {
             field.to_string()
         } else if field.is_empty() {
-            self.ctx.clone()
+            self.ctx.to_string()
         } else {
             format!("{}: {}", self.ctx, field)
         }

@@ -566,32 +566,126 @@ pub const TABLE_NAMES: [&str; 9] = [
     "animations",
 ];
 
+/// The header's count and offset fields, by table.
+const COUNT_FIELDS: [&str; 9] = [
+    "strings count",
+    "textures count",
+    "vertex buffers count",
+    "index buffers count",
+    "materials count",
+    "meshes count",
+    "skeletons count",
+    "models count",
+    "animations count",
+];
+const OFFSET_FIELDS: [&str; 9] = [
+    "strings table offset",
+    "textures table offset",
+    "vertex buffers table offset",
+    "index buffers table offset",
+    "materials table offset",
+    "meshes table offset",
+    "skeletons table offset",
+    "models table offset",
+    "animations table offset",
+];
+const TABLE_LABELS: [&str; 9] = [
+    "strings table",
+    "textures table",
+    "vertex buffers table",
+    "index buffers table",
+    "materials table",
+    "meshes table",
+    "skeletons table",
+    "models table",
+    "animations table",
+];
+
+/// What a range of the file holds, named only when an error names it (a
+/// label formatted for every string and blob was a tenth of decoding a
+/// small file).
+#[derive(Debug, Clone)]
+enum Label {
+    Header,
+    Table(usize),
+    String(usize),
+    /// Texture `i` and its name.
+    Pixels(usize, String),
+    VertexBuffer(usize),
+    IndexBuffer(usize),
+    /// Material `i`'s parameters of one kind.
+    Material(usize, &'static str),
+    MeshGroups(usize),
+    Bones(usize),
+    Bindings(usize),
+    BoneMappings(usize, usize),
+    /// Animation `i`'s bone table or transforms.
+    Animation(usize, &'static str),
+}
+
+impl std::fmt::Display for Label {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Label::Header => f.write_str("header"),
+            Label::Table(t) => f.write_str(TABLE_LABELS[*t]),
+            Label::String(i) => write!(f, "string {i}"),
+            Label::Pixels(i, name) => write!(f, "texture {i} {name:?} pixels"),
+            Label::VertexBuffer(i) => write!(f, "vertex buffer {i}"),
+            Label::IndexBuffer(i) => write!(f, "index buffer {i}"),
+            Label::Material(i, what) => write!(f, "material {i} {what} params"),
+            Label::MeshGroups(i) => write!(f, "mesh {i} material groups"),
+            Label::Bones(i) => write!(f, "skeleton {i} bones"),
+            Label::Bindings(i) => write!(f, "model {i} mesh bindings"),
+            Label::BoneMappings(i, b) => write!(f, "model {i} binding {b} bone mappings"),
+            Label::Animation(i, what) => write!(f, "animation {i} {what}"),
+        }
+    }
+}
+
+impl Label {
+    /// The prefix of the errors a reader of this range reports.
+    fn ctx(&self) -> std::borrow::Cow<'static, str> {
+        match self {
+            Label::Header => "header".into(),
+            Label::Table(t) => TABLE_LABELS[*t].into(),
+            other => other.to_string().into(),
+        }
+    }
+}
+
 struct Ctx<'a> {
     data: &'a [u8],
     strings: Vec<String>,
     /// (start, end, what) of every table and blob, for the overlap check.
-    regions: Vec<(u64, u64, String)>,
+    regions: Vec<(u64, u64, Label)>,
     warnings: Vec<String>,
 }
 
 impl<'a> Ctx<'a> {
     /// A reader at absolute `offset` that may read `len` bytes there; the
     /// bytes are recorded for the overlap check.
-    fn at(&mut self, offset: i64, len: u64, what: &str) -> Result<Reader<'a>> {
-        let r = self.view(offset, len, what)?;
-        if len > 0 {
-            self.regions
-                .push((offset as u64, offset as u64 + len, what.to_string()));
-        }
+    fn at(&mut self, offset: i64, len: u64, what: Label) -> Result<Reader<'a>> {
+        let mut r = self.view(offset, len, &what)?;
+        r.set_ctx(what.ctx());
+        self.record(offset, len, what);
         Ok(r)
     }
 
-    /// As [`Self::at`], without recording the bytes.
-    fn view(&self, offset: i64, len: u64, what: &str) -> Result<Reader<'a>> {
+    /// Records `len` bytes at `offset` (in the file: `view` checked) for
+    /// the overlap check.
+    fn record(&mut self, offset: i64, len: u64, what: Label) {
+        if len > 0 {
+            self.regions.push((offset as u64, offset as u64 + len, what));
+        }
+    }
+
+    /// A reader at absolute `offset` over `len` bytes, without recording
+    /// them; `what` names them in an error.
+    fn view(&self, offset: i64, len: u64, what: &dyn std::fmt::Display) -> Result<Reader<'a>> {
         if offset < 0 {
             return Err(DecodeError::invalid(
                 0,
-                what,
+                what.to_string(),
                 format!("offset {offset} for {len} bytes"),
             ));
         }
@@ -608,7 +702,6 @@ impl<'a> Ctx<'a> {
         }
         let mut r = Reader::new(&self.data[..(offset as u64 + len) as usize]);
         r.bytes(offset as usize, "")?;
-        r.set_ctx(what.to_string());
         Ok(r)
     }
 
@@ -645,17 +738,17 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
     }
     let mut counts = [0u16; 9];
     for (i, c) in counts.iter_mut().enumerate() {
-        *c = r.u16(&format!("{} count", TABLE_NAMES[i]))?;
+        *c = r.u16(COUNT_FIELDS[i])?;
     }
     let signature = r.fixed::<6>("header padding")?;
     let mut offsets = [0i64; 9];
     for (i, o) in offsets.iter_mut().enumerate() {
-        *o = r.i64(&format!("{} table offset", TABLE_NAMES[i]))?;
+        *o = r.i64(OFFSET_FIELDS[i])?;
     }
     let mut c = Ctx {
         data,
         strings: Vec::new(),
-        regions: vec![(0, 104, "header".into())],
+        regions: vec![(0, 104, Label::Header)],
         warnings: Vec::new(),
     };
     fn table<'a>(
@@ -668,12 +761,8 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
         if counts[i] == 0 {
             return Ok(None);
         }
-        c.at(
-            offsets[i],
-            counts[i] as u64 * size,
-            &format!("{} table", TABLE_NAMES[i]),
-        )
-        .map(Some)
+        c.at(offsets[i], counts[i] as u64 * size, Label::Table(i))
+            .map(Some)
     }
     let mut p = Papa {
         signature,
@@ -701,7 +790,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
         let mut starts: Vec<i64> = entries.iter().map(|e| e.1).collect();
         starts.sort_unstable();
         for (i, &(len, off)) in entries.iter().enumerate() {
-            let what = format!("string {i}");
+            let what = Label::String(i);
             // The slot runs to the next string (or the end of the file): a
             // length in characters (a known exporter quirk) is read to the NUL.
             let limit = starts
@@ -710,7 +799,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
                 .find(|&s| s > off)
                 .map_or(data.len() as i64, |s| s.min(data.len() as i64));
             let slot = (limit.saturating_sub(off).max(0) as u64).max(len as u64);
-            let bytes = c.view(off, slot, &what)?.bytes(slot as usize, &what)?;
+            let bytes = c.view(off, slot, &what)?.bytes(slot as usize, "")?;
             let exact = &bytes[..len as usize];
             let (s, used) =
                 if bytes.get(len as usize) == Some(&0) && std::str::from_utf8(exact).is_ok() {
@@ -719,7 +808,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
                     let end = bytes.iter().position(|&b| b == 0).ok_or_else(|| {
                         DecodeError::invalid(
                             off as u64,
-                            what.clone(),
+                            what.to_string(),
                             format!("no NUL ends it before offset {:#X}", off as u64 + slot),
                         )
                     })?;
@@ -731,7 +820,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
                         (end as u64 + 1).min(slot),
                     )
                 };
-            c.at(off, used, &what)?;
+            c.record(off, used, what);
             c.strings.push(s);
         }
     }
@@ -757,7 +846,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
                         format!("{fmt} is not a texture format (1-32)"),
                     )
                 })?;
-                let mut br = c.at(off, size, &format!("texture {i} {name:?} pixels"))?;
+                let mut br = c.at(off, size, Label::Pixels(i, name.clone()))?;
                 (
                     Some(format),
                     TextureData::Embedded(br.bytes(size as usize, "pixels")?.to_vec()),
@@ -828,7 +917,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
             let data = if size == 0 {
                 Vec::new()
             } else {
-                c.at(off, size, &format!("vertex buffer {i}"))?
+                c.at(off, size, Label::VertexBuffer(i))?
                     .bytes(size as usize, "vertices")?
                     .to_vec()
             };
@@ -870,7 +959,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
             let indices = if size == 0 {
                 Vec::new()
             } else {
-                let mut br = c.at(off, size, &format!("index buffer {i}"))?;
+                let mut br = c.at(off, size, Label::IndexBuffer(i))?;
                 (0..count)
                     .map(|_| {
                         if width == 2 {
@@ -905,7 +994,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
                 matrices: Vec::new(),
             };
             if nv > 0 {
-                let mut r = c.at(ov, nv as u64 * 20, &format!("material {i} vector params"))?;
+                let mut r = c.at(ov, nv as u64 * 20, Label::Material(i, "vector"))?;
                 for _ in 0..nv {
                     let n = r.u16("name")?;
                     r.u16("padding")?;
@@ -916,14 +1005,14 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
                 }
             }
             if nt > 0 {
-                let mut r = c.at(ot, nt as u64 * 4, &format!("material {i} texture params"))?;
+                let mut r = c.at(ot, nt as u64 * 4, Label::Material(i, "texture"))?;
                 for _ in 0..nt {
                     let n = r.u16("name")?;
                     m.textures.push((c.name(n), r.u16("texture index")?));
                 }
             }
             if nm > 0 {
-                let mut r = c.at(om, nm as u64 * 68, &format!("material {i} matrix params"))?;
+                let mut r = c.at(om, nm as u64 * 68, Label::Material(i, "matrix"))?;
                 for _ in 0..nm {
                     let n = r.u16("name")?;
                     r.u16("padding")?;
@@ -955,7 +1044,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
             }
             let mut groups = Vec::new();
             if ng > 0 {
-                let mut r = c.at(og, ng as u64 * 16, &format!("mesh {i} material groups"))?;
+                let mut r = c.at(og, ng as u64 * 16, Label::MeshGroups(i))?;
                 for g in 0..ng {
                     let gat = r.pos();
                     let name = r.u16("name")?;
@@ -1018,7 +1107,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
             let ob = t.i64("bones offset")?;
             let mut bones = Vec::with_capacity(nb as usize);
             if nb > 0 {
-                let mut r = c.at(ob, nb as u64 * 132, &format!("skeleton {i} bones"))?;
+                let mut r = c.at(ob, nb as u64 * 132, Label::Bones(i))?;
                 for b in 0..nb {
                     let bat = r.pos();
                     let name = r.u16("name")?;
@@ -1069,7 +1158,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
             }
             let mut bindings = Vec::new();
             if nb > 0 {
-                let mut r = c.at(ob, nb as u64 * 80, &format!("model {i} mesh bindings"))?;
+                let mut r = c.at(ob, nb as u64 * 80, Label::Bindings(i))?;
                 for b in 0..nb {
                     let bat = r.pos();
                     let bname = r.u16("name")?;
@@ -1091,7 +1180,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
                         let mut mr = c.at(
                             om,
                             nmap as u64 * 2,
-                            &format!("model {i} binding {b} bone mappings"),
+                            Label::BoneMappings(i, b as usize),
                         )?;
                         (0..nmap)
                             .map(|_| mr.u16("bone"))
@@ -1157,7 +1246,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
             let bones = if nb == 0 {
                 Vec::new()
             } else {
-                let mut r = c.at(obt, nb as u64 * 2, &format!("animation {i} bone table"))?;
+                let mut r = c.at(obt, nb as u64 * 2, Label::Animation(i, "bone table"))?;
                 (0..nb)
                     .map(|_| Ok(c.name(r.u16("bone name")?)))
                     .collect::<Result<Vec<_>>>()?
@@ -1165,14 +1254,14 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
             let n = nb as u64 * frames as u64;
             let mut transforms = Vec::new();
             if n > 0 {
-                let mut r = c.at(otr, n * 28, &format!("animation {i} transforms"))?;
-                transforms.reserve_exact(n as usize);
-                for _ in 0..n {
-                    transforms.push((
-                        [r.f32("t")?, r.f32("t")?, r.f32("t")?],
-                        [r.f32("q")?, r.f32("q")?, r.f32("q")?, r.f32("q")?],
-                    ));
-                }
+                let mut r = c.at(otr, n * 28, Label::Animation(i, "transforms"))?;
+                // Seven floats a transform, all in the range just checked.
+                let f = |b: &[u8], k: usize| {
+                    f32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]])
+                };
+                transforms.extend(r.bytes(n as usize * 28, "transforms")?.chunks_exact(28).map(
+                    |b| ([f(b, 0), f(b, 1), f(b, 2)], [f(b, 3), f(b, 4), f(b, 5), f(b, 6)]),
+                ));
             }
             if fps_num == 0 || fps_den == 0 {
                 c.warnings.push(format!(
@@ -1197,7 +1286,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
         if w[1].0 < w[0].1 {
             return Err(DecodeError::invalid(
                 w[1].0,
-                w[1].2.clone(),
+                w[1].2.to_string(),
                 format!("overlaps {} ({:#X}..{:#X})", w[0].2, w[0].0, w[0].1),
             ));
         }

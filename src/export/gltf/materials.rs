@@ -15,7 +15,7 @@ fn png(t: &Texture) -> Result<Vec<u8>, String> {
     use image::ImageEncoder;
     let mut out = Vec::new();
     image::codecs::png::PngEncoder::new(&mut out)
-        .write_image(&t.rgba8, t.width, t.height, image::ExtendedColorType::Rgba8)
+        .write_image(&t.pixels(), t.width, t.height, image::ExtendedColorType::Rgba8)
         .map_err(|e| format!("texture {:?}: PNG encoding: {e}", t.name))?;
     Ok(out)
 }
@@ -45,7 +45,7 @@ impl Writer<'_> {
             return Some(t);
         }
         let t = self.scene.textures.get(i)?;
-        if t.rgba8.len() != (t.width as usize) * (t.height as usize) * 4 || t.width == 0 {
+        if t.pixels().len() != t.rgba8_len() || t.width == 0 {
             self.dropped
                 .push(format!("texture {:?}: no decoded texels to write", t.name));
             return None;
