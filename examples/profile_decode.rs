@@ -26,13 +26,23 @@ fn main() {
             (false, true, _) => drop(std::hint::black_box(facet::formats::m3d::decode(b))),
             (true, _, true) => {
                 let p = facet::formats::papa::decode(b).unwrap();
-                std::hint::black_box(facet::scene::from_papa::convert(&p, Default::default(), none));
+                std::hint::black_box(facet::scene::from_papa::convert(
+                    &p,
+                    Default::default(),
+                    none,
+                ));
             }
             (false, _, true) => {
                 let m = facet::formats::m3d::decode(b).unwrap();
-                std::hint::black_box(facet::scene::from_m3d::convert(&m, Default::default(), none));
+                std::hint::black_box(facet::scene::from_m3d::convert(
+                    &m,
+                    Default::default(),
+                    none,
+                ));
             }
-            _ => drop(std::hint::black_box(facet::load::load_bytes(&name, b, None).unwrap())),
+            _ => drop(std::hint::black_box(
+                facet::load::load_bytes(&name, b, None).unwrap(),
+            )),
         }
         n += 1;
     }

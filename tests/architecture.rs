@@ -154,8 +154,15 @@ fn the_decoder_crate_needs_only_what_decoding_needs() {
         .filter_map(|l| l.split('=').next().map(str::trim))
         .filter(|n| !n.is_empty())
         .collect();
-    // flate2 with only its zlib-rs backend: M3D inflation (pure Rust).
-    let allowed = ["lz4_flex", "miniz_oxide", "flate2", "thiserror", "bytemuck"];
+    // libdeflater: M3D inflation (libdeflate, whole-buffer; the fastest
+    // measured); miniz_oxide: M3D writing.
+    let allowed = [
+        "lz4_flex",
+        "miniz_oxide",
+        "libdeflater",
+        "thiserror",
+        "bytemuck",
+    ];
     for d in &deps {
         assert!(allowed.contains(d), "facet-formats depends on {d}");
     }

@@ -160,7 +160,11 @@ impl Running {
         }
         self.ui.preview_id = self.scene.preview.as_ref().map(|t| {
             let gt = crate::gpu::texture::upload_texture(
-                &self.gpu, &t.name, t.width, t.height, &t.pixels(),
+                &self.gpu,
+                &t.name,
+                t.width,
+                t.height,
+                &t.pixels(),
             );
             self.egui_renderer.register_native_texture(
                 &self.gpu.device,

@@ -263,14 +263,15 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
 
     // Smooth normals per VRTS vertex for faces that store none (as m3d.h:
     // the average of the unit normals of the faces around it).
-    let mut generated = vec![Vec3::ZERO; m.vertices.len()];
-    let mut need = false;
+    // Files that store a normal at every corner skip this (one scan of the
+    // normal column), and triangle lists are walked three corners at a time.
     let corner_vertex = m.faces.vertices();
-    for f in m.faces.iter() {
-        let c = f.corners();
-        if c.len() >= 3 && (0..c.len()).any(|j| f.point(j).normal().is_none()) {
-            need = true;
-            let ids = &corner_vertex[c];
+    let normal_col = m.faces.normal_column();
+    let mut need = false;
+    let mut generated: Vec<Vec3> = Vec::new();
+    if normal_col.is_none_or(|n| n.contains(&NONE)) {
+        generated = vec![Vec3::ZERO; m.vertices.len()];
+        let mut add = |ids: &[u32]| {
             let v = |i: usize| vec3(&m.vertices[ids[i] as usize]);
             for k in 1..ids.len() - 1 {
                 let n = (v(k) - v(0)).cross(v(k + 1) - v(0)).normalize_or_zero();
@@ -278,11 +279,27 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
                     generated[ids[i] as usize] += n;
                 }
             }
+        };
+        if m.faces.all_triangles() {
+            for (f, ids) in corner_vertex.chunks_exact(3).enumerate() {
+                if normal_col.is_none_or(|n| n[3 * f..3 * f + 3].contains(&NONE)) {
+                    need = true;
+                    add(ids);
+                }
+            }
+        } else {
+            for f in m.faces.iter() {
+                let c = f.corners();
+                if c.len() >= 3 && (0..c.len()).any(|j| f.point(j).normal().is_none()) {
+                    need = true;
+                    add(&corner_vertex[c]);
+                }
+            }
         }
-    }
-    if need {
-        for n in &mut generated {
-            *n = n.normalize_or(Vec3::Y);
+        if need {
+            for n in &mut generated {
+                *n = n.normalize_or(Vec3::Y);
+            }
         }
     }
 
@@ -292,17 +309,24 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         .skins
         .iter()
         .map(|s| {
-            let mut inf = [(0u32, 0u8); m3d::MAX_INFLUENCES];
-            for (k, x) in s.influences().enumerate() {
-                inf[k] = x;
-            }
-            // A stable sort by weight, largest first.
-            inf[..s.len()].sort_by_key(|x| std::cmp::Reverse(x.1));
+            // The four largest, largest first, ties in file order: an
+            // insertion into a list of four (a record holds at most 8).
             let mut j = [0u16; 4];
             let mut w = [0u8; 4];
-            for (k, &(b, wt)) in inf[..s.len()].iter().take(4).enumerate() {
-                j[k] = b as u16;
-                w[k] = wt;
+            let mut len = 0;
+            for (b, wt) in s.influences() {
+                let mut k = len;
+                while k > 0 && w[k - 1] < wt {
+                    k -= 1;
+                }
+                if k < 4 {
+                    let end = len.min(3);
+                    j.copy_within(k..end, k + 1);
+                    w.copy_within(k..end, k + 1);
+                    j[k] = b as u16;
+                    w[k] = wt;
+                    len = (len + 1).min(4);
+                }
             }
             (j, byte_weights(w))
         })
@@ -338,22 +362,34 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
     };
     let mut sizes: Vec<(usize, usize)> = Vec::new();
     let mut skipped = 0usize;
-    let mut last: Option<(Option<u32>, usize)> = None;
-    for f in faces.iter() {
-        if f.len() < 3 {
-            skipped += 1;
-            continue;
-        }
-        let gi = match last {
-            Some((mat, g)) if mat == f.material => g,
-            _ => group_of(f.material, &mut groups),
-        };
-        last = Some((f.material, gi));
+    // Triangle lists (every real file but polygon exports) are counted per
+    // material run and welded straight from the face columns.
+    let triangles = faces.all_triangles();
+    for (run, material) in faces.material_runs() {
+        let gi = group_of(material, &mut groups);
         if sizes.len() <= gi {
             sizes.resize(gi + 1, (0, 0));
         }
-        sizes[gi].0 += f.len();
-        sizes[gi].1 += f.len() - 2;
+        if triangles {
+            sizes[gi].0 += 3 * run.len();
+            sizes[gi].1 += run.len();
+        }
+    }
+    if !triangles {
+        let mut last: Option<(Option<u32>, usize)> = None;
+        for f in faces.iter() {
+            if f.len() < 3 {
+                skipped += 1;
+                continue;
+            }
+            let gi = match last {
+                Some((mat, g)) if mat == f.material => g,
+                _ => group_of(f.material, &mut groups),
+            };
+            last = Some((f.material, gi));
+            sizes[gi].0 += f.len();
+            sizes[gi].1 += f.len() - 2;
+        }
     }
     let keyed = faces.has_uvs() || faces.has_normals();
     for ((_, b), &(corners, triangles)) in groups.iter_mut().zip(&sizes) {
@@ -368,26 +404,45 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         first: vec![(u32::MAX, 0); m.vertices.len()],
         others: Default::default(),
     };
-    let mut last: Option<(Option<u32>, usize)> = None;
-    for f in faces.iter() {
-        let cs = f.corners();
-        if cs.len() < 3 {
-            continue;
+    let (vertex_col, uv_col) = (faces.vertices(), faces.uv_column());
+    let corner = |c: usize| {
+        (
+            vertex_col[c],
+            uv_col.map_or(NONE, |u| u[c]),
+            normal_col.map_or(NONE, |n| n[c]),
+        )
+    };
+    if triangles {
+        for (run, material) in faces.material_runs() {
+            let gi = group_of(material, &mut groups);
+            let b = &mut groups[gi].1;
+            for c in 3 * run.start..3 * run.end {
+                let i = welder.index(b, gi as u32, corner(c));
+                b.indices.push(i);
+            }
         }
-        let gi = match last {
-            Some((mat, g)) if mat == f.material => g,
-            _ => group_of(f.material, &mut groups),
-        };
-        last = Some((f.material, gi));
-        let b = &mut groups[gi].1;
-        // Fan triangulation (the polygons are convex in practice), each
-        // triangle written as soon as its corners are known.
-        let i0 = welder.index(b, gi as u32, faces.point(cs.start));
-        let mut prev = welder.index(b, gi as u32, faces.point(cs.start + 1));
-        for c in cs.start + 2..cs.end {
-            let i = welder.index(b, gi as u32, faces.point(c));
-            b.indices.extend_from_slice(&[i0, prev, i]);
-            prev = i;
+    } else {
+        let mut last: Option<(Option<u32>, usize)> = None;
+        for f in faces.iter() {
+            let cs = f.corners();
+            if cs.len() < 3 {
+                continue;
+            }
+            let gi = match last {
+                Some((mat, g)) if mat == f.material => g,
+                _ => group_of(f.material, &mut groups),
+            };
+            last = Some((f.material, gi));
+            let b = &mut groups[gi].1;
+            // Fan triangulation (the polygons are convex in practice), each
+            // triangle written as soon as its corners are known.
+            let i0 = welder.index(b, gi as u32, corner(cs.start));
+            let mut prev = welder.index(b, gi as u32, corner(cs.start + 1));
+            for c in cs.start + 2..cs.end {
+                let i = welder.index(b, gi as u32, corner(c));
+                b.indices.extend_from_slice(&[i0, prev, i]);
+                prev = i;
+            }
         }
     }
     if skipped > 0 {
@@ -693,31 +748,35 @@ struct Welder<'a> {
 }
 
 impl Welder<'_> {
+    /// The output vertex of corner (vertex, UV, normal), [`NONE`] for a
+    /// UV or normal the corner lacks.
     #[inline(always)]
-    fn index(&mut self, b: &mut MeshBuilder, gi: u32, p: m3d::FacePoint) -> u32 {
+    fn index(&mut self, b: &mut MeshBuilder, gi: u32, (vertex, uv, nrm): (u32, u32, u32)) -> u32 {
         let m = self.m;
-        let (uv, nrm) = (p.uv().unwrap_or(NONE), p.normal().unwrap_or(NONE));
-        let (fg, fi) = self.first[p.vertex as usize];
+        let (fg, fi) = self.first[vertex as usize];
         // Without UV or normal indices every key is (NONE, NONE): none kept.
         if fg == gi && (!self.keyed || b.keys[fi as usize] == (uv, nrm)) {
             return fi;
         }
         if fg != u32::MAX
-            && let Some(&i) = self.others.get(&(gi, p.vertex, uv, nrm))
+            && let Some(&i) = self.others.get(&(gi, vertex, uv, nrm))
         {
             return i;
         }
-        let v = &m.vertices[p.vertex as usize];
+        let v = &m.vertices[vertex as usize];
         let i = b.positions.len() as u32;
         b.positions.push(vec3(v));
-        b.normals.push(match p.normal() {
-            Some(n) => vec3(&m.vertices[n as usize]).normalize_or(Vec3::Y),
-            None => self.generated[p.vertex as usize],
+        b.normals.push(if nrm != NONE {
+            vec3(&m.vertices[nrm as usize]).normalize_or(Vec3::Y)
+        } else {
+            self.generated[vertex as usize]
         });
-        b.uvs.push(p.uv().map_or(Vec2::ZERO, |t| {
-            let [u, v] = m.tmap[t as usize];
+        b.uvs.push(if uv != NONE {
+            let [u, v] = m.tmap[uv as usize];
             Vec2::new(u, 1.0 - v)
-        }));
+        } else {
+            Vec2::ZERO
+        });
         if b.colored {
             b.colors.push(rgba(v.color));
         }
@@ -730,14 +789,14 @@ impl Welder<'_> {
             b.joints.push(j);
             b.weights.push(w);
         }
-        b.has_uv |= p.uv().is_some();
+        b.has_uv |= uv != NONE;
         if self.keyed {
             b.keys.push((uv, nrm));
         }
         if fg == u32::MAX {
-            self.first[p.vertex as usize] = (gi, i);
+            self.first[vertex as usize] = (gi, i);
         } else {
-            self.others.insert((gi, p.vertex, uv, nrm), i);
+            self.others.insert((gi, vertex, uv, nrm), i);
         }
         i
     }

@@ -471,7 +471,10 @@ impl Texture {
             return Cow::Borrowed(&self.rgba8);
         }
         if let Some(c) = &self.compressed {
-            return Cow::Owned(c.decode_level(0, self.width, self.height).unwrap_or_default());
+            return Cow::Owned(
+                c.decode_level(0, self.width, self.height)
+                    .unwrap_or_default(),
+            );
         }
         if matches!(self.source, TextureSource::Missing(_)) {
             return Cow::Owned(checkerboard_texels(self.width, self.height));
@@ -758,6 +761,17 @@ pub fn quantize_weights(w: [f32; 4]) -> [f32; 4] {
     q.map(|x| x as f32 / WEIGHT_UNITS as f32)
 }
 
+/// ceil(2^40 / s) for every sum s of four weight bytes (index 0 unused).
+const WEIGHT_RECIPROCALS: [u64; 1021] = {
+    let mut t = [0u64; 1021];
+    let mut s = 1;
+    while s < 1021 {
+        t[s] = (1u64 << 40).div_ceil(s as u64);
+        s += 1;
+    }
+    t
+};
+
 /// Four u8 weights as the scene keeps them: [`quantize_weights`]' largest
 /// remainder in exact integers (no float rounding, no sort). Real files'
 /// weights sum to exactly 255 (Papa notes §5; M3D skins from Blender), and
@@ -771,45 +785,50 @@ pub(crate) fn byte_weights(w: [u8; 4]) -> [f32; 4] {
         // Every real Papa vertex: 257·w units exactly, nothing left over.
         return w.map(|x| (257 * x as u32) as f32 / WEIGHT_UNITS as f32);
     }
-    // Shares by one reciprocal (no division per weight), then corrected to
-    // the exact integer floor and remainder.
+    // Floor and remainder of w·65535/sum for each weight by one exact
+    // reciprocal: m = ceil(2^40/sum) gives floor(n·m / 2^40) = floor(n/sum)
+    // for every n < 2^24 (the error n·(m·sum - 2^40) / 2^40 stays below 1/sum
+    // because n·(sum - 1) < 2^34), so no division per weight and no float.
     let units = WEIGHT_UNITS as u32;
-    let per = units as f64 / sum as f64;
+    let m = WEIGHT_RECIPROCALS[sum as usize];
     let mut q = [0u32; 4];
     let mut rem = [0i64; 4];
     for k in 0..4 {
-        let n = w[k] as i64 * units as i64;
-        let mut f = (w[k] as f64 * per) as i64;
-        let mut r = n - f * sum as i64;
-        if r < 0 {
-            f -= 1;
-            r += sum as i64;
-        } else if r >= sum as i64 {
-            f += 1;
-            r -= sum as i64;
-        }
+        let n = w[k] as u64 * units as u64;
+        let f = (n * m) >> 40;
         q[k] = f as u32;
-        rem[k] = r;
+        rem[k] = (n - f * sum as u64) as i64;
     }
     // Each share's remainder is below one unit, so fewer than four units
-    // are left: one each to the largest remainders, ties to the first.
+    // are left: one each to the largest remainders, ties to the first. A
+    // weight's rank (remainders above it, equal ones before it) says
+    // whether it gets one, without a branch per comparison.
     let left = units - q.iter().sum::<u32>();
-    for _ in 0..left {
-        let mut best = 0;
-        for i in 1..4 {
-            if rem[i] > rem[best] {
-                best = i;
-            }
-        }
-        q[best] += 1;
-        rem[best] = -1;
-    }
+    let rank = |k: usize| -> u32 {
+        (0..4)
+            .map(|j| (rem[j] > rem[k] || (rem[j] == rem[k] && j < k)) as u32)
+            .sum()
+    };
+    let q = [0, 1, 2, 3].map(|k| q[k] + (rank(k) < left) as u32);
     q.map(|x| x as f32 / WEIGHT_UNITS as f32)
 }
 
 #[cfg(test)]
 mod weight_tests {
     use super::*;
+
+    /// The reciprocal `byte_weights` divides by, against integer division
+    /// for every weight byte and every sum four bytes can make.
+    #[test]
+    fn the_weight_reciprocal_is_exact_for_every_sum() {
+        for sum in 1..=1020u64 {
+            let m = WEIGHT_RECIPROCALS[sum as usize];
+            for w in 0..=255u64 {
+                let n = w * 65535;
+                assert_eq!((n * m) >> 40, n / sum, "w {w} sum {sum}");
+            }
+        }
+    }
 
     #[test]
     fn byte_weights_are_the_general_quantisation_for_every_split_of_255() {

@@ -399,18 +399,6 @@ impl Faces {
         self.vertex.reserve(corners);
     }
 
-    /// Room for `faces` faces of `corners` points, with the UV, normal and
-    /// maximum columns of `flags` (a MESH record's k bits 0-2) made now.
-    fn prepare(&mut self, faces: usize, corners: usize, flags: u8) {
-        self.reserve(faces, corners);
-        for bit in [1, 2, 4] {
-            if flags & bit != 0 {
-                self.column(bit).reserve(corners);
-                self.open_column(bit);
-            }
-        }
-    }
-
     fn column(&mut self, bit: u8) -> &mut Vec<u32> {
         match bit {
             1 => &mut self.uv,
@@ -445,6 +433,18 @@ impl Faces {
             self.starts.push(self.vertex.len() as u32);
         }
         self.count += 1;
+    }
+
+    /// Starts `faces` faces of `material` and `points` points each, whose
+    /// points the caller appends to the columns next (a MESH run).
+    fn start_faces(&mut self, material: Option<u32>, points: usize, faces: usize) {
+        self.start_face(material, points);
+        if !self.starts.is_empty() {
+            let first = self.vertex.len() as u32;
+            self.starts
+                .extend((1..faces as u32).map(|f| first + f * points as u32));
+        }
+        self.count += faces as u32 - 1;
     }
 
     /// Face `i`'s corners.
@@ -532,6 +532,44 @@ impl Faces {
             faces: self,
             corners: self.range(i),
         })
+    }
+
+    /// The UV column (a TMAP index or [`NONE`] per corner), if some record
+    /// stores UVs.
+    #[inline]
+    pub fn uv_column(&self) -> Option<&[u32]> {
+        self.has_uvs().then_some(&self.uv[..])
+    }
+
+    /// The normal column (a vertex index or [`NONE`] per corner), if some
+    /// record stores normals.
+    #[inline]
+    pub fn normal_column(&self) -> Option<&[u32]> {
+        self.has_normals().then_some(&self.normal[..])
+    }
+
+    /// Whether every face is a triangle (face i is corners 3i..3i+3).
+    #[inline]
+    pub fn all_triangles(&self) -> bool {
+        self.starts.is_empty()
+    }
+
+    /// Runs of faces that share a material: (faces, material), in order,
+    /// covering every face.
+    pub fn material_runs(
+        &self,
+    ) -> impl Iterator<Item = (std::ops::Range<usize>, Option<u32>)> + '_ {
+        // Faces before the first run have no material.
+        let first = self.materials.first().map_or(self.len(), |r| r.0 as usize);
+        let lead = (first > 0).then_some((0..first, None));
+        lead.into_iter()
+            .chain(self.materials.iter().enumerate().map(|(k, r)| {
+                let end = self
+                    .materials
+                    .get(k + 1)
+                    .map_or(self.len(), |next| next.0 as usize);
+                (r.0 as usize..end, opt(r.1))
+            }))
     }
 
     /// Every face in order.
@@ -727,59 +765,77 @@ pub fn decode_with_limit(data: &[u8], max_payload: usize) -> Result<M3d> {
         }
         return Ok(m);
     }
-    let inflated = inflate_zlib(body, max_payload).map_err(|why| DecodeError {
+    m.compressed = true;
+    inflate_zlib(body, max_payload, |inflated| {
+        m.payload_len = inflated.len();
+        parse_payload(inflated, &mut m).map_err(|e| DecodeError {
+            field: format!(
+                "inflated payload ({} bytes; offsets are in it): {}",
+                inflated.len(),
+                e.field
+            ),
+            ..e
+        })
+    })
+    .map_err(|why| DecodeError {
         offset: pos as u64,
         field: "zlib payload".into(),
         kind: ErrorKind::Compression(why),
-    })?;
-    m.compressed = true;
-    m.payload_len = inflated.len();
-    let what = format!(
-        "inflated payload ({} bytes; offsets are in it)",
-        inflated.len()
-    );
-    parse_payload(&inflated, &mut m).map_err(|e| DecodeError {
-        field: format!("{what}: {}", e.field),
-        ..e
-    })?;
+    })??;
     Ok(m)
 }
 
-/// Inflates a zlib stream of at most `max` bytes (zlib-rs through flate2:
-/// about twice miniz_oxide's speed, which was half of a compressed file's
-/// decode). The output grows from four times the input, never past `max`.
-fn inflate_zlib(body: &[u8], max: usize) -> std::result::Result<Vec<u8>, String> {
-    let mut z = flate2::Decompress::new(true);
-    let mut out: Vec<u8> = Vec::with_capacity(body.len().saturating_mul(4).clamp(64, max.max(64)));
-    loop {
-        let before_in = z.total_in();
-        let before_out = z.total_out();
-        let status = z
-            .decompress_vec(
-                &body[z.total_in() as usize..],
-                &mut out,
-                flate2::FlushDecompress::Finish,
-            )
-            .map_err(|e| {
-                format!("{e} (the payload is neither a HEAD chunk nor a valid zlib stream)")
-            })?;
-        if out.len() > max {
-            return Err(format!("inflates past the {max}-byte limit"));
+/// Room for inflated payloads kept by a thread between decodes, up to
+/// this size (a larger payload gets room of its own, freed after).
+const KEPT_ROOM: usize = 8 << 20;
+
+thread_local! {
+    /// The decompressor and the output room of the last decode on this
+    /// thread: setting them up (a 10 KB decompressor, zeroed output) cost
+    /// more than inflating a file of a few KB.
+    static INFLATE: std::cell::RefCell<Option<(libdeflater::Decompressor, Vec<u8>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Inflates a zlib stream of at most `max` bytes in one call (libdeflate:
+/// 1.4-1.6x zlib-rs on the shared fixtures, `docs/performance.md`) and
+/// hands the payload to `parse`. The header gives no inflated size: the
+/// room starts at four times the input and doubles until the stream fits,
+/// never past `max` (a stream that does not fit is inflated again; the
+/// doublings cost at most as much again as the last try).
+fn inflate_zlib<R>(
+    body: &[u8],
+    max: usize,
+    parse: impl FnOnce(&[u8]) -> R,
+) -> std::result::Result<R, String> {
+    use libdeflater::DecompressionError;
+    let kept = INFLATE.with(|k| k.borrow_mut().take());
+    let (mut z, mut room) = kept.unwrap_or_else(|| (libdeflater::Decompressor::new(), Vec::new()));
+    let mut want = body.len().saturating_mul(4).clamp(64, max.max(64));
+    let n = loop {
+        if room.len() < want {
+            room = vec![0u8; want];
         }
-        match status {
-            flate2::Status::StreamEnd => return Ok(out),
-            _ if out.len() == out.capacity() => {
-                if out.len() == max {
-                    return Err(format!("inflates past the {max}-byte limit"));
-                }
-                out.reserve_exact(out.capacity().min(max - out.len()).max(64));
+        match z.zlib_decompress(body, &mut room[..want]) {
+            Ok(n) => break Ok(n),
+            Err(DecompressionError::InsufficientSpace) if want < max => {
+                want = want.saturating_mul(2).min(max);
             }
-            _ if z.total_in() == before_in && z.total_out() == before_out => {
-                return Err("the zlib stream ends early (the payload is neither a HEAD chunk nor a valid zlib stream)".into());
+            Err(DecompressionError::InsufficientSpace) => {
+                break Err(format!("inflates past the {max}-byte limit"));
             }
-            _ => {}
+            Err(DecompressionError::BadData) => {
+                break Err(
+                    "not a valid zlib stream (the payload is neither a HEAD chunk nor a valid zlib stream)".into(),
+                );
+            }
         }
+    };
+    let out = n.map(|n| parse(&room[..n]));
+    if room.len() <= KEPT_ROOM {
+        INFLATE.with(|k| *k.borrow_mut() = Some((z, room)));
     }
+    out
 }
 
 /// Reads an index of `size` bytes with m3d.h's sign extension.
@@ -855,61 +911,106 @@ fn point_len(t: &Types, k: u8) -> usize {
         + if k & 4 != 0 { vi } else { 0 }
 }
 
-/// Appends the points of one MESH record with flags `K` (bits 0-2: UV,
-/// normal, maximum) from `rec`, its bounds-checked bytes, to the face
-/// started last. An index out of range is `(point, field, value, limit)`.
+/// An index of `SIZE` bytes at `b[at..]` with m3d.h's sign extension
+/// (`index_at` with the width known when compiling).
 #[inline(always)]
-fn read_points<const K: u8>(
+fn index_of<const SIZE: u8>(b: &[u8], at: usize) -> u32 {
+    index_at(b, at, SIZE)
+}
+
+/// A MESH index out of range: (record offset, point, field, value, limit).
+type RunError = (usize, usize, &'static str, u32, u32);
+
+/// Reads a run of MESH records that share the header byte at `at` (`n`
+/// points with flags `K`, bits 0-2: UV, normal, maximum; vertex indices of
+/// `VI` bytes): every such record that follows back to back and fits
+/// before `end` (the caller checked that the first fits; `at..end`). Real meshes are
+/// one run of triangles, so the header, the widths and the columns are
+/// worked out once a run instead of once a face. Returns where the run
+/// ends.
+fn read_run<const K: u8, const VI: u8>(
     faces: &mut Faces,
-    rec: &[u8],
+    data: &[u8],
+    std::ops::Range { start: at, end }: std::ops::Range<usize>,
+    n: usize,
     t: &Types,
-    nv: u32,
-    nt: u32,
-) -> std::result::Result<(), (usize, &'static str, u32, u32)> {
-    let (vi, ti) = (t.vi as usize, t.ti as usize);
+    material: Option<u32>,
+    (nv, nt): (u32, u32),
+) -> std::result::Result<usize, RunError> {
+    let (vi, ti) = (VI as usize, t.ti as usize);
     let uv_at = vi;
     let normal_at = uv_at + if K & 1 != 0 { ti } else { 0 };
     let max_at = normal_at + if K & 2 != 0 { vi } else { 0 };
-    let len = max_at + if K & 4 != 0 { vi } else { 0 };
-    // NONE is "absent" and passes; anything else must be in range.
-    let bad = |v: u32, limit: u32| v != NONE && v >= limit;
-    let has = |bit: u8| faces.columns & bit != 0;
-    let (has_uv, has_normal, has_max) = (has(1), has(2), has(4));
-    for (j, b) in rec.chunks_exact(len).enumerate() {
-        let vertex = index_at(b, 0, t.vi);
-        if vertex >= nv {
-            return Err((j, "vertex", vertex, nv));
+    let point = max_at + if K & 4 != 0 { vi } else { 0 };
+    let len = 1 + n * point;
+    let magic = data[at];
+    let mut records = 1;
+    while at + (records + 1) * len <= end && data[at + records * len] == magic {
+        records += 1;
+    }
+    let body = &data[at..at + records * len];
+    faces.start_faces(material, n, records);
+    // The columns grow to their new length first and are filled through
+    // slices (a push per index reloaded each column's length from `faces`).
+    let corners = records * n;
+    let base = faces.vertex.len();
+    let grow = |col: &mut Vec<u32>, exists: bool| {
+        if exists {
+            col.resize(base + corners, NONE);
         }
-        faces.vertex.push(vertex);
-        if K & 1 != 0 {
-            let uv = index_at(b, uv_at, t.ti);
-            if bad(uv, nt) {
-                return Err((j, "UV", uv, nt));
-            }
-            faces.uv.push(uv);
-        } else if has_uv {
-            faces.uv.push(NONE);
-        }
-        if K & 2 != 0 {
-            let normal = index_at(b, normal_at, t.vi);
-            if bad(normal, nv) {
-                return Err((j, "normal", normal, nv));
-            }
-            faces.normal.push(normal);
-        } else if has_normal {
-            faces.normal.push(NONE);
-        }
-        if K & 4 != 0 {
-            let max = index_at(b, max_at, t.vi);
-            if bad(max, nv) {
-                return Err((j, "maximum vertex", max, nv));
-            }
-            faces.max.push(max);
-        } else if has_max {
-            faces.max.push(NONE);
+    };
+    for bit in [1, 2, 4] {
+        if K & bit != 0 {
+            faces.open_column(bit); // made by the chunk's scan already
         }
     }
-    Ok(())
+    let has = |bit: u8| faces.columns & bit != 0;
+    let (has_uv, has_normal, has_max) = (has(1), has(2), has(4));
+    faces.vertex.resize(base + corners, 0);
+    grow(&mut faces.uv, has_uv);
+    grow(&mut faces.normal, has_normal);
+    grow(&mut faces.max, has_max);
+    let (vertex, uv, normal, max) = (
+        &mut faces.vertex[base..],
+        &mut faces.uv[if has_uv { base } else { 0 }..],
+        &mut faces.normal[if has_normal { base } else { 0 }..],
+        &mut faces.max[if has_max { base } else { 0 }..],
+    );
+    // NONE is "absent" and passes; anything else must be in range.
+    let bad = |v: u32, limit: u32| v != NONE && v >= limit;
+    for (r, rec) in body.chunks_exact(len).enumerate() {
+        for (j, b) in rec[1..].chunks_exact(point).enumerate() {
+            let c = r * n + j;
+            let err = |what, v, limit| Err((at + r * len, j, what, v, limit));
+            let v = index_of::<VI>(b, 0);
+            if v >= nv {
+                return err("vertex", v, nv);
+            }
+            vertex[c] = v;
+            if K & 1 != 0 {
+                let t = index_at(b, uv_at, t.ti);
+                if bad(t, nt) {
+                    return err("UV", t, nt);
+                }
+                uv[c] = t;
+            }
+            if K & 2 != 0 {
+                let v = index_of::<VI>(b, normal_at);
+                if bad(v, nv) {
+                    return err("normal", v, nv);
+                }
+                normal[c] = v;
+            }
+            if K & 4 != 0 {
+                let v = index_of::<VI>(b, max_at);
+                if bad(v, nv) {
+                    return err("maximum vertex", v, nv);
+                }
+                max[c] = v;
+            }
+        }
+    }
+    Ok(at + records * len)
 }
 
 fn opt(i: u32) -> Option<u32> {
@@ -1115,42 +1216,49 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                 let n = (len - 8) / rec;
                 // Fixed-size records, bounds-checked once for the chunk;
                 // only a colour index past the colour map can fail.
-                m.vertices.reserve_exact(n);
                 let start = r.pos();
                 let records = r.bytes(n * rec, "vertices")?;
                 let (cc, ci) = (4 * t.vc as usize, t.ci);
-                for (i, b) in records.chunks_exact(rec).enumerate() {
-                    let color = match ci {
+                let index = |b: &[u8]| match ci {
+                    1 => b[cc] as usize,
+                    _ => u16::from_le_bytes([b[cc], b[cc + 1]]) as usize,
+                };
+                // Colour indices are checked first, so the vertices are one
+                // infallible pass (an exact-size collect, no push per vertex).
+                if matches!(ci, 1 | 2) && !m.cmap.is_empty() {
+                    let bad = records
+                        .chunks_exact(rec)
+                        .position(|b| index(b) >= m.cmap.len());
+                    if let Some(i) = bad {
+                        let c = index(&records[i * rec..]);
+                        return Err(r.err(
+                            start + i * rec + cc,
+                            &format!("vertex {i} colour"),
+                            format!(
+                                "colour index {c} is past the colour map ({} colours)",
+                                m.cmap.len()
+                            ),
+                        ));
+                    }
+                }
+                let cmap = &m.cmap;
+                let vertex = |b: &[u8], pos: [f32; 4]| Vertex {
+                    pos,
+                    color: match ci {
                         0 => 0,
                         4 => u32::from_le_bytes([b[cc], b[cc + 1], b[cc + 2], b[cc + 3]]),
-                        size => {
-                            let c = if size == 1 {
-                                b[cc] as usize
-                            } else {
-                                u16::from_le_bytes([b[cc], b[cc + 1]]) as usize
-                            };
-                            match m.cmap.get(c) {
-                                Some(&rgba) => rgba,
-                                None if m.cmap.is_empty() => 0,
-                                None => {
-                                    return Err(r.err(
-                                        start + i * rec + cc,
-                                        &format!("vertex {i} colour"),
-                                        format!(
-                                            "colour index {c} is past the colour map ({} colours)",
-                                            m.cmap.len()
-                                        ),
-                                    ));
-                                }
-                            }
-                        }
-                    };
-                    m.vertices.push(Vertex {
-                        pos: coords_at(b, t.vc),
-                        color,
-                        skin: index_at(b, cc + ci as usize, t.sk),
-                    });
-                }
+                        // No CMAP: 0, as m3d.h.
+                        _ => cmap.get(index(b)).copied().unwrap_or(0),
+                    },
+                    skin: index_at(b, cc + ci as usize, t.sk),
+                };
+                let all = records.chunks_exact(rec);
+                m.vertices = match t.vc {
+                    1 => all.map(|b| vertex(b, coords_at(b, 1))).collect(),
+                    2 => all.map(|b| vertex(b, coords_at(b, 2))).collect(),
+                    4 => all.map(|b| vertex(b, coords_at(b, 4))).collect(),
+                    _ => all.map(|b| vertex(b, coords_at(b, 8))).collect(),
+                };
             }
             b"BONE" => {
                 if t.bi == 0 {
@@ -1266,25 +1374,8 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                 }
             }
             b"MESH" => {
-                // Exact room for this chunk's faces, from a scan of its
-                // record headers (stops at the first that does not fit; the
-                // reading below reports it).
-                let (mut faces, mut corners, mut flags) = (0usize, 0usize, 0u8);
-                let mut at = body.start;
-                while at < body.end {
-                    let (n, k) = ((data[at] >> 4) as usize, data[at] & 15);
-                    at += 1 + if n == 0 {
-                        t.si as usize
-                    } else {
-                        n * point_len(&t, k)
-                    };
-                    if n > 0 && at <= body.end {
-                        faces += 1;
-                        corners += n;
-                        flags |= k & 7;
-                    }
-                }
-                m.faces.prepare(faces, corners, flags);
+                // Each run of like records grows the columns once (a chunk
+                // of one run, as real files are, to exactly its size).
                 let mut material: Option<u32> = None;
                 let (nv, nt) = (m.vertices.len() as u32, m.tmap.len() as u32);
                 while r.pos() < body.end {
@@ -1322,11 +1413,11 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                     // Bit 3 is reserved; m3d.h ignores it, and so do we.
                     let len = n * point_len(&t, k);
                     let face = m.faces.len();
-                    let rec_at = r.pos();
+                    let rec_at = r.pos() - 1;
                     // The field name is formatted only for the error.
                     if r.remaining() < len {
                         return Err(r.err(
-                            rec_at,
+                            rec_at + 1,
                             &format!("face {face} points"),
                             format!(
                                 "{n} points of {} bytes run past the chunk's end at {:#X}",
@@ -1335,24 +1426,53 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                             ),
                         ));
                     }
-                    let rec = r.bytes(len, "face points")?;
-                    m.faces.start_face(material, n);
-                    let read = match k & 7 {
-                        0 => read_points::<0>,
-                        1 => read_points::<1>,
-                        2 => read_points::<2>,
-                        3 => read_points::<3>,
-                        4 => read_points::<4>,
-                        5 => read_points::<5>,
-                        6 => read_points::<6>,
-                        _ => read_points::<7>,
+                    type Run = fn(
+                        &mut Faces,
+                        &[u8],
+                        std::ops::Range<usize>,
+                        usize,
+                        &Types,
+                        Option<u32>,
+                        (u32, u32),
+                    ) -> std::result::Result<usize, RunError>;
+                    macro_rules! runs {
+                        ($vi:literal) => {
+                            match k & 7 {
+                                0 => read_run::<0, $vi> as Run,
+                                1 => read_run::<1, $vi>,
+                                2 => read_run::<2, $vi>,
+                                3 => read_run::<3, $vi>,
+                                4 => read_run::<4, $vi>,
+                                5 => read_run::<5, $vi>,
+                                6 => read_run::<6, $vi>,
+                                _ => read_run::<7, $vi>,
+                            }
+                        };
+                    }
+                    let read = match t.vi {
+                        1 => runs!(1),
+                        2 => runs!(2),
+                        _ => runs!(4),
                     };
-                    if let Err((j, what, v, limit)) = read(&mut m.faces, rec, &t, nv, nt) {
-                        return Err(r.err(
-                            rec_at + j * (len / n),
-                            &format!("face {face} point {j} {what}"),
-                            format!("{v} is out of range ({limit} entries)"),
-                        ));
+                    match read(
+                        &mut m.faces,
+                        data,
+                        rec_at..body.end,
+                        n,
+                        &t,
+                        material,
+                        (nv, nt),
+                    ) {
+                        Ok(next) => r.bytes(next - rec_at - 1, "face points").map(|_| ())?,
+                        Err((at, j, what, v, limit)) => {
+                            let point = len / n;
+                            let face = face + (at - rec_at) / (1 + len);
+                            return Err(r.err(
+                                at + 1 + j * point,
+                                &format!("face {face} point {j} {what}"),
+                                format!("{v} is out of range ({limit} entries)"),
+                            ));
+                        }
                     }
                 }
             }

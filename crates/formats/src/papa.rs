@@ -675,7 +675,8 @@ impl<'a> Ctx<'a> {
     /// the overlap check.
     fn record(&mut self, offset: i64, len: u64, what: Label) {
         if len > 0 {
-            self.regions.push((offset as u64, offset as u64 + len, what));
+            self.regions
+                .push((offset as u64, offset as u64 + len, what));
         }
     }
 
@@ -1177,11 +1178,8 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
                     let bone_map = if nmap == 0 {
                         Vec::new()
                     } else {
-                        let mut mr = c.at(
-                            om,
-                            nmap as u64 * 2,
-                            Label::BoneMappings(i, b as usize),
-                        )?;
+                        let mut mr =
+                            c.at(om, nmap as u64 * 2, Label::BoneMappings(i, b as usize))?;
                         (0..nmap)
                             .map(|_| mr.u16("bone"))
                             .collect::<Result<Vec<_>>>()?
@@ -1259,9 +1257,16 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
                 let f = |b: &[u8], k: usize| {
                     f32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]])
                 };
-                transforms.extend(r.bytes(n as usize * 28, "transforms")?.chunks_exact(28).map(
-                    |b| ([f(b, 0), f(b, 1), f(b, 2)], [f(b, 3), f(b, 4), f(b, 5), f(b, 6)]),
-                ));
+                transforms.extend(
+                    r.bytes(n as usize * 28, "transforms")?
+                        .chunks_exact(28)
+                        .map(|b| {
+                            (
+                                [f(b, 0), f(b, 1), f(b, 2)],
+                                [f(b, 3), f(b, 4), f(b, 5), f(b, 6)],
+                            )
+                        }),
+                );
             }
             if fps_num == 0 || fps_den == 0 {
                 c.warnings.push(format!(

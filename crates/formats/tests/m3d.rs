@@ -746,3 +746,45 @@ fn faces_hand_back_what_was_pushed() {
     assert!(!plain.has_uvs() && !plain.has_normals());
     assert_eq!(plain.get(0).unwrap().point(2).vertex, 2);
 }
+
+/// A run of three triangle records whose third has a vertex index past
+/// VRTS, bytes laid out by hand from `specs/m3d.md`: the error names that
+/// face, that point and the byte it sits at.
+#[test]
+fn a_bad_index_late_in_a_run_of_faces_names_its_face_and_byte() {
+    // Types: int8 coordinates, u8 vertex and string indices (00), no
+    // colour (bits 6-7), texture (8-9), bone (10-11), skin (14-15) or
+    // voxel dimension (22-23) types.
+    let types: u32 = (3 << 6) | (3 << 8) | (3 << 10) | (3 << 14) | (3 << 22);
+    let mut payload = Vec::new();
+    payload.extend(b"HEAD");
+    payload.extend(20u32.to_le_bytes());
+    payload.extend(1.0f32.to_le_bytes());
+    payload.extend(types.to_le_bytes());
+    payload.extend([0, 0, 0, 0]); // name, license, author, description
+    payload.extend(b"VRTS");
+    payload.extend(20u32.to_le_bytes());
+    payload.extend([0, 0, 0, 127, 127, 0, 0, 127, 0, 127, 0, 127]); // x y z w
+    payload.extend(b"MESH");
+    payload.extend(20u32.to_le_bytes());
+    // Magic 0x30: three points, no UV, normal or maximum index.
+    payload.extend([0x30, 0, 1, 2, 0x30, 0, 2, 1, 0x30, 1, 7, 2]);
+    payload.extend(b"OMD3");
+    let mut file = Vec::new();
+    file.extend(b"3DMO");
+    file.extend((8 + payload.len() as u32).to_le_bytes());
+    file.extend(&payload);
+    let e = err(&file);
+    // MESH at payload offset 40, records from 48; the third at 56, its
+    // second point at 58; the payload starts at file offset 8.
+    assert!(
+        e.contains("face 2 point 1 vertex") && e.contains("7 is out of range (3 entries)"),
+        "{e}"
+    );
+    assert!(e.contains("0x42"), "{e}");
+    // The same bytes with the index in range decode to three faces.
+    file[8 + 58] = 0;
+    let m = m3d::decode(&file).unwrap();
+    assert_eq!(m.faces.len(), 3);
+    assert_eq!(m.faces.vertices(), &[0, 1, 2, 0, 2, 1, 1, 0, 2]);
+}

@@ -15,7 +15,12 @@ fn png(t: &Texture) -> Result<Vec<u8>, String> {
     use image::ImageEncoder;
     let mut out = Vec::new();
     image::codecs::png::PngEncoder::new(&mut out)
-        .write_image(&t.pixels(), t.width, t.height, image::ExtendedColorType::Rgba8)
+        .write_image(
+            &t.pixels(),
+            t.width,
+            t.height,
+            image::ExtendedColorType::Rgba8,
+        )
         .map_err(|e| format!("texture {:?}: PNG encoding: {e}", t.name))?;
     Ok(out)
 }
