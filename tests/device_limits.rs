@@ -236,7 +236,7 @@ fn buffers_over_the_device_limit_are_refused_naming_the_part() {
         indices: vec![0; 3],
         skin: skinned.then(|| Skin {
             joints: vec![[0; 4]; n],
-            weights: vec![[1.0, 0.0, 0.0, 0.0]; n],
+            weights: vec![[65535, 0, 0, 0]; n],
         }),
         ..Default::default()
     };

@@ -198,7 +198,7 @@ fn voxels_mesh_with_hidden_faces_removed() {
         .unwrap()
         .scene;
     let skin = s.meshes[0].skin.as_ref().expect("voxels on a skin");
-    assert!(skin.weights.iter().all(|w| *w == [1.0, 0.0, 0.0, 0.0]));
+    assert!(skin.weights.iter().all(|w| *w == [65535, 0, 0, 0]));
     assert!(skin.joints.iter().all(|j| *j == [0; 4]));
 }
 

@@ -151,7 +151,7 @@ pub fn skin_vertices(
     out_normals: &mut [Vec3],
 ) {
     for i in 0..positions.len() {
-        let (j, w) = (skin.joints[i], skin.weights[i]);
+        let (j, w) = (skin.joints[i], crate::scene::unit_weights(skin.weights[i]));
         let mut m = Mat4::ZERO;
         let mut total = 0.0;
         for k in 0..4 {

@@ -85,19 +85,19 @@ pub fn oct_decode(e: u32) -> Vec3 {
     n.normalize()
 }
 
-/// Packs one vertex. Weights must be multiples of 1/65535 (see
+/// Packs one vertex. Weights are units of 1/65535 (see
 /// `scene::quantize_weights`); joints must be below [`MAX_BONES`].
 pub fn pack_skin_vertex(
     position: Vec3,
     normal: Vec3,
     joints: [u16; 4],
-    weights: [f32; 4],
+    weights: [u16; 4],
 ) -> SkinVertex {
     let mut j = 0u32;
     let mut w = [0u32; 2];
     for k in 0..4 {
         j |= (joints[k].min(255) as u32) << (8 * k);
-        w[k / 2] |= ((weights[k].clamp(0.0, 1.0) * 65535.0).round() as u32) << (16 * (k % 2));
+        w[k / 2] |= (weights[k] as u32) << (16 * (k % 2));
     }
     SkinVertex {
         position: position.to_array(),

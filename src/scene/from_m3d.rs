@@ -268,11 +268,15 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
     let corner_vertex = m.faces.vertices();
     let normal_col = m.faces.normal_column();
     let mut need = false;
-    let mut generated: Vec<Vec3> = Vec::new();
+    // 16-byte SIMD vectors: the sums are read-modify-writes of neighbouring
+    // faces' shared vertices.
+    let mut generated: Vec<glam::Vec3A> = Vec::new();
     if normal_col.is_none_or(|n| n.contains(&NONE)) {
-        generated = vec![Vec3::ZERO; m.vertices.len()];
+        generated = vec![glam::Vec3A::ZERO; m.vertices.len()];
         let mut add = |ids: &[u32]| {
-            let v = |i: usize| vec3(&m.vertices[ids[i] as usize]);
+            let v = |i: usize| {
+                glam::Vec3A::from_vec4(glam::Vec4::from(m.vertices[ids[i] as usize].pos))
+            };
             for k in 1..ids.len() - 1 {
                 let n = (v(k) - v(0)).cross(v(k + 1) - v(0)).normalize_or_zero();
                 for i in [0, k, k + 1] {
@@ -280,7 +284,19 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
                 }
             }
         };
-        if m.faces.all_triangles() {
+        if m.faces.all_triangles() && normal_col.is_none() {
+            // No normals stored at all (WusonBlitz): every triangle.
+            need = !corner_vertex.is_empty();
+            let at = |i: u32| glam::Vec3A::from_vec4(glam::Vec4::from(m.vertices[i as usize].pos));
+            for t in corner_vertex.chunks_exact(3) {
+                let [a, b, c] = [t[0], t[1], t[2]];
+                let o = at(a);
+                let n = (at(b) - o).cross(at(c) - o).normalize_or_zero();
+                generated[a as usize] += n;
+                generated[b as usize] += n;
+                generated[c as usize] += n;
+            }
+        } else if m.faces.all_triangles() {
             for (f, ids) in corner_vertex.chunks_exact(3).enumerate() {
                 if normal_col.is_none_or(|n| n[3 * f..3 * f + 3].contains(&NONE)) {
                     need = true;
@@ -298,14 +314,14 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         }
         if need {
             for n in &mut generated {
-                *n = n.normalize_or(Vec3::Y);
+                *n = n.normalize_or(glam::Vec3A::Y);
             }
         }
     }
 
     // Skins: up to 4 influences (the largest, ties in file order), weights
     // renormalised; worked out once per skin record.
-    let skin_table: Vec<([u16; 4], [f32; 4])> = m
+    let skin_table: Vec<([u16; 4], [u16; 4])> = m
         .skins
         .iter()
         .map(|s| {
@@ -313,19 +329,19 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
             // insertion into a list of four (a record holds at most 8).
             let mut j = [0u16; 4];
             let mut w = [0u8; 4];
-            let mut len = 0;
-            for (b, wt) in s.influences() {
-                let mut k = len;
+            for (before, (b, wt)) in s.influences().enumerate() {
+                // Shift the lighter ones down a slot (the last falls off).
+                let mut k = before.min(4);
                 while k > 0 && w[k - 1] < wt {
+                    if k < 4 {
+                        j[k] = j[k - 1];
+                        w[k] = w[k - 1];
+                    }
                     k -= 1;
                 }
                 if k < 4 {
-                    let end = len.min(3);
-                    j.copy_within(k..end, k + 1);
-                    w.copy_within(k..end, k + 1);
                     j[k] = b as u16;
                     w[k] = wt;
-                    len = (len + 1).min(4);
                 }
             }
             (j, byte_weights(w))
@@ -402,7 +418,8 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         skinned,
         keyed,
         first: vec![(u32::MAX, 0); m.vertices.len()],
-        others: Default::default(),
+        chain: Vec::new(),
+        others: Vec::new(),
     };
     let (vertex_col, uv_col) = (faces.vertices(), faces.uv_column());
     let corner = |c: usize| {
@@ -416,10 +433,38 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         for (run, material) in faces.material_runs() {
             let gi = group_of(material, &mut groups);
             let b = &mut groups[gi].1;
-            for c in 3 * run.start..3 * run.end {
-                let i = welder.index(b, gi as u32, corner(c));
-                b.indices.push(i);
+            let corners = 3 * run.start..3 * run.end;
+            // The index list apart from the builder, so its length stays in
+            // a register while vertices are made.
+            let mut indices = std::mem::take(&mut b.indices);
+            let vertices = &vertex_col[corners.clone()];
+            match (uv_col, normal_col) {
+                (None, None) => indices.extend(
+                    vertices
+                        .iter()
+                        .map(|&v| welder.index(b, gi as u32, (v, NONE, NONE))),
+                ),
+                (Some(uv), None) => indices.extend(
+                    vertices
+                        .iter()
+                        .zip(&uv[corners])
+                        .map(|(&v, &t)| welder.index(b, gi as u32, (v, t, NONE))),
+                ),
+                (Some(uv), Some(n)) => indices.extend(
+                    vertices
+                        .iter()
+                        .zip(&uv[corners.clone()])
+                        .zip(&n[corners])
+                        .map(|((&v, &t), &n)| welder.index(b, gi as u32, (v, t, n))),
+                ),
+                (None, Some(n)) => indices.extend(
+                    vertices
+                        .iter()
+                        .zip(&n[corners])
+                        .map(|(&v, &n)| welder.index(b, gi as u32, (v, NONE, n))),
+                ),
             }
+            b.indices = indices;
         }
     } else {
         let mut last: Option<(Option<u32>, usize)> = None;
@@ -702,7 +747,7 @@ struct MeshBuilder {
     uvs: Vec<Vec2>,
     colors: Vec<[u8; 4]>,
     joints: Vec<[u16; 4]>,
-    weights: Vec<[f32; 4]>,
+    weights: Vec<[u16; 4]>,
     indices: Vec<u32>,
     has_uv: bool,
     /// Whether the mesh keeps vertex colours.
@@ -738,13 +783,27 @@ impl MeshBuilder {
 struct Welder<'a> {
     m: &'a M3d,
     /// Smooth normals per VRTS vertex, for corners that store none.
-    generated: &'a [Vec3],
-    skin_table: &'a [([u16; 4], [f32; 4])],
+    generated: &'a [glam::Vec3A],
+    skin_table: &'a [([u16; 4], [u16; 4])],
     skinned: bool,
     /// Whether corners carry UV or normal indices (else no keys are kept).
     keyed: bool,
     first: Vec<(u32, u32)>,
-    others: rustc_hash::FxHashMap<(u32, u32, u32, u32), u32>,
+    /// Per VRTS vertex, the last of its other output vertices in `others`
+    /// (made the first time a vertex is seen again with another UV, normal
+    /// or material; [`NONE`] for none).
+    chain: Vec<u32>,
+    /// Output vertices after a VRTS vertex's first, each linked to the one
+    /// made before it from the same vertex: a short walk instead of a hash.
+    others: Vec<Other>,
+}
+
+/// An output vertex that is not the first made from its VRTS vertex.
+struct Other {
+    group: u32,
+    key: (u32, u32),
+    index: u32,
+    next: u32,
 }
 
 impl Welder<'_> {
@@ -758,10 +817,18 @@ impl Welder<'_> {
         if fg == gi && (!self.keyed || b.keys[fi as usize] == (uv, nrm)) {
             return fi;
         }
-        if fg != u32::MAX
-            && let Some(&i) = self.others.get(&(gi, vertex, uv, nrm))
-        {
-            return i;
+        if fg != u32::MAX {
+            if self.chain.is_empty() {
+                self.chain = vec![NONE; m.vertices.len()];
+            }
+            let mut o = self.chain[vertex as usize];
+            while o != NONE {
+                let other = &self.others[o as usize];
+                if other.group == gi && other.key == (uv, nrm) {
+                    return other.index;
+                }
+                o = other.next;
+            }
         }
         let v = &m.vertices[vertex as usize];
         let i = b.positions.len() as u32;
@@ -769,7 +836,7 @@ impl Welder<'_> {
         b.normals.push(if nrm != NONE {
             vec3(&m.vertices[nrm as usize]).normalize_or(Vec3::Y)
         } else {
-            self.generated[vertex as usize]
+            self.generated[vertex as usize].into()
         });
         b.uvs.push(if uv != NONE {
             let [u, v] = m.tmap[uv as usize];
@@ -785,7 +852,7 @@ impl Welder<'_> {
                 .skin_table
                 .get(v.skin as usize)
                 .copied()
-                .unwrap_or(([0; 4], [0.0; 4]));
+                .unwrap_or(([0; 4], [0; 4]));
             b.joints.push(j);
             b.weights.push(w);
         }
@@ -796,7 +863,13 @@ impl Welder<'_> {
         if fg == u32::MAX {
             self.first[vertex as usize] = (gi, i);
         } else {
-            self.others.insert((gi, vertex, uv, nrm), i);
+            self.others.push(Other {
+                group: gi,
+                key: (uv, nrm),
+                index: i,
+                next: self.chain[vertex as usize],
+            });
+            self.chain[vertex as usize] = self.others.len() as u32 - 1;
         }
         i
     }
@@ -904,7 +977,7 @@ impl VoxelGrid {
     }
 }
 
-type SkinOf<'a> = &'a dyn Fn(&m3d::Vertex) -> Option<([u16; 4], [f32; 4])>;
+type SkinOf<'a> = &'a dyn Fn(&m3d::Vertex) -> Option<([u16; 4], [u16; 4])>;
 
 /// Voxel blocks merged into one grid (later blocks override earlier ones;
 /// CLEAR empties a cell), then one mesh per voxel type with only the faces
@@ -1045,7 +1118,7 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
                     color: 0,
                     skin: m.voxel_types[t as usize].skin,
                 };
-                let (j, wt) = skin_of(&v).unwrap_or(([0; 4], [0.0; 4]));
+                let (j, wt) = skin_of(&v).unwrap_or(([0; 4], [0; 4]));
                 let n = mesh.positions.len();
                 mesh.skin = Some(Skin {
                     joints: vec![j; n],

@@ -243,14 +243,20 @@ pub enum Primitive {
     Points,
 }
 
-/// Up to four bone influences per vertex, largest first. Weights are
-/// multiples of 1/65535 summing to exactly 1 (see [`quantize_weights`]), so
-/// the GPU's unorm16 weights are the same numbers the CPU reference uses; a
-/// vertex with no influence has all weights 0 and stays at rest.
+/// Up to four bone influences per vertex, largest first. Weights are kept
+/// as the GPU reads them, unorm16: units of 1/65535 summing to exactly
+/// 65535 (see [`quantize_weights`]), so the CPU reference
+/// ([`unit_weights`]) and the GPU use the same numbers; a vertex with no
+/// influence has all weights 0 and stays at rest.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Skin {
     pub joints: Vec<[u16; 4]>,
-    pub weights: Vec<[f32; 4]>,
+    pub weights: Vec<[u16; 4]>,
+}
+
+/// Weights in units of 1/65535 as fractions.
+pub fn unit_weights(w: [u16; 4]) -> [f32; 4] {
+    w.map(|x| x as f32 / WEIGHT_UNITS as f32)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -739,12 +745,12 @@ pub fn linear_to_srgb(c: f32) -> f32 {
     }
 }
 
-/// Quantises up to four weights to multiples of 1/65535 that sum to exactly
-/// 1 (largest remainder), keeping their order. All-zero input stays zero.
-pub fn quantize_weights(w: [f32; 4]) -> [f32; 4] {
+/// Quantises up to four weights to units of 1/65535 that sum to exactly
+/// 65535 (largest remainder), keeping their order. All-zero input stays zero.
+pub fn quantize_weights(w: [f32; 4]) -> [u16; 4] {
     let sum: f32 = w.iter().map(|x| x.max(0.0)).sum();
     if sum <= 0.0 || !sum.is_finite() {
-        return [0.0; 4];
+        return [0; 4];
     }
     let scaled = w.map(|x| x.max(0.0) / sum * WEIGHT_UNITS as f32);
     let mut q = scaled.map(|x| x.floor() as i32);
@@ -758,7 +764,7 @@ pub fn quantize_weights(w: [f32; 4]) -> [f32; 4] {
         q[i] += 1;
         left -= 1;
     }
-    q.map(|x| x as f32 / WEIGHT_UNITS as f32)
+    q.map(|x| x as u16)
 }
 
 /// ceil(2^40 / s) for every sum s of four weight bytes (index 0 unused).
@@ -776,14 +782,14 @@ const WEIGHT_RECIPROCALS: [u64; 1021] = {
 /// remainder in exact integers (no float rounding, no sort). Real files'
 /// weights sum to exactly 255 (Papa notes §5; M3D skins from Blender), and
 /// w/255 is then exactly 257·w/65535 with nothing left to hand out.
-pub(crate) fn byte_weights(w: [u8; 4]) -> [f32; 4] {
+pub(crate) fn byte_weights(w: [u8; 4]) -> [u16; 4] {
     let sum: u32 = w.iter().map(|&x| x as u32).sum();
     if sum == 0 {
-        return [0.0; 4];
+        return [0; 4];
     }
     if sum == 255 {
         // Every real Papa vertex: 257·w units exactly, nothing left over.
-        return w.map(|x| (257 * x as u32) as f32 / WEIGHT_UNITS as f32);
+        return w.map(|x| 257 * x as u16);
     }
     // Floor and remainder of w·65535/sum for each weight by one exact
     // reciprocal: m = ceil(2^40/sum) gives floor(n·m / 2^40) = floor(n/sum)
@@ -809,8 +815,7 @@ pub(crate) fn byte_weights(w: [u8; 4]) -> [f32; 4] {
             .map(|j| (rem[j] > rem[k] || (rem[j] == rem[k] && j < k)) as u32)
             .sum()
     };
-    let q = [0, 1, 2, 3].map(|k| q[k] + (rank(k) < left) as u32);
-    q.map(|x| x as f32 / WEIGHT_UNITS as f32)
+    [0, 1, 2, 3].map(|k| (q[k] + (rank(k) < left) as u32) as u16)
 }
 
 #[cfg(test)]
@@ -848,7 +853,7 @@ mod weight_tests {
 
     #[test]
     fn byte_weights_of_other_sums_are_the_largest_remainder_worked_by_hand() {
-        let units = |w: [u8; 4]| byte_weights(w).map(|x| (x * 65535.0).round() as u32);
+        let units = |w: [u8; 4]| byte_weights(w).map(u32::from);
         // 65535 / 3 = 21845 exactly.
         assert_eq!(units([1, 1, 1, 0]), [21845, 21845, 21845, 0]);
         // 65535 / 2 = 32767 remainder 1 each: the one unit left goes to
@@ -882,7 +887,7 @@ mod weight_tests {
                     let float = quantize_weights(w.map(|x| x as f32 / 255.0));
                     for k in 0..4 {
                         assert!(
-                            ((exact[k] - float[k]) * 65535.0).abs() <= 1.001,
+                            (exact[k] as i32 - float[k] as i32).abs() <= 1,
                             "{w:?}: {exact:?} {float:?}"
                         );
                     }

@@ -138,7 +138,8 @@ impl Writer<'_> {
                 // (joint index `bones`); unused slots to joint 0, weight 0.
                 let mut joints = Vec::with_capacity(s.joints.len());
                 let mut weights = Vec::with_capacity(s.weights.len());
-                for (j, w) in s.joints.iter().zip(&s.weights) {
+                for (j, &w) in s.joints.iter().zip(&s.weights) {
+                    let w = crate::scene::unit_weights(w);
                     let sum: f32 = w.iter().sum();
                     if sum <= 0.0 || j.iter().any(|&b| b as usize >= bones) {
                         out.static_joint = true;
