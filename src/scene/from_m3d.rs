@@ -268,11 +268,11 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
     let corner_vertex = m.faces.vertices();
     let normal_col = m.faces.normal_column();
     let mut need = false;
-    // 16-byte SIMD vectors: the sums are read-modify-writes of neighbouring
-    // faces' shared vertices.
-    let mut generated: Vec<glam::Vec3A> = Vec::new();
+    // Summed in 16-byte SIMD vectors (the sums are read-modify-writes of
+    // neighbouring faces' shared vertices), kept as 12-byte ones.
+    let mut generated: Vec<Vec3> = Vec::new();
     if normal_col.is_none_or(|n| n.contains(&NONE)) {
-        generated = vec![glam::Vec3A::ZERO; m.vertices.len()];
+        let mut sums = vec![glam::Vec3A::ZERO; m.vertices.len()];
         let mut add = |ids: &[u32]| {
             let v = |i: usize| {
                 glam::Vec3A::from_vec4(glam::Vec4::from(m.vertices[ids[i] as usize].pos))
@@ -280,7 +280,7 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
             for k in 1..ids.len() - 1 {
                 let n = (v(k) - v(0)).cross(v(k + 1) - v(0)).normalize_or_zero();
                 for i in [0, k, k + 1] {
-                    generated[ids[i] as usize] += n;
+                    sums[ids[i] as usize] += n;
                 }
             }
         };
@@ -292,9 +292,9 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
                 let [a, b, c] = [t[0], t[1], t[2]];
                 let o = at(a);
                 let n = (at(b) - o).cross(at(c) - o).normalize_or_zero();
-                generated[a as usize] += n;
-                generated[b as usize] += n;
-                generated[c as usize] += n;
+                sums[a as usize] += n;
+                sums[b as usize] += n;
+                sums[c as usize] += n;
             }
         } else if m.faces.all_triangles() {
             for (f, ids) in corner_vertex.chunks_exact(3).enumerate() {
@@ -313,9 +313,10 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
             }
         }
         if need {
-            for n in &mut generated {
-                *n = n.normalize_or(glam::Vec3A::Y);
-            }
+            generated = sums
+                .iter()
+                .map(|n| n.normalize_or(glam::Vec3A::Y).into())
+                .collect();
         }
     }
 
@@ -409,7 +410,7 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
     }
     let keyed = faces.has_uvs() || faces.has_normals();
     for ((_, b), &(corners, triangles)) in groups.iter_mut().zip(&sizes) {
-        b.reserve(corners.min(m.vertices.len()), 3 * triangles, skinned, keyed);
+        b.reserve(corners.min(m.vertices.len()), 3 * triangles, keyed);
     }
     let mut welder = Welder {
         m,
@@ -490,6 +491,7 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
             }
         }
     }
+    welder.fill(&mut groups);
     if skipped > 0 {
         warnings.push(format!(
             "{skipped} faces with fewer than 3 points (points, lines) are not drawn"
@@ -749,6 +751,9 @@ struct MeshBuilder {
     joints: Vec<[u16; 4]>,
     weights: Vec<[u16; 4]>,
     indices: Vec<u32>,
+    /// Output vertices made so far (their attributes are filled after the
+    /// faces, by `Welder::fill`).
+    count: u32,
     has_uv: bool,
     /// Whether the mesh keeps vertex colours.
     colored: bool,
@@ -757,33 +762,24 @@ struct MeshBuilder {
 }
 
 impl MeshBuilder {
-    fn reserve(&mut self, vertices: usize, indices: usize, skinned: bool, keyed: bool) {
-        self.positions.reserve_exact(vertices);
-        self.normals.reserve_exact(vertices);
-        self.uvs.reserve_exact(vertices);
+    fn reserve(&mut self, vertices: usize, indices: usize, keyed: bool) {
         if keyed {
             self.keys.reserve_exact(vertices);
-        }
-        if self.colored {
-            self.colors.reserve_exact(vertices);
-        }
-        if skinned {
-            self.joints.reserve_exact(vertices);
-            self.weights.reserve_exact(vertices);
         }
         self.indices.reserve_exact(indices);
     }
 }
 
-/// Finds or makes the output vertex of a face corner. The first output
-/// vertex made from each VRTS vertex is found through a dense table
-/// (`first`: group, index); only a vertex seen again with another UV,
-/// normal or material goes through the hash map, so most lookups are one
-/// array read.
+/// Finds or makes the output vertex of each face corner, then fills the
+/// vertices' attributes in one pass ([`Welder::fill`]: the corner loop only
+/// numbers vertices). The first output vertex made from each VRTS vertex
+/// is found through a dense table (`first`: group, index); only a vertex
+/// seen again with another UV, normal or material walks a short chain, so
+/// most lookups are one array read.
 struct Welder<'a> {
     m: &'a M3d,
     /// Smooth normals per VRTS vertex, for corners that store none.
-    generated: &'a [glam::Vec3A],
+    generated: &'a [Vec3],
     skin_table: &'a [([u16; 4], [u16; 4])],
     skinned: bool,
     /// Whether corners carry UV or normal indices (else no keys are kept).
@@ -803,6 +799,7 @@ struct Other {
     group: u32,
     key: (u32, u32),
     index: u32,
+    vertex: u32,
     next: u32,
 }
 
@@ -830,32 +827,8 @@ impl Welder<'_> {
                 o = other.next;
             }
         }
-        let v = &m.vertices[vertex as usize];
-        let i = b.positions.len() as u32;
-        b.positions.push(vec3(v));
-        b.normals.push(if nrm != NONE {
-            vec3(&m.vertices[nrm as usize]).normalize_or(Vec3::Y)
-        } else {
-            self.generated[vertex as usize].into()
-        });
-        b.uvs.push(if uv != NONE {
-            let [u, v] = m.tmap[uv as usize];
-            Vec2::new(u, 1.0 - v)
-        } else {
-            Vec2::ZERO
-        });
-        if b.colored {
-            b.colors.push(rgba(v.color));
-        }
-        if self.skinned {
-            let (j, w) = self
-                .skin_table
-                .get(v.skin as usize)
-                .copied()
-                .unwrap_or(([0; 4], [0; 4]));
-            b.joints.push(j);
-            b.weights.push(w);
-        }
+        let i = b.count;
+        b.count += 1;
         b.has_uv |= uv != NONE;
         if self.keyed {
             b.keys.push((uv, nrm));
@@ -867,11 +840,78 @@ impl Welder<'_> {
                 group: gi,
                 key: (uv, nrm),
                 index: i,
+                vertex,
                 next: self.chain[vertex as usize],
             });
             self.chain[vertex as usize] = self.others.len() as u32 - 1;
         }
         i
+    }
+
+    /// Fills every output vertex's attributes once the corners are
+    /// numbered: each group's lists sized to its vertices, then one pass
+    /// over the VRTS vertices (for their first output vertex) and one over
+    /// the others.
+    fn fill(&self, groups: &mut [(Option<u32>, MeshBuilder)]) {
+        for (_, b) in groups.iter_mut() {
+            let n = b.count as usize;
+            b.positions = vec![Vec3::ZERO; n];
+            b.normals = vec![Vec3::ZERO; n];
+            b.uvs = vec![Vec2::ZERO; n];
+            if b.colored {
+                b.colors = vec![[0; 4]; n];
+            }
+            if self.skinned {
+                b.joints = vec![[0; 4]; n];
+                b.weights = vec![[0; 4]; n];
+            }
+        }
+        let m = self.m;
+        let put = |b: &mut MeshBuilder, i: usize, vertex: u32, (uv, nrm): (u32, u32)| {
+            let v = &m.vertices[vertex as usize];
+            b.positions[i] = vec3(v);
+            b.normals[i] = if nrm != NONE {
+                vec3(&m.vertices[nrm as usize]).normalize_or(Vec3::Y)
+            } else {
+                self.generated[vertex as usize]
+            };
+            if uv != NONE {
+                let [u, v] = m.tmap[uv as usize];
+                b.uvs[i] = Vec2::new(u, 1.0 - v);
+            }
+            if b.colored {
+                b.colors[i] = rgba(v.color);
+            }
+            if self.skinned {
+                let (j, w) = self
+                    .skin_table
+                    .get(v.skin as usize)
+                    .copied()
+                    .unwrap_or(([0; 4], [0; 4]));
+                b.joints[i] = j;
+                b.weights[i] = w;
+            }
+        };
+        for (vertex, &(g, i)) in self.first.iter().enumerate() {
+            if g == u32::MAX {
+                continue;
+            }
+            let b = &mut groups[g as usize].1;
+            let key = if self.keyed {
+                b.keys[i as usize]
+            } else {
+                (NONE, NONE)
+            };
+            put(b, i as usize, vertex as u32, key);
+        }
+        for o in &self.others {
+            put(
+                &mut groups[o.group as usize].1,
+                o.index as usize,
+                o.vertex,
+                o.key,
+            );
+        }
     }
 }
 
