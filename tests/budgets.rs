@@ -458,3 +458,75 @@ fn over_budget_papa_levels_are_box_filtered_as_they_decode() {
     .unwrap();
     assert_eq!(t.rgba8, [0, 0, 75, 255, 0, 0, 135, 255]);
 }
+
+/// A DXT1 texture within the budget is kept as its blocks (what the GPU
+/// samples) and decoded only when asked (`Texture::pixels`), to the texels
+/// the DXT1 rules give, worked out here by hand; a level too short for its
+/// blocks is refused when the scene is made, not when it is drawn.
+#[test]
+fn papa_bc_textures_stay_blocks_until_their_texels_are_asked_for() {
+    use facet::formats::papa::{TexFormat, Texture, TextureData};
+    use facet::formats::ptf::Texels;
+    use facet::scene::from_papa::scene_texture;
+    let texture = |data: Vec<u8>, mips| Texture {
+        name: "t".into(),
+        format: Some(TexFormat::Dxt1),
+        mips,
+        srgb: true,
+        width: 4,
+        height: 4,
+        data: TextureData::Embedded(data),
+    };
+    // One 4x4 block: c0 = white 0xFFFF > c1 = black 0x0000 (four-colour
+    // mode); indices row by row, two bits a texel from the lowest: row 0
+    // all 0 (c0), row 1 all 1 (c1), row 2 all 2 (2/3 c0 + 1/3 c1 = 170),
+    // row 3 all 3 (1/3 c0 + 2/3 c1 = 85). A second level of 2x2 (one
+    // block, all c1) follows.
+    let mut blocks = vec![
+        0xFF,
+        0xFF,
+        0x00,
+        0x00,
+        0b00_00_00_00,
+        0b01_01_01_01,
+        0b10_10_10_10,
+        0b11_11_11_11,
+    ];
+    blocks.extend([0xFF, 0xFF, 0x00, 0x00, 0x55, 0x55, 0x55, 0x55]);
+    let mut warnings = Vec::new();
+    let t = scene_texture(
+        &texture(blocks.clone(), 2),
+        "t",
+        Texels::Within(1 << 20),
+        &mut warnings,
+    )
+    .unwrap();
+    assert!(t.rgba8.is_empty(), "nothing decoded while making the scene");
+    let c = t.compressed.as_ref().expect("the blocks are kept");
+    assert_eq!(c.levels, vec![blocks[..8].to_vec(), blocks[8..].to_vec()]);
+    let mut want = Vec::new();
+    for v in [255u8, 0, 170, 85] {
+        for _ in 0..4 {
+            want.extend([v, v, v, 255]);
+        }
+    }
+    // bcdec interpolates (2·c0 + c1) / 3 with rounding: 170 and 85 exactly.
+    assert_eq!(&t.pixels()[..], &want[..]);
+    assert_eq!(t.rgba8_len(), want.len());
+    // Seven bytes of a block: refused now, with the level named.
+    let e = scene_texture(
+        &texture(blocks[..7].to_vec(), 1),
+        "t",
+        Texels::Within(1 << 20),
+        &mut warnings,
+    )
+    .unwrap_err();
+    assert!(e.contains("short"), "{e}");
+    // A missing texture's checkerboard is made when asked for, 64x64.
+    let board = facet::scene::Texture::checkerboard("gone", "not found".into());
+    assert!(board.rgba8.is_empty());
+    let px = board.pixels();
+    assert_eq!(px.len(), 64 * 64 * 4);
+    assert_eq!(&px[..4], &[255, 0, 255, 255]);
+    assert_eq!(&px[8 * 4..8 * 4 + 4], &[16, 16, 16, 255]);
+}

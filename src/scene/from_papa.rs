@@ -76,13 +76,16 @@ pub fn bc_level(t: &papa::Texture, level: usize) -> Result<&[u8], String> {
         .ok_or_else(|| format!("no mip level {level} (of {})", t.mips))?;
     let (w, h) = t.level_dims(level as u32);
     let block = if format == BcFormat::Bc1 { 8 } else { 16 };
-    if range.len() < w.div_ceil(4) as usize * h.div_ceil(4) as usize * block {
-        return Err(format!(
+    let short = || {
+        format!(
             "mip level {level} data is short for {w}x{h} {}",
             t.format.map_or("?".into(), |f| f.name())
-        ));
+        )
+    };
+    if range.len() < w.div_ceil(4) as usize * h.div_ceil(4) as usize * block {
+        return Err(short());
     }
-    Ok(&data[range])
+    data.get(range).ok_or_else(short)
 }
 
 /// Stored level `level` of `t`, box-filtered by `f` as its rows decode
@@ -118,7 +121,9 @@ fn level_rows(
         .ok_or_else(|| format!("no mip level {level} (of {})", t.mips))?;
     let (w, h) = t.level_dims(level as u32);
     let (w, h) = (w as usize, h as usize);
-    let level = &data[range];
+    let level = data
+        .get(range)
+        .ok_or_else(|| format!("mip level data is short for {w}x{h} {}", f.name()))?;
     let bc = match f {
         TexFormat::Dxt1 => Some(BcFormat::Bc1),
         TexFormat::Dxt3 => Some(BcFormat::Bc2),

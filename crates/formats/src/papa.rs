@@ -651,6 +651,12 @@ impl Label {
             other => other.to_string().into(),
         }
     }
+
+    /// A reader of this range that names its errors after it.
+    fn named<'a>(&self, mut r: Reader<'a>) -> Reader<'a> {
+        r.set_ctx(self.ctx());
+        r
+    }
 }
 
 struct Ctx<'a> {
@@ -664,9 +670,14 @@ struct Ctx<'a> {
 impl<'a> Ctx<'a> {
     /// A reader at absolute `offset` that may read `len` bytes there; the
     /// bytes are recorded for the overlap check.
+    /// Tables name their reader's errors (a fixed name); the reader of a
+    /// blob is sized to it, so only the few that check what they read name
+    /// theirs ([`Label::ctx`]).
     fn at(&mut self, offset: i64, len: u64, what: Label) -> Result<Reader<'a>> {
         let mut r = self.view(offset, len, &what)?;
-        r.set_ctx(what.ctx());
+        if let Label::Table(t) = what {
+            r.set_ctx(TABLE_LABELS[t]);
+        }
         self.record(offset, len, what);
         Ok(r)
     }
@@ -1045,7 +1056,8 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
             }
             let mut groups = Vec::new();
             if ng > 0 {
-                let mut r = c.at(og, ng as u64 * 16, Label::MeshGroups(i))?;
+                let mut r =
+                    Label::MeshGroups(i).named(c.at(og, ng as u64 * 16, Label::MeshGroups(i))?);
                 for g in 0..ng {
                     let gat = r.pos();
                     let name = r.u16("name")?;
@@ -1108,7 +1120,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
             let ob = t.i64("bones offset")?;
             let mut bones = Vec::with_capacity(nb as usize);
             if nb > 0 {
-                let mut r = c.at(ob, nb as u64 * 132, Label::Bones(i))?;
+                let mut r = Label::Bones(i).named(c.at(ob, nb as u64 * 132, Label::Bones(i))?);
                 for b in 0..nb {
                     let bat = r.pos();
                     let name = r.u16("name")?;
@@ -1159,7 +1171,8 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
             }
             let mut bindings = Vec::new();
             if nb > 0 {
-                let mut r = c.at(ob, nb as u64 * 80, Label::Bindings(i))?;
+                let mut r =
+                    Label::Bindings(i).named(c.at(ob, nb as u64 * 80, Label::Bindings(i))?);
                 for b in 0..nb {
                     let bat = r.pos();
                     let bname = r.u16("name")?;
