@@ -1435,9 +1435,12 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                         Option<u32>,
                         (u32, u32),
                     ) -> std::result::Result<usize, RunError>;
+                    // A UV flag in a file without a texture index type
+                    // stores no index (WusonBlitz): no UV column.
+                    let stored = if t.ti == 0 { k & 6 } else { k & 7 };
                     macro_rules! runs {
                         ($vi:literal) => {
-                            match k & 7 {
+                            match stored {
                                 0 => read_run::<0, $vi> as Run,
                                 1 => read_run::<1, $vi>,
                                 2 => read_run::<2, $vi>,
