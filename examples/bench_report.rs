@@ -134,21 +134,30 @@ fn m3d_table(run: &Run) -> String {
 }
 
 fn papa_table(run: &Run) -> String {
+    throughput_table(run, "papa")
+}
+
+fn p3m_table(run: &Run) -> String {
+    throughput_table(run, "p3m")
+}
+
+/// Decode and decode + scene per file, in us and MB/s of file bytes.
+fn throughput_table(run: &Run, format: &str) -> String {
     let mut out = String::new();
-    header(&mut out, run, "cargo bench --bench papa");
+    header(&mut out, run, &format!("cargo bench --bench {format}"));
     out.push_str(
         "| file | bytes | decode | decode + scene | decode MB/s | scene MB/s (goal >= 1000) |\n\
          |---|---:|---:|---:|---:|---:|\n",
     );
-    for f in files(run, "papa") {
-        let bytes = get(run, "papa", &f, "bytes").unwrap_or(0.0);
+    for f in files(run, format) {
+        let bytes = get(run, format, &f, "bytes").unwrap_or(0.0);
         let mbs =
-            |what| get(run, "papa", &f, what).map_or("-".into(), |t| format!("{:.0}", bytes / t));
+            |what| get(run, format, &f, what).map_or("-".into(), |t| format!("{:.0}", bytes / t));
         let _ = writeln!(
             out,
             "| {f} | {bytes:.0} | {} | {} | {} | {} |",
-            us(get(run, "papa", &f, "decode")),
-            us(get(run, "papa", &f, "scene")),
+            us(get(run, format, &f, "decode")),
+            us(get(run, format, &f, "scene")),
             mbs("decode"),
             mbs("scene"),
         );
@@ -263,9 +272,10 @@ fn main() {
     let doc_path = root.join("docs/performance.md");
     let mut doc = std::fs::read_to_string(&doc_path).expect("docs/performance.md");
     type Table = fn(&Run) -> String;
-    let tables: [(&str, Table); 5] = [
+    let tables: [(&str, Table); 6] = [
         ("m3d", m3d_table),
         ("papa", papa_table),
+        ("p3m", p3m_table),
         ("pmf", pmf_table),
         ("thumbnail", thumbnail_table),
         ("scaling", scaling_table),

@@ -445,8 +445,11 @@ fn build_skin(p: &p3m::Part, bones: &[Bone], warnings: &mut Vec<String>) -> Opti
     if p.weight_groups.is_empty() {
         return None;
     }
+    // Influences as integer shares, weight byte + 1 (the weight is
+    // (b + 1) / 256): the four largest of a vertex, ties in group order,
+    // each its share of their sum in exact integers.
     let n = p.positions.len();
-    let mut infl: Vec<Vec<(u16, f32)>> = vec![Vec::new(); n];
+    let mut infl: Vec<[(u16, u16); 4]> = vec![[(0, 0); 4]; n];
     for g in &p.weight_groups {
         let Some(bone) = bones.iter().position(|b| b.name == g.bone) else {
             warnings.push(format!(
@@ -455,31 +458,26 @@ fn build_skin(p: &p3m::Part, bones: &[Bone], warnings: &mut Vec<String>) -> Opti
             ));
             continue;
         };
-        for (v, w) in g.iter() {
-            if v < n {
-                infl[v].push((bone as u16, w));
+        for (v, b) in g.bytes() {
+            let Some(list) = infl.get_mut(v) else {
+                continue;
+            };
+            let share = b as u16 + 1;
+            // Into the sorted four: lighter ones move down, the fifth falls off.
+            let k = list.iter().take_while(|x| x.1 >= share).count();
+            if k < 4 {
+                for s in (k + 1..4).rev() {
+                    list[s] = list[s - 1];
+                }
+                list[k] = (bone as u16, share);
             }
         }
     }
-    let mut skin = Skin {
-        joints: Vec::with_capacity(n),
-        weights: Vec::with_capacity(n),
-    };
-    for mut list in infl {
-        list.sort_by(|a, b| b.1.total_cmp(&a.1));
-        list.truncate(4);
-        let sum: f32 = list.iter().map(|x| x.1).sum();
-        let mut j = [0u16; 4];
-        let mut w = [0f32; 4];
-        for (k, &(b, wt)) in list.iter().enumerate() {
-            j[k] = b;
-            w[k] = if sum > 0.0 { wt / sum } else { 0.0 };
-        }
-        let w = quantize_weights(w);
-        skin.joints.push(j);
-        skin.weights.push(w);
-    }
-    Some(skin)
+    let (joints, weights) = infl
+        .iter()
+        .map(|list| (list.map(|x| x.0), super::share_weights(list.map(|x| x.1))))
+        .unzip();
+    Some(Skin { joints, weights })
 }
 
 fn load_external(

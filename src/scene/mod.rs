@@ -767,11 +767,12 @@ pub fn quantize_weights(w: [f32; 4]) -> [u16; 4] {
     q.map(|x| x as u16)
 }
 
-/// ceil(2^40 / s) for every sum s of four weight bytes (index 0 unused).
-const WEIGHT_RECIPROCALS: [u64; 1021] = {
-    let mut t = [0u64; 1021];
+/// ceil(2^40 / s) for every sum s of four shares of at most 256 (index 0
+/// unused).
+const WEIGHT_RECIPROCALS: [u64; 1025] = {
+    let mut t = [0u64; 1025];
     let mut s = 1;
-    while s < 1021 {
+    while s < 1025 {
         t[s] = (1u64 << 40).div_ceil(s as u64);
         s += 1;
     }
@@ -783,14 +784,22 @@ const WEIGHT_RECIPROCALS: [u64; 1021] = {
 /// weights sum to exactly 255 (Papa notes §5; M3D skins from Blender), and
 /// w/255 is then exactly 257·w/65535 with nothing left to hand out.
 pub(crate) fn byte_weights(w: [u8; 4]) -> [u16; 4] {
-    let sum: u32 = w.iter().map(|&x| x as u32).sum();
-    if sum == 0 {
-        return [0; 4];
-    }
-    if sum == 255 {
+    if w.iter().map(|&x| x as u32).sum::<u32>() == 255 {
         // Every real Papa vertex: 257·w units exactly, nothing left over.
         return w.map(|x| 257 * x as u16);
     }
+    share_weights(w.map(u16::from))
+}
+
+/// Four integer shares of at most 256 each (P3M's weight bytes plus one,
+/// u8 weights) as weights in units of 1/65535: each share's part of their
+/// sum, largest remainder in exact integers, ties to the first.
+pub(crate) fn share_weights(w: [u16; 4]) -> [u16; 4] {
+    let sum: u32 = w.iter().map(|&x| x.min(256) as u32).sum();
+    if sum == 0 {
+        return [0; 4];
+    }
+    let w = w.map(|x| x.min(256));
     // Floor and remainder of w·65535/sum for each weight by one exact
     // reciprocal: m = ceil(2^40/sum) gives floor(n·m / 2^40) = floor(n/sum)
     // for every n < 2^24 (the error n·(m·sum - 2^40) / 2^40 stays below 1/sum
@@ -822,13 +831,24 @@ pub(crate) fn byte_weights(w: [u8; 4]) -> [u16; 4] {
 mod weight_tests {
     use super::*;
 
-    /// The reciprocal `byte_weights` divides by, against integer division
-    /// for every weight byte and every sum four bytes can make.
+    /// P3M's shares (weight byte + 1) worked by hand: 128 and 64 of 192
+    /// are two thirds and one third, 43690 and 21845 units with nothing
+    /// left; four shares of 256 are 16383.75 units each, and the three
+    /// units left go to the first three (equal remainders, ties first).
+    #[test]
+    fn share_weights_worked_by_hand() {
+        assert_eq!(share_weights([128, 64, 0, 0]), [43690, 21845, 0, 0]);
+        assert_eq!(share_weights([256; 4]), [16384, 16384, 16384, 16383]);
+        assert_eq!(share_weights([0; 4]), [0; 4]);
+    }
+
+    /// The reciprocal `share_weights` divides by, against integer division
+    /// for every share and every sum four shares can make.
     #[test]
     fn the_weight_reciprocal_is_exact_for_every_sum() {
-        for sum in 1..=1020u64 {
+        for sum in 1..=1024u64 {
             let m = WEIGHT_RECIPROCALS[sum as usize];
-            for w in 0..=255u64 {
+            for w in 0..=256u64 {
                 let n = w * 65535;
                 assert_eq!((n * m) >> 40, n / sum, "w {w} sum {sum}");
             }

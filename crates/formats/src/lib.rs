@@ -327,6 +327,35 @@ impl<'a> Reader<'a> {
 
     read_le!(u8: u8, u16: u16, u32: u32, u64: u64, i8: i8, i16: i16, i32: i32, i64: i64, f32: f32, f64: f64);
 
+    /// `count` groups of `N` little-endian f32, bounds-checked once and read
+    /// in one exact-size pass (no `Result` per float).
+    pub fn f32_groups<const N: usize>(
+        &mut self,
+        count: usize,
+        field: &str,
+    ) -> Result<Vec<[f32; N]>> {
+        self.check_count(count, 4 * N, field)?;
+        let bytes = self.bytes(count * 4 * N, field)?;
+        Ok(bytes
+            .chunks_exact(4 * N)
+            .map(|b| {
+                std::array::from_fn(|k| {
+                    f32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]])
+                })
+            })
+            .collect())
+    }
+
+    /// `count` little-endian u16, bounds-checked once.
+    pub fn u16s(&mut self, count: usize, field: &str) -> Result<Vec<u16>> {
+        self.check_count(count, 2, field)?;
+        let bytes = self.bytes(count * 2, field)?;
+        Ok(bytes
+            .chunks_exact(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+            .collect())
+    }
+
     pub fn vec2(&mut self, field: &str) -> Result<[f32; 2]> {
         Ok([self.f32(field)?, self.f32(field)?])
     }

@@ -98,6 +98,21 @@ pub struct WeightRange {
 }
 
 impl WeightGroup {
+    /// (vertex index, stored byte) for every stored weight: the weight is
+    /// [`decode_weight`] of the byte.
+    pub fn bytes(&self) -> impl Iterator<Item = (usize, u8)> + '_ {
+        let mut next = 0usize;
+        self.ranges.iter().flat_map(move |range| {
+            let start = next + range.skip as usize;
+            next = start + range.weights.len();
+            range
+                .weights
+                .iter()
+                .enumerate()
+                .map(move |(i, &b)| (start + i, b))
+        })
+    }
+
     /// (vertex index, weight in (0, 1]) for every stored weight.
     pub fn iter(&self) -> impl Iterator<Item = (usize, f32)> + '_ {
         let mut next = 0usize;
@@ -721,9 +736,9 @@ impl<'a> Parser<'a> {
         r.check_count(vcount, per_vertex, "vertices")?;
         let (positions, uvs) = match layout {
             P3mLayout::Current => {
-                let positions = r.array(vcount, 12, "positions", |r, _| r.vec3("position"))?;
+                let positions = r.f32_groups::<3>(vcount, "positions")?;
                 let uvs = if has_uvs {
-                    Some(r.array(vcount, 8, "UVs", |r, _| r.vec2("UV"))?)
+                    Some(r.f32_groups::<2>(vcount, "UVs")?)
                 } else {
                     None
                 };
@@ -741,7 +756,7 @@ impl<'a> Parser<'a> {
             }
         };
         let normals = if has_normals {
-            Some(r.array(vcount, 12, "normals", |r, _| r.vec3("normal"))?)
+            Some(r.f32_groups::<3>(vcount, "normals")?)
         } else {
             None
         };
@@ -755,7 +770,7 @@ impl<'a> Parser<'a> {
             ));
         }
         let indices_at = r.pos();
-        let indices = r.array(icount, 2, "indices", |r, _| r.u16("index"))?;
+        let indices = r.u16s(icount, "indices")?;
         if let Some((i, &bad)) = indices
             .iter()
             .enumerate()

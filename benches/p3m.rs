@@ -1,0 +1,64 @@
+//! `cargo bench --bench p3m`: P3M decode throughput, in MB/s of file bytes:
+//! the decoder alone (`p3m/<file>/decode`) and file bytes in memory to a
+//! GPU-ready scene, decode included (`p3m/<file>/scene`: parts, skins,
+//! materials, embedded PTF textures; no companion files). For the bundled
+//! `assets/demo.p3m` and generated files of about 10K and 100K triangles
+//! (`generators::scaling`: the shared fixtures hold no P3M). Median of runs
+//! over about 0.3 s, with the viewer's allocator. Records in
+//! `target/bench/p3m.json`.
+
+/// The viewer's allocator (`src/main.rs`), so the figures are the app's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[allow(dead_code)] // the fixture list is for the shared fixtures
+mod common;
+use common::{Records, median};
+use std::time::Duration;
+
+fn main() {
+    let demo = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.p3m")).unwrap();
+    let files = [
+        ("demo.p3m".to_string(), demo),
+        (
+            "generated_10k.p3m".to_string(),
+            facet::generators::scaling::p3m_bytes(10_000),
+        ),
+        (
+            "generated_100k.p3m".to_string(),
+            facet::generators::scaling::p3m_bytes(100_000),
+        ),
+    ];
+    let mut records = Records::new("p3m");
+    println!(
+        "{:<22} {:>9} {:>10} {:>10} {:>10} {:>12}",
+        "file", "bytes", "decode", "+scene", "MB/s", "+scene MB/s"
+    );
+    for (file, bytes) in &files {
+        let decode = median(|| {
+            std::hint::black_box(facet::formats::p3m::decode(std::hint::black_box(bytes)).unwrap());
+        });
+        let full = median(|| {
+            let p = facet::formats::p3m::decode(std::hint::black_box(bytes)).unwrap();
+            std::hint::black_box(facet::scene::from_p3m::convert(
+                &p,
+                Default::default(),
+                &facet::scene::companions::NoCompanions,
+            ));
+        });
+        records.us(&format!("p3m/{file}/decode"), decode);
+        records.us(&format!("p3m/{file}/scene"), full);
+        records.push(&format!("p3m/{file}/bytes"), bytes.len() as f64, "bytes");
+        let mbs = |d: Duration| bytes.len() as f64 / d.as_secs_f64() / 1e6;
+        println!(
+            "{:<22} {:>9} {:>8.1}us {:>8.1}us {:>10.1} {:>12.1}",
+            file,
+            bytes.len(),
+            decode.as_secs_f64() * 1e6,
+            full.as_secs_f64() * 1e6,
+            mbs(decode),
+            mbs(full)
+        );
+    }
+    records.write();
+}
