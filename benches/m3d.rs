@@ -10,6 +10,7 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+#[allow(dead_code)] // `decode_and_scene` is for the benches with no payload column
 mod common;
 use common::{Records, fixtures, median};
 use std::time::Duration;

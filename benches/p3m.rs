@@ -13,51 +13,42 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[allow(dead_code)] // the fixture list is for the shared fixtures
 mod common;
-use common::{Records, median};
-use std::time::Duration;
+use common::{Records, decode_and_scene, decode_and_scene_header};
 
 fn main() {
     let demo = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.p3m")).unwrap();
     let files = [
-        ("demo.p3m".to_string(), demo),
+        ("demo.p3m", demo),
         (
-            "generated_10k.p3m".to_string(),
+            "generated_10k.p3m",
             facet::generators::scaling::p3m_bytes(10_000),
         ),
         (
-            "generated_100k.p3m".to_string(),
+            "generated_100k.p3m",
             facet::generators::scaling::p3m_bytes(100_000),
         ),
     ];
     let mut records = Records::new("p3m");
-    println!(
-        "{:<22} {:>9} {:>10} {:>10} {:>10} {:>12}",
-        "file", "bytes", "decode", "+scene", "MB/s", "+scene MB/s"
-    );
+    decode_and_scene_header();
     for (file, bytes) in &files {
-        let decode = median(|| {
-            std::hint::black_box(facet::formats::p3m::decode(std::hint::black_box(bytes)).unwrap());
-        });
-        let full = median(|| {
-            let p = facet::formats::p3m::decode(std::hint::black_box(bytes)).unwrap();
-            std::hint::black_box(facet::scene::from_p3m::convert(
-                &p,
-                Default::default(),
-                &facet::scene::companions::NoCompanions,
-            ));
-        });
-        records.us(&format!("p3m/{file}/decode"), decode);
-        records.us(&format!("p3m/{file}/scene"), full);
-        records.push(&format!("p3m/{file}/bytes"), bytes.len() as f64, "bytes");
-        let mbs = |d: Duration| bytes.len() as f64 / d.as_secs_f64() / 1e6;
-        println!(
-            "{:<22} {:>9} {:>8.1}us {:>8.1}us {:>10.1} {:>12.1}",
+        decode_and_scene(
+            &mut records,
+            "p3m",
             file,
-            bytes.len(),
-            decode.as_secs_f64() * 1e6,
-            full.as_secs_f64() * 1e6,
-            mbs(decode),
-            mbs(full)
+            bytes,
+            |b| {
+                drop(std::hint::black_box(
+                    facet::formats::p3m::decode(b).unwrap(),
+                ))
+            },
+            |b| {
+                let p = facet::formats::p3m::decode(b).unwrap();
+                std::hint::black_box(facet::scene::from_p3m::convert(
+                    &p,
+                    Default::default(),
+                    &facet::scene::companions::NoCompanions,
+                ));
+            },
         );
     }
     records.write();

@@ -39,6 +39,46 @@ pub fn fixtures(dir: &str, ext: &str) -> Vec<PathBuf> {
     files
 }
 
+/// Times `file`'s decoder alone and decode + scene (medians), records them
+/// as `<format>/<file>/{decode,scene,bytes}` and prints a line: the
+/// decode-throughput benches of the model formats.
+pub fn decode_and_scene(
+    records: &mut Records,
+    format: &str,
+    file: &str,
+    bytes: &[u8],
+    mut decode: impl FnMut(&[u8]),
+    mut scene: impl FnMut(&[u8]),
+) {
+    let alone = median(|| decode(std::hint::black_box(bytes)));
+    let full = median(|| scene(std::hint::black_box(bytes)));
+    records.us(&format!("{format}/{file}/decode"), alone);
+    records.us(&format!("{format}/{file}/scene"), full);
+    records.push(
+        &format!("{format}/{file}/bytes"),
+        bytes.len() as f64,
+        "bytes",
+    );
+    let mbs = |d: Duration| bytes.len() as f64 / d.as_secs_f64() / 1e6;
+    println!(
+        "{:<34} {:>9} {:>8.1}us {:>8.1}us {:>10.1} {:>12.1}",
+        file,
+        bytes.len(),
+        alone.as_secs_f64() * 1e6,
+        full.as_secs_f64() * 1e6,
+        mbs(alone),
+        mbs(full)
+    );
+}
+
+/// The header of [`decode_and_scene`]'s lines.
+pub fn decode_and_scene_header() {
+    println!(
+        "{:<34} {:>9} {:>10} {:>10} {:>10} {:>12}",
+        "file", "bytes", "decode", "+scene", "MB/s", "+scene MB/s"
+    );
+}
+
 /// One benchmark run's measurements, written to `target/bench/<bench>.json`
 /// as a JSON array of `{"name", "value", "unit", "machine"}` records (the
 /// file's modification time is the run's date). `docs/performance.md`'s

@@ -63,17 +63,21 @@ pub fn bc_format(t: &papa::Texture) -> Option<BcFormat> {
     }
 }
 
+/// Where stored level `level` lies in the texture's data.
+fn level_range(t: &papa::Texture, level: usize) -> Result<std::ops::Range<usize>, String> {
+    t.levels()
+        .get(level)
+        .cloned()
+        .ok_or_else(|| format!("no mip level {level} (of {})", t.mips))
+}
+
 /// Stored level `level` of a DXT texture as its blocks, once they are known
 /// to cover the level (`Texture::pixels` decodes them later).
 pub fn bc_level(t: &papa::Texture, level: usize) -> Result<&[u8], String> {
     let (Some(format), TextureData::Embedded(data)) = (bc_format(t), &t.data) else {
         return Err(format!("{:?} holds no BC blocks", t.name));
     };
-    let range = t
-        .levels()
-        .get(level)
-        .cloned()
-        .ok_or_else(|| format!("no mip level {level} (of {})", t.mips))?;
+    let range = level_range(t, level)?;
     let (w, h) = t.level_dims(level as u32);
     let block = if format == BcFormat::Bc1 { 8 } else { 16 };
     let short = || {
@@ -114,11 +118,7 @@ fn level_rows(
     let (Some(f), TextureData::Embedded(data)) = (t.format, &t.data) else {
         return Err(format!("linked to {:?}", t.name));
     };
-    let range = t
-        .levels()
-        .get(level)
-        .cloned()
-        .ok_or_else(|| format!("no mip level {level} (of {})", t.mips))?;
+    let range = level_range(t, level)?;
     let (w, h) = t.level_dims(level as u32);
     let (w, h) = (w as usize, h as usize);
     let level = data

@@ -115,16 +115,7 @@ impl WeightGroup {
 
     /// (vertex index, weight in (0, 1]) for every stored weight.
     pub fn iter(&self) -> impl Iterator<Item = (usize, f32)> + '_ {
-        let mut next = 0usize;
-        self.ranges.iter().flat_map(move |range| {
-            let start = next + range.skip as usize;
-            next = start + range.weights.len();
-            range
-                .weights
-                .iter()
-                .enumerate()
-                .map(move |(i, &b)| (start + i, decode_weight(b)))
-        })
+        self.bytes().map(|(v, b)| (v, decode_weight(b)))
     }
 }
 
