@@ -1200,16 +1200,24 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
             b"TMAP" => {
                 let rec = 2 * t.vc as usize;
                 let n = (len - 8) / rec;
-                m.tmap = (0..n)
-                    .map(|_| {
-                        Ok(match t.vc {
-                            1 => [r.u8("u")? as f32 / 255.0, r.u8("v")? as f32 / 255.0],
-                            2 => [r.u16("u")? as f32 / 65535.0, r.u16("v")? as f32 / 65535.0],
-                            4 => [r.f32("u")?, r.f32("v")?],
-                            _ => [r.f64("u")? as f32, r.f64("v")? as f32],
-                        })
-                    })
-                    .collect::<Result<_>>()?;
+                // Fixed-size records in one bounds-checked slice.
+                let all = r.bytes(n * rec, "texture coordinates")?.chunks_exact(rec);
+                let u16_at = |b: &[u8], k: usize| u16::from_le_bytes([b[k], b[k + 1]]) as f32;
+                let f32_at =
+                    |b: &[u8], k: usize| f32::from_le_bytes([b[k], b[k + 1], b[k + 2], b[k + 3]]);
+                let f64_at = |b: &[u8], k: usize| {
+                    f64::from_le_bytes(std::array::from_fn(|i| b[k + i])) as f32
+                };
+                m.tmap = match t.vc {
+                    1 => all
+                        .map(|b| [b[0] as f32 / 255.0, b[1] as f32 / 255.0])
+                        .collect(),
+                    2 => all
+                        .map(|b| [u16_at(b, 0) / 65535.0, u16_at(b, 2) / 65535.0])
+                        .collect(),
+                    4 => all.map(|b| [f32_at(b, 0), f32_at(b, 4)]).collect(),
+                    _ => all.map(|b| [f64_at(b, 0), f64_at(b, 8)]).collect(),
+                };
             }
             b"VRTS" => {
                 let rec = 4 * t.vc as usize + t.ci as usize + t.sk as usize;
