@@ -961,7 +961,7 @@ fn read_run<const K: u8, const VI: u8>(
     };
     for bit in [1, 2, 4] {
         if K & bit != 0 {
-            faces.open_column(bit); // made by the chunk's scan already
+            faces.open_column(bit); // NONE for the corners before this run
         }
     }
     let has = |bit: u8| faces.columns & bit != 0;
