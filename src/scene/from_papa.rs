@@ -124,13 +124,7 @@ fn level_rows(
     let level = data
         .get(range)
         .ok_or_else(|| format!("mip level data is short for {w}x{h} {}", f.name()))?;
-    let bc = match f {
-        TexFormat::Dxt1 => Some(BcFormat::Bc1),
-        TexFormat::Dxt3 => Some(BcFormat::Bc2),
-        TexFormat::Dxt5 => Some(BcFormat::Bc3),
-        _ => None,
-    };
-    if let Some(bc) = bc {
+    if let Some(bc) = bc_format(t) {
         decode_bc_rows(bc, w, h, level, row)
             .ok_or_else(|| format!("mip level data is short for {w}x{h} {}", f.name()))?;
         return Ok((w, h));

@@ -11,16 +11,11 @@ pub(super) fn linear(c: f32) -> f32 {
     srgb_to_linear(c.clamp(0.0, 1.0))
 }
 
-fn png(t: &Texture) -> Result<Vec<u8>, String> {
+fn png(t: &Texture, pixels: &[u8]) -> Result<Vec<u8>, String> {
     use image::ImageEncoder;
     let mut out = Vec::new();
     image::codecs::png::PngEncoder::new(&mut out)
-        .write_image(
-            &t.pixels(),
-            t.width,
-            t.height,
-            image::ExtendedColorType::Rgba8,
-        )
+        .write_image(pixels, t.width, t.height, image::ExtendedColorType::Rgba8)
         .map_err(|e| format!("texture {:?}: PNG encoding: {e}", t.name))?;
     Ok(out)
 }
@@ -50,12 +45,14 @@ impl Writer<'_> {
             return Some(t);
         }
         let t = self.scene.textures.get(i)?;
-        if t.pixels().len() != t.rgba8_len() || t.width == 0 {
+        // Made once: BC blocks and the checkerboard are decoded on request.
+        let pixels = t.pixels();
+        if pixels.len() != t.rgba8_len() || t.width == 0 {
             self.dropped
                 .push(format!("texture {:?}: no decoded texels to write", t.name));
             return None;
         }
-        let bytes = match png(t) {
+        let bytes = match png(t, &pixels) {
             Ok(b) => b,
             Err(e) => {
                 self.dropped.push(e);
