@@ -327,23 +327,22 @@ impl<'a> Reader<'a> {
 
     read_le!(u8: u8, u16: u16, u32: u32, u64: u64, i8: i8, i16: i16, i32: i32, i64: i64, f32: f32, f64: f64);
 
-    /// `count` groups of `N` little-endian f32, bounds-checked once and read
-    /// in one exact-size pass (no `Result` per float).
-    pub fn f32_groups<const N: usize>(
-        &mut self,
-        count: usize,
-        field: &str,
-    ) -> Result<Vec<[f32; N]>> {
+    /// `count` groups of `N` little-endian f32, bounds-checked once and
+    /// copied in one go (bytes swapped after on big-endian machines).
+    pub fn f32_groups<const N: usize>(&mut self, count: usize, field: &str) -> Result<Vec<[f32; N]>>
+    where
+        [f32; N]: bytemuck::Pod,
+    {
         self.check_count(count, 4 * N, field)?;
         let bytes = self.bytes(count * 4 * N, field)?;
-        Ok(bytes
-            .chunks_exact(4 * N)
-            .map(|b| {
-                std::array::from_fn(|k| {
-                    f32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]])
-                })
-            })
-            .collect())
+        let mut out = vec![[0f32; N]; count];
+        bytemuck::cast_slice_mut::<[f32; N], u8>(&mut out).copy_from_slice(bytes);
+        if cfg!(target_endian = "big") {
+            for w in bytemuck::cast_slice_mut::<[f32; N], u32>(&mut out) {
+                *w = u32::from_le(*w);
+            }
+        }
+        Ok(out)
     }
 
     /// `count` little-endian u16, bounds-checked once.

@@ -1266,11 +1266,20 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
             let mut transforms = Vec::new();
             if n > 0 {
                 let mut r = c.at(otr, n * 28, Label::Animation(i, "transforms"))?;
-                // Seven floats a transform (translation, rotation).
+                // Seven floats a transform, all in the range just checked,
+                // straight into (translation, rotation) pairs.
+                let f = |b: &[u8], k: usize| {
+                    f32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]])
+                };
                 transforms = r
-                    .f32_groups::<7>(n as usize, "transforms")?
-                    .into_iter()
-                    .map(|t| ([t[0], t[1], t[2]], [t[3], t[4], t[5], t[6]]))
+                    .bytes(n as usize * 28, "transforms")?
+                    .chunks_exact(28)
+                    .map(|b| {
+                        (
+                            [f(b, 0), f(b, 1), f(b, 2)],
+                            [f(b, 3), f(b, 4), f(b, 5), f(b, 6)],
+                        )
+                    })
                     .collect();
             }
             if fps_num == 0 || fps_den == 0 {
