@@ -326,26 +326,13 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         .skins
         .iter()
         .map(|s| {
-            // The four largest, largest first, ties in file order: an
-            // insertion into a list of four (a record holds at most 8).
-            let mut j = [0u16; 4];
-            let mut w = [0u8; 4];
-            for (before, (b, wt)) in s.influences().enumerate() {
-                // Shift the lighter ones down a slot (the last falls off).
-                let mut k = before.min(4);
-                while k > 0 && w[k - 1] < wt {
-                    if k < 4 {
-                        j[k] = j[k - 1];
-                        w[k] = w[k - 1];
-                    }
-                    k -= 1;
-                }
-                if k < 4 {
-                    j[k] = b as u16;
-                    w[k] = wt;
-                }
+            // The four largest, ties in file order (a record holds at
+            // most 8; the decoder keeps no zero weight).
+            let mut slots = [(0u16, 0u16); 4];
+            for (b, wt) in s.influences() {
+                insert_influence(&mut slots, b as u16, wt as u16);
             }
-            (j, byte_weights(w))
+            (slots.map(|x| x.0), share_weights(slots.map(|x| x.1)))
         })
         .collect();
     let skin_of = |v: &m3d::Vertex| skin_table.get(v.skin as usize).copied();

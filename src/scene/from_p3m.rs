@@ -462,15 +462,7 @@ fn build_skin(p: &p3m::Part, bones: &[Bone], warnings: &mut Vec<String>) -> Opti
             let Some(list) = infl.get_mut(v) else {
                 continue;
             };
-            let share = b as u16 + 1;
-            // Into the sorted four: lighter ones move down, the fifth falls off.
-            let k = list.iter().take_while(|x| x.1 >= share).count();
-            if k < 4 {
-                for s in (k + 1..4).rev() {
-                    list[s] = list[s - 1];
-                }
-                list[k] = (bone as u16, share);
-            }
+            super::insert_influence(list, bone as u16, b as u16 + 1);
         }
     }
     let (joints, weights) = infl

@@ -784,11 +784,20 @@ const WEIGHT_RECIPROCALS: [u64; 1025] = {
 /// weights sum to exactly 255 (Papa notes §5; M3D skins from Blender), and
 /// w/255 is then exactly 257·w/65535 with nothing left to hand out.
 pub(crate) fn byte_weights(w: [u8; 4]) -> [u16; 4] {
-    if w.iter().map(|&x| x as u32).sum::<u32>() == 255 {
-        // Every real Papa vertex: 257·w units exactly, nothing left over.
-        return w.map(|x| 257 * x as u16);
-    }
     share_weights(w.map(u16::from))
+}
+
+/// Puts (joint, share) among four slots kept largest share first, ties in
+/// arrival order: lighter ones move down a slot and a fifth falls off.
+/// Empty slots hold share 0, so an influence of share 0 is never kept.
+pub(crate) fn insert_influence(slots: &mut [(u16, u16); 4], joint: u16, share: u16) {
+    let k = slots.iter().take_while(|x| x.1 >= share).count();
+    if k < 4 {
+        for s in (k + 1..4).rev() {
+            slots[s] = slots[s - 1];
+        }
+        slots[k] = (joint, share);
+    }
 }
 
 /// Four integer shares of at most 256 each (P3M's weight bytes plus one,
@@ -798,6 +807,11 @@ pub(crate) fn share_weights(w: [u16; 4]) -> [u16; 4] {
     let sum: u32 = w.iter().map(|&x| x.min(256) as u32).sum();
     if sum == 0 {
         return [0; 4];
+    }
+    if sum == 255 {
+        // Every real Papa vertex and Blender's M3D skins: 257·w units
+        // exactly, nothing left over.
+        return w.map(|x| 257 * x);
     }
     let w = w.map(|x| x.min(256));
     // Floor and remainder of w·65535/sum for each weight by one exact
@@ -830,6 +844,17 @@ pub(crate) fn share_weights(w: [u16; 4]) -> [u16; 4] {
 #[cfg(test)]
 mod weight_tests {
     use super::*;
+
+    /// Four slots by hand: ties stay in arrival order, the lightest of
+    /// five falls off, a zero share is never kept.
+    #[test]
+    fn influences_keep_the_four_largest_in_arrival_order() {
+        let mut s = [(0u16, 0u16); 4];
+        for (j, w) in [(1, 10), (2, 30), (3, 10), (4, 0), (5, 20), (6, 5)] {
+            insert_influence(&mut s, j, w);
+        }
+        assert_eq!(s, [(2, 30), (5, 20), (1, 10), (3, 10)]);
+    }
 
     /// P3M's shares (weight byte + 1) worked by hand: 128 and 64 of 192
     /// are two thirds and one third, 43690 and 21845 units with nothing
