@@ -390,15 +390,6 @@ impl Faces {
         self.iter().map(|f| f.len().saturating_sub(2)).sum()
     }
 
-    /// Room for `faces` more faces of `corners` points in all.
-    #[inline]
-    pub fn reserve(&mut self, faces: usize, corners: usize) {
-        if corners != 3 * faces || !self.starts.is_empty() {
-            self.starts.reserve(faces);
-        }
-        self.vertex.reserve(corners);
-    }
-
     fn column(&mut self, bit: u8) -> &mut Vec<u32> {
         match bit {
             1 => &mut self.uv,
