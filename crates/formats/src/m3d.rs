@@ -894,6 +894,37 @@ fn coords_at(b: &[u8], vc: u8) -> [f32; 4] {
     }
 }
 
+/// VRTS records of `rec` bytes each: four coordinates of `VC` bytes, a
+/// colour of `ci` bytes (4: RGBA; 1 or 2: an index into `cmap`, already
+/// checked; 0 when there is no colour map, as m3d.h) and a skin index of
+/// `sk` bytes. One loop per coordinate width, the vertex built in place (a
+/// closure called per vertex returned each one through the stack).
+fn read_vertices<const VC: u8>(
+    records: &[u8],
+    rec: usize,
+    ci: u8,
+    sk: u8,
+    cmap: &[u32],
+) -> Vec<Vertex> {
+    let cc = 4 * VC as usize;
+    records
+        .chunks_exact(rec)
+        .map(|b| Vertex {
+            pos: coords_at(b, VC),
+            color: match ci {
+                0 => 0,
+                4 => u32::from_le_bytes([b[cc], b[cc + 1], b[cc + 2], b[cc + 3]]),
+                1 => cmap.get(b[cc] as usize).copied().unwrap_or(0),
+                _ => cmap
+                    .get(u16::from_le_bytes([b[cc], b[cc + 1]]) as usize)
+                    .copied()
+                    .unwrap_or(0),
+            },
+            skin: index_at(b, cc + ci as usize, sk),
+        })
+        .collect()
+}
+
 /// Bytes of one MESH point with record flags `k`.
 fn point_len(t: &Types, k: u8) -> usize {
     let (vi, ti) = (t.vi as usize, t.ti as usize);
@@ -972,32 +1003,46 @@ fn read_run<const K: u8, const VI: u8>(
     for (r, rec) in body.chunks_exact(len).enumerate() {
         for (j, b) in rec[1..].chunks_exact(point).enumerate() {
             let c = r * n + j;
-            let err = |what, v, limit| Err((at + r * len, j, what, v, limit));
+            // Every index of the point is read before any is stored: a load
+            // behind a store to the columns waited on it (the processor
+            // cannot tell at once that they never overlap).
             let v = index_of::<VI>(b, 0);
-            if v >= nv {
-                return err("vertex", v, nv);
+            let t = if K & 1 != 0 {
+                index_at(b, uv_at, t.ti)
+            } else {
+                NONE
+            };
+            let nrm = if K & 2 != 0 {
+                index_of::<VI>(b, normal_at)
+            } else {
+                NONE
+            };
+            let mx = if K & 4 != 0 {
+                index_of::<VI>(b, max_at)
+            } else {
+                NONE
+            };
+            if v >= nv || bad(t, nt) || bad(nrm, nv) || bad(mx, nv) {
+                let (what, v, limit) = if v >= nv {
+                    ("vertex", v, nv)
+                } else if bad(t, nt) {
+                    ("UV", t, nt)
+                } else if bad(nrm, nv) {
+                    ("normal", nrm, nv)
+                } else {
+                    ("maximum vertex", mx, nv)
+                };
+                return Err((at + r * len, j, what, v, limit));
             }
             vertex[c] = v;
             if K & 1 != 0 {
-                let t = index_at(b, uv_at, t.ti);
-                if bad(t, nt) {
-                    return err("UV", t, nt);
-                }
                 uv[c] = t;
             }
             if K & 2 != 0 {
-                let v = index_of::<VI>(b, normal_at);
-                if bad(v, nv) {
-                    return err("normal", v, nv);
-                }
-                normal[c] = v;
+                normal[c] = nrm;
             }
             if K & 4 != 0 {
-                let v = index_of::<VI>(b, max_at);
-                if bad(v, nv) {
-                    return err("maximum vertex", v, nv);
-                }
-                max[c] = v;
+                max[c] = mx;
             }
         }
     }
@@ -1240,23 +1285,11 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                         ));
                     }
                 }
-                let cmap = &m.cmap;
-                let vertex = |b: &[u8], pos: [f32; 4]| Vertex {
-                    pos,
-                    color: match ci {
-                        0 => 0,
-                        4 => u32::from_le_bytes([b[cc], b[cc + 1], b[cc + 2], b[cc + 3]]),
-                        // No CMAP: 0, as m3d.h.
-                        _ => cmap.get(index(b)).copied().unwrap_or(0),
-                    },
-                    skin: index_at(b, cc + ci as usize, t.sk),
-                };
-                let all = records.chunks_exact(rec);
                 m.vertices = match t.vc {
-                    1 => all.map(|b| vertex(b, coords_at(b, 1))).collect(),
-                    2 => all.map(|b| vertex(b, coords_at(b, 2))).collect(),
-                    4 => all.map(|b| vertex(b, coords_at(b, 4))).collect(),
-                    _ => all.map(|b| vertex(b, coords_at(b, 8))).collect(),
+                    1 => read_vertices::<1>(records, rec, ci, t.sk, &m.cmap),
+                    2 => read_vertices::<2>(records, rec, ci, t.sk, &m.cmap),
+                    4 => read_vertices::<4>(records, rec, ci, t.sk, &m.cmap),
+                    _ => read_vertices::<8>(records, rec, ci, t.sk, &m.cmap),
                 };
             }
             b"BONE" => {
