@@ -60,7 +60,7 @@ pub fn evaluate(seq: &FrameSequence, t: f32, cur: &mut Vec<BoneState>, next: &mu
     let mut j = 0;
     while j < n && seq.frames[j].msec as f64 <= ms {
         let fr = &seq.frames[j];
-        for (b, s) in &fr.bones {
+        for (b, s) in seq.bones_of(fr) {
             if let Some(c) = cur.get_mut(*b) {
                 *c = *s;
             }
@@ -79,7 +79,7 @@ pub fn evaluate(seq: &FrameSequence, t: f32, cur: &mut Vec<BoneState>, next: &mu
     };
     next.clear();
     next.extend_from_slice(cur);
-    for (b, s) in &fr.bones {
+    for (b, s) in seq.bones_of(fr) {
         if let Some(x) = next.get_mut(*b) {
             *x = *s;
         }

@@ -156,28 +156,16 @@ pub fn demo() -> M3d {
         }],
         faces,
         labels,
-        actions: vec![Action {
-            name: "sway".into(),
-            duration_ms: 2400,
-            frames: vec![
-                Frame {
-                    msec: 400,
-                    transforms: vec![tr(0, p0, left)],
-                },
-                Frame {
-                    msec: 900,
-                    transforms: vec![tr(1, p1, bend)],
-                },
-                Frame {
-                    msec: 1500,
-                    transforms: vec![tr(0, p0, right), tr(1, p1, identity)],
-                },
-                Frame {
-                    msec: 2100,
-                    transforms: vec![tr(0, p0, identity)],
-                },
+        actions: vec![Action::from_frames(
+            "sway",
+            2400,
+            [
+                (400, vec![tr(0, p0, left)]),
+                (900, vec![tr(1, p1, bend)]),
+                (1500, vec![tr(0, p0, right), tr(1, p1, identity)]),
+                (2100, vec![tr(0, p0, identity)]),
             ],
-        }],
+        )],
         ..Default::default()
     }
 }

@@ -93,6 +93,10 @@ impl PartList {
 /// A stretch of a clip with its own frame rate (a P3M action reference).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Segment {
+    /// What it plays where a clip strings several things together (a P3M
+    /// action, a Papa animation); empty where every segment is an interval
+    /// between two frames of the clip's one action (M3D: a name per
+    /// interval was a copy of the clip's name per frame).
     pub name: String,
     pub start_s: f32,
     pub duration_s: f32,
@@ -118,7 +122,9 @@ pub struct BoneState {
 #[derive(Debug, Clone, PartialEq)]
 pub struct PoseFrame {
     pub msec: u32,
-    pub bones: Vec<(usize, BoneState)>,
+    /// Where its (bone, state) pairs are in [`FrameSequence::bones`] (see
+    /// [`FrameSequence::bones_of`]).
+    pub bones: std::ops::Range<u32>,
 }
 
 /// Whole-skeleton keyframes with Model 3D's rules (m3d.h's `m3d_pose`):
@@ -132,6 +138,39 @@ pub struct FrameSequence {
     pub bind: Vec<BoneState>,
     /// In time order.
     pub frames: Vec<PoseFrame>,
+    /// Every frame's (bone, state) pairs, in file order: one list for the
+    /// sequence (a list per frame was most of a small file's allocations).
+    pub bones: Vec<(usize, BoneState)>,
+}
+
+impl FrameSequence {
+    /// A sequence from (time, bones) frames, in that order.
+    pub fn from_frames(
+        duration_ms: u32,
+        bind: Vec<BoneState>,
+        frames: impl IntoIterator<Item = (u32, Vec<(usize, BoneState)>)>,
+    ) -> FrameSequence {
+        let mut seq = FrameSequence {
+            duration_ms,
+            bind,
+            frames: Vec::new(),
+            bones: Vec::new(),
+        };
+        for (msec, bones) in frames {
+            let start = seq.bones.len() as u32;
+            seq.bones.extend(bones);
+            seq.frames.push(PoseFrame {
+                msec,
+                bones: start..seq.bones.len() as u32,
+            });
+        }
+        seq
+    }
+
+    /// The (bone, state) pairs one of this sequence's frames sets.
+    pub fn bones_of(&self, f: &PoseFrame) -> &[(usize, BoneState)] {
+        &self.bones[f.bones.start as usize..f.bones.end as usize]
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

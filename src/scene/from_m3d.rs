@@ -1160,26 +1160,29 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
 /// An M3D action as a [`FrameSequence`] clip; its timeline frames are the
 /// intervals between distinct frame times (M3D frames are not uniform).
 fn build_clip(m: &M3d, a: &m3d::Action, bind: &[BoneState], warnings: &mut Vec<String>) -> Clip {
+    // One (bone, state) list for the sequence, in the action's order, so
+    // each frame's range carries over.
+    let bones: Vec<(usize, BoneState)> = a
+        .transforms
+        .iter()
+        .map(|t| {
+            (
+                t.bone as usize,
+                BoneState {
+                    pos: vec3(&m.vertices[t.pos as usize]),
+                    pos_id: t.pos,
+                    ori: quat(&m.vertices[t.ori as usize]),
+                    ori_id: t.ori,
+                },
+            )
+        })
+        .collect();
     let mut frames: Vec<PoseFrame> = a
         .frames
         .iter()
         .map(|f| PoseFrame {
             msec: f.msec,
-            bones: f
-                .transforms
-                .iter()
-                .map(|t| {
-                    (
-                        t.bone as usize,
-                        BoneState {
-                            pos: vec3(&m.vertices[t.pos as usize]),
-                            pos_id: t.pos,
-                            ori: quat(&m.vertices[t.ori as usize]),
-                            ori_id: t.ori,
-                        },
-                    )
-                })
-                .collect(),
+            bones: f.transforms.clone(),
         })
         .collect();
     if frames.windows(2).any(|w| w[1].msec < w[0].msec) {
@@ -1211,7 +1214,7 @@ fn build_clip(m: &M3d, a: &m3d::Action, bind: &[BoneState], warnings: &mut Vec<S
         .map(|(i, w)| {
             let d = (w[1] - w[0]) as f32 / 1000.0;
             Segment {
-                name: a.name.clone(),
+                name: String::new(),
                 start_s: w[0] as f32 / 1000.0,
                 duration_s: d,
                 frame_s: d,
@@ -1231,6 +1234,7 @@ fn build_clip(m: &M3d, a: &m3d::Action, bind: &[BoneState], warnings: &mut Vec<S
             duration_ms,
             bind: bind.to_vec(),
             frames,
+            bones,
         }),
         segments,
     }

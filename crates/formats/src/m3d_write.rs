@@ -360,8 +360,9 @@ pub fn encode(m: &M3d, compress: bool) -> Result<Vec<u8>, String> {
         w.out.extend(a.duration_ms.to_le_bytes());
         for f in &a.frames {
             w.out.extend(f.msec.to_le_bytes());
-            w.idx(t.fc, f.transforms.len() as u32, "frame bone count")?;
-            for tr in &f.transforms {
+            let transforms = a.transforms_of(f);
+            w.idx(t.fc, transforms.len() as u32, "frame bone count")?;
+            for tr in transforms {
                 w.idx(t.bi, tr.bone, "frame bone")?;
                 w.idx(t.vi, tr.pos, "frame position")?;
                 w.idx(t.vi, tr.ori, "frame orientation")?;

@@ -386,21 +386,21 @@ fn everything(t: Types) -> M3d {
                 text: "origin".into(),
             },
         ],
-        actions: vec![Action {
-            name: "wave".into(),
-            duration_ms: 1000,
-            frames: vec![
-                Frame {
-                    msec: 0,
-                    transforms: vec![Transform {
+        actions: vec![Action::from_frames(
+            "wave",
+            1000,
+            [
+                (
+                    0,
+                    vec![Transform {
                         bone: 1,
                         pos: 1,
                         ori: 12,
                     }],
-                },
-                Frame {
-                    msec: 500,
-                    transforms: vec![
+                ),
+                (
+                    500,
+                    vec![
                         Transform {
                             bone: 1,
                             pos: 4,
@@ -412,9 +412,9 @@ fn everything(t: Types) -> M3d {
                             ori: 13,
                         },
                     ],
-                },
+                ),
             ],
-        }],
+        )],
         assets: vec![Asset {
             name: "skin_tex".into(),
             data: png(2, 2),
@@ -787,4 +787,73 @@ fn a_bad_index_late_in_a_run_of_faces_names_its_face_and_byte() {
     let m = m3d::decode(&file).unwrap();
     assert_eq!(m.faces.len(), 3);
     assert_eq!(m.faces.vertices(), &[0, 1, 2, 0, 2, 1, 1, 0, 2]);
+}
+
+/// Errors inside a bone or an action frame name that record (the numbers
+/// join the field's name only when there is an error), bytes laid out by
+/// hand from `specs/m3d.md`: a second bone whose name offset is past the
+/// string table, and an action whose second frame runs past its chunk.
+#[test]
+fn errors_in_bones_and_frames_name_the_record() {
+    // Types: int8 coordinates, u8 vertex, string and bone indices and
+    // frame bone counts (00); no colour (bits 6-7), texture (8-9), skin
+    // (14-15) or voxel dimension (22-23) types.
+    let types: u32 = (3 << 6) | (3 << 8) | (3 << 14) | (3 << 22);
+    let file = |bone: &[u8], action: &[u8]| {
+        let mut payload = Vec::new();
+        payload.extend(b"HEAD");
+        payload.extend(20u32.to_le_bytes());
+        payload.extend(1.0f32.to_le_bytes());
+        payload.extend(types.to_le_bytes());
+        payload.extend([0, 0, 0, 0]); // name, license, author, description
+        payload.extend(b"VRTS");
+        payload.extend(16u32.to_le_bytes());
+        payload.extend([0, 0, 0, 127, 0, 0, 0, 127]); // a point, a quaternion
+        for (magic, body) in [(b"BONE", bone), (b"ACTN", action)] {
+            payload.extend(magic);
+            payload.extend((8 + body.len() as u32).to_le_bytes());
+            payload.extend(body);
+        }
+        payload.extend(b"OMD3");
+        let mut f = Vec::new();
+        f.extend(b"3DMO");
+        f.extend((8 + payload.len() as u32).to_le_bytes());
+        f.extend(&payload);
+        f
+    };
+    // Two bones (no skin count: sk_t undefined), each parent, name,
+    // position, orientation; the root's parent is 0xFF (-1).
+    let bones = |name1: u8| vec![2, 0xFF, 0, 0, 1, 0, name1, 0, 1];
+    // Action: name 0, 2 frames, 1000 ms; frame 0 at 0 ms moves bone 1;
+    // frame 1 at 500 ms claims 3 bones and holds one.
+    let frames = |count1: u8| {
+        let mut a = vec![0, 2, 0, 0xE8, 0x03, 0, 0];
+        a.extend([0, 0, 0, 0, 1, 1, 0, 1]);
+        a.extend([0xF4, 0x01, 0, 0, count1, 1, 0, 1]);
+        a
+    };
+    let m = m3d::decode(&file(&bones(0), &frames(1))).unwrap();
+    assert_eq!(m.bones.len(), 2);
+    let a = &m.actions[0];
+    assert_eq!(a.frames.len(), 2);
+    assert_eq!(a.frames[1].msec, 500);
+    let t = a.transforms_of(&a.frames[1]);
+    assert_eq!((t.len(), t[0].bone, t[0].pos, t[0].ori), (1, 1, 0, 1));
+
+    // The string table is the four empty strings: offset 9 is past it.
+    let e = err(&file(&bones(9), &frames(1)));
+    assert!(
+        e.contains("BONE chunk at 0x") && e.contains(": bone 1 name"),
+        "{e}"
+    );
+    assert!(
+        e.contains("string offset 9 is past the string table"),
+        "{e}"
+    );
+    // Frame 1's three transforms of three bytes need 9 bytes; 3 are left.
+    let e = err(&file(&bones(0), &frames(3)));
+    assert!(
+        e.contains("ACTN chunk at 0x") && e.contains(": frame 1 transforms"),
+        "{e}"
+    );
 }

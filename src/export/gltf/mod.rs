@@ -83,10 +83,8 @@ pub fn in_metres(scene: &Scene, s: f32) -> Scene {
             for b in &mut seq.bind {
                 b.pos *= s;
             }
-            for f in &mut seq.frames {
-                for (_, b) in &mut f.bones {
-                    b.pos *= s;
-                }
+            for (_, b) in &mut seq.bones {
+                b.pos *= s;
             }
         }
     }
