@@ -48,7 +48,7 @@ fn main() {
             )),
         }
         n += 1;
-        if n % 200 == 0 {
+        if n.is_multiple_of(200) {
             batch.1.push(batch.0.elapsed().as_secs_f64() * 1e6 / 200.0);
             batch.0 = std::time::Instant::now();
         }
