@@ -1693,38 +1693,36 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                     r.check_count(nt, rec, "transforms").map_err(named)?;
                     let at = r.pos();
                     let records = r.bytes(nt * rec, "transforms").map_err(named)?;
-                    let first = transforms.len() as u32;
-                    transforms.reserve(nt);
-                    for j in 0..nt {
-                        // A type of size 0 reads nothing (NONE), as `index`.
-                        let b = &records[j * rec..];
-                        let tr = Transform {
-                            bone: index_at(b, 0, t.bi),
-                            pos: index_at(b, t.bi as usize, t.vi),
-                            ori: index_at(b, t.bi as usize + t.vi as usize, t.vi),
-                        };
-                        if tr.bone as usize >= m.bones.len()
-                            || tr.pos as usize >= m.vertices.len()
-                            || tr.ori as usize >= m.vertices.len()
-                        {
-                            return Err(r.err(
-                                at + j * rec,
-                                &format!("frame {i} transform"),
-                                format!(
-                                    "bone {} / vertices {}, {} out of range ({} bones, {} vertices)",
-                                    tr.bone,
-                                    tr.pos,
-                                    tr.ori,
-                                    m.bones.len(),
-                                    m.vertices.len()
-                                ),
-                            ));
-                        }
-                        transforms.push(tr);
+                    let first = transforms.len();
+                    // Read in one pass, then checked: a Transform built on
+                    // the stack and pushed was two 4-byte stores read back
+                    // as one 8-byte load, which the processor cannot
+                    // forward (half of a small animated file's parse).
+                    // A type of size 0 reads nothing (NONE), as `index`.
+                    let (bi, vi) = (t.bi as usize, t.vi as usize);
+                    transforms.extend(records.chunks_exact(rec).map(|b| Transform {
+                        bone: index_at(b, 0, t.bi),
+                        pos: index_at(b, bi, t.vi),
+                        ori: index_at(b, bi + vi, t.vi),
+                    }));
+                    let (nb, nv) = (m.bones.len(), m.vertices.len());
+                    let bad = transforms[first..].iter().position(|tr| {
+                        tr.bone as usize >= nb || tr.pos as usize >= nv || tr.ori as usize >= nv
+                    });
+                    if let Some(j) = bad {
+                        let tr = &transforms[first + j];
+                        return Err(r.err(
+                            at + j * rec,
+                            &format!("frame {i} transform"),
+                            format!(
+                                "bone {} / vertices {}, {} out of range ({nb} bones, {nv} vertices)",
+                                tr.bone, tr.pos, tr.ori
+                            ),
+                        ));
                     }
                     frames.push(Frame {
                         msec,
-                        transforms: first..transforms.len() as u32,
+                        transforms: first as u32..transforms.len() as u32,
                     });
                 }
                 if n == 0 {
