@@ -888,6 +888,24 @@ fn index(r: &mut Reader, size: u8, field: &str) -> Result<u32> {
     })
 }
 
+/// An index of `size` bytes at `b[at..]` as stored, without m3d.h's sign
+/// extension (`index_at` gives what it means); a size of 0 reads NONE.
+#[inline(always)]
+fn raw_at(b: &[u8], at: usize, size: u8) -> u32 {
+    match size {
+        0 => NONE,
+        1 => b[at] as u32,
+        2 => u16::from_le_bytes([b[at], b[at + 1]]) as u32,
+        _ => u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]),
+    }
+}
+
+/// `raw_at` with the width known when compiling.
+#[inline(always)]
+fn raw_of<const SIZE: u8>(b: &[u8], at: usize) -> u32 {
+    raw_at(b, at, SIZE)
+}
+
 /// `index` on bytes already bounds-checked: `size` bytes at `b[at..]`.
 #[inline(always)]
 fn index_at(b: &[u8], at: usize, size: u8) -> u32 {
@@ -1035,43 +1053,80 @@ fn read_run<const K: u8, const VI: u8>(
     );
     // NONE is "absent" and passes; anything else must be in range.
     let bad = |v: u32, limit: u32| v != NONE && v >= limit;
+    // The common case first: every index stored as is, below its limit and
+    // below the values m3d.h sign-extends (254 for a byte, 65534 for two),
+    // so one comparison an index. Anything else (an absent UV or normal,
+    // an error) takes the exact reading below.
+    let unsigned_below = |size: u8, limit: u32| match size {
+        1 => limit.min(254),
+        2 => limit.min(65534),
+        4 => limit,
+        _ => 0, // a type of size 0 reads NONE: never the common case
+    };
+    let ti_size = t.ti;
+    let (fast_v, fast_t) = (unsigned_below(VI, nv), unsigned_below(ti_size, nt));
     for (r, rec) in body.chunks_exact(len).enumerate() {
         for (j, b) in rec[1..].chunks_exact(point).enumerate() {
             let c = r * n + j;
             // Every index of the point is read before any is stored: a load
             // behind a store to the columns waited on it (the processor
             // cannot tell at once that they never overlap).
-            let v = index_of::<VI>(b, 0);
-            let t = if K & 1 != 0 {
-                index_at(b, uv_at, t.ti)
+            let v = raw_of::<VI>(b, 0);
+            let tx = if K & 1 != 0 {
+                raw_at(b, uv_at, ti_size)
             } else {
-                NONE
+                0
             };
             let nrm = if K & 2 != 0 {
-                index_of::<VI>(b, normal_at)
+                raw_of::<VI>(b, normal_at)
             } else {
-                NONE
+                0
             };
             let mx = if K & 4 != 0 {
-                index_of::<VI>(b, max_at)
+                raw_of::<VI>(b, max_at)
             } else {
-                NONE
+                0
             };
-            if v >= nv || bad(t, nt) || bad(nrm, nv) || bad(mx, nv) {
-                let (what, v, limit) = if v >= nv {
-                    ("vertex", v, nv)
-                } else if bad(t, nt) {
-                    ("UV", t, nt)
-                } else if bad(nrm, nv) {
-                    ("normal", nrm, nv)
+            let plain = v < fast_v
+                && (K & 1 == 0 || tx < fast_t)
+                && (K & 2 == 0 || nrm < fast_v)
+                && (K & 4 == 0 || mx < fast_v);
+            let (v, tx, nrm, mx) = if plain {
+                (v, tx, nrm, mx)
+            } else {
+                let v = index_of::<VI>(b, 0);
+                let tx = if K & 1 != 0 {
+                    index_at(b, uv_at, ti_size)
                 } else {
-                    ("maximum vertex", mx, nv)
+                    NONE
                 };
-                return Err((at + r * len, j, what, v, limit));
-            }
+                let nrm = if K & 2 != 0 {
+                    index_of::<VI>(b, normal_at)
+                } else {
+                    NONE
+                };
+                let mx = if K & 4 != 0 {
+                    index_of::<VI>(b, max_at)
+                } else {
+                    NONE
+                };
+                if v >= nv || bad(tx, nt) || bad(nrm, nv) || bad(mx, nv) {
+                    let (what, v, limit) = if v >= nv {
+                        ("vertex", v, nv)
+                    } else if bad(tx, nt) {
+                        ("UV", tx, nt)
+                    } else if bad(nrm, nv) {
+                        ("normal", nrm, nv)
+                    } else {
+                        ("maximum vertex", mx, nv)
+                    };
+                    return Err((at + r * len, j, what, v, limit));
+                }
+                (v, tx, nrm, mx)
+            };
             vertex[c] = v;
             if K & 1 != 0 {
-                uv[c] = t;
+                uv[c] = tx;
             }
             if K & 2 != 0 {
                 normal[c] = nrm;

@@ -857,3 +857,48 @@ fn errors_in_bones_and_frames_name_the_record() {
         "{e}"
     );
 }
+
+/// MESH indices as m3d.h reads them when the vertex list is longer than a
+/// byte can count (bytes laid out by hand from `specs/m3d.md`, 300 vertices
+/// with one-byte indices): 253 is a vertex, 255 is -1 (an absent normal),
+/// and 254 is -2, out of range even though 254 < 300.
+#[test]
+fn one_byte_mesh_indices_near_the_top_sign_extend() {
+    // Types: int8 coordinates, u8 vertex and string indices; no colour,
+    // texture, bone, skin or voxel dimension types.
+    let types: u32 = (3 << 6) | (3 << 8) | (3 << 10) | (3 << 14) | (3 << 22);
+    let file = |second: u8| {
+        let mut payload = Vec::new();
+        payload.extend(b"HEAD");
+        payload.extend(20u32.to_le_bytes());
+        payload.extend(1.0f32.to_le_bytes());
+        payload.extend(types.to_le_bytes());
+        payload.extend([0, 0, 0, 0]);
+        payload.extend(b"VRTS");
+        payload.extend((8 + 300 * 4u32).to_le_bytes());
+        for i in 0..300u32 {
+            payload.extend([(i % 100) as u8, (i / 100) as u8, 0, 127]);
+        }
+        payload.extend(b"MESH");
+        payload.extend((8 + 14u32).to_le_bytes());
+        // Magic 0x32: three points with a normal index each.
+        payload.extend([0x32, 253, 0, 1, 255, 2, 0]);
+        payload.extend([0x32, 0, 0, second, 0, 1, 0]);
+        payload.extend(b"OMD3");
+        let mut f = Vec::new();
+        f.extend(b"3DMO");
+        f.extend((8 + payload.len() as u32).to_le_bytes());
+        f.extend(&payload);
+        f
+    };
+    let m = m3d::decode(&file(3)).unwrap();
+    assert_eq!(m.faces.vertices(), &[253, 1, 2, 0, 3, 1]);
+    let normals = m.faces.normal_column().expect("normals");
+    assert_eq!(normals, &[0, m3d::NONE, 0, 0, 0, 0]);
+    let e = err(&file(254));
+    assert!(
+        e.contains("face 1 point 1 vertex")
+            && e.contains("4294967294 is out of range (300 entries)"),
+        "{e}"
+    );
+}
