@@ -2,7 +2,8 @@
 //! --example profile_decode -- FILE [SECONDS]` (M3D or Papa, decode and
 //! scene, no companions). `DECODE_ONLY=1`: the decoder alone; `SCENE=1`:
 //! decode + scene conversion, as `benches/m3d.rs` and `benches/papa.rs` time
-//! it; neither: `load::load_bytes` (companions looked up beside the file).
+//! it; `CONVERT_ONLY=1` (M3D): the conversion alone, from one decode;
+//! none: `load::load_bytes` (companions looked up beside the file).
 
 /// The viewer's allocator (`src/main.rs`), so the figures are the app's.
 #[global_allocator]
@@ -21,31 +22,42 @@ fn main() {
     let papa = name.ends_with(".papa");
     let decode_only = std::env::var_os("DECODE_ONLY").is_some();
     let scene = std::env::var_os("SCENE").is_some();
+    // CONVERT_ONLY=1 (M3D): the scene conversion alone, from one decode.
+    let convert_only = (!papa && std::env::var_os("CONVERT_ONLY").is_some())
+        .then(|| facet::formats::m3d::decode(&bytes).unwrap());
     let none = &facet::scene::companions::NoCompanions;
     while t.elapsed().as_secs_f64() < secs {
         let b = std::hint::black_box(&bytes);
-        match (papa, decode_only, scene) {
-            (true, true, _) => drop(std::hint::black_box(facet::formats::papa::decode(b))),
-            (false, true, _) => drop(std::hint::black_box(facet::formats::m3d::decode(b))),
-            (true, _, true) => {
-                let p = facet::formats::papa::decode(b).unwrap();
-                std::hint::black_box(facet::scene::from_papa::convert(
-                    &p,
-                    Default::default(),
-                    none,
-                ));
+        if let Some(m) = &convert_only {
+            std::hint::black_box(facet::scene::from_m3d::convert(
+                std::hint::black_box(m),
+                Default::default(),
+                none,
+            ));
+        } else {
+            match (papa, decode_only, scene) {
+                (true, true, _) => drop(std::hint::black_box(facet::formats::papa::decode(b))),
+                (false, true, _) => drop(std::hint::black_box(facet::formats::m3d::decode(b))),
+                (true, _, true) => {
+                    let p = facet::formats::papa::decode(b).unwrap();
+                    std::hint::black_box(facet::scene::from_papa::convert(
+                        &p,
+                        Default::default(),
+                        none,
+                    ));
+                }
+                (false, _, true) => {
+                    let m = facet::formats::m3d::decode(b).unwrap();
+                    std::hint::black_box(facet::scene::from_m3d::convert(
+                        &m,
+                        Default::default(),
+                        none,
+                    ));
+                }
+                _ => drop(std::hint::black_box(
+                    facet::load::load_bytes(&name, b, None).unwrap(),
+                )),
             }
-            (false, _, true) => {
-                let m = facet::formats::m3d::decode(b).unwrap();
-                std::hint::black_box(facet::scene::from_m3d::convert(
-                    &m,
-                    Default::default(),
-                    none,
-                ));
-            }
-            _ => drop(std::hint::black_box(
-                facet::load::load_bytes(&name, b, None).unwrap(),
-            )),
         }
         n += 1;
         if n.is_multiple_of(200) {

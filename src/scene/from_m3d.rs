@@ -395,17 +395,22 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
             sizes[gi].1 += f.len() - 2;
         }
     }
-    let keyed = faces.has_uvs() || faces.has_normals();
-    for ((_, b), &(corners, triangles)) in groups.iter_mut().zip(&sizes) {
-        b.reserve(corners.min(m.vertices.len()), 3 * triangles, keyed);
+    for ((_, b), &(_, triangles)) in groups.iter_mut().zip(&sizes) {
+        b.indices.reserve_exact(3 * triangles);
     }
     let mut welder = Welder {
         m,
         generated: &generated,
         skin_table: &skin_table,
         skinned,
-        keyed,
-        first: vec![(u32::MAX, 0); m.vertices.len()],
+        first: vec![
+            First {
+                group: u32::MAX,
+                index: 0,
+                key: (NONE, NONE),
+            };
+            m.vertices.len()
+        ],
         chain: Vec::new(),
         others: Vec::new(),
     };
@@ -744,23 +749,12 @@ struct MeshBuilder {
     has_uv: bool,
     /// Whether the mesh keeps vertex colours.
     colored: bool,
-    /// Per output vertex: the (UV, normal) it was made with.
-    keys: Vec<(u32, u32)>,
-}
-
-impl MeshBuilder {
-    fn reserve(&mut self, vertices: usize, indices: usize, keyed: bool) {
-        if keyed {
-            self.keys.reserve_exact(vertices);
-        }
-        self.indices.reserve_exact(indices);
-    }
 }
 
 /// Finds or makes the output vertex of each face corner, then fills the
 /// vertices' attributes in one pass ([`Welder::fill`]: the corner loop only
 /// numbers vertices). The first output vertex made from each VRTS vertex
-/// is found through a dense table (`first`: group, index); only a vertex
+/// is found through a dense table (`first`: group, index, key); only a vertex
 /// seen again with another UV, normal or material walks a short chain, so
 /// most lookups are one array read.
 struct Welder<'a> {
@@ -769,9 +763,9 @@ struct Welder<'a> {
     generated: &'a [Vec3],
     skin_table: &'a [([u16; 4], [u16; 4])],
     skinned: bool,
-    /// Whether corners carry UV or normal indices (else no keys are kept).
-    keyed: bool,
-    first: Vec<(u32, u32)>,
+    /// Per VRTS vertex, its first output vertex (group [`u32::MAX`]: none
+    /// yet) with the (UV, normal) it was made with, in one read.
+    first: Vec<First>,
     /// Per VRTS vertex, the last of its other output vertices in `others`
     /// (made the first time a vertex is seen again with another UV, normal
     /// or material; [`NONE`] for none).
@@ -779,6 +773,14 @@ struct Welder<'a> {
     /// Output vertices after a VRTS vertex's first, each linked to the one
     /// made before it from the same vertex: a short walk instead of a hash.
     others: Vec<Other>,
+}
+
+/// The first output vertex made from a VRTS vertex.
+#[derive(Clone, Copy)]
+struct First {
+    group: u32,
+    index: u32,
+    key: (u32, u32),
 }
 
 /// An output vertex that is not the first made from its VRTS vertex.
@@ -795,12 +797,26 @@ impl Welder<'_> {
     /// UV or normal the corner lacks.
     #[inline(always)]
     fn index(&mut self, b: &mut MeshBuilder, gi: u32, (vertex, uv, nrm): (u32, u32, u32)) -> u32 {
-        let m = self.m;
-        let (fg, fi) = self.first[vertex as usize];
-        // Without UV or normal indices every key is (NONE, NONE): none kept.
-        if fg == gi && (!self.keyed || b.keys[fi as usize] == (uv, nrm)) {
-            return fi;
+        let f = self.first[vertex as usize];
+        // Without UV or normal indices every key is (NONE, NONE).
+        if f.group == gi && f.key == (uv, nrm) {
+            return f.index;
         }
+        self.index_new(b, gi, (vertex, uv, nrm), f.group)
+    }
+
+    /// [`Welder::index`] past its common case (the corner's vertex seen
+    /// before in this group with this UV and normal): out of line, so the
+    /// welding loops keep their values in registers.
+    #[inline(never)]
+    fn index_new(
+        &mut self,
+        b: &mut MeshBuilder,
+        gi: u32,
+        (vertex, uv, nrm): (u32, u32, u32),
+        fg: u32,
+    ) -> u32 {
+        let m = self.m;
         if fg != u32::MAX {
             if self.chain.is_empty() {
                 self.chain = vec![NONE; m.vertices.len()];
@@ -817,11 +833,12 @@ impl Welder<'_> {
         let i = b.count;
         b.count += 1;
         b.has_uv |= uv != NONE;
-        if self.keyed {
-            b.keys.push((uv, nrm));
-        }
         if fg == u32::MAX {
-            self.first[vertex as usize] = (gi, i);
+            self.first[vertex as usize] = First {
+                group: gi,
+                index: i,
+                key: (uv, nrm),
+            };
         } else {
             self.others.push(Other {
                 group: gi,
@@ -833,6 +850,38 @@ impl Welder<'_> {
             self.chain[vertex as usize] = self.others.len() as u32 - 1;
         }
         i
+    }
+
+    /// One output vertex's attributes: `vertex`'s position, colour and
+    /// skin, the UV and normal of `key`. Inlined into both loops of
+    /// [`Welder::fill`] (a closure called per vertex was a fifth of a small
+    /// file's conversion).
+    #[inline(always)]
+    fn put(&self, b: &mut MeshBuilder, i: usize, vertex: u32, (uv, nrm): (u32, u32)) {
+        let m = self.m;
+        let v = &m.vertices[vertex as usize];
+        b.positions[i] = vec3(v);
+        b.normals[i] = if nrm != NONE {
+            vec3(&m.vertices[nrm as usize]).normalize_or(Vec3::Y)
+        } else {
+            self.generated[vertex as usize]
+        };
+        if uv != NONE {
+            let [u, v] = m.tmap[uv as usize];
+            b.uvs[i] = Vec2::new(u, 1.0 - v);
+        }
+        if b.colored {
+            b.colors[i] = rgba(v.color);
+        }
+        if self.skinned {
+            let (j, w) = self
+                .skin_table
+                .get(v.skin as usize)
+                .copied()
+                .unwrap_or(([0; 4], [0; 4]));
+            b.joints[i] = j;
+            b.weights[i] = w;
+        }
     }
 
     /// Fills every output vertex's attributes once the corners are
@@ -853,46 +902,15 @@ impl Welder<'_> {
                 b.weights = vec![[0; 4]; n];
             }
         }
-        let m = self.m;
-        let put = |b: &mut MeshBuilder, i: usize, vertex: u32, (uv, nrm): (u32, u32)| {
-            let v = &m.vertices[vertex as usize];
-            b.positions[i] = vec3(v);
-            b.normals[i] = if nrm != NONE {
-                vec3(&m.vertices[nrm as usize]).normalize_or(Vec3::Y)
-            } else {
-                self.generated[vertex as usize]
-            };
-            if uv != NONE {
-                let [u, v] = m.tmap[uv as usize];
-                b.uvs[i] = Vec2::new(u, 1.0 - v);
-            }
-            if b.colored {
-                b.colors[i] = rgba(v.color);
-            }
-            if self.skinned {
-                let (j, w) = self
-                    .skin_table
-                    .get(v.skin as usize)
-                    .copied()
-                    .unwrap_or(([0; 4], [0; 4]));
-                b.joints[i] = j;
-                b.weights[i] = w;
-            }
-        };
-        for (vertex, &(g, i)) in self.first.iter().enumerate() {
-            if g == u32::MAX {
+        for (vertex, f) in self.first.iter().enumerate() {
+            if f.group == u32::MAX {
                 continue;
             }
-            let b = &mut groups[g as usize].1;
-            let key = if self.keyed {
-                b.keys[i as usize]
-            } else {
-                (NONE, NONE)
-            };
-            put(b, i as usize, vertex as u32, key);
+            let b = &mut groups[f.group as usize].1;
+            self.put(b, f.index as usize, vertex as u32, f.key);
         }
         for o in &self.others {
-            put(
+            self.put(
                 &mut groups[o.group as usize].1,
                 o.index as usize,
                 o.vertex,
