@@ -993,6 +993,50 @@ fn index_of<const SIZE: u8>(b: &[u8], at: usize) -> u32 {
     index_at(b, at, SIZE)
 }
 
+/// A MESH point read as m3d.h reads it (sign-extended indices, absent
+/// ones NONE) and checked: the uncommon case of [`read_run`], out of line
+/// so that its loop stays small (a cold branch predictor, as after the
+/// scene conversion of the last file or on a file's one load, paid for
+/// every branch inlined there). `(uv_at, normal_at, max_at)`: where those
+/// indices sit in the point.
+#[cold]
+#[inline(never)]
+fn exact_point<const K: u8, const VI: u8>(
+    b: &[u8],
+    (uv_at, normal_at, max_at): (usize, usize, usize),
+    ti: u8,
+    (nv, nt): (u32, u32),
+) -> std::result::Result<(u32, u32, u32, u32), (&'static str, u32, u32)> {
+    let bad = |v: u32, limit: u32| v != NONE && v >= limit;
+    let v = index_of::<VI>(b, 0);
+    let tx = if K & 1 != 0 {
+        index_at(b, uv_at, ti)
+    } else {
+        NONE
+    };
+    let nrm = if K & 2 != 0 {
+        index_of::<VI>(b, normal_at)
+    } else {
+        NONE
+    };
+    let mx = if K & 4 != 0 {
+        index_of::<VI>(b, max_at)
+    } else {
+        NONE
+    };
+    if v >= nv {
+        Err(("vertex", v, nv))
+    } else if bad(tx, nt) {
+        Err(("UV", tx, nt))
+    } else if bad(nrm, nv) {
+        Err(("normal", nrm, nv))
+    } else if bad(mx, nv) {
+        Err(("maximum vertex", mx, nv))
+    } else {
+        Ok((v, tx, nrm, mx))
+    }
+}
+
 /// A MESH index out of range: (record offset, point, field, value, limit).
 type RunError = (usize, usize, &'static str, u32, u32);
 
@@ -1051,8 +1095,6 @@ fn read_run<const K: u8, const VI: u8>(
         &mut faces.normal[if has_normal { base } else { 0 }..],
         &mut faces.max[if has_max { base } else { 0 }..],
     );
-    // NONE is "absent" and passes; anything else must be in range.
-    let bad = |v: u32, limit: u32| v != NONE && v >= limit;
     // The common case first: every index stored as is, below its limit and
     // below the values m3d.h sign-extends (254 for a byte, 65534 for two),
     // so one comparison an index. Anything else (an absent UV or normal,
@@ -1087,42 +1129,16 @@ fn read_run<const K: u8, const VI: u8>(
             } else {
                 0
             };
-            let plain = v < fast_v
-                && (K & 1 == 0 || tx < fast_t)
-                && (K & 2 == 0 || nrm < fast_v)
-                && (K & 4 == 0 || mx < fast_v);
+            // `&`, not `&&`: one branch a point, not one an index.
+            let plain = (v < fast_v)
+                & (K & 1 == 0 || tx < fast_t)
+                & (K & 2 == 0 || nrm < fast_v)
+                & (K & 4 == 0 || mx < fast_v);
             let (v, tx, nrm, mx) = if plain {
                 (v, tx, nrm, mx)
             } else {
-                let v = index_of::<VI>(b, 0);
-                let tx = if K & 1 != 0 {
-                    index_at(b, uv_at, ti_size)
-                } else {
-                    NONE
-                };
-                let nrm = if K & 2 != 0 {
-                    index_of::<VI>(b, normal_at)
-                } else {
-                    NONE
-                };
-                let mx = if K & 4 != 0 {
-                    index_of::<VI>(b, max_at)
-                } else {
-                    NONE
-                };
-                if v >= nv || bad(tx, nt) || bad(nrm, nv) || bad(mx, nv) {
-                    let (what, v, limit) = if v >= nv {
-                        ("vertex", v, nv)
-                    } else if bad(tx, nt) {
-                        ("UV", tx, nt)
-                    } else if bad(nrm, nv) {
-                        ("normal", nrm, nv)
-                    } else {
-                        ("maximum vertex", mx, nv)
-                    };
-                    return Err((at + r * len, j, what, v, limit));
-                }
-                (v, tx, nrm, mx)
+                exact_point::<K, VI>(b, (uv_at, normal_at, max_at), ti_size, (nv, nt))
+                    .map_err(|(what, v, limit)| (at + r * len, j, what, v, limit))?
             };
             vertex[c] = v;
             if K & 1 != 0 {
