@@ -403,14 +403,14 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         generated: &generated,
         skin_table: &skin_table,
         skinned,
-        first: vec![
-            First {
-                group: u32::MAX,
-                index: 0,
-                key: (NONE, NONE),
-            };
-            m.vertices.len()
-        ],
+        first: vec![(u32::MAX, 0); m.vertices.len()],
+        // Keys only where corners carry UV or normal indices (else every
+        // key is (NONE, NONE)): 8 bytes a vertex fewer for plain meshes.
+        first_key: if faces.has_uvs() || faces.has_normals() {
+            vec![(NONE, NONE); m.vertices.len()]
+        } else {
+            Vec::new()
+        },
         chain: Vec::new(),
         others: Vec::new(),
     };
@@ -754,18 +754,22 @@ struct MeshBuilder {
 /// Finds or makes the output vertex of each face corner, then fills the
 /// vertices' attributes in one pass ([`Welder::fill`]: the corner loop only
 /// numbers vertices). The first output vertex made from each VRTS vertex
-/// is found through a dense table (`first`: group, index, key); only a vertex
-/// seen again with another UV, normal or material walks a short chain, so
-/// most lookups are one array read.
+/// is found through dense tables (`first`: group, index; `first_key`);
+/// only a vertex seen again with another UV, normal or material walks a
+/// short chain, so most lookups are two array reads.
 struct Welder<'a> {
     m: &'a M3d,
     /// Smooth normals per VRTS vertex, for corners that store none.
     generated: &'a [Vec3],
     skin_table: &'a [([u16; 4], [u16; 4])],
     skinned: bool,
-    /// Per VRTS vertex, its first output vertex (group [`u32::MAX`]: none
-    /// yet) with the (UV, normal) it was made with, in one read.
-    first: Vec<First>,
+    /// Per VRTS vertex, its first output vertex: (group, index), group
+    /// [`u32::MAX`] for none yet.
+    first: Vec<(u32, u32)>,
+    /// Per VRTS vertex, the (UV, normal) its first output vertex was made
+    /// with, beside `first` (read with it, not through the output vertex);
+    /// empty when corners carry neither, every key then being (NONE, NONE).
+    first_key: Vec<(u32, u32)>,
     /// Per VRTS vertex, the last of its other output vertices in `others`
     /// (made the first time a vertex is seen again with another UV, normal
     /// or material; [`NONE`] for none).
@@ -773,14 +777,6 @@ struct Welder<'a> {
     /// Output vertices after a VRTS vertex's first, each linked to the one
     /// made before it from the same vertex: a short walk instead of a hash.
     others: Vec<Other>,
-}
-
-/// The first output vertex made from a VRTS vertex.
-#[derive(Clone, Copy)]
-struct First {
-    group: u32,
-    index: u32,
-    key: (u32, u32),
 }
 
 /// An output vertex that is not the first made from its VRTS vertex.
@@ -797,12 +793,16 @@ impl Welder<'_> {
     /// UV or normal the corner lacks.
     #[inline(always)]
     fn index(&mut self, b: &mut MeshBuilder, gi: u32, (vertex, uv, nrm): (u32, u32, u32)) -> u32 {
-        let f = self.first[vertex as usize];
-        // Without UV or normal indices every key is (NONE, NONE).
-        if f.group == gi && f.key == (uv, nrm) {
-            return f.index;
+        let (fg, fi) = self.first[vertex as usize];
+        if fg == gi
+            && self
+                .first_key
+                .get(vertex as usize)
+                .is_none_or(|&k| k == (uv, nrm))
+        {
+            return fi;
         }
-        self.index_new(b, gi, (vertex, uv, nrm), f.group)
+        self.index_new(b, gi, (vertex, uv, nrm), fg)
     }
 
     /// [`Welder::index`] past its common case (the corner's vertex seen
@@ -834,11 +834,10 @@ impl Welder<'_> {
         b.count += 1;
         b.has_uv |= uv != NONE;
         if fg == u32::MAX {
-            self.first[vertex as usize] = First {
-                group: gi,
-                index: i,
-                key: (uv, nrm),
-            };
+            self.first[vertex as usize] = (gi, i);
+            if let Some(k) = self.first_key.get_mut(vertex as usize) {
+                *k = (uv, nrm);
+            }
         } else {
             self.others.push(Other {
                 group: gi,
@@ -902,12 +901,12 @@ impl Welder<'_> {
                 b.weights = vec![[0; 4]; n];
             }
         }
-        for (vertex, f) in self.first.iter().enumerate() {
-            if f.group == u32::MAX {
+        for (vertex, &(g, i)) in self.first.iter().enumerate() {
+            if g == u32::MAX {
                 continue;
             }
-            let b = &mut groups[f.group as usize].1;
-            self.put(b, f.index as usize, vertex as u32, f.key);
+            let key = self.first_key.get(vertex).copied().unwrap_or((NONE, NONE));
+            self.put(&mut groups[g as usize].1, i as usize, vertex as u32, key);
         }
         for o in &self.others {
             self.put(

@@ -993,6 +993,9 @@ fn index_of<const SIZE: u8>(b: &[u8], at: usize) -> u32 {
     index_at(b, at, SIZE)
 }
 
+/// A MESH index out of range in a point: (field, value, limit).
+type PointError = (&'static str, u32, u32);
+
 /// A MESH point read as m3d.h reads it (sign-extended indices, absent
 /// ones NONE) and checked: the uncommon case of [`read_run`], out of line
 /// so that its loop stays small (a cold branch predictor, as after the
@@ -1006,7 +1009,7 @@ fn exact_point<const K: u8, const VI: u8>(
     (uv_at, normal_at, max_at): (usize, usize, usize),
     ti: u8,
     (nv, nt): (u32, u32),
-) -> std::result::Result<(u32, u32, u32, u32), (&'static str, u32, u32)> {
+) -> std::result::Result<[u32; 4], PointError> {
     let bad = |v: u32, limit: u32| v != NONE && v >= limit;
     let v = index_of::<VI>(b, 0);
     let tx = if K & 1 != 0 {
@@ -1033,7 +1036,7 @@ fn exact_point<const K: u8, const VI: u8>(
     } else if bad(mx, nv) {
         Err(("maximum vertex", mx, nv))
     } else {
-        Ok((v, tx, nrm, mx))
+        Ok([v, tx, nrm, mx])
     }
 }
 
@@ -1134,8 +1137,8 @@ fn read_run<const K: u8, const VI: u8>(
                 & (K & 1 == 0 || tx < fast_t)
                 & (K & 2 == 0 || nrm < fast_v)
                 & (K & 4 == 0 || mx < fast_v);
-            let (v, tx, nrm, mx) = if plain {
-                (v, tx, nrm, mx)
+            let [v, tx, nrm, mx] = if plain {
+                [v, tx, nrm, mx]
             } else {
                 exact_point::<K, VI>(b, (uv_at, normal_at, max_at), ti_size, (nv, nt))
                     .map_err(|(what, v, limit)| (at + r * len, j, what, v, limit))?
