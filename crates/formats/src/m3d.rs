@@ -1045,12 +1045,12 @@ type RunError = (usize, usize, &'static str, u32, u32);
 
 /// Reads a run of MESH records that share the header byte at `at` (`n`
 /// points with flags `K`, bits 0-2: UV, normal, maximum; vertex indices of
-/// `VI` bytes): every such record that follows back to back and fits
+/// `VI` bytes, UV indices of `TI`): every such record that follows back to back and fits
 /// before `end` (the caller checked that the first fits; `at..end`). Real meshes are
 /// one run of triangles, so the header, the widths and the columns are
 /// worked out once a run instead of once a face. Returns where the run
 /// ends.
-fn read_run<const K: u8, const VI: u8>(
+fn read_run<const K: u8, const VI: u8, const TI: u8>(
     faces: &mut Faces,
     data: &[u8],
     std::ops::Range { start: at, end }: std::ops::Range<usize>,
@@ -1059,7 +1059,9 @@ fn read_run<const K: u8, const VI: u8>(
     material: Option<u32>,
     (nv, nt): (u32, u32),
 ) -> std::result::Result<usize, RunError> {
-    let (vi, ti) = (VI as usize, t.ti as usize);
+    // TI is the file's UV index width where K has UV indices (0 otherwise).
+    debug_assert!(K & 1 == 0 || TI == t.ti);
+    let (vi, ti) = (VI as usize, TI as usize);
     let uv_at = vi;
     let normal_at = uv_at + if K & 1 != 0 { ti } else { 0 };
     let max_at = normal_at + if K & 2 != 0 { vi } else { 0 };
@@ -1108,8 +1110,7 @@ fn read_run<const K: u8, const VI: u8>(
         4 => limit,
         _ => 0, // a type of size 0 reads NONE: never the common case
     };
-    let ti_size = t.ti;
-    let (fast_v, fast_t) = (unsigned_below(VI, nv), unsigned_below(ti_size, nt));
+    let (fast_v, fast_t) = (unsigned_below(VI, nv), unsigned_below(TI, nt));
     for (r, rec) in body.chunks_exact(len).enumerate() {
         for (j, b) in rec[1..].chunks_exact(point).enumerate() {
             let c = r * n + j;
@@ -1117,11 +1118,7 @@ fn read_run<const K: u8, const VI: u8>(
             // behind a store to the columns waited on it (the processor
             // cannot tell at once that they never overlap).
             let v = raw_of::<VI>(b, 0);
-            let tx = if K & 1 != 0 {
-                raw_at(b, uv_at, ti_size)
-            } else {
-                0
-            };
+            let tx = if K & 1 != 0 { raw_at(b, uv_at, TI) } else { 0 };
             let nrm = if K & 2 != 0 {
                 raw_of::<VI>(b, normal_at)
             } else {
@@ -1140,7 +1137,7 @@ fn read_run<const K: u8, const VI: u8>(
             let [v, tx, nrm, mx] = if plain {
                 [v, tx, nrm, mx]
             } else {
-                exact_point::<K, VI>(b, (uv_at, normal_at, max_at), ti_size, (nv, nt))
+                exact_point::<K, VI>(b, (uv_at, normal_at, max_at), TI, (nv, nt))
                     .map_err(|(what, v, limit)| (at + r * len, j, what, v, limit))?
             };
             vertex[c] = v;
@@ -1594,17 +1591,29 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                     // A UV flag in a file without a texture index type
                     // stores no index (WusonBlitz): no UV column.
                     let stored = if t.ti == 0 { k & 6 } else { k & 7 };
+                    // The UV index width is a constant too where there is
+                    // one (a match per point on it was a fifth of the run).
+                    macro_rules! uv {
+                        ($k:literal, $vi:literal) => {
+                            match t.ti {
+                                1 => read_run::<$k, $vi, 1> as Run,
+                                2 => read_run::<$k, $vi, 2>,
+                                4 => read_run::<$k, $vi, 4>,
+                                _ => read_run::<$k, $vi, 0>,
+                            }
+                        };
+                    }
                     macro_rules! runs {
                         ($vi:literal) => {
                             match stored {
-                                0 => read_run::<0, $vi> as Run,
-                                1 => read_run::<1, $vi>,
-                                2 => read_run::<2, $vi>,
-                                3 => read_run::<3, $vi>,
-                                4 => read_run::<4, $vi>,
-                                5 => read_run::<5, $vi>,
-                                6 => read_run::<6, $vi>,
-                                _ => read_run::<7, $vi>,
+                                0 => read_run::<0, $vi, 0> as Run,
+                                1 => uv!(1, $vi),
+                                2 => read_run::<2, $vi, 0>,
+                                3 => uv!(3, $vi),
+                                4 => read_run::<4, $vi, 0>,
+                                5 => uv!(5, $vi),
+                                6 => read_run::<6, $vi, 0>,
+                                _ => uv!(7, $vi),
                             }
                         };
                     }
