@@ -1686,7 +1686,13 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                 let uncertainty = r.u8("uncertainty")?;
                 let group = r.u8("group")?;
                 let size = [v[3] as u32, v[4] as u32, v[5] as u32];
-                let count = size.iter().map(|&s| s as u64).product::<u64>();
+                // Three 32-bit sizes can overflow even 64 bits: a product
+                // past u64 is over the limit too (it wrapped to a small count
+                // that the sizes then overran).
+                let count = size
+                    .iter()
+                    .try_fold(1u64, |n, &s| n.checked_mul(s as u64))
+                    .unwrap_or(u64::MAX);
                 if count > MAX_BLOCK_VOXELS {
                     return Err(r.err(
                         body.start,

@@ -902,3 +902,42 @@ fn one_byte_mesh_indices_near_the_top_sign_extend() {
         "{e}"
     );
 }
+
+/// A voxel block whose three 32-bit sizes multiply past 64 bits (2^22
+/// each: 2^66 voxels, which wraps to 0) is refused as over the voxel
+/// limit, not read as an empty block (found by fuzzing; bytes laid out by
+/// hand from `specs/m3d.md`).
+#[test]
+fn a_voxel_block_whose_size_overflows_64_bits_is_refused() {
+    // Types: int8 coordinates, u8 vertex and string indices, 4-byte voxel
+    // dimensions (bits 22-23 = 10), one-byte voxel pixels; no colour,
+    // texture, bone or skin types.
+    let types: u32 = (3 << 6) | (3 << 8) | (3 << 10) | (3 << 14) | (2 << 22);
+    let mut voxd = vec![0]; // name
+    for _ in 0..3 {
+        voxd.extend(0i32.to_le_bytes()); // position
+    }
+    for _ in 0..3 {
+        voxd.extend((1u32 << 22).to_le_bytes()); // size
+    }
+    voxd.extend([0, 0]); // uncertainty, group
+    let mut payload = Vec::new();
+    payload.extend(b"HEAD");
+    payload.extend(20u32.to_le_bytes());
+    payload.extend(1.0f32.to_le_bytes());
+    payload.extend(types.to_le_bytes());
+    payload.extend([0, 0, 0, 0]);
+    payload.extend(b"VOXD");
+    payload.extend((8 + voxd.len() as u32).to_le_bytes());
+    payload.extend(&voxd);
+    payload.extend(b"OMD3");
+    let mut file = Vec::new();
+    file.extend(b"3DMO");
+    file.extend((8 + payload.len() as u32).to_le_bytes());
+    file.extend(&payload);
+    let e = err(&file);
+    assert!(
+        e.contains("block size") && e.contains("4194304x4194304x4194304 voxels is over the"),
+        "{e}"
+    );
+}
