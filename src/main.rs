@@ -477,6 +477,16 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             team_colors,
             timings,
         }) => {
+            // mimalloc asks for transparent huge pages on its arenas; under
+            // the usual `defrag = madvise` a fresh one is zeroed, and often
+            // compacted for, at its first touch: lantea.m3d's load stalled
+            // for up to 50 ms (3 ms without). A thumbnail is a short,
+            // small process that gains nothing from them: off (failing
+            // only costs speed). The viewer keeps them: a 10M-triangle
+            // file loaded in 0.2 s with them when the kernel had huge
+            // pages free, 0.5 s without (docs/performance.md).
+            #[cfg(target_os = "linux")]
+            let _ = rustix::thread::disable_transparent_huge_pages(true);
             // The adapter starts and the pipelines compile on their own
             // thread while the file loads: start-up is most of a
             // thumbnail's time on small files.
