@@ -521,7 +521,7 @@ fn later_bones_blend_with_the_corrected_t_as_in_m3d_h() {
     // Two bones turning in the same frame interval: m3d.h corrects its one
     // `t` for the first bone's orientation and blends the second with the
     // corrected value. Checked against the formula applied in sequence.
-    use facet::scene::clip::{BoneState, FrameSequence};
+    use facet::scene::clip::{BoneState, FrameSequence, PoseFrame};
     let turn = Quat::from_rotation_y(120f32.to_radians());
     let state = |ori: Quat, id: u32| BoneState {
         pos: Vec3::ZERO,
@@ -529,11 +529,16 @@ fn later_bones_blend_with_the_corrected_t_as_in_m3d_h() {
         ori,
         ori_id: id,
     };
-    let seq = FrameSequence::from_frames(
-        1000,
-        vec![state(Quat::IDENTITY, 1), state(Quat::IDENTITY, 1)],
-        [(500, vec![(0, state(turn, 2)), (1, state(turn, 2))])],
-    );
+    let seq = FrameSequence {
+        duration_ms: 1000,
+        bind: vec![state(Quat::IDENTITY, 1), state(Quat::IDENTITY, 1)],
+        // One frame, at 500 ms, setting both bones (pairs 0..2).
+        frames: vec![PoseFrame {
+            msec: 500,
+            bones: 0..2,
+        }],
+        bones: vec![(0, state(turn, 2)), (1, state(turn, 2))],
+    };
     let (mut cur, mut next) = (Vec::new(), Vec::new());
     facet::anim::sequence::evaluate(&seq, 0.2, &mut cur, &mut next);
     // By hand, m3d.h's correction (`_m3d_frame`: t += t (t-0.5) (t-1)

@@ -144,29 +144,6 @@ pub struct FrameSequence {
 }
 
 impl FrameSequence {
-    /// A sequence from (time, bones) frames, in that order.
-    pub fn from_frames(
-        duration_ms: u32,
-        bind: Vec<BoneState>,
-        frames: impl IntoIterator<Item = (u32, Vec<(usize, BoneState)>)>,
-    ) -> FrameSequence {
-        let mut seq = FrameSequence {
-            duration_ms,
-            bind,
-            frames: Vec::new(),
-            bones: Vec::new(),
-        };
-        for (msec, bones) in frames {
-            let start = seq.bones.len() as u32;
-            seq.bones.extend(bones);
-            seq.frames.push(PoseFrame {
-                msec,
-                bones: start..seq.bones.len() as u32,
-            });
-        }
-        seq
-    }
-
     /// The (bone, state) pairs one of this sequence's frames sets.
     pub fn bones_of(&self, f: &PoseFrame) -> &[(usize, BoneState)] {
         &self.bones[f.bones.start as usize..f.bones.end as usize]

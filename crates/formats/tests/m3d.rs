@@ -747,6 +747,34 @@ fn faces_hand_back_what_was_pushed() {
     assert_eq!(plain.get(0).unwrap().point(2).vertex, 2);
 }
 
+/// A chunk as `specs/m3d.md` lays every chunk out: its magic, its length
+/// (header included) and its body.
+fn chunk(magic: &[u8; 4], body: &[u8]) -> Vec<u8> {
+    let mut c = magic.to_vec();
+    c.extend((8 + body.len() as u32).to_le_bytes());
+    c.extend(body);
+    c
+}
+
+/// A HEAD chunk: scale 1.0, the variable types `types`, and a string table
+/// of the four empty strings (name, license, author, description).
+fn head(types: u32) -> Vec<u8> {
+    let mut body = 1.0f32.to_le_bytes().to_vec();
+    body.extend(types.to_le_bytes());
+    body.extend([0, 0, 0, 0]);
+    chunk(b"HEAD", &body)
+}
+
+/// An uncompressed file: "3DMO", the file's length, the chunks and the
+/// closing "OMD3".
+fn plain_file(chunks: &[Vec<u8>]) -> Vec<u8> {
+    let payload: Vec<u8> = chunks.concat().into_iter().chain(*b"OMD3").collect();
+    let mut file = b"3DMO".to_vec();
+    file.extend((8 + payload.len() as u32).to_le_bytes());
+    file.extend(payload);
+    file
+}
+
 /// A run of three triangle records whose third has a vertex index past
 /// VRTS, bytes laid out by hand from `specs/m3d.md`: the error names that
 /// face, that point and the byte it sits at.
@@ -756,24 +784,12 @@ fn a_bad_index_late_in_a_run_of_faces_names_its_face_and_byte() {
     // colour (bits 6-7), texture (8-9), bone (10-11), skin (14-15) or
     // voxel dimension (22-23) types.
     let types: u32 = (3 << 6) | (3 << 8) | (3 << 10) | (3 << 14) | (3 << 22);
-    let mut payload = Vec::new();
-    payload.extend(b"HEAD");
-    payload.extend(20u32.to_le_bytes());
-    payload.extend(1.0f32.to_le_bytes());
-    payload.extend(types.to_le_bytes());
-    payload.extend([0, 0, 0, 0]); // name, license, author, description
-    payload.extend(b"VRTS");
-    payload.extend(20u32.to_le_bytes());
-    payload.extend([0, 0, 0, 127, 127, 0, 0, 127, 0, 127, 0, 127]); // x y z w
-    payload.extend(b"MESH");
-    payload.extend(20u32.to_le_bytes());
-    // Magic 0x30: three points, no UV, normal or maximum index.
-    payload.extend([0x30, 0, 1, 2, 0x30, 0, 2, 1, 0x30, 1, 7, 2]);
-    payload.extend(b"OMD3");
-    let mut file = Vec::new();
-    file.extend(b"3DMO");
-    file.extend((8 + payload.len() as u32).to_le_bytes());
-    file.extend(&payload);
+    let mut file = plain_file(&[
+        head(types),
+        chunk(b"VRTS", &[0, 0, 0, 127, 127, 0, 0, 127, 0, 127, 0, 127]), // x y z w
+        // Magic 0x30: three points, no UV, normal or maximum index.
+        chunk(b"MESH", &[0x30, 0, 1, 2, 0x30, 0, 2, 1, 0x30, 1, 7, 2]),
+    ]);
     let e = err(&file);
     // MESH at payload offset 40, records from 48; the third at 56, its
     // second point at 58; the payload starts at file offset 8.
@@ -800,26 +816,12 @@ fn errors_in_bones_and_frames_name_the_record() {
     // (14-15) or voxel dimension (22-23) types.
     let types: u32 = (3 << 6) | (3 << 8) | (3 << 14) | (3 << 22);
     let file = |bone: &[u8], action: &[u8]| {
-        let mut payload = Vec::new();
-        payload.extend(b"HEAD");
-        payload.extend(20u32.to_le_bytes());
-        payload.extend(1.0f32.to_le_bytes());
-        payload.extend(types.to_le_bytes());
-        payload.extend([0, 0, 0, 0]); // name, license, author, description
-        payload.extend(b"VRTS");
-        payload.extend(16u32.to_le_bytes());
-        payload.extend([0, 0, 0, 127, 0, 0, 0, 127]); // a point, a quaternion
-        for (magic, body) in [(b"BONE", bone), (b"ACTN", action)] {
-            payload.extend(magic);
-            payload.extend((8 + body.len() as u32).to_le_bytes());
-            payload.extend(body);
-        }
-        payload.extend(b"OMD3");
-        let mut f = Vec::new();
-        f.extend(b"3DMO");
-        f.extend((8 + payload.len() as u32).to_le_bytes());
-        f.extend(&payload);
-        f
+        plain_file(&[
+            head(types),
+            chunk(b"VRTS", &[0, 0, 0, 127, 0, 0, 0, 127]), // a point, a quaternion
+            chunk(b"BONE", bone),
+            chunk(b"ACTN", action),
+        ])
     };
     // Two bones (no skin count: sk_t undefined), each parent, name,
     // position, orientation; the root's parent is 0xFF (-1).
@@ -868,28 +870,18 @@ fn one_byte_mesh_indices_near_the_top_sign_extend() {
     // texture, bone, skin or voxel dimension types.
     let types: u32 = (3 << 6) | (3 << 8) | (3 << 10) | (3 << 14) | (3 << 22);
     let file = |second: u8| {
-        let mut payload = Vec::new();
-        payload.extend(b"HEAD");
-        payload.extend(20u32.to_le_bytes());
-        payload.extend(1.0f32.to_le_bytes());
-        payload.extend(types.to_le_bytes());
-        payload.extend([0, 0, 0, 0]);
-        payload.extend(b"VRTS");
-        payload.extend((8 + 300 * 4u32).to_le_bytes());
-        for i in 0..300u32 {
-            payload.extend([(i % 100) as u8, (i / 100) as u8, 0, 127]);
-        }
-        payload.extend(b"MESH");
-        payload.extend((8 + 14u32).to_le_bytes());
-        // Magic 0x32: three points with a normal index each.
-        payload.extend([0x32, 253, 0, 1, 255, 2, 0]);
-        payload.extend([0x32, 0, 0, second, 0, 1, 0]);
-        payload.extend(b"OMD3");
-        let mut f = Vec::new();
-        f.extend(b"3DMO");
-        f.extend((8 + payload.len() as u32).to_le_bytes());
-        f.extend(&payload);
-        f
+        let vertices: Vec<u8> = (0..300u32)
+            .flat_map(|i| [(i % 100) as u8, (i / 100) as u8, 0, 127])
+            .collect();
+        plain_file(&[
+            head(types),
+            chunk(b"VRTS", &vertices),
+            // Magic 0x32: three points with a normal index each.
+            chunk(
+                b"MESH",
+                &[0x32, 253, 0, 1, 255, 2, 0, 0x32, 0, 0, second, 0, 1, 0],
+            ),
+        ])
     };
     let m = m3d::decode(&file(3)).unwrap();
     assert_eq!(m.faces.vertices(), &[253, 1, 2, 0, 3, 1]);
@@ -921,20 +913,7 @@ fn a_voxel_block_whose_size_overflows_64_bits_is_refused() {
         voxd.extend((1u32 << 22).to_le_bytes()); // size
     }
     voxd.extend([0, 0]); // uncertainty, group
-    let mut payload = Vec::new();
-    payload.extend(b"HEAD");
-    payload.extend(20u32.to_le_bytes());
-    payload.extend(1.0f32.to_le_bytes());
-    payload.extend(types.to_le_bytes());
-    payload.extend([0, 0, 0, 0]);
-    payload.extend(b"VOXD");
-    payload.extend((8 + voxd.len() as u32).to_le_bytes());
-    payload.extend(&voxd);
-    payload.extend(b"OMD3");
-    let mut file = Vec::new();
-    file.extend(b"3DMO");
-    file.extend((8 + payload.len() as u32).to_le_bytes());
-    file.extend(&payload);
+    let file = plain_file(&[head(types), chunk(b"VOXD", &voxd)]);
     let e = err(&file);
     assert!(
         e.contains("block size") && e.contains("4194304x4194304x4194304 voxels is over the"),
