@@ -144,9 +144,12 @@ pub struct FrameSequence {
 }
 
 impl FrameSequence {
-    /// The (bone, state) pairs one of this sequence's frames sets.
+    /// The (bone, state) pairs one of this sequence's frames sets (none for
+    /// a range past the list, which only a sequence built by hand can have).
     pub fn bones_of(&self, f: &PoseFrame) -> &[(usize, BoneState)] {
-        &self.bones[f.bones.start as usize..f.bones.end as usize]
+        self.bones
+            .get(f.bones.start as usize..f.bones.end as usize)
+            .unwrap_or_default()
     }
 }
 

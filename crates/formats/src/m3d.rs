@@ -667,9 +667,12 @@ impl Action {
         a
     }
 
-    /// The transforms of one of this action's frames.
+    /// The transforms of one of this action's frames (none for a range
+    /// past the list, which only an action built by hand can have).
     pub fn transforms_of(&self, f: &Frame) -> &[Transform] {
-        &self.transforms[f.transforms.start as usize..f.transforms.end as usize]
+        self.transforms
+            .get(f.transforms.start as usize..f.transforms.end as usize)
+            .unwrap_or_default()
     }
 }
 

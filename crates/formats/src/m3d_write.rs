@@ -360,7 +360,18 @@ pub fn encode(m: &M3d, compress: bool) -> Result<Vec<u8>, String> {
         w.out.extend(a.duration_ms.to_le_bytes());
         for f in &a.frames {
             w.out.extend(f.msec.to_le_bytes());
-            let transforms = a.transforms_of(f);
+            let transforms = a
+                .transforms
+                .get(f.transforms.start as usize..f.transforms.end as usize)
+                .ok_or_else(|| {
+                    format!(
+                        "action {:?}: frame at {} ms names transforms {:?} of {}",
+                        a.name,
+                        f.msec,
+                        f.transforms,
+                        a.transforms.len()
+                    )
+                })?;
             w.idx(t.fc, transforms.len() as u32, "frame bone count")?;
             for tr in transforms {
                 w.idx(t.bi, tr.bone, "frame bone")?;

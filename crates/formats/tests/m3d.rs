@@ -920,3 +920,23 @@ fn a_voxel_block_whose_size_overflows_64_bits_is_refused() {
         "{e}"
     );
 }
+
+/// An action built by hand whose frame names transforms past its list is
+/// refused by the writer with a message naming the action and frame (a
+/// panic before the frames' transforms were one list).
+#[test]
+fn the_writer_refuses_a_frame_range_past_the_transforms() {
+    let mut m = everything(types([1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]));
+    m.actions[0].frames[1].transforms = 1..9;
+    let e = m3d_write::encode(&m, false).unwrap_err();
+    assert!(
+        e.contains("action \"wave\"") && e.contains("500 ms") && e.contains("1..9 of 3"),
+        "{e}"
+    );
+    // What the reader side gives for such a frame: no transforms.
+    assert!(
+        m.actions[0]
+            .transforms_of(&m.actions[0].frames[1])
+            .is_empty()
+    );
+}
