@@ -651,12 +651,6 @@ impl Label {
             other => other.to_string().into(),
         }
     }
-
-    /// A reader of this range that names its errors after it.
-    fn named<'a>(&self, mut r: Reader<'a>) -> Reader<'a> {
-        r.set_ctx(self.ctx());
-        r
-    }
 }
 
 struct Ctx<'a> {
@@ -669,16 +663,24 @@ struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     /// A reader at absolute `offset` that may read `len` bytes there; the
-    /// bytes are recorded for the overlap check.
-    /// Tables name their reader's errors (a fixed name); the reader of a
-    /// blob is sized to it, so only the few that check what they read name
-    /// theirs ([`Label::ctx`]).
+    /// bytes are recorded for the overlap check. Tables name their reader's
+    /// errors (a fixed name); the reader of a blob is sized to it, so only
+    /// the few that check what they read name theirs ([`Ctx::at_named`]).
     fn at(&mut self, offset: i64, len: u64, what: Label) -> Result<Reader<'a>> {
         let mut r = self.view(offset, len, &what)?;
         if let Label::Table(t) = what {
             r.set_ctx(TABLE_LABELS[t]);
         }
         self.record(offset, len, what);
+        Ok(r)
+    }
+
+    /// [`Ctx::at`] with the reader's errors named after `what`
+    /// ([`Label::ctx`], formatted here, once a range).
+    fn at_named(&mut self, offset: i64, len: u64, what: Label) -> Result<Reader<'a>> {
+        let ctx = what.ctx();
+        let mut r = self.at(offset, len, what)?;
+        r.set_ctx(ctx);
         Ok(r)
     }
 
@@ -1056,8 +1058,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
             }
             let mut groups = Vec::new();
             if ng > 0 {
-                let mut r =
-                    Label::MeshGroups(i).named(c.at(og, ng as u64 * 16, Label::MeshGroups(i))?);
+                let mut r = c.at_named(og, ng as u64 * 16, Label::MeshGroups(i))?;
                 for g in 0..ng {
                     let gat = r.pos();
                     let name = r.u16("name")?;
@@ -1120,7 +1121,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
             let ob = t.i64("bones offset")?;
             let mut bones = Vec::with_capacity(nb as usize);
             if nb > 0 {
-                let mut r = Label::Bones(i).named(c.at(ob, nb as u64 * 132, Label::Bones(i))?);
+                let mut r = c.at_named(ob, nb as u64 * 132, Label::Bones(i))?;
                 for b in 0..nb {
                     let bat = r.pos();
                     let name = r.u16("name")?;
@@ -1171,8 +1172,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
             }
             let mut bindings = Vec::new();
             if nb > 0 {
-                let mut r =
-                    Label::Bindings(i).named(c.at(ob, nb as u64 * 80, Label::Bindings(i))?);
+                let mut r = c.at_named(ob, nb as u64 * 80, Label::Bindings(i))?;
                 for b in 0..nb {
                     let bat = r.pos();
                     let bname = r.u16("name")?;
