@@ -924,3 +924,49 @@ fn mip_levels_halve_down_to_one_texel_and_stay_there() {
     assert_eq!(level_dims(256, 64, 32), (1, 1));
     assert_eq!(level_dims(u16::MAX, 3, 127), (1, 1));
 }
+
+#[test]
+fn table_rows_give_each_table_bytes_from_the_spec_layouts() {
+    // Entry sizes summed from the field lists of specs/papa.txt:
+    // String u32+u32+u64; Texture u16+u8+u8+u16+u16+u64+u64; Vertex and
+    // Index Buffer u8+u8[3]+u32+u64+u64; Material 4 x u16 + 3 x u64; Mesh
+    // 4 x u16 + u64; Skeleton u16+u16[3]+u64; Model (notes/papa.md) u16
+    // name, i16 skeleton, u16 count, u16 padding, 64-byte matrix, u64
+    // offset; Animation (notes/papa.md) i16 name, u16 bones, u32 frames,
+    // u32 fps numerator and denominator, two i64 offsets.
+    let entry = [
+        4 + 4 + 8,
+        2 + 1 + 1 + 2 + 2 + 8 + 8,
+        1 + 3 + 4 + 8 + 8,
+        1 + 3 + 4 + 8 + 8,
+        2 * 4 + 8 * 3,
+        2 * 4 + 8,
+        2 + 2 * 3 + 8,
+        2 + 2 + 2 + 2 + 64 + 8,
+        2 + 2 + 4 + 4 + 4 + 8 + 8,
+    ];
+    for name in ["basic_cube.papa", "bot_sun.papa", "bot_sun_anim_idle.papa"] {
+        let bytes = std::fs::read(path(name)).unwrap();
+        let scene = facet::scene::from_papa::convert(
+            &papa::decode(&bytes).unwrap(),
+            Default::default(),
+            &facet::scene::companions::NoCompanions,
+        );
+        let rows = &scene.source.chunks;
+        assert_eq!(rows.len(), 9, "{name}");
+        for (i, row) in rows.iter().enumerate() {
+            // The header: magic, version, then nine u16 counts.
+            let count = u16::from_le_bytes([bytes[8 + 2 * i], bytes[9 + 2 * i]]) as u64;
+            // ... three u16 of padding, then nine i64 offsets.
+            let at = 32 + 8 * i;
+            let offset = i64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+            assert_eq!(row.size, count * entry[i], "{name} {}", row.magic);
+            if offset >= 0 {
+                assert_eq!(row.offset as i64, offset, "{name} {}", row.magic);
+                assert_eq!(row.note, format!("{count} entries"), "{name} {}", row.magic);
+            } else {
+                assert_eq!(row.note, "absent (-1)", "{name} {}", row.magic);
+            }
+        }
+    }
+}

@@ -606,9 +606,11 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         ("author", &m.author),
         ("description", &m.description),
     ];
-    source
-        .details
-        .extend(strings.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    source.details.extend(
+        strings
+            .iter()
+            .map(|(k, v)| (k.to_string().into(), v.to_string())),
+    );
     source.details.extend([
         ("scale".into(), format!("{} m per unit", m.scale)),
         (
@@ -627,7 +629,7 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         .chunks
         .iter()
         .map(|c| ChunkRow {
-            magic: c.magic.clone(),
+            magic: c.magic.clone().into(),
             offset: c.offset,
             size: c.size as u64,
             note: match c.magic.as_str() {

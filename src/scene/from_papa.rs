@@ -13,6 +13,7 @@ use super::*;
 use crate::formats::papa::{self, Papa, TexFormat, TextureData};
 use crate::formats::ptf::Texels;
 use glam::{Mat3, Quat};
+use std::fmt::Write as _;
 
 /// Papa's Z-up -> the scene's Y-up.
 pub fn axis() -> Mat4 {
@@ -785,20 +786,17 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                 let range =
                     g.first_index as usize..g.first_index as usize + per * g.primitives as usize;
                 let stamp = gi as u32;
+                let mut name = String::with_capacity(model.name.len() + g.name.len() + 16);
+                let _ = match model.name.as_str() {
+                    "" => write!(name, "model {mi}"),
+                    named => write!(name, "{named}"),
+                };
+                let _ = match g.name.as_str() {
+                    "" => write!(name, " / group {gi}"),
+                    named => write!(name, " / {named}"),
+                };
                 let mut out = Mesh {
-                    name: format!(
-                        "{} / {}",
-                        if model.name.is_empty() {
-                            format!("model {mi}")
-                        } else {
-                            model.name.clone()
-                        },
-                        if g.name.is_empty() {
-                            format!("group {gi}")
-                        } else {
-                            g.name.clone()
-                        }
-                    ),
+                    name,
                     material: Some(g.material as usize),
                     visible: true,
                     has_file_normals: layout.normal.is_some(),
@@ -919,25 +917,16 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
         ("models".into(), p.models.len().to_string()),
         (
             "vertex buffers".into(),
-            p.vertex_buffers
-                .iter()
-                .map(|v| format!("{} x{}", v.layout().name, v.count))
-                .collect::<Vec<_>>()
-                .join(", "),
+            joined(&p.vertex_buffers, |s, v| {
+                write!(s, "{} x{}", v.layout().name, v.count)
+            }),
         ),
         (
             "index buffers".into(),
-            p.index_buffers
-                .iter()
-                .map(|b| {
-                    format!(
-                        "{} x{}",
-                        if b.format == 0 { "u16" } else { "u32" },
-                        b.indices.len()
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join(", "),
+            joined(&p.index_buffers, |s, b| {
+                let width = if b.format == 0 { "u16" } else { "u32" };
+                write!(s, "{width} x{}", b.indices.len())
+            }),
         ),
         ("animations".into(), p.animations.len().to_string()),
     ]);
@@ -953,13 +942,13 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
         .tables
         .iter()
         .map(|t| ChunkRow {
-            magic: t.name.to_string(),
+            magic: t.name.into(),
             offset: t.offset.unwrap_or(0) as usize,
-            size: t.count as u64,
-            note: if t.offset.is_some() {
-                format!("{} entries", t.count)
-            } else {
-                "absent (-1)".into()
+            size: t.bytes,
+            note: match t.offset {
+                // Not `format!`: its machinery was most of these rows.
+                Some(_) => (t.count.to_string() + " entries").into(),
+                None => "absent (-1)".into(),
             },
         })
         .collect();
@@ -969,29 +958,35 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
             .iter()
             .enumerate()
             .map(|(i, m)| {
-                (
-                    format!("{i}: {}", m.name),
-                    format!(
-                        "skeleton {}, {} binding(s): {}",
-                        m.skeleton.map_or("none".into(), |s| s.to_string()),
-                        m.bindings.len(),
-                        m.bindings
-                            .iter()
-                            .map(|b| format!(
-                                "mesh {} ({} bone mappings)",
-                                b.mesh,
-                                b.bone_map.len()
-                            ))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                )
+                let mut row = String::new();
+                let _ = match m.skeleton {
+                    Some(s) => write!(row, "skeleton {s}"),
+                    None => write!(row, "skeleton none"),
+                };
+                let _ = write!(row, ", {} binding(s): ", m.bindings.len());
+                row += &joined(&m.bindings, |s, b| {
+                    write!(s, "mesh {} ({} bone mappings)", b.mesh, b.bone_map.len())
+                });
+                (format!("{i}: {}", m.name), row)
             })
             .collect(),
     ));
     scene.source = source;
     scene.warnings = warnings;
     scene
+}
+
+/// `items` written one after the other by `write`, separated by ", ",
+/// into one string (no string per item).
+fn joined<T>(items: &[T], mut write: impl FnMut(&mut String, &T) -> std::fmt::Result) -> String {
+    let mut s = String::new();
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        let _ = write(&mut s, item);
+    }
+    s
 }
 
 fn axis_mat3() -> Mat3 {

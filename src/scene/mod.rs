@@ -21,6 +21,7 @@ pub use images::{DecodedImage, decode_image};
 pub use material_anim::MaterialAnim;
 
 use glam::{Mat4, Vec2, Vec3};
+use std::borrow::Cow;
 
 /// What file the scene came from and how big it is.
 #[derive(Debug, Clone, Default)]
@@ -30,8 +31,9 @@ pub struct SourceInfo {
     /// "P3M", "M3D", "Papa", "PMF".
     pub format: String,
     pub file_size: u64,
-    /// Format-specific facts shown in the inspector and `info` (key, value).
-    pub details: Vec<(String, String)>,
+    /// Format-specific facts shown in the inspector and `info` (key,
+    /// value); keys are mostly fixed words, kept without an allocation.
+    pub details: Vec<(Cow<'static, str>, String)>,
     /// The file's chunks, for formats made of chunks.
     pub chunks: Vec<ChunkRow>,
 }
@@ -188,11 +190,11 @@ pub struct Label {
 /// A chunk (or section) of the file as found, for the inspector.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChunkRow {
-    pub magic: String,
+    pub magic: Cow<'static, str>,
     pub offset: usize,
     pub size: u64,
     /// What was done with it ("decoded", "listed, not rendered", "unknown").
-    pub note: String,
+    pub note: Cow<'static, str>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

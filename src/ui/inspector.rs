@@ -192,10 +192,10 @@ pub fn inspector(
                         ui.strong("");
                         ui.end_row();
                         for c in &s.chunks {
-                            ui.monospace(&c.magic);
+                            ui.monospace(c.magic.as_ref());
                             ui.monospace(format!("{:#X}", c.offset));
                             ui.monospace(c.size.to_string());
-                            ui.weak(&c.note);
+                            ui.weak(c.note.as_ref());
                             ui.end_row();
                         }
                     });

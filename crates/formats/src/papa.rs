@@ -434,15 +434,16 @@ impl VertexBuffer {
             weights: l.skin.map(|(w, _)| b4(w)),
             bones: l.skin.map(|(_, j)| b4(j)),
             tangent: l.tangents.map(|at| [v3(at), v3(at + 12)]),
-            // Written out (not `array::from_fn` with `?` inside, which
-            // did not inline and cost a stack round trip per vertex).
-            extra_uvs: [0, 1].map(|k| match l.uv {
-                Some(at) if k < l.extra_uvs as usize => {
-                    let at = at + 8 * (k + 1);
-                    Some([f(at), f(at + 4)])
-                }
-                _ => None,
-            }),
+            // Written out: `array::from_fn` or `[0, 1].map` did not
+            // inline, and their results came back through the stack in
+            // stores the next load could not forward from.
+            extra_uvs: match l.uv {
+                Some(at) => [
+                    (l.extra_uvs > 0).then(|| [f(at + 8), f(at + 12)]),
+                    (l.extra_uvs > 1).then(|| [f(at + 16), f(at + 20)]),
+                ],
+                None => [None, None],
+            },
             color8f: l
                 .color8f
                 .map(|at| [0, 1, 2, 3, 4, 5, 6, 7].map(|k| f(at + 4 * k))),
@@ -552,7 +553,12 @@ pub struct TableInfo {
     pub name: &'static str,
     pub count: u16,
     pub offset: Option<u64>,
+    /// `count` entries of the table's fixed size.
+    pub bytes: u64,
 }
+
+/// The size of one entry of each table, in `TABLE_NAMES`' order.
+const TABLE_ENTRY_BYTES: [u64; 9] = [16, 24, 24, 24, 32, 16, 16, 80, 32];
 
 pub const TABLE_NAMES: [&str; 9] = [
     "strings",
@@ -762,7 +768,13 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
     let mut c = Ctx {
         data,
         strings: Vec::new(),
-        regions: vec![(0, 104, Label::Header)],
+        regions: {
+            // Room for a typical file's tables and blobs (not sized from
+            // the counts: a hostile header could claim 590K entries).
+            let mut r = Vec::with_capacity(32);
+            r.push((0, 104, Label::Header));
+            r
+        },
         warnings: Vec::new(),
     };
     fn table<'a>(
@@ -770,13 +782,16 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
         counts: &[u16; 9],
         offsets: &[i64; 9],
         i: usize,
-        size: u64,
     ) -> Result<Option<Reader<'a>>> {
         if counts[i] == 0 {
             return Ok(None);
         }
-        c.at(offsets[i], counts[i] as u64 * size, Label::Table(i))
-            .map(Some)
+        c.at(
+            offsets[i],
+            counts[i] as u64 * TABLE_ENTRY_BYTES[i],
+            Label::Table(i),
+        )
+        .map(Some)
     }
     let mut p = Papa {
         signature,
@@ -787,11 +802,12 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
             name: TABLE_NAMES[i],
             count: counts[i],
             offset: (offsets[i] >= 0).then_some(offsets[i] as u64),
+            bytes: counts[i] as u64 * TABLE_ENTRY_BYTES[i],
         })
         .collect();
 
     // Strings first: everything else names things through them.
-    if let Some(mut t) = table(&mut c, &counts, &offsets, 0, 16)? {
+    if let Some(mut t) = table(&mut c, &counts, &offsets, 0)? {
         let n = counts[0] as usize;
         let entries: Vec<(u32, i64)> = (0..n)
             .map(|_| {
@@ -839,7 +855,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
         }
     }
 
-    if let Some(mut t) = table(&mut c, &counts, &offsets, 1, 24)? {
+    if let Some(mut t) = table(&mut c, &counts, &offsets, 1)? {
         for i in 0..counts[1] as usize {
             let name = t.u16("texture name")?;
             let at = t.pos();
@@ -903,7 +919,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
 
     // Where each vertex buffer's data starts (for errors about a vertex).
     let mut vb_offsets: Vec<u64> = Vec::new();
-    if let Some(mut t) = table(&mut c, &counts, &offsets, 2, 24)? {
+    if let Some(mut t) = table(&mut c, &counts, &offsets, 2)? {
         for i in 0..counts[2] as usize {
             let at = t.pos();
             let format = t.u8("vertex format")?;
@@ -944,7 +960,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
         }
     }
 
-    if let Some(mut t) = table(&mut c, &counts, &offsets, 3, 24)? {
+    if let Some(mut t) = table(&mut c, &counts, &offsets, 3)? {
         for i in 0..counts[3] as usize {
             let at = t.pos();
             let format = t.u8("index format")?;
@@ -973,22 +989,28 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
             let indices = if size == 0 {
                 Vec::new()
             } else {
-                let mut br = c.at(off, size, Label::IndexBuffer(i))?;
-                (0..count)
-                    .map(|_| {
-                        if width == 2 {
-                            br.u16("index").map(u32::from)
-                        } else {
-                            br.u32("index")
-                        }
-                    })
-                    .collect::<Result<_>>()?
+                // The size is `count * width` (checked above) and `at`
+                // bounds it: one check, then a plain loop.
+                let bytes = c
+                    .at(off, size, Label::IndexBuffer(i))?
+                    .bytes(size as usize, "index")?;
+                if width == 2 {
+                    bytes
+                        .chunks_exact(2)
+                        .map(|b| u16::from_le_bytes([b[0], b[1]]) as u32)
+                        .collect()
+                } else {
+                    bytes
+                        .chunks_exact(4)
+                        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                        .collect()
+                }
             };
             p.index_buffers.push(IndexBuffer { format, indices });
         }
     }
 
-    if let Some(mut t) = table(&mut c, &counts, &offsets, 4, 32)? {
+    if let Some(mut t) = table(&mut c, &counts, &offsets, 4)? {
         for i in 0..counts[4] as usize {
             let shader = t.u16("shader name")?;
             let (nv, nt, nm) = (
@@ -1037,7 +1059,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
         }
     }
 
-    if let Some(mut t) = table(&mut c, &counts, &offsets, 5, 16)? {
+    if let Some(mut t) = table(&mut c, &counts, &offsets, 5)? {
         for i in 0..counts[5] as usize {
             let at = t.pos();
             let vb = t.u16("vertex buffer")?;
@@ -1114,7 +1136,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
         }
     }
 
-    if let Some(mut t) = table(&mut c, &counts, &offsets, 6, 16)? {
+    if let Some(mut t) = table(&mut c, &counts, &offsets, 6)? {
         for i in 0..counts[6] as usize {
             let nb = t.u16("bone count")?;
             t.bytes(6, "padding")?;
@@ -1154,7 +1176,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
         }
     }
 
-    if let Some(mut t) = table(&mut c, &counts, &offsets, 7, 80)? {
+    if let Some(mut t) = table(&mut c, &counts, &offsets, 7)? {
         for i in 0..counts[7] as usize {
             let at = t.pos();
             let name = t.u16("model name")?;
@@ -1245,7 +1267,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
         }
     }
 
-    if let Some(mut t) = table(&mut c, &counts, &offsets, 8, 32)? {
+    if let Some(mut t) = table(&mut c, &counts, &offsets, 8)? {
         for i in 0..counts[8] as usize {
             let name = t.u16("animation name")?;
             let nb = t.u16("bone count")?;
@@ -1300,7 +1322,10 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
 
     // No two tables or blobs may share bytes.
     let mut regions = std::mem::take(&mut c.regions);
-    regions.sort_by_key(|r| (r.0, r.1));
+    // Writers lay tables and blobs out in order: usually sorted already.
+    if !regions.is_sorted_by_key(|r| (r.0, r.1)) {
+        regions.sort_unstable_by_key(|r| (r.0, r.1));
+    }
     for w in regions.windows(2) {
         if w[1].0 < w[0].1 {
             return Err(DecodeError::invalid(
