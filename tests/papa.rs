@@ -963,8 +963,9 @@ fn table_rows_give_each_table_bytes_from_the_spec_layouts() {
             assert_eq!(row.size, count * entry[i], "{name} {}", row.magic);
             if offset >= 0 {
                 assert_eq!(row.offset as i64, offset, "{name} {}", row.magic);
-                assert_eq!(row.note, format!("{count} entries"), "{name} {}", row.magic);
+                assert_eq!(row.entries, Some(count as u32), "{name} {}", row.magic);
             } else {
+                assert_eq!(row.entries, None, "{name} {}", row.magic);
                 assert_eq!(row.note, "absent (-1)", "{name} {}", row.magic);
             }
         }

@@ -208,7 +208,7 @@ fn load_bytes_inner(
     let source = SourceInfo {
         file_name: file.to_string(),
         path: None,
-        format: String::new(),
+        format: Default::default(),
         file_size: bytes.len() as u64,
         details: Vec::new(),
         chunks: Vec::new(),

@@ -642,13 +642,14 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
                 }
                 _ => "application-specific: skipped".into(),
             },
+            entries: None,
         })
         .collect();
 
     let mut tables = Vec::new();
     if !m.voxel_types.is_empty() {
         tables.push((
-            "Voxel types".to_string(),
+            "Voxel types".into(),
             m.voxel_types
                 .iter()
                 .enumerate()
@@ -685,7 +686,7 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
     }
     if !m.shapes.is_empty() || !m.procedures.is_empty() {
         tables.push((
-            "Not rendered".to_string(),
+            "Not rendered".into(),
             m.shapes
                 .iter()
                 .map(|(n, size)| (format!("shape {n:?}"), format!("SHPE, {size} bytes")))

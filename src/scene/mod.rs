@@ -29,7 +29,7 @@ pub struct SourceInfo {
     pub file_name: String,
     pub path: Option<std::path::PathBuf>,
     /// "P3M", "M3D", "Papa", "PMF".
-    pub format: String,
+    pub format: Cow<'static, str>,
     pub file_size: u64,
     /// Format-specific facts shown in the inspector and `info` (key,
     /// value); keys are mostly fixed words, kept without an allocation.
@@ -37,6 +37,9 @@ pub struct SourceInfo {
     /// The file's chunks, for formats made of chunks.
     pub chunks: Vec<ChunkRow>,
 }
+
+/// A titled table of (key, value) rows for the inspector.
+pub type InfoTable = (Cow<'static, str>, Vec<(String, String)>);
 
 #[derive(Debug, Clone, Default)]
 pub struct Scene {
@@ -56,7 +59,7 @@ pub struct Scene {
     pub preview: Option<Texture>,
     /// Named rows for format-specific tables in the inspector (M3D voxel
     /// types...): (table, rows of (key, value)).
-    pub tables: Vec<(String, Vec<(String, String)>)>,
+    pub tables: Vec<InfoTable>,
     /// For texture files: every mip level, decoded (the texture viewer
     /// shows one of them as `textures[0]`).
     pub mip_levels: Vec<Texture>,
@@ -195,6 +198,9 @@ pub struct ChunkRow {
     pub size: u64,
     /// What was done with it ("decoded", "listed, not rendered", "unknown").
     pub note: Cow<'static, str>,
+    /// For a table of fixed-size entries (Papa), how many it holds; the
+    /// inspector writes them before the note.
+    pub entries: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -133,7 +133,7 @@ pub fn inspector(
                         ui.end_row();
                     };
                     row("name", s.file_name.clone());
-                    row("format", s.format.clone());
+                    row("format", s.format.to_string());
                     row("size", format!("{} bytes", s.file_size));
                     for (k, v) in &s.details {
                         row(k, v.clone());
@@ -195,7 +195,10 @@ pub fn inspector(
                             ui.monospace(c.magic.as_ref());
                             ui.monospace(format!("{:#X}", c.offset));
                             ui.monospace(c.size.to_string());
-                            ui.weak(c.note.as_ref());
+                            match c.entries {
+                                Some(n) => ui.weak(format!("{n} entries{}", c.note)),
+                                None => ui.weak(c.note.as_ref()),
+                            };
                             ui.end_row();
                         }
                     });
@@ -205,7 +208,7 @@ pub fn inspector(
         egui::CollapsingHeader::new(format!("{title} ({})", rows.len()))
             .default_open(false)
             .show(ui, |ui| {
-                egui::Grid::new(("table", title.as_str()))
+                egui::Grid::new(("table", title.as_ref()))
                     .num_columns(2)
                     .striped(true)
                     .show(ui, |ui| {
