@@ -106,6 +106,18 @@ impl DecodeError {
         }
     }
 
+    /// Names the field within `ctx`, as a [`Reader`] with that context
+    /// would have: for readers whose context is formatted only when an
+    /// error happens.
+    pub fn in_ctx(mut self, ctx: impl std::fmt::Display) -> Self {
+        self.field = if self.field.is_empty() {
+            ctx.to_string()
+        } else {
+            format!("{ctx}: {}", self.field)
+        };
+        self
+    }
+
     /// Shifts the offset by `base` and prefixes the field path: used when a
     /// decoder runs on a slice embedded in a larger file (PTF inside P3M).
     pub fn nested(mut self, base: u64, prefix: &str) -> Self {
