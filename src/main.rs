@@ -497,17 +497,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 let adapter_time = t.elapsed();
                 let t = std::time::Instant::now();
                 let gpu = gpu.map(|gpu| {
-                    let renderer = headless::renderer(&gpu);
-                    // One triangle drawn at the thumbnail's size: software
-                    // adapters compile shaders at the first draw, which
-                    // then happens here, beside the load.
+                    let renderer = headless::thumbnail_renderer(&gpu);
+                    // One triangle drawn at the size the thumbnail is
+                    // drawn at: software adapters compile shaders at the
+                    // first draw, which then happens here, beside the load.
+                    let side = headless::thumbnail_draw_side(&gpu, size);
                     let _ = headless::render_with(
                         &gpu,
                         &renderer,
                         &facet::scene::Scene::one_triangle(),
                         &headless::RenderRequest {
-                            width: size,
-                            height: size,
+                            width: side,
+                            height: side,
                             view: ViewOptions {
                                 grid: false,
                                 ..Default::default()
@@ -531,9 +532,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 log::warn!("{}: {w}", loaded.scene.source.file_name);
             }
             let (gpu, renderer) = gpu?;
+            // Drawn at twice the size, then filtered down: four samples a
+            // pixel, cheaper than multisampling on a software adapter.
+            let side = headless::thumbnail_draw_side(&gpu, size);
             let req = headless::RenderRequest {
-                width: size,
-                height: size,
+                width: side,
+                height: side,
                 camera: Some((30.0, 20.0, 1.15)),
                 view: ViewOptions {
                     grid: false,
@@ -544,7 +548,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 ..Default::default()
             };
             let t = std::time::Instant::now();
-            let (img, _) = headless::render_with(&gpu, &renderer, &loaded.scene, &req)?;
+            let (mut img, _) = headless::render_with(&gpu, &renderer, &loaded.scene, &req)?;
+            if side != size {
+                img = headless::downsample_2x(&img);
+            }
             let render_time = t.elapsed();
             let t = std::time::Instant::now();
             img.save_with_format(&output, image::ImageFormat::Png)

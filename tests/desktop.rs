@@ -263,3 +263,77 @@ fn thumbnails_are_square_pngs_on_transparent_backgrounds() {
         assert!(drawn > 96 * 96 / 20, "{ty}: only {drawn} opaque pixels");
     }
 }
+
+#[test]
+fn thumbnail_downsampling_averages_in_linear_light_weighted_by_alpha() {
+    use facet::cli::headless::downsample_2x;
+    // One 2x2 image per case, downsampled to its one pixel.
+    let block = |px: [[u8; 4]; 4]| {
+        let mut img = image::RgbaImage::new(2, 2);
+        for (i, p) in px.into_iter().enumerate() {
+            img.put_pixel(i as u32 % 2, i as u32 / 2, image::Rgba(p));
+        }
+        downsample_2x(&img).get_pixel(0, 0).0
+    };
+    // Four equal pixels: the pixel itself.
+    assert_eq!(block([[10, 20, 30, 40]; 4]), [10, 20, 30, 40]);
+    // Half covered by opaque white: white at half alpha (127.5 -> 128),
+    // not a grey darkened towards the transparent background.
+    let (white, clear) = ([255; 4], [0; 4]);
+    assert_eq!(block([white, clear, white, clear]), [255, 255, 255, 128]);
+    // Opaque red 255, 255, 0, 0: linear mean 0.5, which sRGB encodes
+    // (IEC 61966-2-1) as 1.055 * 0.5^(1/2.4) - 0.055 = 0.73536 -> 187.5
+    // -> 188; a mean of the stored bytes would have given 128.
+    let red = [255, 0, 0, 255];
+    let black = [0, 0, 0, 255];
+    assert_eq!(block([red, black, red, black]), [188, 0, 0, 255]);
+    // Weighted by alpha: opaque red, blue at alpha 128, two clear pixels.
+    // Red: 255 / 383 of full in linear light, 0.66580 -> 1.055 *
+    // 0.66580^(1/2.4) - 0.055 = 0.83553 -> 213.06 -> 213; blue: 128 / 383
+    // = 0.33420 -> 0.61321 -> 156.37 -> 156; alpha (255 + 128) / 4 =
+    // 95.75 -> 96.
+    assert_eq!(
+        block([red, [0, 0, 255, 128], clear, clear]),
+        [213, 0, 156, 96]
+    );
+    // Odd sides lose their last row and column (the thumbnail draws an
+    // even side).
+    assert_eq!(
+        downsample_2x(&image::RgbaImage::new(5, 3)).dimensions(),
+        (2, 1)
+    );
+}
+
+#[test]
+fn thumbnail_edges_are_antialiased() {
+    // An opaque cube on a transparent background: its silhouette pixels
+    // are partly covered, so a supersampled thumbnail has alpha values
+    // between 0 and 255 there (one sample a pixel would give none).
+    let out = common::output_dir().join("thumb_edges.png");
+    let st = facet()
+        .arg("thumbnail")
+        .arg(common::shared().join("fixtures/m3d/cube.m3d"))
+        .arg(&out)
+        .args(["--size", "128"])
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let img = image::open(&out).unwrap().to_rgba8();
+    let partial = img.pixels().filter(|p| p.0[3] > 0 && p.0[3] < 255).count();
+    let opaque = img.pixels().filter(|p| p.0[3] == 255).count();
+    assert!(opaque > 128 * 128 / 10, "only {opaque} opaque pixels");
+    // The silhouette of a cube filling a 128 px square is some hundreds
+    // of pixels long.
+    assert!(partial > 100, "only {partial} partly covered pixels");
+    // The four intermediate levels of 2x2 supersampling (64, 128, 191)
+    // and no others for an opaque model.
+    assert!(
+        img.pixels()
+            .all(|p| [0, 64, 128, 191, 255].contains(&p.0[3])),
+        "alpha levels other than 2x2 coverage"
+    );
+}

@@ -75,6 +75,63 @@ pub fn renderer(gpu: &Gpu) -> Renderer {
     Renderer::new(gpu, format, gpu.sample_count(format))
 }
 
+/// The renderer thumbnails draw with: one sample per pixel, drawn at
+/// [`thumbnail_draw_side`] and filtered down by [`downsample_2x`]. On the
+/// software rasteriser, where most thumbnails are made, 4x multisampling
+/// cost more than drawing four times the pixels: its pipelines took 30 ms
+/// longer to compile and its draws two to three times as long
+/// (docs/performance.md, "Thumbnails").
+pub fn thumbnail_renderer(gpu: &Gpu) -> Renderer {
+    Renderer::new(gpu, capture::CAPTURE_FORMAT, 1)
+}
+
+/// The side a thumbnail of `size` pixels is drawn at: twice its size
+/// (four samples a pixel) where the device allows it.
+pub fn thumbnail_draw_side(gpu: &Gpu, size: u32) -> u32 {
+    match size.checked_mul(2) {
+        Some(side) if side <= gpu.device.limits().max_texture_dimension_2d => side,
+        _ => size,
+    }
+}
+
+/// Halves an sRGB-encoded, straight-alpha image: each pixel is the mean of
+/// a 2x2 block, colours averaged in linear light and weighted by their
+/// alpha (a half-covered edge pixel keeps its colour at half alpha instead
+/// of darkening towards the transparent background). A block of four equal
+/// pixels is copied as it is.
+pub fn downsample_2x(img: &image::RgbaImage) -> image::RgbaImage {
+    let (w, h) = (img.width() / 2, img.height() / 2);
+    let linear: [f32; 256] =
+        std::array::from_fn(|i| crate::scene::srgb_to_linear(i as f32 / 255.0));
+    let mut out = image::RgbaImage::new(w, h);
+    for (x, y, px) in out.enumerate_pixels_mut() {
+        let block = [(0, 0), (1, 0), (0, 1), (1, 1)]
+            .map(|(dx, dy)| img.get_pixel(2 * x + dx, 2 * y + dy).0);
+        if block.iter().all(|p| *p == block[0]) {
+            *px = image::Rgba(block[0]);
+            continue;
+        }
+        let alpha: f32 = block.iter().map(|p| p[3] as f32).sum();
+        if alpha == 0.0 {
+            continue; // transparent
+        }
+        let channel = |c: usize| {
+            let sum: f32 = block
+                .iter()
+                .map(|p| linear[p[c] as usize] * p[3] as f32)
+                .sum();
+            (crate::scene::linear_to_srgb(sum / alpha) * 255.0).round() as u8
+        };
+        *px = image::Rgba([
+            channel(0),
+            channel(1),
+            channel(2),
+            (alpha / 4.0).round() as u8,
+        ]);
+    }
+    out
+}
+
 /// As [`render`], with a renderer made by [`renderer`] (made while
 /// something else happens, or shared by several renders).
 pub fn render_with(
