@@ -85,14 +85,16 @@ fn conversion_keeps_colours_materials_and_textures() {
     let m = &s.materials[0];
     assert_eq!(m.texture, Some(0));
     assert!(
-        m.properties
-            .iter()
-            .any(|(k, v, t)| k.starts_with("map_Kd") && v == "M_01___Default1" && *t == Some(0))
+        // specs/m3d.md's property table: 128 "map_Kd", 3 "Ns".
+        m.properties.iter().any(|p| p.name.starts_with("map_Kd")
+            && p.code == Some(128)
+            && p.value.to_string() == "M_01___Default1"
+            && p.texture == Some(0))
     );
     assert!(
-        m.properties
-            .iter()
-            .any(|(k, v, _)| k.starts_with("Ns") && v == "1024")
+        m.properties.iter().any(|p| p.name.starts_with("Ns")
+            && p.code == Some(3)
+            && p.value.to_string() == "1024")
     );
     assert_eq!(
         s.source

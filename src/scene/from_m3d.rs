@@ -99,16 +99,13 @@ fn load_texture(
     Texture::checkerboard(name, why)
 }
 
-/// The inspector's text for a property value.
-fn prop_text(v: &PropValue) -> String {
+/// A property value as the scene keeps it for the inspector.
+fn prop_value(v: &PropValue) -> PropertyValue {
     match v {
-        PropValue::Color(c) => {
-            let [r, g, b, a] = rgba(*c);
-            format!("#{r:02X}{g:02X}{b:02X}{a:02X}")
-        }
-        PropValue::Float(f) => format!("{f}"),
-        PropValue::Int(i) => i.to_string(),
-        PropValue::Map(n) => n.clone(),
+        PropValue::Color(c) => PropertyValue::Color(rgba(*c)),
+        PropValue::Float(f) => PropertyValue::Float(*f),
+        PropValue::Int(i) => PropertyValue::Int(*i),
+        PropValue::Map(n) => PropertyValue::Text(n.clone()),
     }
 }
 
@@ -240,11 +237,12 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
                             PropValue::Map(n) => texture_of.get(n).copied(),
                             _ => None,
                         };
-                        (
-                            format!("{} ({})", m3d::property_name(p.ty), p.ty),
-                            prop_text(&p.value),
-                            tex,
-                        )
+                        Property {
+                            name: m3d::property_name(p.ty).into(),
+                            code: Some(p.ty as u32),
+                            value: prop_value(&p.value),
+                            texture: tex,
+                        }
                     })
                     .collect(),
             }

@@ -657,27 +657,40 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                 }
             }
         }
-        let mut properties = vec![("shader".to_string(), m.shader.clone(), None)];
-        properties.extend(m.vectors.iter().map(|(n, v)| {
-            (
-                n.clone(),
-                format!("{:.4} {:.4} {:.4} {:.4}", v[0], v[1], v[2], v[3]),
-                None,
-            )
-        }));
+        let property = |name: &str, value, texture| Property {
+            name: name.to_string().into(),
+            code: None,
+            value,
+            texture,
+        };
+        let mut properties =
+            Vec::with_capacity(1 + m.vectors.len() + m.textures.len() + m.matrices.len());
+        properties.push(Property {
+            name: "shader".into(),
+            code: None,
+            value: PropertyValue::Text(m.shader.clone()),
+            texture: None,
+        });
+        properties.extend(
+            m.vectors
+                .iter()
+                .map(|(n, v)| property(n, PropertyValue::Vector(*v), None)),
+        );
         properties.extend(m.textures.iter().map(|(n, t)| {
-            (
-                n.clone(),
-                p.textures
-                    .get(*t as usize)
-                    .map_or_else(|| format!("texture {t}"), |x| x.name.clone()),
+            let name = p
+                .textures
+                .get(*t as usize)
+                .map_or_else(|| format!("texture {t}"), |x| x.name.clone());
+            property(
+                n,
+                PropertyValue::Text(name),
                 texture_of.get(*t as usize).copied().flatten(),
             )
         }));
         properties.extend(
             m.matrices
                 .iter()
-                .map(|(n, x)| (n.clone(), format!("{x:?}"), None)),
+                .map(|(n, x)| property(n, PropertyValue::Matrix(*x), None)),
         );
         scene.materials.push(Material {
             name: m.shader.clone(),

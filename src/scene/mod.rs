@@ -336,9 +336,58 @@ pub struct Material {
     pub maps: Maps,
     /// Keyframes over the values above (which are the initial values).
     pub animation: Option<MaterialAnim>,
-    /// Every property as stored, for the inspector: (name, value, texture
-    /// index for maps).
-    pub properties: Vec<(String, String, Option<usize>)>,
+    /// Every property as stored, for the inspector.
+    pub properties: Vec<Property>,
+}
+
+/// A material property as the file stores it, for the inspector (which
+/// writes its value: a load formats nothing it may never show).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Property {
+    pub name: Cow<'static, str>,
+    /// The format's number for the property (M3D's property type).
+    pub code: Option<u32>,
+    pub value: PropertyValue,
+    /// The scene texture a map property names.
+    pub texture: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum PropertyValue {
+    Text(String),
+    /// RGBA bytes as stored.
+    Color([u8; 4]),
+    Float(f32),
+    Int(u32),
+    /// A Papa vector parameter.
+    Vector([f32; 4]),
+    /// A Papa matrix parameter, column-major.
+    Matrix([f32; 16]),
+}
+
+impl std::fmt::Display for PropertyValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            PropertyValue::Text(s) => f.write_str(s),
+            PropertyValue::Color([r, g, b, a]) => write!(f, "#{r:02X}{g:02X}{b:02X}{a:02X}"),
+            PropertyValue::Float(x) => write!(f, "{x}"),
+            PropertyValue::Int(i) => write!(f, "{i}"),
+            PropertyValue::Vector(v) => {
+                write!(f, "{:.4} {:.4} {:.4} {:.4}", v[0], v[1], v[2], v[3])
+            }
+            PropertyValue::Matrix(m) => write!(f, "{m:?}"),
+        }
+    }
+}
+
+impl std::fmt::Display for Property {
+    /// The name as the inspector shows it: with the format's number.
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self.code {
+            Some(c) => write!(f, "{} ({c})", self.name),
+            None => f.write_str(&self.name),
+        }
+    }
 }
 
 impl Default for Material {

@@ -426,13 +426,13 @@ pub fn inspector(
                                     .num_columns(2)
                                     .striped(true)
                                     .show(ui, |ui| {
-                                        for (k, v, tex) in &m.properties {
-                                            ui.label(k);
+                                        for p in &m.properties {
+                                            ui.label(p.to_string());
                                             ui.horizontal(|ui| {
-                                                if let Some(t) = tex {
-                                                    texture_preview(ui, state, *t, 32.0);
+                                                if let Some(t) = p.texture {
+                                                    texture_preview(ui, state, t, 32.0);
                                                 }
-                                                ui.monospace(v);
+                                                ui.monospace(p.value.to_string());
                                             });
                                             ui.end_row();
                                         }
