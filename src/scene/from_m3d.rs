@@ -424,6 +424,9 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         for (run, material) in faces.material_runs() {
             let gi = group_of(material, &mut groups);
             let b = &mut groups[gi].1;
+            // By value in the closures below (captured by reference, it
+            // was loaded again for every corner).
+            let g = gi as u32;
             let corners = 3 * run.start..3 * run.end;
             // The index list apart from the builder, so its length stays in
             // a register while vertices are made.
@@ -433,26 +436,26 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
                 (None, None) => indices.extend(
                     vertices
                         .iter()
-                        .map(|&v| welder.index(b, gi as u32, (v, NONE, NONE))),
+                        .map(|&v| welder.index(b, g, (v, NONE, NONE))),
                 ),
                 (Some(uv), None) => indices.extend(
                     vertices
                         .iter()
                         .zip(&uv[corners])
-                        .map(|(&v, &t)| welder.index(b, gi as u32, (v, t, NONE))),
+                        .map(|(&v, &t)| welder.index(b, g, (v, t, NONE))),
                 ),
                 (Some(uv), Some(n)) => indices.extend(
                     vertices
                         .iter()
                         .zip(&uv[corners.clone()])
                         .zip(&n[corners])
-                        .map(|((&v, &t), &n)| welder.index(b, gi as u32, (v, t, n))),
+                        .map(|((&v, &t), &n)| welder.index(b, g, (v, t, n))),
                 ),
                 (None, Some(n)) => indices.extend(
                     vertices
                         .iter()
                         .zip(&n[corners])
-                        .map(|(&v, &n)| welder.index(b, gi as u32, (v, NONE, n))),
+                        .map(|(&v, &n)| welder.index(b, g, (v, NONE, n))),
                 ),
             }
             b.indices = indices;
@@ -803,18 +806,24 @@ impl Welder<'_> {
         {
             return fi;
         }
-        self.index_new(b, gi, (vertex, uv, nrm), fg)
+        self.index_new(b, gi, vertex, uv, nrm, fg)
     }
 
     /// [`Welder::index`] past its common case (the corner's vertex seen
     /// before in this group with this UV and normal): out of line, so the
     /// welding loops keep their values in registers.
     #[inline(never)]
+    ///
+    /// The corner's indices come as separate values: a tuple was passed
+    /// through the stack, stored on every corner of the common case too.
+    #[allow(clippy::too_many_arguments)]
     fn index_new(
         &mut self,
         b: &mut MeshBuilder,
         gi: u32,
-        (vertex, uv, nrm): (u32, u32, u32),
+        vertex: u32,
+        uv: u32,
+        nrm: u32,
         fg: u32,
     ) -> u32 {
         let m = self.m;
