@@ -800,14 +800,17 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                     g.first_index as usize..g.first_index as usize + per * g.primitives as usize;
                 let stamp = gi as u32;
                 let mut name = String::with_capacity(model.name.len() + g.name.len() + 16);
-                let _ = match model.name.as_str() {
-                    "" => write!(name, "model {mi}"),
-                    named => write!(name, "{named}"),
-                };
-                let _ = match g.name.as_str() {
-                    "" => write!(name, " / group {gi}"),
-                    named => write!(name, " / {named}"),
-                };
+                match model.name.as_str() {
+                    "" => _ = write!(name, "model {mi}"),
+                    named => name.push_str(named),
+                }
+                match g.name.as_str() {
+                    "" => _ = write!(name, " / group {gi}"),
+                    named => {
+                        name.push_str(" / ");
+                        name.push_str(named);
+                    }
+                }
                 let mut out = Mesh {
                     name,
                     material: Some(g.material as usize),
