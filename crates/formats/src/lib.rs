@@ -110,11 +110,7 @@ impl DecodeError {
     /// would have: for readers whose context is formatted only when an
     /// error happens.
     pub fn in_ctx(mut self, ctx: impl std::fmt::Display) -> Self {
-        self.field = if self.field.is_empty() {
-            ctx.to_string()
-        } else {
-            format!("{ctx}: {}", self.field)
-        };
+        self.field = field_in(ctx, &self.field);
         self
     }
 
@@ -124,6 +120,17 @@ impl DecodeError {
         self.offset += base;
         self.field = format!("{prefix}: {}", self.field);
         self
+    }
+}
+
+/// `field` named within a (non-empty) context: `ctx: field`, or the
+/// context alone for an unnamed field. One rule for a [`Reader`]'s errors
+/// and for errors named after the fact ([`DecodeError::in_ctx`]).
+fn field_in(ctx: impl std::fmt::Display, field: &str) -> String {
+    if field.is_empty() {
+        ctx.to_string()
+    } else {
+        format!("{ctx}: {field}")
     }
 }
 
@@ -247,10 +254,8 @@ impl<'a> Reader<'a> {
     pub fn name(&self, field: &str) -> String {
         if self.ctx.is_empty() {
             field.to_string()
-        } else if field.is_empty() {
-            self.ctx.to_string()
         } else {
-            format!("{}: {}", self.ctx, field)
+            field_in(&self.ctx, field)
         }
     }
 
