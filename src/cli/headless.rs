@@ -98,7 +98,9 @@ pub fn thumbnail_draw_side(gpu: &Gpu, size: u32) -> u32 {
 /// a 2x2 block, colours averaged in linear light and weighted by their
 /// alpha (a half-covered edge pixel keeps its colour at half alpha instead
 /// of darkening towards the transparent background). A block of four equal
-/// pixels is copied as it is.
+/// pixels is copied as it is. Not `scene::images::BoxReducer`: that
+/// averages stored bytes, as texels are reduced before the GPU samples
+/// them; a drawn image's samples are coverage of sRGB-encoded light.
 pub fn downsample_2x(img: &image::RgbaImage) -> image::RgbaImage {
     let (w, h) = (img.width() / 2, img.height() / 2);
     let linear: [f32; 256] =

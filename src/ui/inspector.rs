@@ -196,7 +196,8 @@ pub fn inspector(
                             ui.monospace(format!("{:#X}", c.offset));
                             ui.monospace(c.size.to_string());
                             match c.entries {
-                                Some(n) => ui.weak(format!("{n} entries{}", c.note)),
+                                Some(n) if c.note.is_empty() => ui.weak(format!("{n} entries")),
+                                Some(n) => ui.weak(format!("{n} entries, {}", c.note)),
                                 None => ui.weak(c.note.as_ref()),
                             };
                             ui.end_row();
