@@ -5,9 +5,33 @@
 //! it; `CONVERT_ONLY=1` (M3D): the conversion alone, from one decode;
 //! none: `load::load_bytes` (companions looked up beside the file).
 
-/// The viewer's allocator (`src/main.rs`), so the figures are the app's.
+use std::alloc::{GlobalAlloc, Layout};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// The viewer's allocator (`src/main.rs`), so the figures are the app's,
+/// counting its allocations (one relaxed add each) for the line that
+/// reports a load's.
+struct Counting;
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: Counting = Counting;
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Relaxed);
+        unsafe { mimalloc::MiMalloc.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Relaxed);
+        unsafe { mimalloc::MiMalloc.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Relaxed);
+        unsafe { mimalloc::MiMalloc.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { mimalloc::MiMalloc.dealloc(ptr, layout) }
+    }
+}
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = std::path::PathBuf::from(args.next().expect("FILE"));
@@ -66,9 +90,11 @@ fn main() {
         }
     }
     let mut b = batch.1;
+    let allocations = ALLOCATIONS.load(Relaxed) as f64 / n.max(1) as f64;
     b.sort_by(f64::total_cmp);
     eprintln!(
-        "{n} loads, {:.1} us each; batches of 200: median {:.1} us, fastest {:.1} us",
+        "{n} loads, {:.1} us each; batches of 200: median {:.1} us, fastest {:.1} us; \
+         {allocations:.1} allocations (reallocations included) a load",
         t.elapsed().as_secs_f64() * 1e6 / n as f64,
         b.get(b.len() / 2).copied().unwrap_or(f64::NAN),
         b.first().copied().unwrap_or(f64::NAN),
