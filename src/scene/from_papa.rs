@@ -519,7 +519,14 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
     // Every entry of the texture table, in order (scene texture i is entry
     // i): linked ones through the resolver (media paths), a repeated linked
     // path once, `NO_TEXTURE` as a marked placeholder materials never bind.
-    let mut texture_of: Vec<Option<usize>> = Vec::new();
+    // Scene texture of table entry `t`, if materials may bind it.
+    let texture_of = |t: u16| {
+        p.textures
+            .get(t as usize)
+            .filter(|e| !(matches!(e.data, TextureData::Linked) && e.name == "NO_TEXTURE"))
+            .map(|_| t as usize)
+    };
+    scene.textures.reserve_exact(p.textures.len());
     for (i, t) in p.textures.iter().enumerate() {
         let earlier = p.textures[..i]
             .iter()
@@ -564,9 +571,7 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                 Texture::checkerboard(&t.name, why)
             }),
         };
-        let bindable = !(matches!(t.data, TextureData::Linked) && t.name == "NO_TEXTURE");
         scene.textures.push(tex);
-        texture_of.push(bindable.then_some(i));
     }
     // Unit models name no texture: the engine finds `<unit>_diffuse.papa`,
     // `<unit>_mask.papa` (team colours, glow) and `<unit>_material.papa`
@@ -617,7 +622,7 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
             m.textures
                 .iter()
                 .find(|(n, _)| n == name)
-                .and_then(|(_, t)| texture_of.get(*t as usize).copied().flatten())
+                .and_then(|(_, t)| texture_of(*t))
         };
         let loaded = |t: &usize| !matches!(scene.textures[*t].source, TextureSource::Missing(_));
         let diffuse = param("DiffuseTexture");
@@ -681,11 +686,7 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                 .textures
                 .get(*t as usize)
                 .map_or_else(|| format!("texture {t}"), |x| x.name.clone());
-            property(
-                n,
-                PropertyValue::Text(name),
-                texture_of.get(*t as usize).copied().flatten(),
-            )
+            property(n, PropertyValue::Text(name), texture_of(*t))
         }));
         properties.extend(
             m.matrices
@@ -811,6 +812,37 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                         name.push_str(named);
                     }
                 }
+                // Number the group's vertices in first-use order (the
+                // index list), then fill each attribute in its own loop
+                // over them: one layout test per group and attribute, not
+                // per vertex, and no vertex struct built and read back.
+                let indices = &ib.indices[range];
+                let mut order: Vec<u32> = Vec::with_capacity(indices.len().min(vb.count as usize));
+                let mut out_indices = Vec::with_capacity(indices.len());
+                for &i in indices {
+                    let (seen, at) = slot[i as usize];
+                    out_indices.push(if seen == stamp {
+                        at
+                    } else {
+                        let next = order.len() as u32;
+                        slot[i as usize] = (stamp, next);
+                        order.push(i);
+                        next
+                    });
+                }
+                let stride = layout.stride;
+                let vertex = |i: u32| &vb.data[i as usize * stride..][..stride];
+                let f = |b: &[u8], at: usize| f32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+                let v3 = |b: &[u8], at: usize| [f(b, at), f(b, at + 4), f(b, at + 8)];
+                let uv_at = |at: usize| -> Vec<Vec2> {
+                    order
+                        .iter()
+                        .map(|&i| {
+                            let b = vertex(i);
+                            Vec2::new(f(b, at), f(b, at + 4))
+                        })
+                        .collect()
+                };
                 let mut out = Mesh {
                     name,
                     material: Some(g.material as usize),
@@ -818,59 +850,78 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                     has_file_normals: layout.normal.is_some(),
                     has_file_uvs: layout.uv.is_some(),
                     primitive,
-                    extra_uvs: (0..layout.extra_uvs)
-                        .map(|_| Vec::with_capacity(range.len().min(vb.count as usize)))
+                    positions: order
+                        .iter()
+                        .map(|&i| place.transform_point3(to_scene(v3(vertex(i), 0))))
+                        .collect(),
+                    normals: match layout.normal {
+                        Some(at) => order
+                            .iter()
+                            .map(|&i| {
+                                (normal_m * to_scene(v3(vertex(i), at))).normalize_or(Vec3::Y)
+                            })
+                            .collect(),
+                        None => Vec::new(),
+                    },
+                    uvs: match layout.uv {
+                        Some(at) => uv_at(at),
+                        None => vec![Vec2::ZERO; order.len()],
+                    },
+                    // The UV sets after the first, 8 bytes apart after it.
+                    extra_uvs: (1..=layout.extra_uvs as usize)
+                        .map(|k| match layout.uv {
+                            Some(at) => uv_at(at + 8 * k),
+                            None => vec![Vec2::ZERO; order.len()],
+                        })
                         .collect(),
                     ..Mesh::default()
                 };
-                // At most one output vertex per index or per stored vertex.
-                let cap = range.len().min(vb.count as usize);
-                out.positions.reserve_exact(cap);
-                out.normals.reserve_exact(cap);
-                out.uvs.reserve_exact(cap);
-                out.indices.reserve_exact(range.len());
-                let mut joints = Vec::with_capacity(if skinned.is_some() { cap } else { 0 });
-                let mut weights = Vec::with_capacity(if skinned.is_some() { cap } else { 0 });
-                let has_color = layout.color.is_some() || layout.color8f.is_some();
-                let mut colors = Vec::with_capacity(if has_color { cap } else { 0 });
-                let mut tangents =
-                    Vec::with_capacity(if layout.tangents.is_some() { cap } else { 0 });
-                for &i in &ib.indices[range] {
-                    let next = out.positions.len() as u32;
-                    let (seen, at) = slot[i as usize];
-                    let idx = if seen == stamp {
-                        at
-                    } else {
-                        slot[i as usize] = (stamp, next);
-                        let v = &vb.vertex(i as usize);
-                        out.positions.push(place.transform_point3(to_scene(v.pos)));
-                        out.normals.push(v.normal.map_or(Vec3::ZERO, |n| {
-                            (normal_m * to_scene(n)).normalize_or(Vec3::Y)
-                        }));
-                        out.uvs.push(v.uv.map_or(Vec2::ZERO, Vec2::from));
-                        for (set, uv) in out.extra_uvs.iter_mut().zip(v.extra_uvs) {
-                            set.push(uv.map_or(Vec2::ZERO, Vec2::from));
-                        }
-                        // Format 13's eight colour floats: the first four
-                        // read as RGBA in 0..1 (no file shows what the
-                        // other four are; they stay in the file).
-                        let color8 = v.color8f.map(|c| {
-                            [c[0], c[1], c[2], c[3]]
-                                .map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u8)
-                        });
-                        if let Some(c) = v.color.or(color8) {
-                            colors.push(c);
-                        }
-                        if let Some([t, b]) = v.tangent {
-                            tangents.push([
-                                (tangent_m * to_scene(t)).normalize_or_zero(),
-                                (tangent_m * to_scene(b)).normalize_or_zero(),
-                            ]);
-                        }
-                        if let Some(base) = skinned {
-                            let (w, j) = (v.weights.unwrap_or([0; 4]), v.bones.unwrap_or([0; 4]));
-                            // Decode refused influences past the bone map;
-                            // weightless slots point at the first bone.
+                // Format 13's eight colour floats: the first four read as
+                // RGBA in 0..1 (no file shows what the other four are;
+                // they stay in the file).
+                let colors: Option<Vec<[u8; 4]>> = match (layout.color, layout.color8f) {
+                    (Some(at), _) => Some(
+                        order
+                            .iter()
+                            .map(|&i| vertex(i)[at..at + 4].try_into().unwrap())
+                            .collect(),
+                    ),
+                    (None, Some(at)) => Some(
+                        order
+                            .iter()
+                            .map(|&i| {
+                                let b = vertex(i);
+                                [0, 1, 2, 3].map(|k| {
+                                    (f(b, at + 4 * k).clamp(0.0, 1.0) * 255.0).round() as u8
+                                })
+                            })
+                            .collect(),
+                    ),
+                    (None, None) => None,
+                };
+                if let Some(at) = layout.tangents {
+                    out.tangents = Some(
+                        order
+                            .iter()
+                            .map(|&i| {
+                                let b = vertex(i);
+                                [
+                                    (tangent_m * to_scene(v3(b, at))).normalize_or_zero(),
+                                    (tangent_m * to_scene(v3(b, at + 12))).normalize_or_zero(),
+                                ]
+                            })
+                            .collect(),
+                    );
+                }
+                if let (Some(base), Some((w_at, j_at))) = (skinned, layout.skin) {
+                    // Decode refused influences past the bone map;
+                    // weightless slots point at the first bone.
+                    let (joints, weights) = order
+                        .iter()
+                        .map(|&i| {
+                            let b = vertex(i);
+                            let w: [u8; 4] = b[w_at..w_at + 4].try_into().unwrap();
+                            let j: [u8; 4] = b[j_at..j_at + 4].try_into().unwrap();
                             let map = |k: usize| {
                                 let bone = if w[k] > 0 {
                                     binding.bone_map.get(j[k] as usize).copied().unwrap_or(0)
@@ -879,25 +930,16 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                                 };
                                 (base + bone as usize) as u16
                             };
-                            joints.push([map(0), map(1), map(2), map(3)]);
-                            weights.push(byte_weights(w));
-                        }
-                        next
-                    };
-                    out.indices.push(idx);
+                            ([map(0), map(1), map(2), map(3)], byte_weights(w))
+                        })
+                        .unzip();
+                    out.skin = Some(Skin { joints, weights });
                 }
+                out.indices = out_indices;
                 if layout.normal.is_none() {
                     out.normals = smooth_normals(&out.positions, &out.indices);
                 }
-                if has_color && colors.iter().any(|c| *c != [0; 4] && *c != [255; 4]) {
-                    out.colors = Some(colors);
-                }
-                if !tangents.is_empty() {
-                    out.tangents = Some(tangents);
-                }
-                if skinned.is_some() {
-                    out.skin = Some(Skin { joints, weights });
-                }
+                out.colors = colors.filter(|c| c.iter().any(|c| *c != [0; 4] && *c != [255; 4]));
                 scene.meshes.push(out);
             }
         }

@@ -610,13 +610,13 @@ const TABLE_LABELS: [&str; 9] = [
 /// What a range of the file holds, named only when an error names it (a
 /// label formatted for every string and blob was a tenth of decoding a
 /// small file).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 enum Label {
     Header,
     Table(usize),
     String(usize),
-    /// Texture `i` and its name.
-    Pixels(usize, String),
+    /// Texture `i` and its name's string index.
+    Pixels(usize, u16),
     VertexBuffer(usize),
     IndexBuffer(usize),
     /// Material `i`'s parameters of one kind.
@@ -635,7 +635,8 @@ impl std::fmt::Display for Label {
             Label::Header => f.write_str("header"),
             Label::Table(t) => f.write_str(TABLE_LABELS[*t]),
             Label::String(i) => write!(f, "string {i}"),
-            Label::Pixels(i, name) => write!(f, "texture {i} {name:?} pixels"),
+            // Named by `Ctx::describe`, which has the strings.
+            Label::Pixels(i, _) => write!(f, "texture {i} pixels"),
             Label::VertexBuffer(i) => write!(f, "vertex buffer {i}"),
             Label::IndexBuffer(i) => write!(f, "index buffer {i}"),
             Label::Material(i, what) => write!(f, "material {i} {what} params"),
@@ -701,11 +702,11 @@ impl<'a> Ctx<'a> {
 
     /// A reader at absolute `offset` over `len` bytes, without recording
     /// them; `what` names them in an error.
-    fn view(&self, offset: i64, len: u64, what: &dyn std::fmt::Display) -> Result<Reader<'a>> {
+    fn view(&self, offset: i64, len: u64, what: &Label) -> Result<Reader<'a>> {
         if offset < 0 {
             return Err(DecodeError::invalid(
                 0,
-                what.to_string(),
+                self.describe(what),
                 format!("offset {offset} for {len} bytes"),
             ));
         }
@@ -716,7 +717,7 @@ impl<'a> Ctx<'a> {
         {
             return Err(DecodeError {
                 offset: offset as u64,
-                field: what.to_string(),
+                field: self.describe(what),
                 kind: ErrorKind::PastEnd { file_len },
             });
         }
@@ -726,13 +727,23 @@ impl<'a> Ctx<'a> {
     }
 
     fn name(&self, index: u16) -> String {
-        if index == 0xFFFF {
-            return String::new();
+        self.name_str(index).to_owned()
+    }
+
+    /// String `index`, or "" for none (0xFFFF) or one the table lacks.
+    fn name_str(&self, index: u16) -> &str {
+        match index {
+            0xFFFF => "",
+            i => self.strings.get(i as usize).map_or("", String::as_str),
         }
-        self.strings
-            .get(index as usize)
-            .cloned()
-            .unwrap_or_default()
+    }
+
+    /// `what` as errors name it (a texture's blob with the texture's name).
+    fn describe(&self, what: &Label) -> String {
+        match what {
+            Label::Pixels(i, name) => format!("texture {i} {:?} pixels", self.name_str(*name)),
+            other => other.to_string(),
+        }
     }
 }
 
@@ -809,6 +820,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
     // Strings first: everything else names things through them.
     if let Some(mut t) = table(&mut c, &counts, &offsets, 0)? {
         let n = counts[0] as usize;
+        c.strings.reserve_exact(n);
         let entries: Vec<(u32, i64)> = (0..n)
             .map(|_| {
                 Ok((t.u32("string length")?, {
@@ -857,7 +869,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
 
     if let Some(mut t) = table(&mut c, &counts, &offsets, 1)? {
         for i in 0..counts[1] as usize {
-            let name = t.u16("texture name")?;
+            let name_index = t.u16("texture name")?;
             let at = t.pos();
             let fmt = t.u8("texture format")?;
             let mips_srgb = t.u8("texture mips")?;
@@ -865,7 +877,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
             let height = t.u16("texture height")?;
             let size = t.u64("texture data size")?;
             let off = t.i64("texture data offset")?;
-            let name = c.name(name);
+            let name = c.name(name_index);
             let (format, data) = if fmt == 0 && off == -1 {
                 (None, TextureData::Linked)
             } else {
@@ -876,7 +888,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
                         format!("{fmt} is not a texture format (1-32)"),
                     )
                 })?;
-                let mut br = c.at(off, size, Label::Pixels(i, name.clone()))?;
+                let mut br = c.at(off, size, Label::Pixels(i, name_index))?;
                 (
                     Some(format),
                     TextureData::Embedded(br.bytes(size as usize, "pixels")?.to_vec()),
@@ -1330,8 +1342,13 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
         if w[1].0 < w[0].1 {
             return Err(DecodeError::invalid(
                 w[1].0,
-                w[1].2.to_string(),
-                format!("overlaps {} ({:#X}..{:#X})", w[0].2, w[0].0, w[0].1),
+                c.describe(&w[1].2),
+                format!(
+                    "overlaps {} ({:#X}..{:#X})",
+                    c.describe(&w[0].2),
+                    w[0].0,
+                    w[0].1
+                ),
             ));
         }
     }
