@@ -630,10 +630,10 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         .chunks
         .iter()
         .map(|c| ChunkRow {
-            magic: c.magic.clone().into(),
+            magic: c.magic.clone(),
             offset: c.offset,
             size: c.size as u64,
-            note: match c.magic.as_str() {
+            note: match &*c.magic {
                 "HEAD" | "CMAP" | "TMAP" | "VRTS" | "BONE" | "MTRL" | "MESH" | "VOXT" | "VOXD"
                 | "LBLS" | "ACTN" | "ASET" => "decoded".into(),
                 "SHPE" => "mathematical shape: listed, not rendered".into(),
@@ -1229,11 +1229,13 @@ fn build_clip(m: &M3d, a: &m3d::Action, bind: &[BoneState], warnings: &mut Vec<S
         a.duration_ms
     };
     let duration_s = duration_ms as f32 / 1000.0;
-    let mut stops: Vec<u32> = std::iter::once(0)
-        .chain(frames.iter().map(|f| f.msec))
-        .chain(std::iter::once(duration_ms))
-        .filter(|&t| t <= duration_ms)
-        .collect();
+    let mut stops: Vec<u32> = Vec::with_capacity(frames.len() + 2);
+    stops.extend(
+        std::iter::once(0)
+            .chain(frames.iter().map(|f| f.msec))
+            .chain(std::iter::once(duration_ms))
+            .filter(|&t| t <= duration_ms),
+    );
     stops.dedup();
     let segments: Vec<Segment> = stops
         .windows(2)

@@ -685,9 +685,24 @@ pub struct Asset {
 /// A chunk as found: its magic, where it starts in the payload, its size.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChunkInfo {
-    pub magic: String,
+    /// The four magic bytes as text (the chunks this reader knows need no
+    /// string of their own).
+    pub magic: std::borrow::Cow<'static, str>,
     pub offset: usize,
     pub size: u32,
+}
+
+/// A chunk's magic as text: a known chunk's name as a constant, another's
+/// bytes as read (invalid UTF-8 replaced).
+fn chunk_magic(bytes: &[u8; 4]) -> std::borrow::Cow<'static, str> {
+    const KNOWN: [&str; 16] = [
+        "HEAD", "PRVW", "CMAP", "TMAP", "VRTS", "BONE", "MTRL", "PROC", "MESH", "SHPE", "VOXT",
+        "VOXD", "LBLS", "ACTN", "ASET", "OMD3",
+    ];
+    match KNOWN.iter().find(|k| k.as_bytes() == bytes) {
+        Some(k) => (*k).into(),
+        None => String::from_utf8_lossy(bytes).into_owned().into(),
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1297,7 +1312,7 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
         let mut h = Reader::new(&data[..end]);
         h.bytes(pos, "")?;
         let magic_bytes = h.fixed::<4>("chunk magic")?;
-        let magic = String::from_utf8_lossy(&magic_bytes);
+        let magic = chunk_magic(&magic_bytes);
         if &magic_bytes == b"OMD3" {
             break;
         }
@@ -1314,7 +1329,7 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
             ));
         }
         m.chunks.push(ChunkInfo {
-            magic: magic.to_string(),
+            magic: magic.clone(),
             offset: pos,
             size: len as u32,
         });
@@ -1790,6 +1805,12 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                         r.check_count(nt, rec, "transforms").map_err(named)?;
                         let at = r.pos();
                         let records = r.bytes(nt * rec, "transforms").map_err(named)?;
+                        if transforms.capacity() == 0 && rec > 0 {
+                            // Room for every frame with as many transforms
+                            // as this first one, within what the chunk's
+                            // bytes could hold.
+                            transforms.reserve_exact((nt * n).min(nt + r.remaining() / rec));
+                        }
                         let first = transforms.len();
                         // Read in one pass, then checked: a Transform built on
                         // the stack and pushed was two 4-byte stores read back

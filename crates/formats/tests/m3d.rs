@@ -112,11 +112,7 @@ fn fixtures_match_the_reference_sdk_counts() {
     // SOURCES.md: CesiumMan has 4 weights per vertex; the chunk sizes.
     let m = decode_fixture("CesiumMan.m3d");
     assert_eq!(m.types.nb, 4);
-    let sizes: Vec<(&str, u32)> = m
-        .chunks
-        .iter()
-        .map(|c| (c.magic.as_str(), c.size))
-        .collect();
+    let sizes: Vec<(&str, u32)> = m.chunks.iter().map(|c| (&*c.magic, c.size)).collect();
     assert_eq!(
         sizes,
         [
