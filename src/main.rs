@@ -491,6 +491,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             // thread while the file loads: start-up is most of a
             // thumbnail's time on small files.
             let started = std::time::Instant::now();
+            // The loaded scene's shader variants, for the warm-up draw.
+            let (variants_tx, variants_rx) = std::sync::mpsc::channel();
             let adapter = std::thread::spawn(move || {
                 let t = std::time::Instant::now();
                 let gpu = Gpu::headless();
@@ -498,24 +500,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 let t = std::time::Instant::now();
                 let gpu = gpu.map(|gpu| {
                     let renderer = headless::thumbnail_renderer(&gpu);
-                    // One triangle drawn at the size the thumbnail is
-                    // drawn at: software adapters compile shaders at the
-                    // first draw, which then happens here, beside the load.
+                    // A triangle drawn at the size the thumbnail is drawn
+                    // at with each shader variant the file uses: software
+                    // adapters compile shaders at the first draw, which
+                    // then happens here. Small files have loaded by now
+                    // (the adapter takes ~25 ms on llvmpipe); a file that
+                    // failed to load warms up the plain variant.
                     let side = headless::thumbnail_draw_side(&gpu, size);
-                    let _ = headless::render_with(
-                        &gpu,
-                        &renderer,
-                        &facet::scene::Scene::one_triangle(),
-                        &headless::RenderRequest {
-                            width: side,
-                            height: side,
-                            view: ViewOptions {
-                                grid: false,
-                                ..Default::default()
-                            },
-                            ..Default::default()
-                        },
-                    );
+                    let variants = variants_rx.recv().unwrap_or((true, false));
+                    headless::warm_up(&gpu, &renderer, side, variants);
                     (gpu, renderer)
                 });
                 (gpu, adapter_time, t.elapsed())
@@ -524,6 +517,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let t = std::time::Instant::now();
             let loaded = load::load_file_with(&input, &options.with_budget_at_most(budget));
             let load_time = t.elapsed();
+            if let Ok(loaded) = &loaded {
+                let _ = variants_tx.send(headless::shader_variants(&loaded.scene));
+            }
+            drop(variants_tx);
             let (gpu, adapter_time, pipelines_time) = adapter
                 .join()
                 .map_err(|_| anyhow::anyhow!("the GPU start-up thread panicked"))?;

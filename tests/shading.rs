@@ -788,3 +788,91 @@ fn a_csg_model_shows_a_real_normal_map() {
         "the normal map changed {changed} of the cube's {covered} pixels"
     );
 }
+
+/// Materials with no map, matcap or animation draw with the mesh shader's
+/// variant without maps (`MAPS` off: a software rasteriser runs both sides
+/// of a uniform branch, so the full shader samples five unused textures a
+/// pixel). That variant must give the full shader's pixels: real files
+/// drawn with each material on one variant, then on the other, match to
+/// the byte, textured (viper's PNG), vertex-coloured and plain; and a
+/// material with any map, a matcap or an animation takes the full one.
+#[test]
+fn the_variant_without_maps_draws_the_pixels_of_the_full_shader() {
+    use facet::gpu::materials::needs_maps;
+    let shot = Shot::new();
+    for file in [
+        "fixtures/m3d/viper.m3d",
+        "fixtures/m3d/cube_with_vertexcolors.m3d",
+        "fixtures/m3d/suzanne.m3d",
+        "fixtures/papa/basic_cube.papa",
+    ] {
+        let scene = facet::load::load_file(&common::shared().join(file))
+            .unwrap()
+            .scene;
+        assert!(
+            !scene
+                .materials
+                .iter()
+                .any(|m| needs_maps(m, scene.textures.len())),
+            "{file}: a material needs the maps; the comparison would test nothing"
+        );
+        let mut gs = GpuScene::new(&shot.gpu, &shot.renderer, &scene);
+        let camera = OrbitCamera::framing(&scene.bounds(None), 1.0);
+        let mut view = ViewOptions::for_scene(&scene);
+        view.grid = false;
+        view.background = [0.0, 0.0, 0.0, 1.0];
+        let input = FrameInput {
+            camera: &camera,
+            time: 0.0,
+            skin: &[],
+            view: &view,
+            selected_bone: None,
+        };
+        let plain = frame::render_to_image(&shot.gpu, &shot.renderer, &mut gs, &input, W, H).0;
+        for m in &mut gs.materials {
+            m.maps = true;
+        }
+        let full = frame::render_to_image(&shot.gpu, &shot.renderer, &mut gs, &input, W, H).0;
+        let drawn = plain.pixels().filter(|p| p.0 != [0, 0, 0, 255]).count();
+        assert!(drawn > 500, "{file}: only {drawn} pixels drawn");
+        let differ = plain
+            .pixels()
+            .zip(full.pixels())
+            .filter(|(a, b)| a != b)
+            .count();
+        assert_eq!(
+            differ, 0,
+            "{file}: {differ} pixels differ between the variants"
+        );
+    }
+    // Which materials take the full shader.
+    let plain = material(Some(0), Maps::default());
+    assert!(!needs_maps(&plain, 1));
+    for maps in [
+        Maps {
+            team_mask: Some(0),
+            ..Maps::default()
+        },
+        Maps {
+            normal: Some((0, NormalMap::Rgb)),
+            ..Maps::default()
+        },
+        Maps {
+            material: Some((0, MaterialMap::Unit)),
+            ..Maps::default()
+        },
+        Maps {
+            emission: Some(0),
+            ..Maps::default()
+        },
+    ] {
+        assert!(needs_maps(&material(Some(0), maps.clone()), 1), "{maps:?}");
+        // A map whose texture is not in the scene is not bound: no maps.
+        assert!(!needs_maps(&material(Some(0), maps), 0));
+    }
+    let matcap = Material {
+        matcap: Some(0),
+        ..material(None, Maps::default())
+    };
+    assert!(needs_maps(&matcap, 1));
+}

@@ -85,6 +85,58 @@ pub fn thumbnail_renderer(gpu: &Gpu) -> Renderer {
     Renderer::new(gpu, capture::CAPTURE_FORMAT, 1)
 }
 
+/// Which variants of the mesh shader `scene` draws with: (without the
+/// maps, with them; see [`crate::gpu::materials::needs_maps`]).
+pub fn shader_variants(scene: &Scene) -> (bool, bool) {
+    let mut variants = (false, false);
+    for mesh in &scene.meshes {
+        let material = mesh.material.and_then(|i| scene.materials.get(i));
+        match material.is_some_and(|m| crate::gpu::materials::needs_maps(m, scene.textures.len())) {
+            true => variants.1 = true,
+            false => variants.0 = true,
+        }
+    }
+    variants
+}
+
+/// One triangle drawn at `side` pixels with each shader variant of
+/// `variants` ([`shader_variants`]): software adapters compile a pipeline's
+/// shaders at its first draw, which then happens here, at start-up.
+pub fn warm_up(gpu: &Gpu, renderer: &Renderer, side: u32, variants: (bool, bool)) {
+    for maps in [false, true] {
+        if !(if maps { variants.1 } else { variants.0 }) {
+            continue;
+        }
+        let mut scene = Scene::one_triangle();
+        if maps {
+            // A matcap puts the material on the variant with the maps.
+            scene.textures.push(crate::scene::Texture::checkerboard(
+                "warm-up",
+                String::new(),
+            ));
+            scene.materials.push(crate::scene::Material {
+                matcap: Some(0),
+                ..Default::default()
+            });
+            scene.meshes[0].material = Some(0);
+        }
+        let _ = render_with(
+            gpu,
+            renderer,
+            &scene,
+            &RenderRequest {
+                width: side,
+                height: side,
+                view: ViewOptions {
+                    grid: false,
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+        );
+    }
+}
+
 /// The side a thumbnail of `size` pixels is drawn at: twice its size
 /// (four samples a pixel) where the device allows it.
 pub fn thumbnail_draw_side(gpu: &Gpu, size: u32) -> u32 {

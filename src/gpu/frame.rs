@@ -511,11 +511,12 @@ fn draw(
             let Some(stream) = m.stream(scene) else {
                 continue;
             };
-            if current != Some(m.primitive) {
-                pass.set_pipeline(renderer.mesh_pipeline(blend, m.primitive));
-                current = Some(m.primitive);
+            let material = &scene.materials[material_of(i, m)];
+            if current != Some((m.primitive, material.maps)) {
+                pass.set_pipeline(renderer.mesh_pipeline(material.maps, blend, m.primitive));
+                current = Some((m.primitive, material.maps));
             }
-            pass.set_bind_group(1, &scene.materials[material_of(i, m)].bind_group, &[]);
+            pass.set_bind_group(1, &material.bind_group, &[]);
             pass.set_vertex_buffer(0, stream);
             pass.set_vertex_buffer(1, m.uvs.slice(..));
             pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);

@@ -309,6 +309,16 @@ pub fn uniform(
     }
 }
 
+/// Whether `m` draws with the mesh shader's maps and matcap (`MAPS` in
+/// `shaders/mesh.wgsl`): a team mask, material, normal, bump or emission
+/// map, a matcap, or an animation (which may switch a matcap on). The
+/// others draw with the variant that leaves them out, the same pixels.
+pub fn needs_maps(m: &Material, textures: usize) -> bool {
+    use map_bits::*;
+    let maps = TEAM | MATERIAL | MATERIAL_GLOW | NORMAL_2CH | NORMAL_RGB | HEIGHT | EMISSION;
+    map_flags(m, textures).0 & maps != 0 || m.matcap.is_some() || m.animation.is_some()
+}
+
 /// `Anim` in `shaders/material_anim.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable, Debug, PartialEq)]

@@ -1,5 +1,6 @@
-//! What lives as long as the device: the mesh pipelines (opaque and
-//! additive), the overlay pipelines (lines, wireframe, normals, skeleton),
+//! What lives as long as the device: the mesh pipelines (two shader variants
+//! by blend mode and primitive, made at first use), the overlay pipelines
+//! (lines, wireframe, normals, skeleton),
 //! the compute passes, their bind group layouts and the default textures.
 //! Scenes are uploaded against it ([`super::GpuScene::new`]); frames are
 //! recorded with it ([`super::frame::record`]).
@@ -42,9 +43,9 @@ pub struct Renderer {
     pub(super) globals: wgpu::Buffer,
     pub(super) globals_bg: wgpu::BindGroup,
     material_bgl: wgpu::BindGroupLayout,
-    /// Mesh pipelines by blend mode (opaque, additive, alpha) and primitive
-    /// (triangles, lines, points): see [`Renderer::mesh_pipeline`].
-    mesh: Vec<wgpu::RenderPipeline>,
+    /// Mesh pipelines by shader variant, blend mode and primitive, made at
+    /// first use: see [`Renderer::mesh_pipeline`].
+    mesh: MeshPipelines,
     pub(super) lines: wgpu::RenderPipeline,
     pub(super) wire: wgpu::RenderPipeline,
     pub(super) wire_selected: wgpu::RenderPipeline,
@@ -148,7 +149,6 @@ impl Renderer {
             immediate_size: 0,
         });
         let stream_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Snorm16x2];
-        let uv_attrs = wgpu::vertex_attr_array![2 => Float32x2, 3 => Unorm8x4, 4 => Snorm16x4];
         let stream = |step_mode, attributes| wgpu::VertexBufferLayout {
             array_stride: std::mem::size_of::<PosNormal>() as u64,
             step_mode,
@@ -160,79 +160,14 @@ impl Renderer {
             alpha_to_coverage_enabled: false,
         };
 
-        let mesh_pipeline = |label, blend, depth_write, topology| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(label),
-                layout: Some(&mesh_layout),
-                vertex: wgpu::VertexState {
-                    module: &mesh_shader,
-                    entry_point: Some("vs_main"),
-                    compilation_options: Default::default(),
-                    buffers: &[
-                        Some(stream(wgpu::VertexStepMode::Vertex, &stream_attrs)),
-                        Some(wgpu::VertexBufferLayout {
-                            array_stride: std::mem::size_of::<UvColor>() as u64,
-                            step_mode: wgpu::VertexStepMode::Vertex,
-                            attributes: &uv_attrs,
-                        }),
-                    ],
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology,
-                    front_face: wgpu::FrontFace::Ccw,
-                    // Game assets are often open or single-sided: draw both
-                    // sides, lit as seen (see mesh.wgsl).
-                    cull_mode: None,
-                    ..Default::default()
-                },
-                depth_stencil: Some(wgpu::DepthStencilState {
-                    format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(depth_write),
-                    depth_compare: Some(wgpu::CompareFunction::Less),
-                    stencil: Default::default(),
-                    bias: Default::default(),
-                }),
-                multisample,
-                fragment: Some(wgpu::FragmentState {
-                    module: &mesh_shader,
-                    entry_point: Some("fs_main"),
-                    compilation_options: Default::default(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format: color_format,
-                        blend: Some(blend),
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
+        let mesh = MeshPipelines {
+            device: device.clone(),
+            layout: mesh_layout,
+            shader: mesh_shader,
+            color_format,
+            multisample,
+            made: Default::default(),
         };
-        let additive_blend = wgpu::BlendState {
-            color: wgpu::BlendComponent {
-                src_factor: wgpu::BlendFactor::One,
-                dst_factor: wgpu::BlendFactor::One,
-                operation: wgpu::BlendOperation::Add,
-            },
-            alpha: wgpu::BlendComponent {
-                src_factor: wgpu::BlendFactor::Zero,
-                dst_factor: wgpu::BlendFactor::One,
-                operation: wgpu::BlendOperation::Add,
-            },
-        };
-        let mut mesh = Vec::new();
-        for (blend, depth_write) in [
-            (wgpu::BlendState::REPLACE, true),
-            (additive_blend, false),
-            (wgpu::BlendState::ALPHA_BLENDING, false),
-        ] {
-            for topology in [
-                wgpu::PrimitiveTopology::TriangleList,
-                wgpu::PrimitiveTopology::LineList,
-                wgpu::PrimitiveTopology::PointList,
-            ] {
-                mesh.push(mesh_pipeline("mesh", blend, depth_write, topology));
-            }
-        }
         let bones_bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("skeleton overlay"),
             entries: &[
@@ -386,24 +321,16 @@ impl Renderer {
         }
     }
 
-    /// The pipeline that draws `primitive` with `blend`.
+    /// The pipeline that draws `primitive` with `blend`, with the mesh
+    /// shader's maps and matcap (`maps`, see [`super::materials::needs_maps`])
+    /// or without; made at its first use.
     pub(super) fn mesh_pipeline(
         &self,
+        maps: bool,
         blend: crate::scene::BlendMode,
         primitive: crate::scene::Primitive,
     ) -> &wgpu::RenderPipeline {
-        use crate::scene::{BlendMode, Primitive};
-        let b = match blend {
-            BlendMode::Opaque => 0,
-            BlendMode::Additive => 1,
-            BlendMode::Alpha => 2,
-        };
-        let p = match primitive {
-            Primitive::Triangles => 0,
-            Primitive::Lines => 1,
-            Primitive::Points => 2,
-        };
-        &self.mesh[b * 3 + p]
+        self.mesh.get(maps, blend, primitive)
     }
 
     /// A material's bind group: its slot and its textures; what is missing
@@ -492,5 +419,129 @@ impl Renderer {
                 },
             ],
         })
+    }
+}
+
+/// The mesh pipelines: two variants of `mesh.wgsl` (its `MAPS` constant on
+/// or off) by three blend modes by three primitives. A pipeline is made at
+/// its first draw: a frame uses few of the eighteen, and on a software
+/// adapter each one made is compiled.
+struct MeshPipelines {
+    device: wgpu::Device,
+    layout: wgpu::PipelineLayout,
+    shader: wgpu::ShaderModule,
+    color_format: wgpu::TextureFormat,
+    multisample: wgpu::MultisampleState,
+    made: [std::sync::OnceLock<wgpu::RenderPipeline>; 18],
+}
+
+impl MeshPipelines {
+    fn get(
+        &self,
+        maps: bool,
+        blend: crate::scene::BlendMode,
+        primitive: crate::scene::Primitive,
+    ) -> &wgpu::RenderPipeline {
+        use crate::scene::{BlendMode, Primitive};
+        let b = match blend {
+            BlendMode::Opaque => 0,
+            BlendMode::Additive => 1,
+            BlendMode::Alpha => 2,
+        };
+        let p = match primitive {
+            Primitive::Triangles => 0,
+            Primitive::Lines => 1,
+            Primitive::Points => 2,
+        };
+        self.made[(maps as usize * 3 + b) * 3 + p].get_or_init(|| self.make(maps, blend, primitive))
+    }
+
+    fn make(
+        &self,
+        maps: bool,
+        blend: crate::scene::BlendMode,
+        primitive: crate::scene::Primitive,
+    ) -> wgpu::RenderPipeline {
+        use crate::scene::{BlendMode, Primitive};
+        let additive = wgpu::BlendState {
+            color: wgpu::BlendComponent {
+                src_factor: wgpu::BlendFactor::One,
+                dst_factor: wgpu::BlendFactor::One,
+                operation: wgpu::BlendOperation::Add,
+            },
+            alpha: wgpu::BlendComponent {
+                src_factor: wgpu::BlendFactor::Zero,
+                dst_factor: wgpu::BlendFactor::One,
+                operation: wgpu::BlendOperation::Add,
+            },
+        };
+        // Blended meshes test depth but do not write it.
+        let (blend, depth_write) = match blend {
+            BlendMode::Opaque => (wgpu::BlendState::REPLACE, true),
+            BlendMode::Additive => (additive, false),
+            BlendMode::Alpha => (wgpu::BlendState::ALPHA_BLENDING, false),
+        };
+        let topology = match primitive {
+            Primitive::Triangles => wgpu::PrimitiveTopology::TriangleList,
+            Primitive::Lines => wgpu::PrimitiveTopology::LineList,
+            Primitive::Points => wgpu::PrimitiveTopology::PointList,
+        };
+        let stream_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Snorm16x2];
+        let uv_attrs = wgpu::vertex_attr_array![2 => Float32x2, 3 => Unorm8x4, 4 => Snorm16x4];
+        let constants = [("MAPS", if maps { 1.0 } else { 0.0 })];
+        let options = || wgpu::PipelineCompilationOptions {
+            constants: &constants,
+            ..Default::default()
+        };
+        self.device
+            .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(if maps { "mesh" } else { "mesh (no maps)" }),
+                layout: Some(&self.layout),
+                vertex: wgpu::VertexState {
+                    module: &self.shader,
+                    entry_point: Some("vs_main"),
+                    compilation_options: options(),
+                    buffers: &[
+                        Some(wgpu::VertexBufferLayout {
+                            array_stride: std::mem::size_of::<PosNormal>() as u64,
+                            step_mode: wgpu::VertexStepMode::Vertex,
+                            attributes: &stream_attrs,
+                        }),
+                        Some(wgpu::VertexBufferLayout {
+                            array_stride: std::mem::size_of::<UvColor>() as u64,
+                            step_mode: wgpu::VertexStepMode::Vertex,
+                            attributes: &uv_attrs,
+                        }),
+                    ],
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology,
+                    front_face: wgpu::FrontFace::Ccw,
+                    // Game assets are often open or single-sided: draw both
+                    // sides, lit as seen (see mesh.wgsl).
+                    cull_mode: None,
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(depth_write),
+                    depth_compare: Some(wgpu::CompareFunction::Less),
+                    stencil: Default::default(),
+                    bias: Default::default(),
+                }),
+                multisample: self.multisample,
+                fragment: Some(wgpu::FragmentState {
+                    module: &self.shader,
+                    entry_point: Some("fs_main"),
+                    compilation_options: options(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: self.color_format,
+                        blend: Some(blend),
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
     }
 }

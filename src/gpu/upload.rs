@@ -46,6 +46,8 @@ pub struct GpuMesh {
 pub struct GpuMaterial {
     pub bind_group: wgpu::BindGroup,
     pub blend: BlendMode,
+    /// Drawn with the mesh shader's maps ([`super::materials::needs_maps`]).
+    pub maps: bool,
 }
 
 pub struct GpuScene {
@@ -291,6 +293,7 @@ impl GpuScene {
                         },
                     ),
                     blend: m.blend,
+                    maps: super::materials::needs_maps(m, scene.textures.len()),
                 }
             })
             .collect();
