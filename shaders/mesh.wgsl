@@ -7,7 +7,8 @@
 // bump maps.
 
 // Whether this pipeline samples the optional maps (team mask, material,
-// normal or bump, emission) and the matcap. Materials with none of them
+// normal or bump, emission), the matcap and the texture array of
+// texture-switching materials. Materials with none of them
 // draw with it off: a software rasteriser runs both sides of a branch on a
 // uniform, so every pixel paid for five unused samples (llvmpipe: a cube's
 // 512-pixel draw 21 -> 11 ms). With it off the shader is the one below
@@ -75,7 +76,8 @@ fn vs_main(v: VsIn) -> VsOut {
 // the branch is uniform). The array has one mip level, so the derivative
 // jump at the wrap does not matter.
 fn sample_texture(bound: texture_2d<f32>, layer: i32, rect: vec4<f32>, uv: vec2<f32>) -> vec4<f32> {
-    if (layer < 0) {
+    // Only animated materials switch textures, and they draw with MAPS on.
+    if (!MAPS || layer < 0) {
         return textureSample(bound, samp, uv);
     }
     return textureSampleLevel(tex_array, samp, rect.zw + fract(uv) * rect.xy, layer, 0.0);
