@@ -6,14 +6,19 @@
 // maps, glow, tangent-space normal maps; M3D specular, emission maps and
 // bump maps.
 
-// Whether this pipeline samples the optional maps (team mask, material,
-// normal or bump, emission), the matcap and the texture array of
-// texture-switching materials. Materials with none of them
-// draw with it off: a software rasteriser runs both sides of a branch on a
-// uniform, so every pixel paid for five unused samples (llvmpipe: a cube's
-// 512-pixel draw 21 -> 11 ms). With it off the shader is the one below
-// with those branches taken as false, which they are for such materials.
-override MAPS: bool = true;
+// What this pipeline's materials use (gpu::materials::shader_features):
+// each map, and the matcap with the texture array of texture-switching
+// (animated) materials. A software rasteriser runs both sides of a branch
+// on a uniform, so every pixel paid for every unused sample (llvmpipe: a
+// cube's 512-pixel draw 21 -> 8 ms with none). A pipeline with one off is
+// the shader below with that feature's branches taken as false, which they
+// are for the materials drawn with it.
+override TEAM_MAP: bool = true;
+override MATERIAL_MAP: bool = true;
+override NORMAL_MAP: bool = true;
+override HEIGHT_MAP: bool = true;
+override EMISSION_MAP: bool = true;
+override MATCAP: bool = true;
 
 @group(1) @binding(0) var<uniform> material: Material;
 @group(1) @binding(1) var base_tex: texture_2d<f32>;
@@ -76,8 +81,8 @@ fn vs_main(v: VsIn) -> VsOut {
 // the branch is uniform). The array has one mip level, so the derivative
 // jump at the wrap does not matter.
 fn sample_texture(bound: texture_2d<f32>, layer: i32, rect: vec4<f32>, uv: vec2<f32>) -> vec4<f32> {
-    // Only animated materials switch textures, and they draw with MAPS on.
-    if (!MAPS || layer < 0) {
+    // Only animated materials switch textures, and they draw with MATCAP.
+    if (!MATCAP || layer < 0) {
         return textureSample(bound, samp, uv);
     }
     return textureSampleLevel(tex_array, samp, rect.zw + fract(uv) * rect.xy, layer, 0.0);
@@ -132,24 +137,24 @@ fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f
     if (textures) {
         tex = sample_texture(base_tex, material.layers.x, material.tex_rect, uv);
     }
-    if (MAPS && textures) {
-        if ((flags & MAP_TEAM) != 0u) {
+    if (textures) {
+        if (TEAM_MAP && (flags & MAP_TEAM) != 0u) {
             mask = textureSample(mask_tex, samp, uv);
         }
-        if ((flags & MAP_MATERIAL) != 0u) {
+        if (MATERIAL_MAP && (flags & MAP_MATERIAL) != 0u) {
             mat_map = textureSample(material_tex, samp, uv);
         }
-        if ((flags & (MAP_NORMAL_2CH | MAP_NORMAL_RGB | MAP_HEIGHT)) != 0u) {
+        if ((NORMAL_MAP || HEIGHT_MAP) && (flags & (MAP_NORMAL_2CH | MAP_NORMAL_RGB | MAP_HEIGHT)) != 0u) {
             nmap = textureSample(normal_tex, samp, uv);
         }
-        if ((flags & MAP_EMISSION) != 0u) {
+        if (EMISSION_MAP && (flags & MAP_EMISSION) != 0u) {
             emit_map = textureSample(emission_tex, samp, uv);
         }
     }
     var albedo = in.color * material.base_color * tex;
     let diffuse = albedo.rgb;
     var glow = vec3<f32>(0.0);
-    if (MAPS && textures && (flags & MAP_TEAM) != 0u) {
+    if (TEAM_MAP && textures && (flags & MAP_TEAM) != 0u) {
         let tc = mix(mix(vec3<f32>(0.5), globals.team_secondary.rgb, mask.g), globals.team_primary.rgb, mask.r);
         albedo = vec4<f32>(srgb_to_linear3(team_overlay(linear_to_srgb3(albedo.rgb), tc)), albedo.a);
         glow += 2.0 * mask.b * albedo.rgb;
@@ -161,7 +166,7 @@ fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f
         n = -n; // two-sided lighting
     }
     var tangent_normal = vec3<f32>(0.0, 0.0, 1.0);
-    if (MAPS && textures && (flags & (MAP_NORMAL_2CH | MAP_NORMAL_RGB)) != 0u) {
+    if (NORMAL_MAP && textures && (flags & (MAP_NORMAL_2CH | MAP_NORMAL_RGB)) != 0u) {
         var t = in.tangent;
         var b = in.binormal;
         if (dot(t, t) < 1e-12) {
@@ -190,7 +195,7 @@ fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f
             tangent_normal = nmap.rgb * 2.0 - 1.0;
         }
         n = normalize(tangent_normal.x * t + tangent_normal.y * b + tangent_normal.z * n);
-    } else if (MAPS && textures && (flags & MAP_HEIGHT) != 0u) {
+    } else if (HEIGHT_MAP && textures && (flags & MAP_HEIGHT) != 0u) {
         // Bump map: tilt the normal by the screen-space slope of the height
         // (Mikkelsen 2010, "Bump Mapping Unparametrized Surfaces on the GPU").
         let h = nmap.r * material.extra.x;
@@ -235,7 +240,7 @@ fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f
         spec_color = material.specular.rgb;
         exponent = max(material.specular.w, 1.0);
     }
-    if (MAPS && textures && (flags & MAP_MATERIAL) != 0u) {
+    if (MATERIAL_MAP && textures && (flags & MAP_MATERIAL) != 0u) {
         spec_color = vec3<f32>(mat_map.r);
         exponent = exp2(1.0 + 10.0 * mat_map.g);
         if ((flags & MAP_MATERIAL_GLOW) != 0u) {
@@ -257,7 +262,7 @@ fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f
     }
     let muv = vec2<f32>(vn.x * 0.5 + 0.5, 0.5 - vn.y * 0.5) + material.uv_offset.zw;
     var matcap = vec3<f32>(0.0);
-    if (MAPS) {
+    if (MATCAP) {
         matcap = sample_texture(matcap_tex, material.layers.y, material.matcap_rect, muv).rgb;
     }
     let shaded = mix(albedo.rgb * light, albedo.rgb * matcap, material.params.y);

@@ -507,8 +507,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     // (the adapter takes ~25 ms on llvmpipe); a file that
                     // failed to load warms up the plain variant.
                     let side = headless::thumbnail_draw_side(&gpu, size);
-                    let variants = variants_rx.recv().unwrap_or((true, false));
-                    headless::warm_up(&gpu, &renderer, side, variants);
+                    let variants = variants_rx.recv().unwrap_or_else(|_| vec![0]);
+                    headless::warm_up(&gpu, &renderer, side, &variants);
                     (gpu, renderer)
                 });
                 (gpu, adapter_time, t.elapsed())

@@ -789,33 +789,34 @@ fn a_csg_model_shows_a_real_normal_map() {
     );
 }
 
-/// Materials with no map, matcap or animation draw with the mesh shader's
-/// variant without maps (`MAPS` off: a software rasteriser runs both sides
-/// of a uniform branch, so the full shader samples five unused textures a
-/// pixel). That variant must give the full shader's pixels: real files
-/// drawn with each material on one variant, then on the other, match to
-/// the byte, textured (viper's PNG), vertex-coloured and plain; and a
-/// material with any map, a matcap or an animation takes the full one.
+/// Each material draws with a pipeline that has only the mesh shader
+/// features it uses on (override constants: a software rasteriser runs
+/// both sides of a uniform branch, so the full shader sampled every unused
+/// texture a pixel). Such a pipeline must give the full shader's pixels:
+/// real files drawn with their own features, then with every feature on,
+/// match to the byte, textured (viper's PNG), vertex-coloured, plain, and
+/// a PA unit with its team mask (bot_sun: only that map on); and a
+/// material's features are the maps it binds, its matcap or animation.
 #[test]
-fn the_variant_without_maps_draws_the_pixels_of_the_full_shader() {
-    use facet::gpu::materials::needs_maps;
+fn a_material_draws_the_same_pixels_with_only_its_shader_features() {
+    use facet::gpu::materials::{features, shader_features};
     let shot = Shot::new();
-    for file in [
-        "fixtures/m3d/viper.m3d",
-        "fixtures/m3d/cube_with_vertexcolors.m3d",
-        "fixtures/m3d/suzanne.m3d",
-        "fixtures/papa/basic_cube.papa",
+    for (file, expected) in [
+        ("fixtures/m3d/viper.m3d", 0),
+        ("fixtures/m3d/cube_with_vertexcolors.m3d", 0),
+        ("fixtures/m3d/suzanne.m3d", 0),
+        ("fixtures/papa/basic_cube.papa", 0),
+        ("fixtures/papa/bot_sun.papa", features::TEAM_MAP),
     ] {
         let scene = facet::load::load_file(&common::shared().join(file))
             .unwrap()
             .scene;
-        assert!(
-            !scene
-                .materials
-                .iter()
-                .any(|m| needs_maps(m, scene.textures.len())),
-            "{file}: a material needs the maps; the comparison would test nothing"
-        );
+        let used: Vec<u32> = scene
+            .materials
+            .iter()
+            .map(|m| shader_features(m, scene.textures.len()))
+            .collect();
+        assert!(used.iter().all(|&f| f == expected), "{file}: {used:?}");
         let mut gs = GpuScene::new(&shot.gpu, &shot.renderer, &scene);
         let camera = OrbitCamera::framing(&scene.bounds(None), 1.0);
         let mut view = ViewOptions::for_scene(&scene);
@@ -828,51 +829,73 @@ fn the_variant_without_maps_draws_the_pixels_of_the_full_shader() {
             view: &view,
             selected_bone: None,
         };
-        let plain = frame::render_to_image(&shot.gpu, &shot.renderer, &mut gs, &input, W, H).0;
+        let own = frame::render_to_image(&shot.gpu, &shot.renderer, &mut gs, &input, W, H).0;
         for m in &mut gs.materials {
-            m.maps = true;
+            m.features = features::ALL;
         }
         let full = frame::render_to_image(&shot.gpu, &shot.renderer, &mut gs, &input, W, H).0;
-        let drawn = plain.pixels().filter(|p| p.0 != [0, 0, 0, 255]).count();
+        let drawn = own.pixels().filter(|p| p.0 != [0, 0, 0, 255]).count();
         assert!(drawn > 500, "{file}: only {drawn} pixels drawn");
-        let differ = plain
+        let differ = own
             .pixels()
             .zip(full.pixels())
             .filter(|(a, b)| a != b)
             .count();
         assert_eq!(
             differ, 0,
-            "{file}: {differ} pixels differ between the variants"
+            "{file}: {differ} pixels differ from the full shader's"
         );
     }
-    // Which materials take the full shader.
-    let plain = material(Some(0), Maps::default());
-    assert!(!needs_maps(&plain, 1));
-    for maps in [
-        Maps {
-            team_mask: Some(0),
-            ..Maps::default()
-        },
-        Maps {
-            normal: Some((0, NormalMap::Rgb)),
-            ..Maps::default()
-        },
-        Maps {
-            material: Some((0, MaterialMap::Unit)),
-            ..Maps::default()
-        },
-        Maps {
-            emission: Some(0),
-            ..Maps::default()
-        },
+    // A material's features.
+    assert_eq!(shader_features(&material(Some(0), Maps::default()), 1), 0);
+    for (maps, feature) in [
+        (
+            Maps {
+                team_mask: Some(0),
+                ..Maps::default()
+            },
+            features::TEAM_MAP,
+        ),
+        (
+            Maps {
+                normal: Some((0, NormalMap::TwoChannel)),
+                ..Maps::default()
+            },
+            features::NORMAL_MAP,
+        ),
+        (
+            Maps {
+                normal: Some((0, NormalMap::Height { strength: 2.0 })),
+                ..Maps::default()
+            },
+            features::HEIGHT_MAP,
+        ),
+        (
+            Maps {
+                material: Some((0, MaterialMap::Csg)),
+                ..Maps::default()
+            },
+            features::MATERIAL_MAP,
+        ),
+        (
+            Maps {
+                emission: Some(0),
+                ..Maps::default()
+            },
+            features::EMISSION_MAP,
+        ),
     ] {
-        assert!(needs_maps(&material(Some(0), maps.clone()), 1), "{maps:?}");
-        // A map whose texture is not in the scene is not bound: no maps.
-        assert!(!needs_maps(&material(Some(0), maps), 0));
+        assert_eq!(
+            shader_features(&material(Some(0), maps.clone()), 1),
+            feature,
+            "{maps:?}"
+        );
+        // A map whose texture is not in the scene is not bound.
+        assert_eq!(shader_features(&material(Some(0), maps), 0), 0);
     }
     let matcap = Material {
         matcap: Some(0),
         ..material(None, Maps::default())
     };
-    assert!(needs_maps(&matcap, 1));
+    assert_eq!(shader_features(&matcap, 1), features::MATCAP);
 }

@@ -85,41 +85,58 @@ pub fn thumbnail_renderer(gpu: &Gpu) -> Renderer {
     Renderer::new(gpu, capture::CAPTURE_FORMAT, 1)
 }
 
-/// Which variants of the mesh shader `scene` draws with: (without the
-/// maps, with them; see [`crate::gpu::materials::needs_maps`]).
-pub fn shader_variants(scene: &Scene) -> (bool, bool) {
-    let mut variants = (false, false);
+/// The mesh shader features `scene`'s meshes draw with, each set once
+/// ([`crate::gpu::materials::shader_features`]; a mesh without a material
+/// draws with none).
+pub fn shader_variants(scene: &Scene) -> Vec<u32> {
+    let mut variants = Vec::new();
     for mesh in &scene.meshes {
-        let material = mesh.material.and_then(|i| scene.materials.get(i));
-        match material.is_some_and(|m| crate::gpu::materials::needs_maps(m, scene.textures.len())) {
-            true => variants.1 = true,
-            false => variants.0 = true,
+        let features = mesh
+            .material
+            .and_then(|i| scene.materials.get(i))
+            .map_or(0, |m| {
+                crate::gpu::materials::shader_features(m, scene.textures.len())
+            });
+        if !variants.contains(&features) {
+            variants.push(features);
         }
     }
     variants
 }
 
-/// One triangle drawn at `side` pixels with each shader variant of
-/// `variants` ([`shader_variants`]): software adapters compile a pipeline's
-/// shaders at its first draw, which then happens here, at start-up.
-pub fn warm_up(gpu: &Gpu, renderer: &Renderer, side: u32, variants: (bool, bool)) {
-    for maps in [false, true] {
-        if !(if maps { variants.1 } else { variants.0 }) {
-            continue;
-        }
+/// One triangle drawn at `side` pixels with each set of mesh shader
+/// features in `variants` ([`shader_variants`]): software adapters compile
+/// a pipeline's shaders at its first draw, which then happens here, at
+/// start-up.
+pub fn warm_up(gpu: &Gpu, renderer: &Renderer, side: u32, variants: &[u32]) {
+    use crate::gpu::materials::features::*;
+    use crate::scene::{Maps, Material, MaterialMap, NormalMap, Texture};
+    for &features in variants {
         let mut scene = Scene::one_triangle();
-        if maps {
-            // A matcap puts the material on the variant with the maps.
-            scene.textures.push(crate::scene::Texture::checkerboard(
-                "warm-up",
-                String::new(),
-            ));
-            scene.materials.push(crate::scene::Material {
-                matcap: Some(0),
-                ..Default::default()
-            });
-            scene.meshes[0].material = Some(0);
-        }
+        // A material with these features: each on through a map (or the
+        // matcap) of a stand-in texture.
+        scene
+            .textures
+            .push(Texture::checkerboard("warm-up", String::new()));
+        let on = |f: u32| (features & f != 0).then_some(0);
+        scene.materials.push(Material {
+            matcap: on(MATCAP),
+            maps: Maps {
+                team_mask: on(TEAM_MAP),
+                material: on(MATERIAL_MAP).map(|t| (t, MaterialMap::Unit)),
+                normal: on(NORMAL_MAP)
+                    .map(|t| (t, NormalMap::Rgb))
+                    .or(on(HEIGHT_MAP).map(|t| (t, NormalMap::Height { strength: 1.0 }))),
+                emission: on(EMISSION_MAP),
+                ..Maps::default()
+            },
+            ..Material::default()
+        });
+        scene.meshes[0].material = Some(0);
+        debug_assert_eq!(
+            crate::gpu::materials::shader_features(&scene.materials[0], 1),
+            features
+        );
         let _ = render_with(
             gpu,
             renderer,

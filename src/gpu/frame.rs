@@ -512,9 +512,9 @@ fn draw(
                 continue;
             };
             let material = &scene.materials[material_of(i, m)];
-            if current != Some((m.primitive, material.maps)) {
-                pass.set_pipeline(renderer.mesh_pipeline(material.maps, blend, m.primitive));
-                current = Some((m.primitive, material.maps));
+            if current != Some((m.primitive, material.features)) {
+                pass.set_pipeline(&renderer.mesh_pipeline(material.features, blend, m.primitive));
+                current = Some((m.primitive, material.features));
             }
             pass.set_bind_group(1, &material.bind_group, &[]);
             pass.set_vertex_buffer(0, stream);

@@ -309,14 +309,52 @@ pub fn uniform(
     }
 }
 
-/// Whether `m` draws with the mesh shader's maps and matcap (`MAPS` in
-/// `shaders/mesh.wgsl`): a team mask, material, normal, bump or emission
-/// map, a matcap, or an animation (which may switch a matcap on). The
-/// others draw with the variant that leaves them out, the same pixels.
-pub fn needs_maps(m: &Material, textures: usize) -> bool {
+/// The mesh shader's features (its override constants in
+/// `shaders/mesh.wgsl`): a material draws with a pipeline that has only
+/// those it uses on ([`shader_features`]).
+pub mod features {
+    pub const TEAM_MAP: u32 = 1;
+    pub const MATERIAL_MAP: u32 = 2;
+    pub const NORMAL_MAP: u32 = 4;
+    pub const HEIGHT_MAP: u32 = 8;
+    pub const EMISSION_MAP: u32 = 16;
+    /// The matcap, and the texture array of texture-switching materials.
+    pub const MATCAP: u32 = 32;
+    /// Each feature's override constant.
+    pub const CONSTANTS: [(&str, u32); 6] = [
+        ("TEAM_MAP", TEAM_MAP),
+        ("MATERIAL_MAP", MATERIAL_MAP),
+        ("NORMAL_MAP", NORMAL_MAP),
+        ("HEIGHT_MAP", HEIGHT_MAP),
+        ("EMISSION_MAP", EMISSION_MAP),
+        ("MATCAP", MATCAP),
+    ];
+    pub const ALL: u32 = 63;
+}
+
+/// The mesh shader features `m` draws with ([`features`]): its bound maps,
+/// and the matcap where it has one or an animation (which may switch a
+/// matcap on, or switch textures through the array). The shader with the
+/// others off draws the same pixels for it.
+pub fn shader_features(m: &Material, textures: usize) -> u32 {
     use map_bits::*;
-    let maps = TEAM | MATERIAL | MATERIAL_GLOW | NORMAL_2CH | NORMAL_RGB | HEIGHT | EMISSION;
-    map_flags(m, textures).0 & maps != 0 || m.matcap.is_some() || m.animation.is_some()
+    let bits = map_flags(m, textures).0;
+    let mut f = 0;
+    for (map, feature) in [
+        (TEAM, features::TEAM_MAP),
+        (MATERIAL, features::MATERIAL_MAP),
+        (NORMAL_2CH | NORMAL_RGB, features::NORMAL_MAP),
+        (HEIGHT, features::HEIGHT_MAP),
+        (EMISSION, features::EMISSION_MAP),
+    ] {
+        if bits & map != 0 {
+            f |= feature;
+        }
+    }
+    if m.matcap.is_some() || m.animation.is_some() {
+        f |= features::MATCAP;
+    }
+    f
 }
 
 /// `Anim` in `shaders/material_anim.wgsl`.

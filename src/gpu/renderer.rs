@@ -321,16 +321,16 @@ impl Renderer {
         }
     }
 
-    /// The pipeline that draws `primitive` with `blend`, with the mesh
-    /// shader's maps and matcap (`maps`, see [`super::materials::needs_maps`])
-    /// or without; made at its first use.
+    /// The pipeline that draws `primitive` with `blend` and the mesh
+    /// shader's `features` ([`super::materials::shader_features`]); made at
+    /// its first use.
     pub(super) fn mesh_pipeline(
         &self,
-        maps: bool,
+        features: u32,
         blend: crate::scene::BlendMode,
         primitive: crate::scene::Primitive,
-    ) -> &wgpu::RenderPipeline {
-        self.mesh.get(maps, blend, primitive)
+    ) -> wgpu::RenderPipeline {
+        self.mesh.get(features, blend, primitive)
     }
 
     /// A material's bind group: its slot and its textures; what is missing
@@ -422,9 +422,9 @@ impl Renderer {
     }
 }
 
-/// The mesh pipelines: two variants of `mesh.wgsl` (its `MAPS` constant on
-/// or off) by three blend modes by three primitives. A pipeline is made at
-/// its first draw: a frame uses few of the eighteen, and on a software
+/// The mesh pipelines: `mesh.wgsl` with the features a material uses
+/// (its override constants) by blend mode and primitive. A pipeline is
+/// made at its first draw: a scene uses few of them, and on a software
 /// adapter each one made is compiled.
 struct MeshPipelines {
     device: wgpu::Device,
@@ -432,33 +432,30 @@ struct MeshPipelines {
     shader: wgpu::ShaderModule,
     color_format: wgpu::TextureFormat,
     multisample: wgpu::MultisampleState,
-    made: [std::sync::OnceLock<wgpu::RenderPipeline>; 18],
+    made: std::sync::Mutex<
+        std::collections::HashMap<
+            (u32, crate::scene::BlendMode, crate::scene::Primitive),
+            wgpu::RenderPipeline,
+        >,
+    >,
 }
 
 impl MeshPipelines {
     fn get(
         &self,
-        maps: bool,
+        features: u32,
         blend: crate::scene::BlendMode,
         primitive: crate::scene::Primitive,
-    ) -> &wgpu::RenderPipeline {
-        use crate::scene::{BlendMode, Primitive};
-        let b = match blend {
-            BlendMode::Opaque => 0,
-            BlendMode::Additive => 1,
-            BlendMode::Alpha => 2,
-        };
-        let p = match primitive {
-            Primitive::Triangles => 0,
-            Primitive::Lines => 1,
-            Primitive::Points => 2,
-        };
-        self.made[(maps as usize * 3 + b) * 3 + p].get_or_init(|| self.make(maps, blend, primitive))
+    ) -> wgpu::RenderPipeline {
+        let mut made = self.made.lock().unwrap_or_else(|e| e.into_inner());
+        made.entry((features, blend, primitive))
+            .or_insert_with(|| self.make(features, blend, primitive))
+            .clone()
     }
 
     fn make(
         &self,
-        maps: bool,
+        features: u32,
         blend: crate::scene::BlendMode,
         primitive: crate::scene::Primitive,
     ) -> wgpu::RenderPipeline {
@@ -488,14 +485,15 @@ impl MeshPipelines {
         };
         let stream_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Snorm16x2];
         let uv_attrs = wgpu::vertex_attr_array![2 => Float32x2, 3 => Unorm8x4, 4 => Snorm16x4];
-        let constants = [("MAPS", if maps { 1.0 } else { 0.0 })];
+        let constants = super::materials::features::CONSTANTS
+            .map(|(name, bit)| (name, if features & bit != 0 { 1.0 } else { 0.0 }));
         let options = || wgpu::PipelineCompilationOptions {
             constants: &constants,
             ..Default::default()
         };
         self.device
             .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(if maps { "mesh" } else { "mesh (no maps)" }),
+                label: Some("mesh"),
                 layout: Some(&self.layout),
                 vertex: wgpu::VertexState {
                     module: &self.shader,

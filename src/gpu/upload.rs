@@ -46,8 +46,9 @@ pub struct GpuMesh {
 pub struct GpuMaterial {
     pub bind_group: wgpu::BindGroup,
     pub blend: BlendMode,
-    /// Drawn with the mesh shader's maps ([`super::materials::needs_maps`]).
-    pub maps: bool,
+    /// The mesh shader features it draws with
+    /// ([`super::materials::shader_features`]).
+    pub features: u32,
 }
 
 pub struct GpuScene {
@@ -293,7 +294,7 @@ impl GpuScene {
                         },
                     ),
                     blend: m.blend,
-                    maps: super::materials::needs_maps(m, scene.textures.len()),
+                    features: super::materials::shader_features(m, scene.textures.len()),
                 }
             })
             .collect();

@@ -243,7 +243,7 @@ pub struct Mesh {
     pub primitive: Primitive,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Primitive {
     #[default]
     Triangles,
@@ -267,7 +267,7 @@ pub fn unit_weights(w: [u16; 4]) -> [f32; 4] {
     w.map(|x| x as f32 / WEIGHT_UNITS as f32)
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum BlendMode {
     #[default]
     Opaque,
