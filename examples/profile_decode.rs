@@ -4,6 +4,7 @@
 //! decode + scene conversion, as `benches/m3d.rs` and `benches/papa.rs` time
 //! it; `CONVERT_ONLY=1` (M3D): the conversion alone, from one decode;
 //! none: `load::load_bytes` (companions looked up beside the file).
+//! Prints the time a load takes and the allocations it makes.
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
