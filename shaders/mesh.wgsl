@@ -7,8 +7,8 @@
 // bump maps.
 
 // What this pipeline's materials use (gpu::materials::shader_features):
-// each map, and the matcap with the texture array of texture-switching
-// (animated) materials. A software rasteriser runs both sides of a branch
+// the base texture, each map, and the matcap with the texture array of
+// texture-switching (animated) materials. A software rasteriser runs both sides of a branch
 // on a uniform, so every pixel paid for every unused sample (llvmpipe: a
 // cube's 512-pixel draw 21 -> 8 ms with none). A pipeline with one off is
 // the shader below with that feature's branches taken as false, which they
@@ -19,6 +19,7 @@ override NORMAL_MAP: bool = true;
 override HEIGHT_MAP: bool = true;
 override EMISSION_MAP: bool = true;
 override MATCAP: bool = true;
+override BASE_TEXTURE: bool = true;
 
 @group(1) @binding(0) var<uniform> material: Material;
 @group(1) @binding(1) var base_tex: texture_2d<f32>;
@@ -134,7 +135,7 @@ fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f
     var mat_map = vec4<f32>(0.0);
     var nmap = vec4<f32>(0.5, 0.5, 1.0, 0.5);
     var emit_map = vec4<f32>(1.0);
-    if (textures) {
+    if (BASE_TEXTURE && textures) {
         tex = sample_texture(base_tex, material.layers.x, material.tex_rect, uv);
     }
     if (textures) {

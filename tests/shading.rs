@@ -794,19 +794,25 @@ fn a_csg_model_shows_a_real_normal_map() {
 /// both sides of a uniform branch, so the full shader sampled every unused
 /// texture a pixel). Such a pipeline must give the full shader's pixels:
 /// real files drawn with their own features, then with every feature on,
-/// match to the byte, textured (viper's PNG), vertex-coloured, plain, and
-/// a PA unit with its team mask (bot_sun: only that map on); and a
-/// material's features are the maps it binds, its matcap or animation.
+/// match to the byte, textured (viper's PNG) and not, vertex-coloured,
+/// plain, and a PA unit with its diffuse and team mask (bot_sun); and a
+/// material's features are the textures it binds, its matcap or animation.
 #[test]
 fn a_material_draws_the_same_pixels_with_only_its_shader_features() {
     use facet::gpu::materials::{features, shader_features};
     let shot = Shot::new();
+    let base = features::BASE_TEXTURE;
     for (file, expected) in [
-        ("fixtures/m3d/viper.m3d", 0),
-        ("fixtures/m3d/cube_with_vertexcolors.m3d", 0),
-        ("fixtures/m3d/suzanne.m3d", 0),
-        ("fixtures/papa/basic_cube.papa", 0),
-        ("fixtures/papa/bot_sun.papa", features::TEAM_MAP),
+        // Its first material has the PNG, the others a colour only.
+        ("fixtures/m3d/viper.m3d", vec![base, 0, 0]),
+        ("fixtures/m3d/cube_with_vertexcolors.m3d", vec![0]),
+        ("fixtures/m3d/suzanne.m3d", vec![0]),
+        // The missing texture's checkerboard.
+        ("fixtures/papa/basic_cube.papa", vec![base]),
+        (
+            "fixtures/papa/bot_sun.papa",
+            vec![base | features::TEAM_MAP; 2],
+        ),
     ] {
         let scene = facet::load::load_file(&common::shared().join(file))
             .unwrap()
@@ -816,7 +822,7 @@ fn a_material_draws_the_same_pixels_with_only_its_shader_features() {
             .iter()
             .map(|m| shader_features(m, scene.textures.len()))
             .collect();
-        assert!(used.iter().all(|&f| f == expected), "{file}: {used:?}");
+        assert_eq!(used, expected, "{file}");
         let mut gs = GpuScene::new(&shot.gpu, &shot.renderer, &scene);
         let camera = OrbitCamera::framing(&scene.bounds(None), 1.0);
         let mut view = ViewOptions::for_scene(&scene);
@@ -847,7 +853,11 @@ fn a_material_draws_the_same_pixels_with_only_its_shader_features() {
         );
     }
     // A material's features.
-    assert_eq!(shader_features(&material(Some(0), Maps::default()), 1), 0);
+    assert_eq!(shader_features(&material(None, Maps::default()), 1), 0);
+    assert_eq!(
+        shader_features(&material(Some(0), Maps::default()), 1),
+        base
+    );
     for (maps, feature) in [
         (
             Maps {
@@ -887,10 +897,10 @@ fn a_material_draws_the_same_pixels_with_only_its_shader_features() {
     ] {
         assert_eq!(
             shader_features(&material(Some(0), maps.clone()), 1),
-            feature,
+            feature | base,
             "{maps:?}"
         );
-        // A map whose texture is not in the scene is not bound.
+        // A texture or map that is not in the scene is not bound.
         assert_eq!(shader_features(&material(Some(0), maps), 0), 0);
     }
     let matcap = Material {

@@ -120,6 +120,7 @@ pub fn warm_up(gpu: &Gpu, renderer: &Renderer, side: u32, variants: &[u32]) {
             .push(Texture::checkerboard("warm-up", String::new()));
         let on = |f: u32| (features & f != 0).then_some(0);
         scene.materials.push(Material {
+            texture: on(BASE_TEXTURE),
             matcap: on(MATCAP),
             maps: Maps {
                 team_mask: on(TEAM_MAP),

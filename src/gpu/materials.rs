@@ -320,22 +320,27 @@ pub mod features {
     pub const EMISSION_MAP: u32 = 16;
     /// The matcap, and the texture array of texture-switching materials.
     pub const MATCAP: u32 = 32;
+    /// The base (diffuse) texture: without one the material's colour is
+    /// not multiplied by a white texel.
+    pub const BASE_TEXTURE: u32 = 64;
     /// Each feature's override constant.
-    pub const CONSTANTS: [(&str, u32); 6] = [
+    pub const CONSTANTS: [(&str, u32); 7] = [
         ("TEAM_MAP", TEAM_MAP),
         ("MATERIAL_MAP", MATERIAL_MAP),
         ("NORMAL_MAP", NORMAL_MAP),
         ("HEIGHT_MAP", HEIGHT_MAP),
         ("EMISSION_MAP", EMISSION_MAP),
         ("MATCAP", MATCAP),
+        ("BASE_TEXTURE", BASE_TEXTURE),
     ];
-    pub const ALL: u32 = 63;
+    pub const ALL: u32 = 127;
 }
 
-/// The mesh shader features `m` draws with ([`features`]): its bound maps,
-/// and the matcap where it has one or an animation (which may switch a
-/// matcap on, or switch textures through the array). The shader with the
-/// others off draws the same pixels for it.
+/// The mesh shader features `m` draws with ([`features`]): its bound base
+/// texture and maps, and the matcap where it has one or an animation
+/// (which may switch a texture or a matcap on, through the array; it
+/// takes the base texture too). The shader with the others off draws the
+/// same pixels for it.
 pub fn shader_features(m: &Material, textures: usize) -> u32 {
     use map_bits::*;
     let bits = map_flags(m, textures).0;
@@ -353,6 +358,9 @@ pub fn shader_features(m: &Material, textures: usize) -> u32 {
     }
     if m.matcap.is_some() || m.animation.is_some() {
         f |= features::MATCAP;
+    }
+    if m.texture.is_some_and(|t| t < textures) || m.animation.is_some() {
+        f |= features::BASE_TEXTURE;
     }
     f
 }
