@@ -512,6 +512,13 @@ impl GpuScene {
         // Skinned streams start at the rest pose.
         let rest = vec![Mat4::IDENTITY; bone_count];
         gs.set_pose(gpu, r, &rest);
+        // The mesh pipelines this scene draws with are made here, on the
+        // thread that uploads: a GPU's driver compiles a pipeline when it is
+        // made, which at the first frame would stall the window.
+        for m in &gs.meshes {
+            let material = &gs.materials[m.material];
+            r.mesh_pipeline(material.features, material.blend, m.primitive);
+        }
         gs
     }
 
