@@ -493,6 +493,134 @@ fn every_vertex_format_decodes_as_the_notes_lay_it_out() {
                 "format {id}: eight colour floats"
             );
         }
+        if has(Pos) {
+            scene_attributes_match_the_layout(id, vb, &has);
+        }
+    }
+}
+
+/// The scene converter reads the stored bytes itself (a column at a time),
+/// not through `VertexBuffer::vertex`: the same three vertices of format
+/// `id` (values as `every_vertex_format_decodes_as_the_notes_lay_it_out` lays
+/// them out) drawn as one triangle must reach the scene as the notes say:
+/// Z-up to Y-up `(x, z, -y)`, normals and the tangent frame unit length,
+/// the second and third UV sets kept, format 13's first four colour floats
+/// as RGBA bytes, and u8 weights as shares of 65535 (`w * 257`: the bytes
+/// of these vertices sum to 255).
+fn scene_attributes_match_the_layout(id: u8, vb: VertexBuffer, has: &dyn Fn(F) -> bool) {
+    use F::*;
+    use glam::{Vec2, Vec3};
+    let identity = glam::Mat4::IDENTITY.to_cols_array();
+    let skinned = has(Weights4b);
+    let bone = |i: usize| Bone {
+        name: format!("b{i}"),
+        parent: None,
+        translation: [0.0; 3],
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        shear_scale: [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
+        bind2bone: identity,
+    };
+    let p = Papa {
+        vertex_buffers: vec![vb],
+        index_buffers: vec![IndexBuffer {
+            format: 0,
+            indices: vec![0, 1, 2],
+        }],
+        materials: vec![papa::Material {
+            shader: "test".into(),
+            vectors: Vec::new(),
+            textures: Vec::new(),
+            matrices: Vec::new(),
+        }],
+        meshes: vec![papa::Mesh {
+            vertex_buffer: 0,
+            index_buffer: 0,
+            groups: vec![MaterialGroup {
+                name: String::new(),
+                material: 0,
+                first_index: 0,
+                primitives: 1,
+                primitive_type: 2,
+            }],
+        }],
+        skeletons: if skinned {
+            vec![Skeleton {
+                bones: (0..4).map(bone).collect(),
+            }]
+        } else {
+            Vec::new()
+        },
+        models: vec![Model {
+            name: String::new(),
+            skeleton: skinned.then_some(0),
+            model2scene: identity,
+            bindings: vec![MeshBinding {
+                name: String::new(),
+                mesh: 0,
+                mesh2model: identity,
+                bone_map: if skinned {
+                    vec![0, 1, 2, 3]
+                } else {
+                    Vec::new()
+                },
+            }],
+        }],
+        ..Default::default()
+    };
+    let s = facet::scene::from_papa::convert(
+        &p,
+        Default::default(),
+        &facet::scene::companions::NoCompanions,
+    );
+    let m = &s.meshes[0];
+    let up = |a: [f32; 3]| Vec3::new(a[0], a[2], -a[1]);
+    let near = |a: Vec3, b: Vec3| (a - b).length() < 1e-6;
+    let extra: Vec<u8> = [1, 2].into_iter().filter(|&k| has(Uv(k))).collect();
+    assert_eq!(m.extra_uvs.len(), extra.len(), "format {id}: UV sets");
+    for v in 0..3 {
+        let what = format!("format {id} vertex {v}");
+        let p = [1.0 + v as f32, 2.0, 3.5];
+        assert_eq!(m.positions[v], Vec3::new(p[0], p[2], -p[1]), "{what}");
+        if has(Normal) {
+            let n = Vec3::new(0.0, 0.25 * v as f32, 1.0).normalize();
+            assert!(near(m.normals[v], n), "{what}: normal {}", m.normals[v]);
+        }
+        let uv = |k: u8| Vec2::new(0.125 * (k + 1) as f32, 0.5 + v as f32);
+        let want = if has(Uv(0)) { uv(0) } else { Vec2::ZERO };
+        assert_eq!(m.uvs[v], want, "{what}: UV");
+        for (set, &k) in m.extra_uvs.iter().zip(&extra) {
+            assert_eq!(set[v], uv(k), "{what}: UV set {k}");
+        }
+        let colour = if has(Color4b) {
+            Some([10 + v as u8, 20, 30, 40])
+        } else if has(Color8f) {
+            // 0.125 k + v, clamped to 0..1: v = 0 gives 0, 0.125, 0.25,
+            // 0.375 (0, 32, 64, 96 in bytes); from v = 1 all are 1 (255).
+            Some(match v {
+                0 => [0, 32, 64, 96],
+                _ => [255; 4],
+            })
+        } else {
+            None
+        };
+        assert_eq!(m.colors.as_ref().map(|c| c[v]), colour, "{what}: colour");
+        if has(Tangent) {
+            let t = m.tangents.as_ref().expect("a tangent frame")[v];
+            assert!(
+                near(t[0], up([9.0, v as f32, 1.0]).normalize()),
+                "{what}: tangent"
+            );
+            assert!(
+                near(t[1], up([-9.0, v as f32, 2.0]).normalize()),
+                "{what}: binormal"
+            );
+        }
+        if skinned {
+            let skin = m.skin.as_ref().expect("skinned");
+            assert_eq!(skin.joints[v], [3, 1 + v as u16, 0, 0], "{what}: joints");
+            let (a, b) = (200 - v as u16, 55 + v as u16);
+            assert_eq!(skin.weights[v], [a * 257, b * 257, 0, 0], "{what}: weights");
+        }
     }
 }
 
