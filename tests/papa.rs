@@ -15,6 +15,22 @@ fn fixture(name: &str) -> Papa {
     papa::decode(&std::fs::read(path(name)).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// Vertex buffer 0 and index buffer 0 as one group of `primitives`
+/// triangles drawn with material 0.
+fn triangle_mesh(primitives: u32) -> papa::Mesh {
+    papa::Mesh {
+        vertex_buffer: 0,
+        index_buffer: 0,
+        groups: vec![MaterialGroup {
+            name: String::new(),
+            material: 0,
+            first_index: 0,
+            primitives,
+            primitive_type: 2,
+        }],
+    }
+}
+
 fn counts(p: &Papa) -> [usize; 8] {
     [
         p.textures.len(),
@@ -223,17 +239,7 @@ fn built(format: u8, index_format: u8, textures: Vec<papa::Texture>) -> Papa {
             textures: vec![("DiffuseTexture".into(), 0)],
             matrices: vec![("Offset".into(), identity())],
         }],
-        meshes: vec![papa::Mesh {
-            vertex_buffer: 0,
-            index_buffer: 0,
-            groups: vec![MaterialGroup {
-                name: String::new(),
-                material: 0,
-                first_index: 0,
-                primitives: 2,
-                primitive_type: 2,
-            }],
-        }],
+        meshes: vec![triangle_mesh(2)],
         skeletons: vec![Skeleton {
             bones: vec![bone("root", None), bone("arm", Some(0))],
         }],
@@ -532,17 +538,7 @@ fn scene_attributes_match_the_layout(id: u8, vb: VertexBuffer, has: &dyn Fn(F) -
             textures: Vec::new(),
             matrices: Vec::new(),
         }],
-        meshes: vec![papa::Mesh {
-            vertex_buffer: 0,
-            index_buffer: 0,
-            groups: vec![MaterialGroup {
-                name: String::new(),
-                material: 0,
-                first_index: 0,
-                primitives: 1,
-                primitive_type: 2,
-            }],
-        }],
+        meshes: vec![triangle_mesh(1)],
         skeletons: if skinned {
             vec![Skeleton {
                 bones: (0..4).map(bone).collect(),
