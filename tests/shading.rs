@@ -104,6 +104,16 @@ impl Shot {
     /// `scene` from `camera` with `view` (grid off, black background).
     fn take(&self, scene: &Scene, camera: &OrbitCamera, view: &ViewOptions) -> image::RgbaImage {
         let mut gs = GpuScene::new(&self.gpu, &self.renderer, scene);
+        self.take_uploaded(&mut gs, camera, view)
+    }
+
+    /// As [`Shot::take`], of a scene already uploaded.
+    fn take_uploaded(
+        &self,
+        gs: &mut GpuScene,
+        camera: &OrbitCamera,
+        view: &ViewOptions,
+    ) -> image::RgbaImage {
         let mut view = view.clone();
         view.grid = false;
         view.background = [0.0, 0.0, 0.0, 1.0];
@@ -114,7 +124,7 @@ impl Shot {
             view: &view,
             selected_bone: None,
         };
-        frame::render_to_image(&self.gpu, &self.renderer, &mut gs, &input, W, H).0
+        frame::render_to_image(&self.gpu, &self.renderer, gs, &input, W, H).0
     }
 }
 
@@ -825,21 +835,12 @@ fn a_material_draws_the_same_pixels_with_only_its_shader_features() {
         assert_eq!(used, expected, "{file}");
         let mut gs = GpuScene::new(&shot.gpu, &shot.renderer, &scene);
         let camera = OrbitCamera::framing(&scene.bounds(None), 1.0);
-        let mut view = ViewOptions::for_scene(&scene);
-        view.grid = false;
-        view.background = [0.0, 0.0, 0.0, 1.0];
-        let input = FrameInput {
-            camera: &camera,
-            time: 0.0,
-            skin: &[],
-            view: &view,
-            selected_bone: None,
-        };
-        let own = frame::render_to_image(&shot.gpu, &shot.renderer, &mut gs, &input, W, H).0;
+        let view = ViewOptions::for_scene(&scene);
+        let own = shot.take_uploaded(&mut gs, &camera, &view);
         for m in &mut gs.materials {
             m.features = features::ALL;
         }
-        let full = frame::render_to_image(&shot.gpu, &shot.renderer, &mut gs, &input, W, H).0;
+        let full = shot.take_uploaded(&mut gs, &camera, &view);
         let drawn = own.pixels().filter(|p| p.0 != [0, 0, 0, 255]).count();
         assert!(drawn > 500, "{file}: only {drawn} pixels drawn");
         let differ = own
