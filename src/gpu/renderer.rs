@@ -1,5 +1,5 @@
-//! What lives as long as the device: the mesh pipelines (two shader variants
-//! by blend mode and primitive, made at first use), the overlay pipelines
+//! What lives as long as the device: the mesh pipelines (by shader features,
+//! blend mode and primitive, made when first asked for), the overlay pipelines
 //! (lines, wireframe, normals, skeleton),
 //! the compute passes, their bind group layouts and the default textures.
 //! Scenes are uploaded against it ([`super::GpuScene::new`]); frames are
@@ -322,8 +322,8 @@ impl Renderer {
     }
 
     /// The pipeline that draws `primitive` with `blend` and the mesh
-    /// shader's `features` ([`super::materials::shader_features`]); made at
-    /// its first use.
+    /// shader's `features` ([`super::materials::shader_features`]); made
+    /// the first time it is asked for.
     pub(super) fn mesh_pipeline(
         &self,
         features: u32,
@@ -424,8 +424,8 @@ impl Renderer {
 
 /// The mesh pipelines: `mesh.wgsl` with the features a material uses
 /// (its override constants) by blend mode and primitive. A pipeline is
-/// made at its first draw: a scene uses few of them, and on a software
-/// adapter each one made is compiled.
+/// made when first asked for (a scene's upload asks for those it draws
+/// with): a scene uses few of them, and each one made is compiled.
 struct MeshPipelines {
     device: wgpu::Device,
     layout: wgpu::PipelineLayout,
