@@ -97,6 +97,48 @@ impl GpuMesh {
     }
 }
 
+/// A buffer of `n` elements made by `item(i)` and written into its mapped
+/// memory a few thousand at a time (`create_buffer_init` takes a finished
+/// slice: a list of every vertex built first, then copied, was a second
+/// copy of the model's vertices in memory while it uploaded). An empty one
+/// still has 16 bytes, as wgpu binds no zero-sized buffer.
+pub fn buffer_from_fn<T: bytemuck::Pod>(
+    device: &wgpu::Device,
+    label: &str,
+    usage: wgpu::BufferUsages,
+    n: usize,
+    mut item: impl FnMut(usize) -> T,
+) -> wgpu::Buffer {
+    /// Elements made between two copies: small enough to stay in cache.
+    const BATCH: usize = 2048;
+    let size = std::mem::size_of::<T>();
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: match n * size {
+            0 => 16,
+            bytes => bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT as usize) as u64,
+        },
+        usage,
+        mapped_at_creation: true,
+    });
+    {
+        let mut mapped = buffer
+            .get_mapped_range_mut(..)
+            .expect("a buffer made mapped is mapped");
+        let mut batch: Vec<T> = Vec::with_capacity(n.min(BATCH));
+        for start in (0..n).step_by(BATCH) {
+            batch.clear();
+            batch.extend((start..(start + BATCH).min(n)).map(&mut item));
+            let bytes: &[u8] = bytemuck::cast_slice(&batch);
+            mapped
+                .slice(start * size..start * size + bytes.len())
+                .copy_from_slice(bytes);
+        }
+    }
+    buffer.unmap();
+    buffer
+}
+
 fn range(out: &[LineVertex], start: usize) -> Range<u32> {
     start as u32..out.len() as u32
 }
@@ -368,28 +410,20 @@ impl GpuScene {
                         let size = std::mem::size_of::<PosNormal>() as u64;
                         Stream::Skinned(first * size..(first + n as u64) * size)
                     }
-                    _ => {
-                        let verts: Vec<PosNormal> = (0..n)
-                            .map(|i| PosNormal {
-                                position: m.positions[i].into(),
-                                normal: skinning::oct_encode(normal(i)),
-                            })
-                            .collect();
-                        Stream::Static(device.create_buffer_init(
-                            &wgpu::util::BufferInitDescriptor {
-                                label: Some(&m.name),
-                                contents: if verts.is_empty() {
-                                    &[0; 16]
-                                } else {
-                                    bytemuck::cast_slice(&verts)
-                                },
-                                usage: wgpu::BufferUsages::VERTEX,
-                            },
-                        ))
-                    }
+                    _ => Stream::Static(buffer_from_fn(
+                        device,
+                        &m.name,
+                        wgpu::BufferUsages::VERTEX,
+                        n,
+                        |i| PosNormal {
+                            position: m.positions[i].into(),
+                            normal: skinning::oct_encode(normal(i)),
+                        },
+                    )),
                 };
-                let uv: Vec<UvColor> = (0..n)
-                    .map(|i| UvColor {
+                let static_frame = matches!(stream, Stream::Static(_));
+                let uvs = buffer_from_fn(device, "uvs", wgpu::BufferUsages::VERTEX, n, |i| {
+                    UvColor {
                         uv: m.uvs.get(i).copied().unwrap_or_default().into(),
                         color: m
                             .colors
@@ -401,13 +435,13 @@ impl GpuScene {
                         frame: m
                             .tangents
                             .as_ref()
-                            .filter(|_| matches!(stream, Stream::Static(_)))
+                            .filter(|_| static_frame)
                             .and_then(|t| t.get(i))
                             .map_or([0; 2], |[t, b]| {
                                 [skinning::oct_encode(*t), skinning::oct_encode(*b)]
                             }),
-                    })
-                    .collect();
+                    }
+                });
                 let buffer = |label: &str, contents: &[u8], usage| {
                     device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                         label: Some(label),
@@ -419,7 +453,6 @@ impl GpuScene {
                         usage,
                     })
                 };
-                let uvs = buffer("uvs", bytemuck::cast_slice(&uv), wgpu::BufferUsages::VERTEX);
                 let indices = buffer(
                     "indices",
                     bytemuck::cast_slice(&m.indices),
