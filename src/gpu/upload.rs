@@ -176,28 +176,59 @@ fn skeleton_lines(scene: &Scene) -> Vec<BoneVertex> {
     out
 }
 
-/// Each edge of `m`'s triangles once, in first-seen order (FxHash on the
-/// packed pair: SipHash made this most of a large mesh's upload).
-fn mesh_edges(m: &crate::scene::Mesh) -> Vec<u32> {
-    let mut seen: rustc_hash::FxHashSet<u64> = rustc_hash::FxHashSet::default();
-    seen.reserve(m.indices.len());
-    let mut edges: Vec<u32> = Vec::with_capacity(m.indices.len() * 2);
-    for t in m.triangles() {
-        for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
-            if seen.insert((a.min(b) as u64) << 32 | a.max(b) as u64) {
-                edges.extend_from_slice(&[a, b]);
+/// Each edge of `m`'s triangles once, as (lower, higher) vertex pairs in
+/// order of the lower vertex, for the wireframe and the selection outline.
+/// The edges are bucketed by their lower vertex (a counting sort over the
+/// vertices) and each bucket, a vertex's few neighbours, is sorted and
+/// deduplicated where it lies: two passes over the triangles and one over
+/// the vertices, all in order. A hash set of every edge made most of a large
+/// mesh's upload, its table far out of cache (docs/performance.md).
+/// Edges naming a vertex the mesh lacks are left out.
+pub fn mesh_edges(m: &crate::scene::Mesh) -> Vec<u32> {
+    let n = m.positions.len();
+    let edges = || {
+        m.triangles()
+            .flat_map(|t| [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])])
+            .map(|(a, b)| (a.min(b), a.max(b)))
+            .filter(|&(_, high)| (high as usize) < n)
+    };
+    // ends[v]: first the count of edges whose lower vertex is below v, then
+    // (after the scatter moves each past its bucket) the end of v's bucket.
+    let mut ends = vec![0u32; n + 1];
+    for (low, _) in edges() {
+        ends[low as usize + 1] += 1;
+    }
+    for v in 1..=n {
+        ends[v] += ends[v - 1];
+    }
+    let mut higher = vec![0u32; ends[n] as usize];
+    for (low, high) in edges() {
+        let at = &mut ends[low as usize];
+        higher[*at as usize] = high;
+        *at += 1;
+    }
+    let mut out = Vec::with_capacity(higher.len());
+    let mut begin = 0;
+    for (v, &end) in ends[..n].iter().enumerate() {
+        let bucket = &mut higher[begin..end as usize];
+        begin = end as usize;
+        bucket.sort_unstable();
+        let mut last = None;
+        for &h in bucket.iter() {
+            if last != Some(h) {
+                out.extend_from_slice(&[v as u32, h]);
+                last = Some(h);
             }
         }
     }
-    edges
+    out
 }
 
 /// What an upload builds beyond what every frame draws.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UploadOptions {
     /// Each mesh's edges, for the wireframe and the selection outline (a
-    /// hash set over every triangle's edges: a render or thumbnail that
-    /// draws neither skips it).
+    /// render or thumbnail that draws neither skips them).
     pub edges: bool,
 }
 
