@@ -58,7 +58,7 @@ fn mesh(vertices: usize, indices: Vec<u32>) -> Mesh {
     }
 }
 
-/// `mesh_edges`' pairs, checked to be (lower, higher) and in order of the
+/// `mesh_edges`' pairs, checked to be (lower, higher), in order of the
 /// lower vertex, then the higher, each once.
 fn edge_list(m: &Mesh) -> Vec<(u32, u32)> {
     let flat = mesh_edges(m);

@@ -177,51 +177,57 @@ fn skeleton_lines(scene: &Scene) -> Vec<BoneVertex> {
 }
 
 /// Each edge of `m`'s triangles once, as (lower, higher) vertex pairs in
-/// order of the lower vertex, for the wireframe and the selection outline.
-/// The edges are bucketed by their lower vertex (a counting sort over the
-/// vertices) and each bucket, a vertex's few neighbours, is sorted and
-/// deduplicated where it lies: two passes over the triangles and one over
-/// the vertices, all in order. A hash set of every edge made most of a large
-/// mesh's upload, its table far out of cache (docs/performance.md).
-/// Edges naming a vertex the mesh lacks are left out.
+/// order, for the wireframe and the selection outline. The edges are
+/// bucketed by their lower vertex (a counting sort over the vertices) and
+/// each bucket, a vertex's few neighbours, sorted and deduplicated where it
+/// lies: two passes over the triangles and one over the vertices, all in
+/// order. A hash set of every edge made most of a large mesh's upload, its
+/// table far out of cache (docs/performance.md). Edges naming a vertex the
+/// mesh lacks are left out.
 pub fn mesh_edges(m: &crate::scene::Mesh) -> Vec<u32> {
     let n = m.positions.len();
-    let edges = || {
-        m.triangles()
-            .flat_map(|t| [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])])
-            .map(|(a, b)| (a.min(b), a.max(b)))
-            .filter(|&(_, high)| (high as usize) < n)
-    };
     // ends[v]: first the count of edges whose lower vertex is below v, then
     // (after the scatter moves each past its bucket) the end of v's bucket.
     let mut ends = vec![0u32; n + 1];
-    for (low, _) in edges() {
-        ends[low as usize + 1] += 1;
-    }
+    for_each_edge(m, n, |low, _| ends[low as usize + 1] += 1);
     for v in 1..=n {
         ends[v] += ends[v - 1];
     }
     let mut higher = vec![0u32; ends[n] as usize];
-    for (low, high) in edges() {
+    for_each_edge(m, n, |low, high| {
         let at = &mut ends[low as usize];
         higher[*at as usize] = high;
         *at += 1;
-    }
+    });
     let mut out = Vec::with_capacity(higher.len());
     let mut begin = 0;
     for (v, &end) in ends[..n].iter().enumerate() {
         let bucket = &mut higher[begin..end as usize];
         begin = end as usize;
         bucket.sort_unstable();
-        let mut last = None;
+        let mut last = u32::MAX;
         for &h in bucket.iter() {
-            if last != Some(h) {
+            if h != last {
                 out.extend_from_slice(&[v as u32, h]);
-                last = Some(h);
+                last = h;
             }
         }
     }
     out
+}
+
+/// Each of `m`'s triangle edges as (lower, higher) to `each`, those within
+/// its `n` vertices (a plain loop: a chain of iterator adapters here did
+/// not unroll and took a third of `mesh_edges`).
+fn for_each_edge(m: &crate::scene::Mesh, n: usize, mut each: impl FnMut(u32, u32)) {
+    for t in m.triangles() {
+        for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
+            let (low, high) = (a.min(b), a.max(b));
+            if (high as usize) < n {
+                each(low, high);
+            }
+        }
+    }
 }
 
 /// What an upload builds beyond what every frame draws.
