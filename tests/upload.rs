@@ -1,14 +1,15 @@
 //! What an upload writes: vertex data straight into mapped GPU memory
 //! (`gpu::upload::buffer_from_fn`, which every static mesh stream and UV
-//! stream goes through), read back from the device, and the wireframe's
-//! edges (`gpu::upload::mesh_edges`), each compared with what the test
-//! works out itself.
+//! stream goes through), read back from the device; the wireframe's
+//! edges (`gpu::upload::mesh_edges`); and the index format, 16-bit only
+//! where every index fits, proven by the pixels a triangle of high indices
+//! draws. Each compared with what the test works out itself.
 
 mod common;
 use facet::cli::bench::Rng;
-use facet::gpu::capture;
-use facet::gpu::upload::{buffer_from_fn, mesh_edges};
-use facet::scene::{Mesh, Primitive};
+use facet::gpu::upload::{buffer_from_fn, index_format, mesh_edges};
+use facet::gpu::{FrameInput, GpuScene, OrbitCamera, Renderer, ViewOptions, capture, frame};
+use facet::scene::{Mesh, Primitive, Scene};
 use glam::Vec3;
 use std::collections::BTreeSet;
 
@@ -104,4 +105,78 @@ fn every_edge_of_a_random_mesh_once() {
     }
     let got = edge_list(&mesh(2_000, indices));
     assert_eq!(got, want.into_iter().collect::<Vec<_>>());
+}
+
+#[test]
+fn sixteen_bit_indices_only_below_the_strip_restart_value() {
+    use wgpu::IndexFormat::{Uint16, Uint32};
+    assert_eq!(index_format(&[]), Uint16);
+    assert_eq!(index_format(&[0, 0xFFFE, 7]), Uint16);
+    // 0xFFFF restarts strips in 16-bit index buffers: kept out of lists too.
+    assert_eq!(index_format(&[0, 0xFFFF, 7]), Uint32);
+    assert_eq!(index_format(&[70_000, 1, 2]), Uint32);
+}
+
+/// A scene of one mesh of `vertices` vertices, all at the origin but the
+/// last three: a triangle across the middle of the view. Drawn with the
+/// wrong index width, its indices would name vertices at the origin and
+/// draw nothing.
+fn high_triangle(vertices: u32) -> Scene {
+    let mut positions = vec![Vec3::ZERO; vertices as usize];
+    let n = positions.len();
+    positions[n - 3..].copy_from_slice(&[
+        Vec3::new(-1.0, -1.0, 0.0),
+        Vec3::new(1.0, -1.0, 0.0),
+        Vec3::new(0.0, 1.0, 0.0),
+    ]);
+    Scene {
+        meshes: vec![Mesh {
+            positions,
+            indices: vec![vertices - 3, vertices - 2, vertices - 1],
+            ..Mesh::default()
+        }],
+        ..Scene::default()
+    }
+}
+
+/// The centre pixel of `scene` drawn from 3 units in front, on black.
+fn centre_pixel(gpu: &facet::gpu::Gpu, scene: &Scene) -> ([u8; 4], wgpu::IndexFormat) {
+    let format = capture::CAPTURE_FORMAT;
+    let renderer = Renderer::new(gpu, format, gpu.sample_count(format));
+    let mut gs = GpuScene::new(gpu, &renderer, scene);
+    let camera = OrbitCamera {
+        target: Vec3::ZERO,
+        distance: 3.0,
+        scene_radius: 1.5,
+        ..OrbitCamera::default()
+    };
+    let view = ViewOptions {
+        grid: false,
+        background: [0.0, 0.0, 0.0, 1.0],
+        ..ViewOptions::default()
+    };
+    let input = FrameInput {
+        camera: &camera,
+        time: 0.0,
+        skin: &[],
+        view: &view,
+        selected_bone: None,
+    };
+    let img = frame::render_to_image(gpu, &renderer, &mut gs, &input, 32, 32).0;
+    (img.get_pixel(16, 16).0, gs.meshes[0].index_format)
+}
+
+#[test]
+fn a_triangle_of_high_indices_draws_with_either_index_width() {
+    let gpu = common::gpu();
+    // 0xFFFE is the last vertex a 16-bit list may name; 70,000 vertices
+    // need 32 bits (70,000 - 65,536 = 4,464: vertices at the origin).
+    for (vertices, want) in [
+        (0xFFFF, wgpu::IndexFormat::Uint16),
+        (70_000, wgpu::IndexFormat::Uint32),
+    ] {
+        let (pixel, format) = centre_pixel(&gpu, &high_triangle(vertices));
+        assert_eq!(format, want, "{vertices} vertices");
+        assert_ne!(pixel, [0, 0, 0, 255], "{vertices} vertices: nothing drawn");
+    }
 }

@@ -519,7 +519,7 @@ fn draw(
             pass.set_bind_group(1, &material.bind_group, &[]);
             pass.set_vertex_buffer(0, stream);
             pass.set_vertex_buffer(1, m.uvs.slice(..));
-            pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
+            pass.set_index_buffer(m.indices.slice(..), m.index_format);
             let per_triangle = if m.primitive == Primitive::Triangles {
                 3
             } else {
@@ -585,7 +585,7 @@ fn draw(
                 continue;
             };
             pass.set_vertex_buffer(0, stream);
-            pass.set_index_buffer(m.edges.slice(..), wgpu::IndexFormat::Uint32);
+            pass.set_index_buffer(m.edges.slice(..), m.index_format);
             pass.draw_indexed(0..m.edge_index_count, 0, 0..1);
             stats.draw_calls += 1;
         }
@@ -597,7 +597,7 @@ fn draw(
     {
         pass.set_pipeline(&renderer.wire_selected);
         pass.set_vertex_buffer(0, stream);
-        pass.set_index_buffer(m.edges.slice(..), wgpu::IndexFormat::Uint32);
+        pass.set_index_buffer(m.edges.slice(..), m.index_format);
         pass.draw_indexed(0..m.edge_index_count, 0, 0..1);
         stats.draw_calls += 1;
     }
