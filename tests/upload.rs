@@ -1,5 +1,5 @@
 //! What an upload writes: vertex data straight into mapped GPU memory
-//! (`gpu::upload::buffer_from_fn`, which every static mesh stream and UV
+//! (`gpu::buffers::buffer_from_fn`, which every static mesh stream and UV
 //! stream goes through), read back from the device; the wireframe's
 //! edges (`gpu::upload::mesh_edges`); and the index format, 16-bit only
 //! where every index fits, proven by the pixels a triangle of high indices
@@ -7,7 +7,8 @@
 
 mod common;
 use facet::cli::bench::Rng;
-use facet::gpu::upload::{buffer_from_fn, index_format, mesh_edges};
+use facet::gpu::buffers::buffer_from_fn;
+use facet::gpu::upload::{index_format, mesh_edges};
 use facet::gpu::{FrameInput, GpuScene, OrbitCamera, Renderer, ViewOptions, capture, frame};
 use facet::scene::{Mesh, Primitive, Scene};
 use glam::Vec3;
@@ -179,4 +180,16 @@ fn a_triangle_of_high_indices_draws_with_either_index_width() {
         assert_eq!(format, want, "{vertices} vertices");
         assert_ne!(pixel, [0, 0, 0, 255], "{vertices} vertices: nothing drawn");
     }
+}
+
+#[test]
+fn a_buffer_the_device_refuses_is_its_error_not_a_panic() {
+    let gpu = common::gpu();
+    // One element past the device's largest buffer: wgpu refuses it, and
+    // the refusal comes back through the error scope as the upload's error.
+    let max = gpu.device.limits().max_buffer_size;
+    let n = (max / 4 + 1) as usize;
+    let made = gpu.capture(|| buffer_from_fn(&gpu.device, "too big", READABLE, n, |_| 0u32));
+    let e = made.expect_err("a buffer over the limit is refused");
+    assert!(e.contains("too big"), "{e}");
 }

@@ -6,6 +6,7 @@
 //! targets and the readback; [`limits`] fits scenes to the device.
 //! Shaders live in `shaders/`.
 
+pub mod buffers;
 pub mod camera;
 pub mod capture;
 pub mod context;

@@ -198,15 +198,17 @@ impl Skinner {
         let per_dispatch = per_dispatch.min(max_binding.min(u32::MAX as u64) as u32);
         let per_dispatch =
             (per_dispatch / WORKGROUP_SIZE).clamp(1, MAX_WORKGROUPS) * WORKGROUP_SIZE;
-        let src = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("skin input"),
-            contents: if vertices.is_empty() {
-                &[0; std::mem::size_of::<SkinVertex>()]
-            } else {
-                bytemuck::cast_slice(vertices)
+        // One zeroed vertex for none: a storage binding holds at least one.
+        let src = super::buffers::buffer_in_batches(
+            device,
+            "skin input",
+            wgpu::BufferUsages::STORAGE,
+            vertices.len().max(1),
+            |range, batch| match vertices {
+                [] => batch.push(SkinVertex::zeroed()),
+                all => batch.extend_from_slice(&all[range]),
             },
-            usage: wgpu::BufferUsages::STORAGE,
-        });
+        );
         let dst = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("skinned vertices"),
             size: (vertices.len().max(1) * std::mem::size_of::<PosNormal>()) as u64,

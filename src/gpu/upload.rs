@@ -7,6 +7,7 @@
 //! line buffer; the skeleton overlay is built in rest space and moved by the
 //! bone matrices on the GPU.
 
+use super::buffers;
 use super::materials::{self, MaterialAnimBatch, MaterialUniform, TextureLayers};
 use super::renderer::{MaterialTextures, Renderer};
 use super::skinning::{self, PosNormal, SkinBatch, SkinVertex};
@@ -100,63 +101,6 @@ impl GpuMesh {
     }
 }
 
-/// A buffer of `n` elements made by `item(i)` and written into its mapped
-/// memory a few thousand at a time (`create_buffer_init` takes a finished
-/// slice: a list of every vertex built first, then copied, was a second
-/// copy of the model's vertices in memory while it uploaded). An empty one
-/// still has 16 bytes, as wgpu binds no zero-sized buffer.
-pub fn buffer_from_fn<T: bytemuck::Pod>(
-    device: &wgpu::Device,
-    label: &str,
-    usage: wgpu::BufferUsages,
-    n: usize,
-    mut item: impl FnMut(usize) -> T,
-) -> wgpu::Buffer {
-    buffer_in_batches(device, label, usage, n, |range, batch| {
-        batch.extend(range.map(&mut item))
-    })
-}
-
-/// As [`buffer_from_fn`], with `fill(range, batch)` appending the elements
-/// of `range` to `batch` (a slice's elements converted without a bounds
-/// check each, which lets the conversion vectorise).
-fn buffer_in_batches<T: bytemuck::Pod>(
-    device: &wgpu::Device,
-    label: &str,
-    usage: wgpu::BufferUsages,
-    n: usize,
-    mut fill: impl FnMut(Range<usize>, &mut Vec<T>),
-) -> wgpu::Buffer {
-    /// Elements made between two copies: small enough to stay in cache.
-    const BATCH: usize = 2048;
-    let size = std::mem::size_of::<T>();
-    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some(label),
-        size: match n * size {
-            0 => 16,
-            bytes => bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT as usize) as u64,
-        },
-        usage,
-        mapped_at_creation: true,
-    });
-    {
-        let mut mapped = buffer
-            .get_mapped_range_mut(..)
-            .expect("a buffer made mapped is mapped");
-        let mut batch: Vec<T> = Vec::with_capacity(n.min(BATCH));
-        for start in (0..n).step_by(BATCH) {
-            batch.clear();
-            fill(start..(start + BATCH).min(n), &mut batch);
-            let bytes: &[u8] = bytemuck::cast_slice(&batch);
-            mapped
-                .slice(start * size..start * size + bytes.len())
-                .copy_from_slice(bytes);
-        }
-    }
-    buffer.unmap();
-    buffer
-}
-
 fn range(out: &[LineVertex], start: usize) -> Range<u32> {
     start as u32..out.len() as u32
 }
@@ -217,18 +161,15 @@ fn index_buffer(
     let usage = wgpu::BufferUsages::INDEX;
     match format {
         wgpu::IndexFormat::Uint16 => {
-            buffer_in_batches(device, label, usage, indices.len(), |range, batch| {
+            buffers::buffer_in_batches(device, label, usage, indices.len(), |range, batch| {
                 batch.extend(indices[range].iter().map(|&i| i as u16))
             })
         }
-        wgpu::IndexFormat::Uint32 => device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents: match indices {
-                [] => &[0; 16],
-                _ => bytemuck::cast_slice(indices),
-            },
-            usage,
-        }),
+        wgpu::IndexFormat::Uint32 => {
+            buffers::buffer_in_batches(device, label, usage, indices.len(), |range, batch| {
+                batch.extend_from_slice(&indices[range])
+            })
+        }
     }
 }
 
@@ -503,7 +444,7 @@ impl GpuScene {
                         let size = std::mem::size_of::<PosNormal>() as u64;
                         Stream::Skinned(first * size..(first + n as u64) * size)
                     }
-                    _ => Stream::Static(buffer_from_fn(
+                    _ => Stream::Static(buffers::buffer_from_fn(
                         device,
                         &m.name,
                         wgpu::BufferUsages::VERTEX,
@@ -515,26 +456,27 @@ impl GpuScene {
                     )),
                 };
                 let static_frame = matches!(stream, Stream::Static(_));
-                let uvs = buffer_from_fn(device, "uvs", wgpu::BufferUsages::VERTEX, n, |i| {
-                    UvColor {
-                        uv: m.uvs.get(i).copied().unwrap_or_default().into(),
-                        color: m
-                            .colors
-                            .as_ref()
-                            .and_then(|c| c.get(i).copied())
-                            .unwrap_or([255; 4]),
-                        // Skinning moves positions and normals only: a
-                        // skinned mesh's frame comes from its UVs per pixel.
-                        frame: m
-                            .tangents
-                            .as_ref()
-                            .filter(|_| static_frame)
-                            .and_then(|t| t.get(i))
-                            .map_or([0; 2], |[t, b]| {
-                                [skinning::oct_encode(*t), skinning::oct_encode(*b)]
-                            }),
-                    }
-                });
+                let uvs =
+                    buffers::buffer_from_fn(device, "uvs", wgpu::BufferUsages::VERTEX, n, |i| {
+                        UvColor {
+                            uv: m.uvs.get(i).copied().unwrap_or_default().into(),
+                            color: m
+                                .colors
+                                .as_ref()
+                                .and_then(|c| c.get(i).copied())
+                                .unwrap_or([255; 4]),
+                            // Skinning moves positions and normals only: a
+                            // skinned mesh's frame comes from its UVs per pixel.
+                            frame: m
+                                .tangents
+                                .as_ref()
+                                .filter(|_| static_frame)
+                                .and_then(|t| t.get(i))
+                                .map_or([0; 2], |[t, b]| {
+                                    [skinning::oct_encode(*t), skinning::oct_encode(*b)]
+                                }),
+                        }
+                    });
                 let index_format = index_format(&m.indices);
                 let indices = index_buffer(device, "indices", &m.indices, index_format);
                 // Wireframe and selection-outline edges, when asked for
