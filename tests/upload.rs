@@ -193,3 +193,31 @@ fn a_buffer_the_device_refuses_is_its_error_not_a_panic() {
     let e = made.expect_err("a buffer over the limit is refused");
     assert!(e.contains("too big"), "{e}");
 }
+
+#[test]
+fn a_large_grids_edges_found_on_their_own_thread_are_the_grids_edges() {
+    let gpu = common::gpu();
+    // A grid of 250 x 220 quads, each split by a diagonal: 110,000
+    // triangles (330,000 indices, enough for the upload to find the edges
+    // on a second thread). Its edges: 250 along each of 221 rows, 220
+    // along each of 251 columns, and one diagonal a quad.
+    let (w, h) = (250u32, 220u32);
+    let at = |x: u32, y: u32| y * (w + 1) + x;
+    let mut indices = Vec::new();
+    for y in 0..h {
+        for x in 0..w {
+            let (a, b, c, d) = (at(x, y), at(x + 1, y), at(x, y + 1), at(x + 1, y + 1));
+            indices.extend_from_slice(&[a, b, c, c, b, d]);
+        }
+    }
+    let grid = mesh(((w + 1) * (h + 1)) as usize, indices);
+    let want = 250 * 221 + 220 * 251 + 250 * 220;
+    assert_eq!(edge_list(&grid).len(), want);
+    let scene = Scene {
+        meshes: vec![grid],
+        ..Scene::default()
+    };
+    let renderer = Renderer::new(&gpu, capture::CAPTURE_FORMAT, 1);
+    let gs = GpuScene::new(&gpu, &renderer, &scene);
+    assert_eq!(gs.meshes[0].edge_index_count as usize, 2 * want);
+}

@@ -173,6 +173,10 @@ fn index_buffer(
     }
 }
 
+/// Indices from which a mesh's edges are found on a thread of their own
+/// during its upload (below, starting the thread costs more than it saves).
+const EDGES_APART: usize = 300_000;
+
 /// Each edge of `m`'s triangles once, as (lower, higher) vertex pairs in
 /// order, for the wireframe and the selection outline. The edges are
 /// bucketed by their lower vertex (a counting sort over the vertices) and
@@ -428,85 +432,96 @@ impl GpuScene {
             .meshes
             .iter()
             .map(|m| {
-                let n = m.positions.len();
-                let normal = |i: usize| m.normals.get(i).copied().unwrap_or(Vec3::Y);
-                let stream = match &m.skin {
-                    Some(skin) if can_skin && skin.joints.len() == n => {
-                        let first = skin_vertices.len() as u64;
-                        skin_vertices.extend((0..n).map(|i| {
-                            skinning::pack_skin_vertex(
-                                m.positions[i],
-                                normal(i),
-                                skin.joints[i],
-                                skin.weights[i],
-                            )
-                        }));
-                        let size = std::mem::size_of::<PosNormal>() as u64;
-                        Stream::Skinned(first * size..(first + n as u64) * size)
-                    }
-                    _ => Stream::Static(buffers::buffer_from_fn(
+                std::thread::scope(|s| {
+                    // A large mesh's edges are found on a second thread while
+                    // this one writes its vertex and index buffers.
+                    let edges_apart = (options.edges && m.indices.len() >= EDGES_APART)
+                        .then(|| s.spawn(|| mesh_edges(m)));
+                    let n = m.positions.len();
+                    let normal = |i: usize| m.normals.get(i).copied().unwrap_or(Vec3::Y);
+                    let stream = match &m.skin {
+                        Some(skin) if can_skin && skin.joints.len() == n => {
+                            let first = skin_vertices.len() as u64;
+                            skin_vertices.extend((0..n).map(|i| {
+                                skinning::pack_skin_vertex(
+                                    m.positions[i],
+                                    normal(i),
+                                    skin.joints[i],
+                                    skin.weights[i],
+                                )
+                            }));
+                            let size = std::mem::size_of::<PosNormal>() as u64;
+                            Stream::Skinned(first * size..(first + n as u64) * size)
+                        }
+                        _ => Stream::Static(buffers::buffer_from_fn(
+                            device,
+                            &m.name,
+                            wgpu::BufferUsages::VERTEX,
+                            n,
+                            |i| PosNormal {
+                                position: m.positions[i].into(),
+                                normal: skinning::oct_encode(normal(i)),
+                            },
+                        )),
+                    };
+                    let static_frame = matches!(stream, Stream::Static(_));
+                    let uvs = buffers::buffer_from_fn(
                         device,
-                        &m.name,
+                        "uvs",
                         wgpu::BufferUsages::VERTEX,
                         n,
-                        |i| PosNormal {
-                            position: m.positions[i].into(),
-                            normal: skinning::oct_encode(normal(i)),
+                        |i| {
+                            UvColor {
+                                uv: m.uvs.get(i).copied().unwrap_or_default().into(),
+                                color: m
+                                    .colors
+                                    .as_ref()
+                                    .and_then(|c| c.get(i).copied())
+                                    .unwrap_or([255; 4]),
+                                // Skinning moves positions and normals only: a
+                                // skinned mesh's frame comes from its UVs per pixel.
+                                frame: m
+                                    .tangents
+                                    .as_ref()
+                                    .filter(|_| static_frame)
+                                    .and_then(|t| t.get(i))
+                                    .map_or([0; 2], |[t, b]| {
+                                        [skinning::oct_encode(*t), skinning::oct_encode(*b)]
+                                    }),
+                            }
                         },
-                    )),
-                };
-                let static_frame = matches!(stream, Stream::Static(_));
-                let uvs =
-                    buffers::buffer_from_fn(device, "uvs", wgpu::BufferUsages::VERTEX, n, |i| {
-                        UvColor {
-                            uv: m.uvs.get(i).copied().unwrap_or_default().into(),
-                            color: m
-                                .colors
-                                .as_ref()
-                                .and_then(|c| c.get(i).copied())
-                                .unwrap_or([255; 4]),
-                            // Skinning moves positions and normals only: a
-                            // skinned mesh's frame comes from its UVs per pixel.
-                            frame: m
-                                .tangents
-                                .as_ref()
-                                .filter(|_| static_frame)
-                                .and_then(|t| t.get(i))
-                                .map_or([0; 2], |[t, b]| {
-                                    [skinning::oct_encode(*t), skinning::oct_encode(*b)]
-                                }),
-                        }
-                    });
-                let index_format = index_format(&m.indices);
-                let indices = index_buffer(device, "indices", &m.indices, index_format);
-                // Wireframe and selection-outline edges, when asked for
-                // (they name the triangles' vertices: the same format).
-                let edges = if options.edges {
-                    mesh_edges(m)
-                } else {
-                    Vec::new()
-                };
-                let edge_buf = index_buffer(device, "edges", &edges, index_format);
-                let start = lines.len();
-                let bounds = m.bounds();
-                push_box(&mut lines, &bounds, [255, 120, 40, 255]);
-                GpuMesh {
-                    stream,
-                    vertex_count: n as u32,
-                    uvs,
-                    indices,
-                    index_count: m.indices.len() as u32,
-                    index_format,
-                    edges: edge_buf,
-                    edge_index_count: edges.len() as u32,
-                    material: m
-                        .material
-                        .filter(|&i| i < default_material)
-                        .unwrap_or(default_material),
-                    bounds: range(&lines, start),
-                    center: bounds.center(),
-                    primitive: m.primitive,
-                }
+                    );
+                    let index_format = index_format(&m.indices);
+                    let indices = index_buffer(device, "indices", &m.indices, index_format);
+                    // Wireframe and selection-outline edges, when asked for
+                    // (they name the triangles' vertices: the same format).
+                    let edges = match edges_apart {
+                        Some(job) => job.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                        None if options.edges => mesh_edges(m),
+                        None => Vec::new(),
+                    };
+                    let edge_buf = index_buffer(device, "edges", &edges, index_format);
+                    let start = lines.len();
+                    let bounds = m.bounds();
+                    push_box(&mut lines, &bounds, [255, 120, 40, 255]);
+                    GpuMesh {
+                        stream,
+                        vertex_count: n as u32,
+                        uvs,
+                        indices,
+                        index_count: m.indices.len() as u32,
+                        index_format,
+                        edges: edge_buf,
+                        edge_index_count: edges.len() as u32,
+                        material: m
+                            .material
+                            .filter(|&i| i < default_material)
+                            .unwrap_or(default_material),
+                        bounds: range(&lines, start),
+                        center: bounds.center(),
+                        primitive: m.primitive,
+                    }
+                })
             })
             .collect();
 
