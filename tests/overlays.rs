@@ -60,11 +60,8 @@ impl Bench {
 
     fn shoot(&mut self, view: &ViewOptions, selected_bone: Option<usize>) -> image::RgbaImage {
         let input = FrameInput {
-            camera: &self.camera,
-            time: 0.0,
-            skin: &[],
-            view,
             selected_bone,
+            ..FrameInput::at_rest(&self.camera, view)
         };
         frame::render_to_image(&self.gpu, &self.renderer, &mut self.gpu_scene, &input, W, H).0
     }

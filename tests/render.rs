@@ -20,18 +20,14 @@ fn render(
     let mut o = ViewOptions::for_scene(scene);
     opts(&mut o);
     let cam = OrbitCamera::framing(&scene.bounds(Some(&o.visible)), w as f32 / h as f32);
-    frame::render_to_image(&gpu, &renderer, &mut gs, &at_rest(&cam, &o), w, h)
-}
-
-/// A frame at time 0 in the rest pose.
-fn at_rest<'a>(camera: &'a OrbitCamera, view: &'a ViewOptions) -> FrameInput<'a> {
-    FrameInput {
-        camera,
-        time: 0.0,
-        skin: &[],
-        view,
-        selected_bone: None,
-    }
+    frame::render_to_image(
+        &gpu,
+        &renderer,
+        &mut gs,
+        &FrameInput::at_rest(&cam, &o),
+        w,
+        h,
+    )
 }
 
 fn demo() -> facet::scene::Scene {
@@ -512,8 +508,14 @@ fn a_sectors_visibility_highlighted_matches_reference() {
     cam.yaw = 0.6;
     cam.pitch = 0.9;
     cam.distance *= 0.6;
-    let (img, stats) =
-        frame::render_to_image(&gpu, &renderer, &mut gs, &at_rest(&cam, &o), 320, 240);
+    let (img, stats) = frame::render_to_image(
+        &gpu,
+        &renderer,
+        &mut gs,
+        &FrameInput::at_rest(&cam, &o),
+        320,
+        240,
+    );
     assert_eq!(
         stats.triangles,
         map_query::triangle_count(&info.map, &visible)

@@ -117,13 +117,7 @@ impl Shot {
         let mut view = view.clone();
         view.grid = false;
         view.background = [0.0, 0.0, 0.0, 1.0];
-        let input = FrameInput {
-            camera,
-            time: 0.0,
-            skin: &[],
-            view: &view,
-            selected_bone: None,
-        };
+        let input = FrameInput::at_rest(camera, &view);
         frame::render_to_image(&self.gpu, &self.renderer, gs, &input, W, H).0
     }
 }

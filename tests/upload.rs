@@ -156,13 +156,7 @@ fn centre_pixel(gpu: &facet::gpu::Gpu, scene: &Scene) -> ([u8; 4], wgpu::IndexFo
         background: [0.0, 0.0, 0.0, 1.0],
         ..ViewOptions::default()
     };
-    let input = FrameInput {
-        camera: &camera,
-        time: 0.0,
-        skin: &[],
-        view: &view,
-        selected_bone: None,
-    };
+    let input = FrameInput::at_rest(&camera, &view);
     let img = frame::render_to_image(gpu, &renderer, &mut gs, &input, 32, 32).0;
     (img.get_pixel(16, 16).0, gs.meshes[0].index_format)
 }

@@ -125,13 +125,7 @@ fn viper_matches_the_reference_screenshot_in_silhouette_and_hues() {
     };
     camera.fit(&scene.bounds(None), w as f32 / h as f32);
     camera.distance /= 2.2;
-    let input = FrameInput {
-        camera: &camera,
-        time: 0.0,
-        skin: &[],
-        view: &view,
-        selected_bone: None,
-    };
+    let input = FrameInput::at_rest(&camera, &view);
     let (ours, _) = frame::render_to_image(&gpu, &renderer, &mut gpu_scene, &input, w, h);
     let is_ship = |p: &image::Rgba<u8>| !(p.0[0] > 240 && p.0[1] < 15 && p.0[2] > 240);
     let our_mask: Vec<bool> = ours.pixels().map(is_ship).collect();

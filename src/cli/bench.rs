@@ -469,13 +469,7 @@ pub fn map_frames(
     opts.grid = false;
     let mut rows = Vec::new();
     let mut row = |label, opts: &crate::gpu::ViewOptions| {
-        let input = crate::gpu::FrameInput {
-            camera: &camera,
-            time: 0.0,
-            skin: &[],
-            view: opts,
-            selected_bone: None,
-        };
+        let input = crate::gpu::FrameInput::at_rest(&camera, opts);
         let (t, stats) =
             crate::gpu::frame::time_frames(gpu, &renderer, &mut gs, &input, size, frames);
         let p90 = t[(t.len() * 9 / 10).min(t.len() - 1)];

@@ -34,12 +34,15 @@ pub fn buffer_in_batches<T: bytemuck::Pod>(
 ) -> wgpu::Buffer {
     /// Elements made between two copies: small enough to stay in cache.
     const BATCH: usize = 2048;
+    const ALIGN: u64 = wgpu::COPY_BUFFER_ALIGNMENT;
     let size = std::mem::size_of::<T>();
     let buffer = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
-        size: match n * size {
+        // Rounded up to whole copy units; saturating: a size past any
+        // device's limit is the device's to refuse.
+        size: match (n as u64).saturating_mul(size as u64) {
             0 => 16,
-            bytes => bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT as usize) as u64,
+            bytes => bytes.saturating_add(ALIGN - 1) & !(ALIGN - 1),
         },
         usage,
         mapped_at_creation: true,

@@ -282,6 +282,20 @@ pub struct FrameInput<'a> {
     pub selected_bone: Option<usize>,
 }
 
+impl<'a> FrameInput<'a> {
+    /// A frame at time 0 in the rest pose, no bone selected (renders of a
+    /// file as it lies, benchmarks, tests).
+    pub fn at_rest(camera: &'a OrbitCamera, view: &'a ViewOptions) -> FrameInput<'a> {
+        FrameInput {
+            camera,
+            time: 0.0,
+            skin: &[],
+            view,
+            selected_bone: None,
+        }
+    }
+}
+
 /// Where a frame is drawn.
 pub struct FrameTarget<'a> {
     pub targets: &'a Targets,

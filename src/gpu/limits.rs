@@ -97,9 +97,8 @@ pub fn fit_texture(t: &Texture, max: u32) -> Option<(Texture, String)> {
 /// tangent frame, 20 B), its indices (4 B each: the upload stores them in
 /// 2 where every index fits, so this is the most they take) and its
 /// wireframe edges (at most two indices per index), and the skinning input
-/// of all skinned
-/// meshes together (28 B a vertex). The error names the mesh and both
-/// sizes.
+/// of all skinned meshes together (28 B a vertex). The error names the
+/// mesh and both sizes.
 pub fn check_buffers(scene: &crate::scene::Scene, limits: &wgpu::Limits) -> Result<(), String> {
     let max = limits.max_buffer_size;
     let mut skinned = 0u64;
