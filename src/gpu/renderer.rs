@@ -148,7 +148,6 @@ impl Renderer {
             bind_group_layouts: &[Some(&globals_bgl)],
             immediate_size: 0,
         });
-        let stream_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Snorm16x2];
         let stream = |step_mode, attributes| wgpu::VertexBufferLayout {
             array_stride: std::mem::size_of::<PosNormal>() as u64,
             step_mode,
@@ -271,7 +270,7 @@ impl Renderer {
             &line_layout,
             &line_shader,
             "vs_normals",
-            stream(wgpu::VertexStepMode::Instance, &stream_attrs),
+            stream(wgpu::VertexStepMode::Instance, &STREAM_ATTRS),
         );
         let bones = overlay(
             "skeleton",
@@ -422,6 +421,11 @@ impl Renderer {
     }
 }
 
+/// A mesh stream's attributes (`PosNormal`: position, octahedral
+/// normal), as the mesh pipelines and the normals overlay read them.
+const STREAM_ATTRS: [wgpu::VertexAttribute; 2] =
+    wgpu::vertex_attr_array![0 => Float32x3, 1 => Snorm16x2];
+
 /// The mesh pipelines: `mesh.wgsl` with the features a material uses
 /// (its override constants) by blend mode and primitive. A pipeline is
 /// made when first asked for (a scene's upload asks for those it draws
@@ -483,7 +487,6 @@ impl MeshPipelines {
             Primitive::Lines => wgpu::PrimitiveTopology::LineList,
             Primitive::Points => wgpu::PrimitiveTopology::PointList,
         };
-        let stream_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Snorm16x2];
         let uv_attrs = wgpu::vertex_attr_array![2 => Float32x2, 3 => Unorm8x4, 4 => Snorm16x4];
         let constants = super::materials::features::CONSTANTS
             .map(|(name, bit)| (name, if features & bit != 0 { 1.0 } else { 0.0 }));
@@ -503,7 +506,7 @@ impl MeshPipelines {
                         Some(wgpu::VertexBufferLayout {
                             array_stride: std::mem::size_of::<PosNormal>() as u64,
                             step_mode: wgpu::VertexStepMode::Vertex,
-                            attributes: &stream_attrs,
+                            attributes: &STREAM_ATTRS,
                         }),
                         Some(wgpu::VertexBufferLayout {
                             array_stride: std::mem::size_of::<UvColor>() as u64,
