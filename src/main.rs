@@ -507,7 +507,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     // (the adapter takes ~25 ms on llvmpipe); a file that
                     // failed to load warms up the plain variant.
                     let side = headless::thumbnail_draw_side(&gpu, size);
-                    let variants = variants_rx.recv().unwrap_or_else(|_| vec![0]);
+                    let variants = variants_rx.recv().unwrap_or_else(|_| vec![(0, false)]);
                     headless::warm_up(&gpu, &renderer, side, &variants);
                     (gpu, renderer)
                 });

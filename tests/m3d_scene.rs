@@ -167,6 +167,7 @@ fn voxels_mesh_with_hidden_faces_removed() {
         .unwrap()
         .scene;
     assert_eq!(s.triangle_count(), 6 * 4 * 2);
+    assert!(s.meshes[0].closed);
     assert_eq!(
         s.materials.last().unwrap().base_color,
         [1.0, 128.0 / 255.0, 0.0, 1.0]
@@ -200,6 +201,8 @@ fn voxels_mesh_with_hidden_faces_removed() {
         .unwrap()
         .scene;
     let skin = s.meshes[0].skin.as_ref().expect("voxels on a skin");
+    // Types on different bones move apart: not drawn as a closed surface.
+    assert!(!s.meshes[0].closed);
     assert!(skin.weights.iter().all(|w| *w == [65535, 0, 0, 0]));
     assert!(skin.joints.iter().all(|j| *j == [0; 4]));
 }
@@ -887,4 +890,42 @@ fn materials_keep_transparency_specular_emission_normal_and_bump_maps() {
         &s.textures[plain.texture.unwrap()].source,
         facet::scene::TextureSource::External(p) if p.ends_with("x.jp.png")
     ));
+}
+
+#[test]
+fn voxel_surfaces_are_drawn_culled_and_look_the_same() {
+    // Voxel faces bound the filled cells and face out of them, so drawing
+    // them with back faces culled may change no pixel seen from outside:
+    // a face wound the wrong way would vanish and show what is behind it.
+    // From any side, above and below; at most a few pixels on silhouettes
+    // differ (an edge shared by a front and a back face; ties on it go to
+    // one side).
+    for file in ["lantea.m3d", "voxel.m3d"] {
+        let culled = load(file);
+        assert!(culled.meshes.iter().all(|m| m.closed), "{file}: closed");
+        let mut both = culled.clone();
+        both.meshes.iter_mut().for_each(|m| m.closed = false);
+        for camera in [(30.0, 20.0), (150.0, -40.0), (-100.0, 70.0), (260.0, 5.0)] {
+            let req = facet::cli::headless::RenderRequest {
+                camera: Some((camera.0, camera.1, 1.0)),
+                view: facet::gpu::ViewOptions {
+                    grid: false,
+                    ..Default::default()
+                },
+                ..small()
+            };
+            let a = render(&culled, req.clone());
+            let b = render(&both, req);
+            let differ = a
+                .pixels()
+                .zip(b.pixels())
+                .filter(|(p, q)| p.0.iter().zip(q.0).any(|(x, y)| x.abs_diff(y) > 10))
+                .count();
+            assert!(
+                differ <= 10,
+                "{file} {camera:?}: {differ} of {} pixels differ",
+                a.len() / 4
+            );
+        }
+    }
 }

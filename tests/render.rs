@@ -523,3 +523,102 @@ fn a_sectors_visibility_highlighted_matches_reference() {
     assert!(stats.triangles < scene.triangle_count() as u64);
     common::assert_matches_reference("pmf_visibility", &img);
 }
+
+/// A cube of side 2 about the origin, two triangles a side, each wound
+/// counter-clockwise seen from outside (checked here: its normal by the
+/// right-hand rule points away from the centre). The sides facing -X, -Y
+/// and -Z are one mesh, the others a second; both marked closed or not.
+fn cube_in_two(closed: bool) -> facet::scene::Scene {
+    use facet::scene::{Mesh, Scene};
+    use glam::{Vec2, Vec3};
+    let mut scene = Scene::default();
+    for sign in [-1.0f32, 1.0] {
+        let mut mesh = Mesh {
+            name: format!("sides {sign}"),
+            visible: true,
+            closed,
+            ..Mesh::default()
+        };
+        for axis in 0..3 {
+            let n = Vec3::AXES[axis] * sign;
+            let (u, v) = (Vec3::AXES[(axis + 1) % 3], Vec3::AXES[(axis + 2) % 3]);
+            let mut quad = [n - u - v, n + u - v, n + u + v, n - u + v];
+            if (quad[1] - quad[0]).cross(quad[2] - quad[0]).dot(n) < 0.0 {
+                quad.reverse();
+            }
+            let base = mesh.positions.len() as u32;
+            mesh.positions.extend(quad);
+            mesh.normals.extend([n; 4]);
+            mesh.uvs.extend([Vec2::ZERO; 4]);
+            mesh.indices
+                .extend([base, base + 1, base + 2, base, base + 2, base + 3]);
+        }
+        for t in mesh.indices.chunks(3) {
+            let [a, b, c] = [0, 1, 2].map(|k| mesh.positions[t[k] as usize]);
+            assert!((b - a).cross(c - a).dot(a + b + c) > 0.0, "wound outward");
+        }
+        scene.meshes.push(mesh);
+    }
+    scene
+}
+
+fn cube_view(
+    closed: bool,
+    camera: (f32, f32, f32),
+    visible: [bool; 2],
+) -> (image::RgbaImage, usize) {
+    let scene = cube_in_two(closed);
+    let gpu = common::gpu();
+    let req = facet::cli::headless::RenderRequest {
+        width: 160,
+        height: 120,
+        camera: Some(camera),
+        view: ViewOptions {
+            grid: false,
+            background: [0.0, 0.0, 0.0, 1.0],
+            visible: visible.to_vec(),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let (img, _) = facet::cli::headless::render(&gpu, &scene, &req).unwrap();
+    let covered = img.pixels().filter(|p| p.0[..3] != [0, 0, 0]).count();
+    (img, covered)
+}
+
+#[test]
+fn a_closed_surface_is_drawn_with_its_back_faces_culled() {
+    // From outside, culling the back faces changes no pixel that matters:
+    // they were behind the front faces. At most a few pixels on the
+    // silhouette may differ (the edge is shared by a front and a back face,
+    // and ties on it go to one side).
+    for camera in [(30.0, 20.0, 1.0), (-120.0, -35.0, 1.0), (200.0, 60.0, 1.5)] {
+        let (culled, covered) = cube_view(true, camera, [true; 2]);
+        let (both, _) = cube_view(false, camera, [true; 2]);
+        assert!(
+            covered > 2000,
+            "{camera:?}: the cube shows ({covered} pixels)"
+        );
+        let differ = culled
+            .pixels()
+            .zip(both.pixels())
+            .filter(|(a, b)| a.0.iter().zip(b.0).any(|(x, y)| x.abs_diff(y) > 10))
+            .count();
+        assert!(differ <= 10, "{camera:?}: {differ} pixels differ");
+    }
+    // From inside, where the camera looks at the -X, -Y, -Z sides from
+    // their back: culled, nothing is drawn; both sides, the walls fill the
+    // view.
+    let inside = (30.0, 20.0, 100.0);
+    let (_, covered) = cube_view(true, inside, [true; 2]);
+    assert_eq!(covered, 0, "back faces of a closed surface are culled");
+    let (_, covered) = cube_view(false, inside, [true; 2]);
+    assert!(covered > 160 * 120 * 9 / 10, "open: {covered} pixels");
+    // With the +X, +Y, +Z sides hidden the surface is open: the rest are
+    // drawn two-sided again.
+    let (_, covered) = cube_view(true, inside, [true, false]);
+    assert!(
+        covered > 160 * 120 * 9 / 10,
+        "hidden part: {covered} pixels"
+    );
+}

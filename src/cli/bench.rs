@@ -317,6 +317,7 @@ pub fn animated_materials(n: usize, seed: u64) -> Scene {
     scene.materials.insert(n / 2, Material::default());
     scene.meshes.push(Mesh {
         primitive: Default::default(),
+        closed: false,
         tangents: None,
         extra_uvs: Vec::new(),
         name: "triangle".into(),

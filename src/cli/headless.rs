@@ -85,34 +85,40 @@ pub fn thumbnail_renderer(gpu: &Gpu) -> Renderer {
     Renderer::new(gpu, capture::CAPTURE_FORMAT, 1)
 }
 
-/// The mesh shader features `scene`'s meshes draw with, each set once
+/// The mesh shader features `scene`'s meshes draw with
 /// ([`crate::gpu::materials::shader_features`]; a mesh without a material
-/// draws with none).
-pub fn shader_variants(scene: &Scene) -> Vec<u32> {
+/// draws with none), and whether they draw with back faces culled (the
+/// opaque triangles of a closed surface), each pair once.
+pub fn shader_variants(scene: &Scene) -> Vec<(u32, bool)> {
     let mut variants = Vec::new();
     for mesh in &scene.meshes {
-        let features = mesh
-            .material
-            .and_then(|i| scene.materials.get(i))
-            .map_or(0, |m| {
-                crate::gpu::materials::shader_features(m, scene.textures.len())
-            });
-        if !variants.contains(&features) {
-            variants.push(features);
+        let material = mesh.material.and_then(|i| scene.materials.get(i));
+        let features = material.map_or(0, |m| {
+            crate::gpu::materials::shader_features(m, scene.textures.len())
+        });
+        let opaque = material.is_none_or(|m| m.blend == crate::scene::BlendMode::Opaque);
+        let culled = mesh.closed && opaque && mesh.primitive == crate::scene::Primitive::Triangles;
+        if !variants.contains(&(features, culled)) {
+            variants.push((features, culled));
         }
     }
     variants
 }
 
 /// One triangle drawn at `side` pixels with each set of mesh shader
-/// features in `variants` ([`shader_variants`]): software adapters compile
-/// a pipeline's shaders at its first draw, which then happens here, at
-/// start-up.
-pub fn warm_up(gpu: &Gpu, renderer: &Renderer, side: u32, variants: &[u32]) {
+/// features in `variants` ([`shader_variants`]), culled or not: software
+/// adapters compile a pipeline's shaders at its first draw, which then
+/// happens here, at start-up.
+pub fn warm_up(gpu: &Gpu, renderer: &Renderer, side: u32, variants: &[(u32, bool)]) {
     use crate::gpu::materials::features::*;
     use crate::scene::{Maps, Material, MaterialMap, NormalMap, Texture};
-    for &features in variants {
+    for &(features, culled) in variants {
         let mut scene = Scene::one_triangle();
+        if culled {
+            // Both windings: one faces the camera whichever side it is on.
+            scene.meshes[0].closed = true;
+            scene.meshes[0].indices.extend([0, 2, 1]);
+        }
         // A material with these features: each on through a map (or the
         // matcap) of a stand-in texture.
         scene

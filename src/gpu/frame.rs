@@ -504,6 +504,8 @@ fn draw(
     let drawn = |i: usize, m: &super::upload::GpuMesh, blend: BlendMode| {
         scene.materials[material_of(i, m)].blend == blend && opts.is_visible(i) && m.index_count > 0
     };
+    // A closed surface is closed while all of it is drawn.
+    let whole = (0..scene.meshes.len()).all(|i| !scene.meshes[i].closed || opts.is_visible(i));
     for blend in [BlendMode::Opaque, BlendMode::Alpha, BlendMode::Additive] {
         let mut in_order = (0..scene.meshes.len()).filter(|&i| drawn(i, &scene.meshes[i], blend));
         let mut sorted;
@@ -526,9 +528,10 @@ fn draw(
                 continue;
             };
             let material = &scene.materials[material_of(i, m)];
-            if current != Some((m.primitive, material.features)) {
-                pass.set_pipeline(&renderer.mesh_pipeline(material.features, blend, m.primitive));
-                current = Some((m.primitive, material.features));
+            let key = (m.primitive, material.features, m.culled(blend, whole));
+            if current != Some(key) {
+                pass.set_pipeline(&renderer.mesh_pipeline(key.1, blend, key.0, key.2));
+                current = Some(key);
             }
             pass.set_bind_group(1, &material.bind_group, &[]);
             pass.set_vertex_buffer(0, stream);

@@ -321,15 +321,17 @@ impl Renderer {
     }
 
     /// The pipeline that draws `primitive` with `blend` and the mesh
-    /// shader's `features` ([`super::materials::shader_features`]); made
-    /// the first time it is asked for.
+    /// shader's `features` ([`super::materials::shader_features`]), back
+    /// faces culled where `cull` ([`super::upload::GpuMesh::culled`]);
+    /// made the first time it is asked for.
     pub(super) fn mesh_pipeline(
         &self,
         features: u32,
         blend: crate::scene::BlendMode,
         primitive: crate::scene::Primitive,
+        cull: bool,
     ) -> wgpu::RenderPipeline {
-        self.mesh.get(features, blend, primitive)
+        self.mesh.get((features, blend, primitive, cull))
     }
 
     /// A material's bind group: its slot and its textures; what is missing
@@ -426,8 +428,13 @@ impl Renderer {
 const STREAM_ATTRS: [wgpu::VertexAttribute; 2] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Snorm16x2];
 
+/// What a mesh pipeline is made for: the mesh shader's features (its
+/// override constants), the blend mode, the primitive, and whether back
+/// faces are culled.
+type MeshKey = (u32, crate::scene::BlendMode, crate::scene::Primitive, bool);
+
 /// The mesh pipelines: `mesh.wgsl` with the features a material uses
-/// (its override constants) by blend mode and primitive. A pipeline is
+/// (its override constants) by blend mode, primitive and culling. A pipeline is
 /// made when first asked for (a scene's upload asks for those it draws
 /// with): a scene uses few of them, and each one made is compiled.
 struct MeshPipelines {
@@ -436,33 +443,16 @@ struct MeshPipelines {
     shader: wgpu::ShaderModule,
     color_format: wgpu::TextureFormat,
     multisample: wgpu::MultisampleState,
-    made: std::sync::Mutex<
-        std::collections::HashMap<
-            (u32, crate::scene::BlendMode, crate::scene::Primitive),
-            wgpu::RenderPipeline,
-        >,
-    >,
+    made: std::sync::Mutex<std::collections::HashMap<MeshKey, wgpu::RenderPipeline>>,
 }
 
 impl MeshPipelines {
-    fn get(
-        &self,
-        features: u32,
-        blend: crate::scene::BlendMode,
-        primitive: crate::scene::Primitive,
-    ) -> wgpu::RenderPipeline {
+    fn get(&self, key: MeshKey) -> wgpu::RenderPipeline {
         let mut made = self.made.lock().unwrap_or_else(|e| e.into_inner());
-        made.entry((features, blend, primitive))
-            .or_insert_with(|| self.make(features, blend, primitive))
-            .clone()
+        made.entry(key).or_insert_with(|| self.make(key)).clone()
     }
 
-    fn make(
-        &self,
-        features: u32,
-        blend: crate::scene::BlendMode,
-        primitive: crate::scene::Primitive,
-    ) -> wgpu::RenderPipeline {
+    fn make(&self, (features, blend, primitive, cull): MeshKey) -> wgpu::RenderPipeline {
         use crate::scene::{BlendMode, Primitive};
         let additive = wgpu::BlendState {
             color: wgpu::BlendComponent {
@@ -518,9 +508,10 @@ impl MeshPipelines {
                 primitive: wgpu::PrimitiveState {
                     topology,
                     front_face: wgpu::FrontFace::Ccw,
-                    // Game assets are often open or single-sided: draw both
-                    // sides, lit as seen (see mesh.wgsl).
-                    cull_mode: None,
+                    // Game assets are often open or single-sided: both
+                    // sides are drawn, lit as seen (see mesh.wgsl), but for
+                    // a closed surface's, whose back faces are hidden.
+                    cull_mode: cull.then_some(wgpu::Face::Back),
                     ..Default::default()
                 },
                 depth_stencil: Some(wgpu::DepthStencilState {

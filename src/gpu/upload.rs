@@ -45,6 +45,20 @@ pub struct GpuMesh {
     /// front by its distance to the camera.
     pub center: glam::Vec3,
     pub primitive: crate::scene::Primitive,
+    /// Part of the scene's closed surface ([`crate::scene::Mesh::closed`]).
+    pub closed: bool,
+}
+
+impl GpuMesh {
+    /// Whether this mesh draws with back faces culled: a closed surface's
+    /// opaque triangles while every closed mesh is drawn (`whole`: hiding a
+    /// part opens the surface), else both sides.
+    pub fn culled(&self, blend: BlendMode, whole: bool) -> bool {
+        self.closed
+            && whole
+            && blend == BlendMode::Opaque
+            && self.primitive == crate::scene::Primitive::Triangles
+    }
 }
 
 pub struct GpuMaterial {
@@ -520,6 +534,7 @@ impl GpuScene {
                         bounds: range(&lines, start),
                         center: bounds.center(),
                         primitive: m.primitive,
+                        closed: m.closed,
                     }
                 })
             })
@@ -584,7 +599,8 @@ impl GpuScene {
         // made, which at the first frame would stall the window.
         for m in &gs.meshes {
             let material = &gs.materials[m.material];
-            r.mesh_pipeline(material.features, material.blend, m.primitive);
+            let cull = m.culled(material.blend, true);
+            r.mesh_pipeline(material.features, material.blend, m.primitive, cull);
         }
         gs
     }

@@ -497,6 +497,7 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
             let colors = b.colored.then_some(b.colors);
             Mesh {
                 primitive: Default::default(),
+                closed: false,
                 tangents: None,
                 extra_uvs: Vec::new(),
                 name: mat.map_or("(no material)".into(), |i| {
@@ -1128,6 +1129,10 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
                         name: format!("voxels: type {t}"),
                         material: Some(material),
                         visible: true,
+                        // The faces bound the filled cells (of every type)
+                        // and face out of them. Skinned types move apart
+                        // and open gaps, so those stay two-sided.
+                        closed: skin_of.is_none(),
                         ..Mesh::default()
                     },
                 ));

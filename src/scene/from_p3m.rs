@@ -134,6 +134,7 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) ->
             let skin = build_skin(p, &bones, &mut warnings);
             Mesh {
                 primitive: Default::default(),
+                closed: false,
                 tangents: None,
                 extra_uvs: Vec::new(),
                 name: p.name.clone(),

@@ -411,6 +411,7 @@ pub fn convert(map: &Pmf, mut source: SourceInfo, shading: MapShading) -> Scene 
             let n = positions.len() as u32;
             scene.meshes.push(Mesh {
                 primitive: Default::default(),
+                closed: false,
                 tangents: None,
                 extra_uvs: Vec::new(),
                 name: format!("sector {} {coords:?} lightmap {li}", si),

@@ -241,6 +241,13 @@ pub struct Mesh {
     pub extra_uvs: Vec<Vec<Vec2>>,
     /// What `indices` hold: triangles (3 a primitive), lines (2) or points (1).
     pub primitive: Primitive,
+    /// Part of a closed surface wound counter-clockwise seen from outside,
+    /// with the scene's other closed meshes (M3D voxels: a face lies only
+    /// between a filled cell and an empty one, facing the empty one). From
+    /// outside, while every closed mesh is drawn, each back face is behind
+    /// a front face, so the renderer may cull back faces; game assets
+    /// otherwise draw both sides.
+    pub closed: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
