@@ -167,11 +167,56 @@ fn voxels_mesh_with_hidden_faces_removed() {
         .unwrap()
         .scene;
     assert_eq!(s.triangle_count(), 6 * 4 * 2);
+    // Faces of one side meet at corners they share: each side is 2x2
+    // quads on 3x3 vertices.
+    assert_eq!(s.meshes[0].positions.len(), 6 * 9);
     assert!(s.meshes[0].closed);
     assert_eq!(
         s.materials.last().unwrap().base_color,
         [1.0, 128.0 / 255.0, 0.0, 1.0]
     );
+
+    // Blocks far apart (a grid too sparse to hold densely), and blocks at
+    // the ends of the 32-bit positions a file can give: every cell one
+    // cube, no overflow.
+    let vd = std::mem::replace(&mut m.types.vd, 4);
+    let one = |pos: [i32; 3], size: [u32; 3]| VoxelBlock {
+        pos,
+        size,
+        data: vec![0; size.iter().product::<u32>() as usize],
+        ..m.voxel_blocks[0].clone()
+    };
+    for (blocks, triangles) in [
+        (
+            vec![one([0; 3], [1; 3]), one([10_000, 0, 0], [1; 3])],
+            2 * 12,
+        ),
+        (vec![one([i32::MAX - 1, 0, 0], [2, 1, 1])], 10 * 2),
+        (
+            vec![
+                one([i32::MAX, i32::MAX, i32::MAX], [1; 3]),
+                one([i32::MIN, i32::MIN, i32::MIN], [1; 3]),
+            ],
+            2 * 12,
+        ),
+    ] {
+        let far = M3d {
+            voxel_blocks: blocks,
+            ..m.clone()
+        };
+        let bytes = m3d_write::encode(&far, true).unwrap();
+        let s = facet::load::load_bytes("far.m3d", &bytes, None)
+            .unwrap()
+            .scene;
+        assert_eq!(s.triangle_count(), triangles);
+        assert!(
+            s.meshes
+                .iter()
+                .flat_map(|m| &m.positions)
+                .all(|p| p.is_finite() && p.abs().max_element() <= 1.0 + 1e-6)
+        );
+    }
+    m.types.vd = vd;
 
     // A voxel type on a skin: its voxels follow the bone.
     m.types.sk = 1;

@@ -936,86 +936,109 @@ impl Welder<'_> {
 enum VoxelGrid {
     Dense {
         lo: [i64; 3],
-        size: [i64; 3],
-        /// Type per cell, x-major then y then z; `EMPTY` for none.
+        size: [usize; 3],
+        /// Type per cell in the blocks' order, y-major then z then x (x
+        /// varies fastest); `EMPTY` for none.
         cells: Vec<u16>,
     },
-    Sparse(HashMap<[i32; 3], u16>),
+    /// Cell coordinates in 64 bits: a 32-bit position plus a size does
+    /// not overflow them.
+    Sparse(HashMap<[i64; 3], u16>),
 }
 
 impl VoxelGrid {
     const EMPTY: u16 = u16::MAX;
 
     fn new(lo: [i64; 3], hi: [i64; 3], block_cells: usize) -> VoxelGrid {
-        let size = [0, 1, 2].map(|a| (hi[a] - lo[a]).max(0));
-        let volume = size.iter().try_fold(1u64, |v, &s| v.checked_mul(s as u64));
+        let size = [0, 1, 2].map(|a| (hi[a] - lo[a]).max(0) as u64);
+        let volume = size.iter().try_fold(1u64, |v, &s| v.checked_mul(s));
         match volume {
             // At most 4 cells per block voxel and 256 MiB of cells.
             Some(v) if v <= 4 * block_cells as u64 + 4096 && v <= 128 << 20 => VoxelGrid::Dense {
                 lo,
-                size,
+                size: size.map(|s| s as usize),
                 cells: vec![Self::EMPTY; v as usize],
             },
             _ => VoxelGrid::Sparse(HashMap::new()),
         }
     }
 
-    fn slot(lo: &[i64; 3], size: &[i64; 3], c: [i32; 3]) -> Option<usize> {
-        let d = [0, 1, 2].map(|a| c[a] as i64 - lo[a]);
-        (0..3)
-            .all(|a| (0..size[a]).contains(&d[a]))
-            .then(|| ((d[0] * size[1] + d[1]) * size[2] + d[2]) as usize)
-    }
-
-    fn set(&mut self, c: [i32; 3], t: u16) {
+    /// Writes a block over the grid: a type sets its cell, CLEAR empties
+    /// it, UNSET (and a type the file does not have) leaves it.
+    fn put(&mut self, b: &m3d::VoxelBlock, ntypes: usize) {
+        let [bx, by, bz] = b.size.map(|s| s as usize);
+        let apply = |cell: &mut u16, v: u16| match v {
+            VOXEL_UNSET => {}
+            VOXEL_CLEAR => *cell = Self::EMPTY,
+            t if (t as usize) < ntypes => *cell = t,
+            _ => {}
+        };
         match self {
             VoxelGrid::Dense { lo, size, cells } => {
-                if let Some(i) = Self::slot(lo, size, c) {
-                    cells[i] = t;
+                // Each of the block's x rows is a run of the grid's.
+                let at = [0, 1, 2].map(|a| (b.pos[a] as i64 - lo[a]) as usize);
+                for (r, row) in b.data.chunks_exact(bx.max(1)).take(by * bz).enumerate() {
+                    let (y, z) = (at[1] + r / bz, at[2] + r % bz);
+                    let first = (y * size[2] + z) * size[0] + at[0];
+                    for (cell, &v) in cells[first..first + bx].iter_mut().zip(row) {
+                        apply(cell, v);
+                    }
                 }
             }
             VoxelGrid::Sparse(map) => {
-                map.insert(c, t);
-            }
-        }
-    }
-
-    fn clear(&mut self, c: [i32; 3]) {
-        match self {
-            VoxelGrid::Dense { lo, size, cells } => {
-                if let Some(i) = Self::slot(lo, size, c) {
-                    cells[i] = Self::EMPTY;
+                let p = b.pos.map(i64::from);
+                let mut j = 0usize;
+                for y in 0..by as i64 {
+                    for z in 0..bz as i64 {
+                        for x in 0..bx as i64 {
+                            let key = [p[0] + x, p[1] + y, p[2] + z];
+                            match b.data[j] {
+                                VOXEL_UNSET => {}
+                                VOXEL_CLEAR => {
+                                    map.remove(&key);
+                                }
+                                t if (t as usize) < ntypes => {
+                                    map.insert(key, t);
+                                }
+                                _ => {}
+                            }
+                            j += 1;
+                        }
+                    }
                 }
             }
-            VoxelGrid::Sparse(map) => {
-                map.remove(&c);
-            }
         }
     }
 
-    fn solid(&self, c: [i32; 3]) -> bool {
+    /// Every solid cell with its type and its open sides (bit `f` set
+    /// where the neighbour across `VOXEL_FACES[f]` is not solid), in
+    /// (y, z, x) order.
+    fn cells(&self) -> Vec<VoxelCell> {
         match self {
             VoxelGrid::Dense { lo, size, cells } => {
-                Self::slot(lo, size, c).is_some_and(|i| cells[i] != Self::EMPTY)
-            }
-            VoxelGrid::Sparse(map) => map.contains_key(&c),
-        }
-    }
-
-    /// Every solid cell with its type, sorted by (x, y, z).
-    fn cells(&self) -> Vec<([i32; 3], u16)> {
-        match self {
-            VoxelGrid::Dense { lo, size, cells } => {
+                let [sx, sy, sz] = *size;
+                let (layer, row) = (sz * sx, sx);
+                let solid = |i: usize| cells[i] != Self::EMPTY;
                 let mut out = Vec::new();
                 let mut i = 0;
-                for x in 0..size[0] {
-                    for y in 0..size[1] {
-                        for z in 0..size[2] {
-                            if cells[i] != Self::EMPTY {
-                                out.push((
-                                    [(lo[0] + x) as i32, (lo[1] + y) as i32, (lo[2] + z) as i32],
-                                    cells[i],
-                                ));
+                for y in 0..sy {
+                    for z in 0..sz {
+                        for x in 0..sx {
+                            if solid(i) {
+                                let closed = [
+                                    x > 0 && solid(i - 1),
+                                    x + 1 < sx && solid(i + 1),
+                                    y > 0 && solid(i - layer),
+                                    y + 1 < sy && solid(i + layer),
+                                    z > 0 && solid(i - row),
+                                    z + 1 < sz && solid(i + row),
+                                ];
+                                let at = [x, y, z];
+                                out.push(VoxelCell {
+                                    at: [0, 1, 2].map(|a| lo[a] + at[a] as i64),
+                                    kind: cells[i],
+                                    open: open_mask(closed),
+                                });
                             }
                             i += 1;
                         }
@@ -1024,11 +1047,93 @@ impl VoxelGrid {
                 out
             }
             VoxelGrid::Sparse(map) => {
-                let mut out: Vec<([i32; 3], u16)> = map.iter().map(|(k, v)| (*k, *v)).collect();
-                out.sort();
+                let mut out: Vec<VoxelCell> = map
+                    .iter()
+                    .map(|(&c, &kind)| VoxelCell {
+                        at: c,
+                        kind,
+                        open: open_mask(VOXEL_FACES.map(|(n, _)| {
+                            map.contains_key(&[0, 1, 2].map(|a| c[a] + n[a] as i64))
+                        })),
+                    })
+                    .collect();
+                out.sort_unstable_by_key(|v| [v.at[1], v.at[2], v.at[0]]);
                 out
             }
         }
+    }
+}
+
+/// A solid voxel: where, its type, its open sides (see [`VoxelGrid::cells`]).
+struct VoxelCell {
+    at: [i64; 3],
+    kind: u16,
+    open: u8,
+}
+
+/// Bit `f` set where side `f` has no solid neighbour.
+fn open_mask(closed: [bool; 6]) -> u8 {
+    (0..6).filter(|&f| !closed[f]).fold(0, |m, f| m | 1 << f)
+}
+
+/// A voxel's sides: the outward normal and the corners (offsets from the
+/// cell's lowest corner), counter-clockwise seen from outside.
+const VOXEL_FACES: [([i32; 3], [[i32; 3]; 4]); 6] = [
+    ([-1, 0, 0], [[0, 0, 0], [0, 0, 1], [0, 1, 1], [0, 1, 0]]),
+    ([1, 0, 0], [[1, 0, 1], [1, 0, 0], [1, 1, 0], [1, 1, 1]]),
+    ([0, -1, 0], [[0, 0, 0], [1, 0, 0], [1, 0, 1], [0, 0, 1]]),
+    ([0, 1, 0], [[0, 1, 1], [1, 1, 1], [1, 1, 0], [0, 1, 0]]),
+    ([0, 0, -1], [[1, 0, 0], [0, 0, 0], [0, 1, 0], [1, 1, 0]]),
+    ([0, 0, 1], [[0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]]),
+];
+
+/// The vertices made so far at voxel face corners, so that the faces of
+/// one type that face the same way and meet at a corner share its vertex
+/// (a vertex is a position and a normal, and theirs are the same). Cells
+/// come in y order and a cell's corners are at its y or y + 1, so corners
+/// are kept for two planes of y at a time; a corner two types' faces meet
+/// at keeps the later type's vertex. Dense grids only.
+struct SharedCorners {
+    lo: [i64; 3],
+    /// Corners along z and x: the grid's size + 1.
+    nz: usize,
+    nx: usize,
+    /// Per (y parity, z, x, side), so that a cell's corners are near each
+    /// other: the vertex in the low 32 bits, above it the type, above that
+    /// y - lo + 1 (0: none yet).
+    slots: Vec<u64>,
+}
+
+impl SharedCorners {
+    /// At most this many slots (8 bytes each): a grid wider than that is
+    /// meshed without sharing.
+    const MAX_SLOTS: usize = 1 << 22;
+
+    fn new(grid: &VoxelGrid) -> Option<SharedCorners> {
+        let VoxelGrid::Dense { lo, size, .. } = grid else {
+            return None;
+        };
+        let (nz, nx) = (size[2] + 1, size[0] + 1);
+        let n = 12usize.checked_mul(nz)?.checked_mul(nx)?;
+        (n <= Self::MAX_SLOTS && size[1] < u16::MAX as usize).then(|| SharedCorners {
+            lo: *lo,
+            nz,
+            nx,
+            slots: vec![0; n],
+        })
+    }
+
+    /// The vertex of side `f`'s corner at `p` (a corner of a grid cell) for
+    /// type `t`: the one made before, or the one `make` makes now.
+    #[inline]
+    fn vertex(&mut self, f: usize, p: [i64; 3], t: u16, make: impl FnOnce() -> u32) -> u32 {
+        let [x, y, z] = [0, 1, 2].map(|a| (p[a] - self.lo[a]) as usize);
+        let key = ((y as u64 + 1) << 48) | (t as u64) << 32;
+        let slot = &mut self.slots[(((y & 1) * self.nz + z) * self.nx + x) * 6 + f];
+        if *slot >> 32 != key >> 32 {
+            *slot = key | make() as u64;
+        }
+        *slot as u32
     }
 }
 
@@ -1036,8 +1141,9 @@ type SkinOf<'a> = &'a dyn Fn(&m3d::Vertex) -> Option<([u16; 4], [u16; 4])>;
 
 /// Voxel blocks merged into one grid (later blocks override earlier ones;
 /// CLEAR empties a cell), then one mesh per voxel type with only the faces
-/// that touch no solid neighbour, in any block. Coordinates are scaled as
-/// m3d.h does: by 1 / the largest extent from the origin.
+/// that touch no solid neighbour, in any block, wound counter-clockwise
+/// seen from outside. Coordinates are scaled as m3d.h does: by 1 / the
+/// largest extent from the origin.
 fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>) -> Vec<Mesh> {
     if m.voxel_blocks.is_empty() {
         return Vec::new();
@@ -1054,51 +1160,28 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
     }
     let mut grid = VoxelGrid::new(lo, hi, m.voxel_blocks.iter().map(|b| b.data.len()).sum());
     for b in &m.voxel_blocks {
-        let [sx, sy, sz] = b.size.map(|s| s as i64);
-        let mut j = 0usize;
-        for y in 0..sy {
-            for z in 0..sz {
-                for x in 0..sx {
-                    let v = b.data[j];
-                    j += 1;
-                    let key = [
-                        b.pos[0] + x as i32,
-                        b.pos[1] + y as i32,
-                        b.pos[2] + z as i32,
-                    ];
-                    match v {
-                        VOXEL_UNSET => {}
-                        VOXEL_CLEAR => grid.clear(key),
-                        t if (t as usize) < ntypes => grid.set(key, t),
-                        _ => {}
-                    }
-                }
-            }
-        }
+        grid.put(b, ntypes);
     }
     let w = 1.0 / extent as f32;
     let cells = grid.cells();
     let mut meshes: Vec<(u16, Mesh)> = Vec::new();
-    const FACES: [([i32; 3], [[i32; 3]; 4]); 6] = [
-        ([-1, 0, 0], [[0, 0, 0], [0, 0, 1], [0, 1, 1], [0, 1, 0]]),
-        ([1, 0, 0], [[1, 0, 1], [1, 0, 0], [1, 1, 0], [1, 1, 1]]),
-        ([0, -1, 0], [[0, 0, 0], [1, 0, 0], [1, 0, 1], [0, 0, 1]]),
-        ([0, 1, 0], [[0, 1, 1], [1, 1, 1], [1, 1, 0], [0, 1, 0]]),
-        ([0, 0, -1], [[1, 0, 0], [0, 0, 0], [0, 1, 0], [1, 1, 0]]),
-        ([0, 0, 1], [[0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]]),
-    ];
-    // Visible faces per type first, so each mesh's vectors are allocated
-    // once at their final size (the grid makes the neighbour tests cheap).
+    // Open faces per type first, so each mesh's vectors are allocated once
+    // (room for a vertex per face corner: shared corners leave some, given
+    // back at the end).
     let mut visible = vec![0usize; ntypes];
-    for &(c, t) in &cells {
-        visible[t as usize] += FACES
-            .iter()
-            .filter(|(n, _)| !grid.solid([c[0] + n[0], c[1] + n[1], c[2] + n[2]]))
-            .count();
+    for v in &cells {
+        visible[v.kind as usize] += v.open.count_ones() as usize;
     }
-    for (c, t) in cells {
+    let mut mesh_of: Vec<Option<usize>> = vec![None; ntypes];
+    let mut shared = SharedCorners::new(&grid);
+    for VoxelCell {
+        at: c,
+        kind: t,
+        open,
+    } in cells
+    {
         let vt = &m.voxel_types[t as usize];
-        let mi = match meshes.iter().position(|(k, _)| *k == t) {
+        let mi = match mesh_of[t as usize] {
             Some(i) => i,
             None => {
                 let material = match m
@@ -1136,6 +1219,7 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
                         ..Mesh::default()
                     },
                 ));
+                mesh_of[t as usize] = Some(meshes.len() - 1);
                 meshes.len() - 1
             }
         };
@@ -1147,26 +1231,33 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
             mesh.uvs.reserve_exact(4 * faces);
             mesh.indices.reserve_exact(6 * faces);
         }
-        for (n, corners) in FACES {
-            if grid.solid([c[0] + n[0], c[1] + n[1], c[2] + n[2]]) {
+        for (f, (n, corners)) in VOXEL_FACES.iter().enumerate() {
+            if open & (1 << f) == 0 {
                 continue;
             }
-            let base = mesh.positions.len() as u32;
-            for k in corners {
-                mesh.positions.push(
-                    Vec3::new(
-                        (c[0] + k[0]) as f32,
-                        (c[1] + k[1]) as f32,
-                        (c[2] + k[2]) as f32,
-                    ) * w,
-                );
-                mesh.normals
-                    .push(Vec3::new(n[0] as f32, n[1] as f32, n[2] as f32));
-                mesh.uvs.push(Vec2::ZERO);
-            }
+            let normal = Vec3::new(n[0] as f32, n[1] as f32, n[2] as f32);
+            let ids = corners.map(|k| {
+                let p = [0, 1, 2].map(|a| c[a] + k[a] as i64);
+                let mut make = || {
+                    mesh.positions
+                        .push(Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32) * w);
+                    mesh.normals.push(normal);
+                    mesh.uvs.push(Vec2::ZERO);
+                    mesh.positions.len() as u32 - 1
+                };
+                match &mut shared {
+                    Some(s) => s.vertex(f, p, t, make),
+                    None => make(),
+                }
+            });
             mesh.indices
-                .extend([base, base + 1, base + 2, base, base + 2, base + 3]);
+                .extend([ids[0], ids[1], ids[2], ids[0], ids[2], ids[3]]);
         }
+    }
+    for (_, mesh) in &mut meshes {
+        mesh.positions.shrink_to_fit();
+        mesh.normals.shrink_to_fit();
+        mesh.uvs.shrink_to_fit();
     }
     meshes
         .into_iter()
