@@ -33,52 +33,46 @@ pub fn upload_compressed(
         (BcFormat::Bc3, true) => (F::Bc3RgbaUnormSrgb, F::Bc3RgbaUnorm, 16),
         (BcFormat::Bc3, false) => (F::Bc3RgbaUnorm, F::Bc3RgbaUnorm, 16),
     };
-    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some(&t.name),
-        size: wgpu::Extent3d {
-            width: t.width,
-            height: t.height,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: c.levels.len().max(1) as u32,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format,
-        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        view_formats: &[plain],
-    });
-    for (level, data) in c.levels.iter().enumerate() {
-        let (w, h) = ((t.width >> level).max(1), (t.height >> level).max(1));
-        gpu.queue.write_texture(
-            wgpu::TexelCopyTextureInfo {
-                texture: &texture,
-                mip_level: level as u32,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::All,
-            },
-            data,
-            wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(w.div_ceil(4) * block),
-                rows_per_image: Some(h.div_ceil(4)),
-            },
-            wgpu::Extent3d {
-                width: w.div_ceil(4) * 4,
-                height: h.div_ceil(4) * 4,
+    let create = |format: F, view_formats: &[F]| {
+        let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some(&t.name),
+            size: wgpu::Extent3d {
+                width: t.width,
+                height: t.height,
                 depth_or_array_layers: 1,
             },
-        );
-    }
-    let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-    let ui_view = texture.create_view(&wgpu::TextureViewDescriptor {
-        format: Some(plain),
-        ..Default::default()
-    });
-    GpuTexture {
-        texture,
-        view,
-        ui_view,
-    }
+            mip_level_count: c.levels.len().max(1) as u32,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats,
+        });
+        for (level, data) in c.levels.iter().enumerate() {
+            let (w, h) = ((t.width >> level).max(1), (t.height >> level).max(1));
+            gpu.queue.write_texture(
+                wgpu::TexelCopyTextureInfo {
+                    texture: &texture,
+                    mip_level: level as u32,
+                    origin: wgpu::Origin3d::ZERO,
+                    aspect: wgpu::TextureAspect::All,
+                },
+                data,
+                wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(w.div_ceil(4) * block),
+                    rows_per_image: Some(h.div_ceil(4)),
+                },
+                wgpu::Extent3d {
+                    width: w.div_ceil(4) * 4,
+                    height: h.div_ceil(4) * 4,
+                    depth_or_array_layers: 1,
+                },
+            );
+        }
+        texture
+    };
+    with_ui_view(gpu, format, plain, create)
 }
 
 /// An sRGB colour texture.
@@ -121,34 +115,68 @@ pub fn upload_texture_as(
         );
         return upload_texture_as(gpu, name, w, h, &px, srgb);
     }
-    let texture = gpu.device.create_texture_with_data(
-        &gpu.queue,
-        &wgpu::TextureDescriptor {
-            label: Some(name),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
+    let format = if srgb {
+        wgpu::TextureFormat::Rgba8UnormSrgb
+    } else {
+        wgpu::TextureFormat::Rgba8Unorm
+    };
+    let create = |format, view_formats: &[wgpu::TextureFormat]| {
+        gpu.device.create_texture_with_data(
+            &gpu.queue,
+            &wgpu::TextureDescriptor {
+                label: Some(name),
+                size: wgpu::Extent3d {
+                    width,
+                    height,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                view_formats,
             },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: if srgb {
-                wgpu::TextureFormat::Rgba8UnormSrgb
-            } else {
-                wgpu::TextureFormat::Rgba8Unorm
-            },
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-            view_formats: &[wgpu::TextureFormat::Rgba8Unorm],
-        },
-        wgpu::util::TextureDataOrder::LayerMajor,
-        rgba8,
-    );
+            wgpu::util::TextureDataOrder::LayerMajor,
+            rgba8,
+        )
+    };
+    with_ui_view(gpu, format, wgpu::TextureFormat::Rgba8Unorm, create)
+}
+
+/// The texture `create` makes in `format`, and its egui preview's view in
+/// `plain` (egui samples stored colour, not sRGB): a view of the same
+/// texels where views may have another format than their texture (Vulkan,
+/// Metal, D3D12); on GL, the fallback where there is no Vulkan driver and
+/// which refuses a texture that asks for such views, a second texture
+/// made in `plain` from the same data.
+fn with_ui_view(
+    gpu: &super::Gpu,
+    format: wgpu::TextureFormat,
+    plain: wgpu::TextureFormat,
+    create: impl Fn(wgpu::TextureFormat, &[wgpu::TextureFormat]) -> wgpu::Texture,
+) -> GpuTexture {
+    let reformat = format == plain
+        || gpu
+            .adapter
+            .get_downlevel_capabilities()
+            .flags
+            .contains(wgpu::DownlevelFlags::VIEW_FORMATS);
+    let view_formats = if reformat && format != plain {
+        std::slice::from_ref(&plain)
+    } else {
+        &[]
+    };
+    let texture = create(format, view_formats);
     let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-    let ui_view = texture.create_view(&wgpu::TextureViewDescriptor {
-        format: Some(wgpu::TextureFormat::Rgba8Unorm),
-        ..Default::default()
-    });
+    let ui_view = if reformat {
+        texture.create_view(&wgpu::TextureViewDescriptor {
+            format: Some(plain),
+            ..Default::default()
+        })
+    } else {
+        create(plain, &[]).create_view(&wgpu::TextureViewDescriptor::default())
+    };
     GpuTexture {
         texture,
         view,

@@ -308,6 +308,13 @@ impl GpuScene {
         }
         let texture_array = (texture_layers.layer_count() > 0).then(|| {
             let [width, height] = texture_layers.size;
+            // At least two layers: GL takes a one-layer texture for a plain
+            // 2D one, which the shader's array binding cannot sample.
+            let mut pixels = texture_layers.pixels(scene);
+            let layers = texture_layers.layer_count().max(2) as u32;
+            if texture_layers.layer_count() == 1 {
+                pixels.extend_from_within(..);
+            }
             device.create_texture_with_data(
                 &gpu.queue,
                 &wgpu::TextureDescriptor {
@@ -315,7 +322,7 @@ impl GpuScene {
                     size: wgpu::Extent3d {
                         width,
                         height,
-                        depth_or_array_layers: texture_layers.layer_count() as u32,
+                        depth_or_array_layers: layers,
                     },
                     mip_level_count: 1,
                     sample_count: 1,
@@ -325,7 +332,7 @@ impl GpuScene {
                     view_formats: &[],
                 },
                 wgpu::util::TextureDataOrder::LayerMajor,
-                &texture_layers.pixels(scene),
+                &pixels,
             )
         });
         let array_view = texture_array.as_ref().map(|t| {
