@@ -17,7 +17,7 @@ use std::process::ExitCode;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// A real-time GPU viewer for game models and maps (P3M, PTF).
+/// A real-time GPU viewer for game models and maps (P3M, PTF, M3D, Papa, PMF, glTF).
 #[derive(Parser)]
 #[command(name = "facet", version, args_conflicts_with_subcommands = true)]
 struct Cli {
