@@ -1,0 +1,72 @@
+/* The reference side of `cargo bench --bench m3d`: times m3d.h's own
+ * loader on each file given, the same way benches/common/mod.rs times the
+ * viewer (one warm-up, then runs for about 0.3 s, at least 5 and at most
+ * 2000, the median), and prints one line per file: its path, a tab, the
+ * median microseconds of m3d_load + m3d_free on the file's bytes in
+ * memory. Built by the bench with gcc -O2 against the m3d.h that M3D_H
+ * names (scripts/bench-report takes it from the model3d crate on
+ * crates.io); m3d.h itself is not part of this project. */
+#define M3D_IMPLEMENTATION
+#include "m3d.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static int by_value(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+    static double times[2000];
+    for (int i = 1; i < argc; i++) {
+        FILE *f = fopen(argv[i], "rb");
+        if (!f) {
+            perror(argv[i]);
+            return 1;
+        }
+        fseek(f, 0, SEEK_END);
+        long size = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        unsigned char *bytes = malloc(size), *copy = malloc(size);
+        if (!bytes || !copy || fread(bytes, 1, size, f) != (size_t)size) {
+            fprintf(stderr, "%s: cannot read\n", argv[i]);
+            return 1;
+        }
+        fclose(f);
+        int n = 0;
+        double start = 0;
+        for (int run = -1;; run++) {
+            /* m3d_load may write to the buffer it is given: each run gets
+             * a fresh copy, made outside the timed part. */
+            memcpy(copy, bytes, size);
+            double t = now_us();
+            if (run == 0)
+                start = t;
+            m3d_t *m = m3d_load(copy, NULL, NULL, NULL);
+            if (!m) {
+                fprintf(stderr, "%s: m3d_load failed\n", argv[i]);
+                return 1;
+            }
+            m3d_free(m);
+            double took = now_us() - t;
+            if (run < 0)
+                continue;
+            times[n++] = took;
+            if (n >= 2000 || (n >= 5 && now_us() - start >= 300000))
+                break;
+        }
+        qsort(times, n, sizeof times[0], by_value);
+        printf("%s\t%.3f\n", argv[i], times[n / 2]);
+        free(bytes);
+        free(copy);
+    }
+    return 0;
+}
