@@ -346,18 +346,46 @@ struct GpuParts {
     gpu_scene: GpuScene,
 }
 
+/// The surface's format and the 3D pass's (sRGB) format, from the formats
+/// the surface offers. egui wants a plain (gamma) format, and where views
+/// of a surface may change its format (Vulkan, Metal, D3D12) the 3D pass
+/// writes an sRGB view of a plain surface. GL, the fallback where there is
+/// no Vulkan driver, does not allow that (`SURFACE_VIEW_FORMATS`): there
+/// the surface is sRGB and both passes draw into it (egui-wgpu has a
+/// fragment path for an sRGB target).
+fn surface_formats(
+    offered: &[wgpu::TextureFormat],
+    views_reformat: bool,
+) -> (wgpu::TextureFormat, wgpu::TextureFormat) {
+    let plain = offered.iter().copied().find(|f| !f.is_srgb());
+    let srgb = offered.iter().copied().find(|f| f.is_srgb());
+    match (views_reformat, plain, srgb) {
+        (true, Some(p), _) => (p, p.add_srgb_suffix()),
+        (false, _, Some(s)) => (s, s),
+        // No sRGB format to draw into: the 3D pass writes the plain one
+        // (its colours come out darker than they should).
+        _ => {
+            let f = plain.unwrap_or(offered[0]);
+            log::warn!(
+                "the window's surface offers no sRGB format ({offered:?}): colours will be off"
+            );
+            (f, f)
+        }
+    }
+}
+
 impl GpuParts {
     fn new(window: &Arc<Window>, scene: &Scene) -> anyhow::Result<GpuParts> {
         let (gpu, surface) = Gpu::for_window(window.clone())?;
         log::info!("rendering on {}", gpu.describe());
         let caps = surface.get_capabilities(&gpu.adapter);
-        // egui wants a plain (gamma) format; the 3D pass writes an sRGB view of it.
-        let format = caps
-            .formats
-            .iter()
-            .copied()
-            .find(|f| !f.is_srgb())
-            .unwrap_or(caps.formats[0]);
+        let (format, srgb) = surface_formats(
+            &caps.formats,
+            gpu.adapter
+                .get_downlevel_capabilities()
+                .flags
+                .contains(wgpu::DownlevelFlags::SURFACE_VIEW_FORMATS),
+        );
         let size = window.inner_size();
         let mut usage = wgpu::TextureUsages::RENDER_ATTACHMENT;
         if caps.usages.contains(wgpu::TextureUsages::COPY_SRC) {
@@ -372,10 +400,9 @@ impl GpuParts {
             present_mode: wgpu::PresentMode::AutoVsync,
             desired_maximum_frame_latency: 2,
             alpha_mode: caps.alpha_modes[0],
-            view_formats: vec![format.add_srgb_suffix()],
+            view_formats: if srgb == format { vec![] } else { vec![srgb] },
         };
         surface.configure(&gpu.device, &config);
-        let srgb = format.add_srgb_suffix();
         let renderer = Arc::new(Renderer::new(&gpu, srgb, gpu.sample_count(srgb)));
         let targets = Targets::new(
             &gpu.device,
@@ -676,13 +703,50 @@ impl Running {
                 .to_pos2()
                 .min(egui::pos2(w, h)),
         );
-        let srgb_view = frame.texture.create_view(&wgpu::TextureViewDescriptor {
-            format: Some(self.config.format.add_srgb_suffix()),
+        // Frames count once nothing is loading, so `--frames N` means N
+        // frames of the file, however long it took to load.
+        if self.loading.is_none() {
+            self.frame += 1;
+        }
+        // Whether this frame is saved, decided before it is drawn: a surface
+        // that cannot be read back (GL's) is drawn offscreen for it.
+        let shoot = opts.frames.is_some_and(|n| self.frame >= n);
+        let path = match (shoot, &opts.screenshot) {
+            (true, Some(p)) => Some(p.clone()),
+            _ if std::mem::take(&mut self.screenshot_requested) => {
+                let secs = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                Some(saved_file_path(&format!("facet-screenshot-{secs}.png")))
+            }
+            _ => None,
+        };
+        let offscreen = (path.is_some()
+            && !self.config.usage.contains(wgpu::TextureUsages::COPY_SRC))
+        .then(|| {
+            self.gpu.device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("screenshot"),
+                size: wgpu::Extent3d {
+                    width: self.config.width,
+                    height: self.config.height,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: self.config.format,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+                view_formats: &self.config.view_formats,
+            })
+        });
+        let drawn = offscreen.as_ref().unwrap_or(&frame.texture);
+        // The 3D pass's view: the sRGB one configured beside the surface's
+        // own format, or the surface itself where that is sRGB already.
+        let srgb_view = drawn.create_view(&wgpu::TextureViewDescriptor {
+            format: self.config.view_formats.first().copied(),
             ..Default::default()
         });
-        let view = frame
-            .texture
-            .create_view(&wgpu::TextureViewDescriptor::default());
+        let view = drawn.create_view(&wgpu::TextureViewDescriptor::default());
         let mut encoder = self
             .gpu
             .device
@@ -765,50 +829,48 @@ impl Running {
         for id in textures_delta.free.drain() {
             self.egui_renderer.free_texture(&id);
         }
-        // Frames count once nothing is loading, so `--frames N` means N
-        // frames of the file, however long it took to load.
-        if self.loading.is_none() {
-            self.frame += 1;
-        }
         if let Some(e) = self.fatal.take() {
             return Err(e);
         }
-        let shoot = opts.frames.is_some_and(|n| self.frame >= n);
-        let path = match (shoot, &opts.screenshot) {
-            (true, Some(p)) => Some(p.clone()),
-            _ if std::mem::take(&mut self.screenshot_requested) => {
-                let secs = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_secs());
-                Some(saved_file_path(&format!("facet-screenshot-{secs}.png")))
-            }
-            _ => None,
-        };
         if let Some(path) = &path {
-            if !self.config.usage.contains(wgpu::TextureUsages::COPY_SRC) {
-                anyhow::bail!("this surface cannot be read back for a screenshot");
-            }
             self.gpu.queue.submit(extra);
             let img = crate::gpu::capture::read_texture(
                 &self.gpu,
                 encoder,
-                &frame.texture,
+                drawn,
                 self.config.width,
                 self.config.height,
             );
-            img.save(path)
-                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-            log::info!("screenshot saved to {}", path.display());
-            if !shoot {
-                self.ui.report(
-                    ui::Level::Info,
-                    format!("screenshot saved to {}", path.display()),
-                );
+            match img.save(path) {
+                Ok(()) => {
+                    log::info!("screenshot saved to {}", path.display());
+                    if !shoot {
+                        self.ui.report(
+                            ui::Level::Info,
+                            format!("screenshot saved to {}", path.display()),
+                        );
+                    }
+                }
+                // `--screenshot` fails; a person's key press is told why
+                // and the window goes on.
+                Err(e) if shoot => anyhow::bail!("{}: {e}", path.display()),
+                Err(e) => {
+                    let why = format!("screenshot not saved: {}: {e}", path.display());
+                    log::error!("{why}");
+                    self.ui.report(ui::Level::Error, why);
+                }
             }
         } else {
             self.gpu
                 .queue
                 .submit(extra.into_iter().chain([encoder.finish()]));
+        }
+        if offscreen.is_some() {
+            // The surface was not drawn this time: not shown, and the next
+            // frame comes at once.
+            drop(frame);
+            self.window.request_redraw();
+            return Ok(());
         }
         self.window.pre_present_notify();
         self.gpu.queue.present(frame);
