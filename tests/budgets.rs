@@ -530,3 +530,103 @@ fn papa_bc_textures_stay_blocks_until_their_texels_are_asked_for() {
     assert_eq!(&px[..4], &[255, 0, 255, 255]);
     assert_eq!(&px[8 * 4..8 * 4 + 4], &[16, 16, 16, 255]);
 }
+
+#[test]
+fn every_png_layout_decodes_to_rgba8() {
+    // Within the budget a PNG is decoded straight into RGBA8 by the `png`
+    // decoder's own expansion (scene::images::png_rgba). Each layout the
+    // format has, written by the png crate's encoder, against the texels
+    // worked out here by hand.
+    use facet::formats::ptf::Texels;
+    use facet::scene::decode_image;
+    use image::ImageFormat::Png;
+    use png::{BitDepth as D, ColorType as C};
+    let rgba = |file: &[u8]| {
+        let img = decode_image(file, Png, Texels::Within(1 << 20)).unwrap();
+        assert_eq!(img.declared, None);
+        img.rgba8
+    };
+    // Grey: the value in R, G and B, opaque.
+    assert_eq!(
+        rgba(&encode_png(2, 1, C::Grayscale, D::Eight, &[0, 200])),
+        [0, 0, 0, 255, 200, 200, 200, 255]
+    );
+    // One-bit grey, 3 pixels packed high bit first (1 0 1): 255, 0, 255.
+    assert_eq!(
+        rgba(&encode_png(3, 1, C::Grayscale, D::One, &[0b1010_0000])),
+        [255, 255, 255, 255, 0, 0, 0, 255, 255, 255, 255, 255]
+    );
+    // Sixteen-bit grey 0x1000, 0x3000, 0xF0FF: the high bytes.
+    assert_eq!(
+        rgba(&encode_png(
+            3,
+            1,
+            C::Grayscale,
+            D::Sixteen,
+            &[0x10, 0x00, 0x30, 0x00, 0xF0, 0xFF]
+        )),
+        [16, 16, 16, 255, 48, 48, 48, 255, 240, 240, 240, 255]
+    );
+    // Grey + alpha.
+    assert_eq!(
+        rgba(&encode_png(
+            2,
+            1,
+            C::GrayscaleAlpha,
+            D::Eight,
+            &[10, 20, 30, 40]
+        )),
+        [10, 10, 10, 20, 30, 30, 30, 40]
+    );
+    // RGB, opaque; RGBA as stored.
+    assert_eq!(
+        rgba(&encode_png(2, 1, C::Rgb, D::Eight, &[1, 2, 3, 4, 5, 6])),
+        [1, 2, 3, 255, 4, 5, 6, 255]
+    );
+    assert_eq!(
+        rgba(&encode_png(1, 1, C::Rgba, D::Eight, &[9, 8, 7, 6])),
+        [9, 8, 7, 6]
+    );
+    // RGB with a tRNS colour key (three 16-bit samples: 1, 2, 3): that
+    // colour is transparent, the other opaque.
+    let keyed = encode_png_with(2, 1, C::Rgb, D::Eight, &[1, 2, 3, 4, 5, 6], |e| {
+        e.set_trns(vec![0, 1, 0, 2, 0, 3]);
+    });
+    assert_eq!(rgba(&keyed), [1, 2, 3, 0, 4, 5, 6, 255]);
+    // An 8-bit palette without tRNS (entries (10, 20, 30), (40, 50, 60)),
+    // pixels 1 0: opaque.
+    let indexed = encode_png_with(2, 1, C::Indexed, D::Eight, &[1, 0], |e| {
+        e.set_palette(vec![10, 20, 30, 40, 50, 60]);
+    });
+    assert_eq!(rgba(&indexed), [40, 50, 60, 255, 10, 20, 30, 255]);
+    // A 2-bit palette with tRNS: entries 0 red (alpha 0), 1 blue (alpha
+    // 200), 2 white (no tRNS entry: opaque). Rows 0 1 / 2 2.
+    let indexed = encode_png_with(2, 2, C::Indexed, D::Two, &[0b0001_0000, 0b1010_0000], |e| {
+        e.set_palette(vec![255, 0, 0, 0, 0, 255, 255, 255, 255]);
+        e.set_trns(vec![0, 200]);
+    });
+    assert_eq!(
+        rgba(&indexed),
+        [
+            255, 0, 0, 0, 0, 0, 255, 200, 255, 255, 255, 255, 255, 255, 255, 255
+        ]
+    );
+    // A truncated file is an error, not a panic or a short image.
+    let whole = encode_png(2, 1, C::Rgb, D::Eight, &[1, 2, 3, 4, 5, 6]);
+    for cut in [8, 33, whole.len() - 13] {
+        assert!(decode_image(&whole[..cut], Png, Texels::Within(1 << 20)).is_err());
+    }
+    // The same file declaring 100,000 pixels a row (the IHDR's width at
+    // 16, its CRC redone): within the budget, but 300,000 bytes of RGB rows
+    // cannot inflate from its few bytes (deflate's ratio is at most about
+    // 1032:1), so it is refused before the texels are allocated.
+    let mut wide = whole.clone();
+    wide[16..20].copy_from_slice(&100_000u32.to_be_bytes());
+    let crc = common::crc32(&wide[12..29]);
+    wide[29..33].copy_from_slice(&crc.to_be_bytes());
+    let e = decode_image(&wide, Png, Texels::Within(1 << 20)).unwrap_err();
+    assert!(
+        e.contains("100000x1 PNG") && e.contains("cannot come out"),
+        "{e}"
+    );
+}

@@ -434,7 +434,14 @@ fn the_gl_fallback_draws_what_vulkan_draws() {
                 "Vulkan backend"
             };
             assert!(err.contains(wanted), "{name}: not drawn on {wanted}: {err}");
-            assert!(!err.contains("ERROR"), "{name} on {backend}: {err}");
+            // wgpu's GL backend logs its EGL platform probes as errors
+            // when one is not there (it goes on to the next): those aside,
+            // nothing may be logged as an error.
+            let errors = err
+                .lines()
+                .filter(|l| l.contains("ERROR") && !l.contains("gles::egl"))
+                .count();
+            assert_eq!(errors, 0, "{name} on {backend}: {err}");
             images.push(image::open(&png).unwrap().to_rgba8());
         }
         let differing = images[0]

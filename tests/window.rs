@@ -723,7 +723,14 @@ fn the_window_runs_on_the_gl_fallback() {
     assert!(out.status.success(), "{log}");
     let gl_log = log.split("GL RUN DONE").next().unwrap();
     assert!(gl_log.contains("(Gl backend"), "not drawn on GL:\n{log}");
-    assert!(!gl_log.contains("ERROR"), "{gl_log}");
+    // Errors but wgpu's EGL platform probes (logged when a platform is not
+    // there; it goes on to the next).
+    assert!(
+        !gl_log
+            .lines()
+            .any(|l| l.contains("ERROR") && !l.contains("gles::egl")),
+        "{gl_log}"
+    );
     assert!(
         log.contains("screenshot not saved:"),
         "the failed screenshot was not reported:\n{log}"

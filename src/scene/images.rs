@@ -47,6 +47,9 @@ pub fn decode_image(
         }
         Texels::Within(b) => b,
     };
+    if format == image::ImageFormat::Png {
+        return png_rgba(bytes, budget);
+    }
     // `image`'s limits cover the decoders' own buffers too (rows, inflate
     // windows): a floor of 8 MiB keeps small budgets from refusing small
     // images; the texels themselves are checked against the budget below.
@@ -76,6 +79,86 @@ pub fn decode_image(
         width: img.width(),
         height: img.height(),
         rgba8: img.into_raw(),
+        declared: None,
+    })
+}
+
+/// A PNG as RGBA8, straight from the `png` decoder into the output (the
+/// decoder expands palettes, RGB, low bit depths and 16-bit samples to
+/// 8-bit RGBA as it writes each row; grey + alpha is spread to four
+/// channels in place), with no image of the file's own layout beside it
+/// nor `image`'s generic conversion. Over `budget`, decoded smaller.
+fn png_rgba(bytes: &[u8], budget: usize) -> Result<DecodedImage, String> {
+    // The decoder's own buffers are a few rows and its inflate window; the
+    // texels are checked against the budget below.
+    let limits = png::Limits {
+        bytes: budget.saturating_mul(2).max(8 << 20),
+    };
+    let mut decoder = png::Decoder::new_with_limits(std::io::Cursor::new(bytes), limits);
+    // ALPHA: palettes and RGB come out as RGBA (opaque where the file has
+    // no transparency), grey as grey + alpha.
+    decoder.set_transformations(
+        png::Transformations::EXPAND | png::Transformations::ALPHA | png::Transformations::STRIP_16,
+    );
+    let mut reader = decoder.read_info().map_err(|e| e.to_string())?;
+    let (width, height) = (reader.info().width, reader.info().height);
+    let need = width as u64 * height as u64 * 4;
+    if need > budget as u64 {
+        return png_reduced(bytes, budget);
+    }
+    let (color, _) = reader.output_color_type();
+    let channels = color.samples();
+    let pixels = width as usize * height as usize;
+    let mut rgba8 = vec![0u8; need as usize];
+    let stored = pixels * channels;
+    // Deflate inflates at most about 1032:1: a short file declaring a large
+    // image cannot fill it, and is refused before the texels are allocated.
+    if stored as u64 > (bytes.len() as u64).saturating_mul(1032) {
+        return Err(format!(
+            "{width}x{height} PNG: {stored} bytes of rows cannot come out of a {}-byte file",
+            bytes.len()
+        ));
+    }
+    if channels > 4 || reader.output_buffer_size() != Some(stored) {
+        return Err(format!(
+            "{width}x{height} PNG: {color:?} rows of an unexpected size"
+        ));
+    }
+    reader
+        .next_frame(&mut rgba8[..stored])
+        .map_err(|e| e.to_string())?;
+    // From the last pixel down, so that no pixel is overwritten before it
+    // is read: pixel i is read from channels * i and written at 4 * i.
+    let buf = &mut rgba8[..];
+    match color {
+        png::ColorType::Rgba => {}
+        png::ColorType::Rgb => {
+            for i in (0..pixels).rev() {
+                let [r, g, b] = [buf[3 * i], buf[3 * i + 1], buf[3 * i + 2]];
+                buf[4 * i..4 * i + 4].copy_from_slice(&[r, g, b, 255]);
+            }
+        }
+        png::ColorType::GrayscaleAlpha => {
+            for i in (0..pixels).rev() {
+                let [v, a] = [buf[2 * i], buf[2 * i + 1]];
+                buf[4 * i..4 * i + 4].copy_from_slice(&[v, v, v, a]);
+            }
+        }
+        png::ColorType::Grayscale => {
+            for i in (0..pixels).rev() {
+                let v = buf[i];
+                buf[4 * i..4 * i + 4].copy_from_slice(&[v, v, v, 255]);
+            }
+        }
+        // EXPAND turns palettes into RGB(A).
+        png::ColorType::Indexed => {
+            return Err(format!("{width}x{height} PNG: palette not expanded"));
+        }
+    }
+    Ok(DecodedImage {
+        width,
+        height,
+        rgba8,
         declared: None,
     })
 }
