@@ -334,22 +334,7 @@ fn switching_quad_p3m() -> Vec<u8> {
         layout: p3m::P3mLayout::Current,
         version: 0,
         flags: 0,
-        parts: vec![p3m::Part {
-            name: "quad".into(),
-            visible: true,
-            material: 0,
-            material_overrides: vec![],
-            positions: vec![
-                [-1.0, -1.0, 0.0],
-                [1.0, -1.0, 0.0],
-                [1.0, 1.0, 0.0],
-                [-1.0, 1.0, 0.0],
-            ],
-            uvs: Some(vec![[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]),
-            normals: Some(vec![[0.0, 0.0, -1.0]; 4]),
-            indices: vec![0, 1, 2, 0, 2, 3],
-            weight_groups: vec![],
-        }],
+        parts: vec![common::quad("quad", 0, true)],
         materials: vec![p3m::Material {
             render_mode: p3m::RenderMode::Normal,
             data: MaterialData {

@@ -213,23 +213,7 @@ fn ptf(width: u32, height: u32, texels: &[[u8; 4]]) -> p3m::Texture {
 /// is visible), written and decoded back through the P3M writer.
 fn quad_file(materials: Vec<p3m::Material>, textures: Vec<p3m::Texture>) -> Scene {
     let parts = (0..materials.len())
-        .map(|i| p3m::Part {
-            name: format!("quad {i}"),
-            visible: i == 0,
-            material: i as u8,
-            material_overrides: vec![],
-            // P3M z is mirrored: the scene's +Z is the file's -Z.
-            positions: vec![
-                [-1.0, -1.0, 0.0],
-                [1.0, -1.0, 0.0],
-                [1.0, 1.0, 0.0],
-                [-1.0, 1.0, 0.0],
-            ],
-            uvs: Some(vec![[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]),
-            normals: Some(vec![[0.0, 0.0, -1.0]; 4]),
-            indices: vec![0, 1, 2, 0, 2, 3],
-            weight_groups: vec![],
-        })
+        .map(|i| common::quad(&format!("quad {i}"), i as u8, i == 0))
         .collect();
     let m = p3m::P3m {
         layout: p3m::P3mLayout::Current,

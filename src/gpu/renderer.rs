@@ -294,32 +294,7 @@ impl Renderer {
             ..Default::default()
         });
         let white = super::texture::upload_texture(gpu, "white", 1, 1, &[255; 4]).view;
-        // Two layers: GL takes a one-layer texture for a plain 2D one, which
-        // the shader's array binding cannot sample.
-        let white_array = wgpu::util::DeviceExt::create_texture_with_data(
-            device,
-            &gpu.queue,
-            &wgpu::TextureDescriptor {
-                label: Some("white layers"),
-                size: wgpu::Extent3d {
-                    width: 1,
-                    height: 1,
-                    depth_or_array_layers: 2,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: wgpu::TextureFormat::Rgba8UnormSrgb,
-                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-                view_formats: &[],
-            },
-            wgpu::util::TextureDataOrder::LayerMajor,
-            &[255; 8],
-        )
-        .create_view(&wgpu::TextureViewDescriptor {
-            dimension: Some(wgpu::TextureViewDimension::D2Array),
-            ..Default::default()
-        });
+        let (_, white_array) = super::texture::upload_layers(gpu, "white layers", 1, 1, &[255; 4]);
         Renderer {
             color_format,
             sample_count,

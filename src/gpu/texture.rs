@@ -75,6 +75,53 @@ pub fn upload_compressed(
     with_ui_view(gpu, format, plain, create)
 }
 
+/// An sRGB texture array of RGBA8 layers, `width` x `height` each, from
+/// `rgba8` layer after layer, and its array view. At least two layers: GL
+/// takes a one-layer texture for a plain 2D one, which an array binding
+/// cannot sample, so a single layer is stored twice.
+pub fn upload_layers(
+    gpu: &super::Gpu,
+    label: &str,
+    width: u32,
+    height: u32,
+    rgba8: &[u8],
+) -> (wgpu::Texture, wgpu::TextureView) {
+    let layer = (width as usize * height as usize * 4).max(1);
+    debug_assert!(rgba8.len() >= layer && rgba8.len().is_multiple_of(layer));
+    let twice;
+    let (data, layers) = match rgba8.len() / layer {
+        1 => {
+            twice = [rgba8, rgba8].concat();
+            (&twice[..], 2)
+        }
+        n => (rgba8, n as u32),
+    };
+    let texture = gpu.device.create_texture_with_data(
+        &gpu.queue,
+        &wgpu::TextureDescriptor {
+            label: Some(label),
+            size: wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: layers,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba8UnormSrgb,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        },
+        wgpu::util::TextureDataOrder::LayerMajor,
+        data,
+    );
+    let view = texture.create_view(&wgpu::TextureViewDescriptor {
+        dimension: Some(wgpu::TextureViewDimension::D2Array),
+        ..Default::default()
+    });
+    (texture, view)
+}
+
 /// An sRGB colour texture.
 pub fn upload_texture(
     gpu: &super::Gpu,

@@ -306,41 +306,20 @@ impl GpuScene {
         if let Some(why) = why {
             log::warn!("{}: {why}", scene.source.file_name);
         }
-        let texture_array = (texture_layers.layer_count() > 0).then(|| {
-            let [width, height] = texture_layers.size;
-            // At least two layers: GL takes a one-layer texture for a plain
-            // 2D one, which the shader's array binding cannot sample.
-            let mut pixels = texture_layers.pixels(scene);
-            let layers = texture_layers.layer_count().max(2) as u32;
-            if texture_layers.layer_count() == 1 {
-                pixels.extend_from_within(..);
+        let (texture_array, array_view) = match texture_layers.layer_count() {
+            0 => (None, None),
+            _ => {
+                let [width, height] = texture_layers.size;
+                let (t, v) = super::texture::upload_layers(
+                    gpu,
+                    "keyframed textures",
+                    width,
+                    height,
+                    &texture_layers.pixels(scene),
+                );
+                (Some(t), Some(v))
             }
-            device.create_texture_with_data(
-                &gpu.queue,
-                &wgpu::TextureDescriptor {
-                    label: Some("keyframed textures"),
-                    size: wgpu::Extent3d {
-                        width,
-                        height,
-                        depth_or_array_layers: layers,
-                    },
-                    mip_level_count: 1,
-                    sample_count: 1,
-                    dimension: wgpu::TextureDimension::D2,
-                    format: wgpu::TextureFormat::Rgba8UnormSrgb,
-                    usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-                    view_formats: &[],
-                },
-                wgpu::util::TextureDataOrder::LayerMajor,
-                &pixels,
-            )
-        });
-        let array_view = texture_array.as_ref().map(|t| {
-            t.create_view(&wgpu::TextureViewDescriptor {
-                dimension: Some(wgpu::TextureViewDimension::D2Array),
-                ..Default::default()
-            })
-        });
+        };
 
         // Every slot starts at its material's own values; animated ones are
         // rewritten by the compute pass before each draw.

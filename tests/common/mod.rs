@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 #[allow(dead_code)]
 mod models;
 #[allow(unused_imports)]
-pub use models::arm;
+pub use models::{arm, quad};
 
 /// `../shared` beside the checkout (CI has it). Panics with a clear message
 /// when it is missing: tests that need it must not pass silently.

@@ -123,3 +123,24 @@ pub fn arm() -> P3m {
         string_table: (0, 0),
     }
 }
+
+/// A unit quad facing the scene's +Z (the camera's default side; P3M z is
+/// mirrored, so the file's normals point to -Z) with UVs over 0..1.
+pub fn quad(name: &str, material: u8, visible: bool) -> Part {
+    Part {
+        name: name.into(),
+        visible,
+        material,
+        material_overrides: vec![],
+        positions: vec![
+            [-1.0, -1.0, 0.0],
+            [1.0, -1.0, 0.0],
+            [1.0, 1.0, 0.0],
+            [-1.0, 1.0, 0.0],
+        ],
+        uvs: Some(vec![[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]),
+        normals: Some(vec![[0.0, 0.0, -1.0]; 4]),
+        indices: vec![0, 1, 2, 0, 2, 3],
+        weight_groups: vec![],
+    }
+}
