@@ -868,6 +868,10 @@ pub(crate) fn insert_influence(slots: &mut [(u16, u16); 4], joint: u16, share: u
 /// u8 weights) as weights in units of 1/65535: each share's part of their
 /// sum, largest remainder in exact integers, ties to the first.
 pub(crate) fn share_weights(w: [u16; 4]) -> [u16; 4] {
+    if w[0] > 0 && w[1..] == [0; 3] {
+        // One influence (most vertices of most models): all of it.
+        return [WEIGHT_UNITS as u16, 0, 0, 0];
+    }
     let sum: u32 = w.iter().map(|&x| x.min(256) as u32).sum();
     if sum == 0 {
         return [0; 4];
@@ -929,6 +933,9 @@ mod weight_tests {
         assert_eq!(share_weights([128, 64, 0, 0]), [43690, 21845, 0, 0]);
         assert_eq!(share_weights([256; 4]), [16384, 16384, 16384, 16383]);
         assert_eq!(share_weights([0; 4]), [0; 4]);
+        // One influence, whatever its byte: all 65535 units.
+        assert_eq!(share_weights([1, 0, 0, 0]), [65535, 0, 0, 0]);
+        assert_eq!(share_weights([256, 0, 0, 0]), [65535, 0, 0, 0]);
     }
 
     /// The reciprocal `share_weights` divides by, against integer division

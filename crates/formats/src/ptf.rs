@@ -132,15 +132,29 @@ impl Ptf {
 /// `pixels` of `format` expanded to RGBA8 (I -> grey, IA -> grey + alpha).
 pub fn expand_rgba8(format: PtfFormat, pixels: &[u8]) -> Vec<u8> {
     let c = format.channels();
-    let mut out = Vec::with_capacity(pixels.len() / c * 4);
-    for px in pixels.chunks_exact(c) {
-        let rgba = match format {
-            PtfFormat::I => [px[0], px[0], px[0], 255],
-            PtfFormat::Ia => [px[0], px[0], px[0], px[1]],
-            PtfFormat::Rgb => [px[0], px[1], px[2], 255],
-            PtfFormat::Rgba => [px[0], px[1], px[2], px[3]],
-        };
-        out.extend_from_slice(&rgba);
+    let n = pixels.len() / c;
+    // One loop per format over fixed-size chunks, written into a buffer of
+    // the final size: no per-texel format test or capacity check, so the
+    // compiler vectorises each (demo.p3m's PTFs: a fifth of its load before).
+    let mut out = vec![0u8; 4 * n];
+    let texels = out.chunks_exact_mut(4);
+    match format {
+        PtfFormat::I => {
+            for (o, &v) in texels.zip(pixels) {
+                o.copy_from_slice(&[v, v, v, 255]);
+            }
+        }
+        PtfFormat::Ia => {
+            for (o, p) in texels.zip(pixels.chunks_exact(2)) {
+                o.copy_from_slice(&[p[0], p[0], p[0], p[1]]);
+            }
+        }
+        PtfFormat::Rgb => {
+            for (o, p) in texels.zip(pixels.chunks_exact(3)) {
+                o.copy_from_slice(&[p[0], p[1], p[2], 255]);
+            }
+        }
+        PtfFormat::Rgba => out.copy_from_slice(&pixels[..4 * n]),
     }
     out
 }

@@ -132,3 +132,28 @@ fn writer_refuses_what_the_format_cannot_hold() {
     assert!(encode(old, PtfFormat::Rgb, 4, 8, &[0; 96]).is_err());
     assert!(encode(old, PtfFormat::Ia, 4, 4, &[0; 32]).is_err());
 }
+
+#[test]
+fn every_format_expands_to_rgba8() {
+    // Two texels of each format, the RGBA8 they stand for worked out by
+    // hand: I is grey and opaque, IA grey with its alpha, RGB opaque.
+    use ptf::expand_rgba8;
+    assert_eq!(
+        expand_rgba8(PtfFormat::I, &[7, 200]),
+        [7, 7, 7, 255, 200, 200, 200, 255]
+    );
+    assert_eq!(
+        expand_rgba8(PtfFormat::Ia, &[7, 8, 200, 0]),
+        [7, 7, 7, 8, 200, 200, 200, 0]
+    );
+    assert_eq!(
+        expand_rgba8(PtfFormat::Rgb, &[1, 2, 3, 4, 5, 6]),
+        [1, 2, 3, 255, 4, 5, 6, 255]
+    );
+    assert_eq!(
+        expand_rgba8(PtfFormat::Rgba, &[1, 2, 3, 4, 5, 6, 7, 8]),
+        [1, 2, 3, 4, 5, 6, 7, 8]
+    );
+    // A trailing partial texel is not a texel.
+    assert_eq!(expand_rgba8(PtfFormat::Rgb, &[1, 2, 3, 4]), [1, 2, 3, 255]);
+}
