@@ -85,8 +85,8 @@ pub fn decode_image(
 
 /// A PNG as RGBA8, straight from the `png` decoder into the output (the
 /// decoder expands palettes, RGB, low bit depths and 16-bit samples to
-/// 8-bit RGBA as it writes each row; grey + alpha is spread to four
-/// channels in place), with no image of the file's own layout beside it
+/// 8-bit RGBA as it writes each row; grey comes out as grey + alpha and is
+/// spread to four channels in place), with no image of the file's own layout beside it
 /// nor `image`'s generic conversion. Over `budget`, decoded smaller.
 fn png_rgba(bytes: &[u8], budget: usize) -> Result<DecodedImage, String> {
     // The decoder's own buffers are a few rows and its inflate window; the
@@ -109,7 +109,6 @@ fn png_rgba(bytes: &[u8], budget: usize) -> Result<DecodedImage, String> {
     let (color, _) = reader.output_color_type();
     let channels = color.samples();
     let pixels = width as usize * height as usize;
-    let mut rgba8 = vec![0u8; need as usize];
     let stored = pixels * channels;
     // Deflate inflates at most about 1032:1: a short file declaring a large
     // image cannot fill it, and is refused before the texels are allocated.
@@ -119,40 +118,29 @@ fn png_rgba(bytes: &[u8], budget: usize) -> Result<DecodedImage, String> {
             bytes.len()
         ));
     }
-    if channels > 4 || reader.output_buffer_size() != Some(stored) {
-        return Err(format!(
-            "{width}x{height} PNG: {color:?} rows of an unexpected size"
-        ));
+    // With ALPHA every layout comes out as RGBA or grey + alpha.
+    let grey = match color {
+        png::ColorType::Rgba => false,
+        png::ColorType::GrayscaleAlpha => true,
+        other => {
+            return Err(format!(
+                "{width}x{height} PNG: {other:?} rows after expansion"
+            ));
+        }
+    };
+    if reader.output_buffer_size() != Some(stored) {
+        return Err(format!("{width}x{height} PNG: rows of an unexpected size"));
     }
+    let mut rgba8 = vec![0u8; need as usize];
     reader
         .next_frame(&mut rgba8[..stored])
         .map_err(|e| e.to_string())?;
-    // From the last pixel down, so that no pixel is overwritten before it
-    // is read: pixel i is read from channels * i and written at 4 * i.
-    let buf = &mut rgba8[..];
-    match color {
-        png::ColorType::Rgba => {}
-        png::ColorType::Rgb => {
-            for i in (0..pixels).rev() {
-                let [r, g, b] = [buf[3 * i], buf[3 * i + 1], buf[3 * i + 2]];
-                buf[4 * i..4 * i + 4].copy_from_slice(&[r, g, b, 255]);
-            }
-        }
-        png::ColorType::GrayscaleAlpha => {
-            for i in (0..pixels).rev() {
-                let [v, a] = [buf[2 * i], buf[2 * i + 1]];
-                buf[4 * i..4 * i + 4].copy_from_slice(&[v, v, v, a]);
-            }
-        }
-        png::ColorType::Grayscale => {
-            for i in (0..pixels).rev() {
-                let v = buf[i];
-                buf[4 * i..4 * i + 4].copy_from_slice(&[v, v, v, 255]);
-            }
-        }
-        // EXPAND turns palettes into RGB(A).
-        png::ColorType::Indexed => {
-            return Err(format!("{width}x{height} PNG: palette not expanded"));
+    if grey {
+        // From the last pixel down, so that no pixel is overwritten before
+        // it is read: pixel i is read at 2 * i and written at 4 * i.
+        for i in (0..pixels).rev() {
+            let [v, a] = [rgba8[2 * i], rgba8[2 * i + 1]];
+            rgba8[4 * i..4 * i + 4].copy_from_slice(&[v, v, v, a]);
         }
     }
     Ok(DecodedImage {
