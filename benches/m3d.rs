@@ -76,8 +76,7 @@ fn reference(files: &[std::path::PathBuf], records: &mut Records) {
         return;
     };
     let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let exe = here.join("target/bench/m3d_load");
-    std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
+    let exe = common::bench_dir().join("m3d_load");
     let include = header.parent().unwrap_or(std::path::Path::new("."));
     let built = std::process::Command::new("gcc")
         .args(["-O2", "-w", "-I"])

@@ -83,6 +83,16 @@ fn window_shows_the_model_and_the_inspector() {
 
 /// Runs `script` (which quits the viewer) and returns the viewer's "at
 /// exit:" line (the timeline it ended on) and the whole log.
+/// The files in `dir` whose names start with `prefix` (what the app saved
+/// under a name with a time in it).
+fn files_named_like(dir: &std::path::Path, prefix: &str) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(prefix))
+        .collect()
+}
+
 /// A name no other run of this test binary uses.
 fn run_id() -> String {
     static RUN: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
@@ -297,16 +307,7 @@ fn save_render_writes_the_chosen_size_and_keeps_it() {
     let out = under_xvfb(&script);
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{log}");
-    let saved: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("facet-render-1280x720-")
-        })
-        .collect();
+    let saved = files_named_like(&dir, "facet-render-1280x720-");
     assert_eq!(saved.len(), 1, "no render saved:\n{log}");
     let img = image::open(&saved[0]).unwrap().to_rgba8();
     assert_eq!(img.dimensions(), (1280, 720));
@@ -735,16 +736,7 @@ fn the_window_runs_on_the_gl_fallback() {
         log.contains("screenshot not saved:"),
         "the failed screenshot was not reported:\n{log}"
     );
-    let menu_shots: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("facet-screenshot-")
-        })
-        .collect();
+    let menu_shots = files_named_like(&dir, "facet-screenshot-");
     assert_eq!(menu_shots.len(), 1, "no menu screenshot on GL:\n{log}");
     let gl = image::open(dir.join("gl.png")).unwrap().to_rgba8();
     let vulkan = image::open(dir.join("vulkan.png")).unwrap().to_rgba8();

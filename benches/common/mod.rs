@@ -114,16 +114,23 @@ impl Records {
 
     /// Writes the file and says where.
     pub fn write(self) {
-        let dir = std::env::var_os("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"))
-            .join("bench");
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = bench_dir();
         let path = dir.join(format!("{}.json", self.bench));
         let text = serde_json::to_string_pretty(&self.records).unwrap();
         std::fs::write(&path, text + "\n").unwrap();
         eprintln!("{} records -> {}", self.records.len(), path.display());
     }
+}
+
+/// `target/bench` (under `CARGO_TARGET_DIR` when set), made if missing:
+/// the records, and what a bench builds to measure beside them.
+pub fn bench_dir() -> PathBuf {
+    let dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"))
+        .join("bench");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }
 
 /// The CPU model, its core count and the OS, as the records name the
