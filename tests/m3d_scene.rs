@@ -101,8 +101,8 @@ fn conversion_keeps_colours_materials_and_textures() {
             .details
             .iter()
             .find(|(k, _)| k == "model name")
-            .map(|(_, v)| v.as_str()),
-        Some("BSG Viper")
+            .map(|(_, v)| v.to_string()),
+        Some("BSG Viper".to_string())
     );
     assert!(
         s.source
@@ -973,4 +973,62 @@ fn voxel_surfaces_are_drawn_culled_and_look_the_same() {
             );
         }
     }
+}
+
+/// The file facts the inspector and `info` show, written only when shown
+/// (`scene::Detail`): each as text, against the hand-built file's own
+/// strings and sizes.
+#[test]
+fn file_facts_read_as_the_hand_built_file_says() {
+    let file = hand_m3d(false, false);
+    let scene = facet::load::load_bytes("hand.m3d", &file, None)
+        .unwrap()
+        .scene;
+    let facts: Vec<(String, String)> = scene
+        .source
+        .details
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    // Everything after "3DMO" and the length: HEAD to OMD3, stored plain.
+    let payload = format!("{} bytes, stored plain", file.len() - 8);
+    let want = [
+        ("model name", "Hand"),
+        ("license", "MIT"),
+        ("author", "tests"),
+        ("description", ""),
+        // The file says -2; m3d.h reads a scale <= 0 as 1.
+        ("scale", "1 m per unit"),
+        ("payload", &payload),
+        ("actions", "0"),
+        ("voxel types", "0"),
+        ("labels", "0"),
+    ];
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    assert_eq!(facts, want);
+    // A compressed file says so, with its inflated size (Python's zlib
+    // inflates cube.m3d's stream after "3DMO" and the length to 128 bytes).
+    let cube = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/m3d/cube.m3d"),
+    )
+    .unwrap();
+    let m = m3d::decode(&cube).unwrap();
+    let s = facet::scene::from_m3d::convert(
+        &m,
+        Default::default(),
+        &facet::scene::companions::NoCompanions,
+    );
+    let payload = s
+        .source
+        .details
+        .iter()
+        .find(|(k, _)| k == "payload")
+        .unwrap();
+    assert_eq!(
+        payload.1.to_string(),
+        "128 bytes, zlib-compressed in the file"
+    );
 }

@@ -132,7 +132,7 @@ fn vertices_without_positions_are_listed_not_drawn() {
         s.source
             .details
             .iter()
-            .any(|(k, v)| k == "vertex buffers" && v.contains("Matrix")),
+            .any(|(k, v)| k == "vertex buffers" && v.to_string().contains("Matrix")),
         "the buffer is listed"
     );
 }

@@ -251,7 +251,13 @@ fn m3d_inspector_shows_strings_chunks_and_material_properties() {
             state,
         );
     harness.run();
-    for text in ["M3D", "model name", "BSG Viper", "payload", "zlib, "] {
+    for text in [
+        "M3D",
+        "model name",
+        "BSG Viper",
+        "payload",
+        "zlib-compressed in the file",
+    ] {
         harness.get_by_label_contains(text);
     }
     harness.get_by_label("Chunks (8)").click();

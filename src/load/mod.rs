@@ -234,12 +234,12 @@ fn load_bytes_inner(
             source.format = "PTF".into();
             source
                 .details
-                .push(("generation".into(), t.layout.describe()));
+                .push(("generation".into(), t.layout.describe().into()));
             let mut warnings = Vec::new();
             if let Some((w, h)) = t.reduced_from {
                 source
                     .details
-                    .push(("declared size".into(), format!("{w}x{h}")));
+                    .push(("declared size".into(), format!("{w}x{h}").into()));
                 warnings.push(scene::from_p3m::reduced_note(file, &t));
             }
             let pixels = std::mem::take(&mut t.pixels);
@@ -272,7 +272,9 @@ fn load_bytes_inner(
                 let tex =
                     scene::from_papa::scene_texture(t, &t.name, companions.texels(), &mut warnings)
                         .unwrap_or_else(|why| scene::Texture::checkerboard(&t.name, why));
-                source.details.push(("texture".into(), tex.format.clone()));
+                source
+                    .details
+                    .push(("texture".into(), tex.format.clone().into()));
                 // The texture viewer's levels, largest first, as long as
                 // they fit what the budget has left (none for headers only).
                 let mut left =

@@ -9,7 +9,7 @@
 use super::resolver::DiskResolver;
 use super::{LoadError, Loaded, Raw, load_bytes_inner, remove_clip};
 use crate::formats::papa::{self, Papa};
-use crate::scene::{self, Added, Bone, Scene, SourceInfo};
+use crate::scene::{self, Added, Bone, Detail, Scene, SourceInfo};
 use glam::Mat4;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -145,11 +145,11 @@ pub(super) fn open(
     source.format = "Papa".into();
     let a0 = &p.animations[0];
     source.details.extend([
-        ("animation bones".into(), names.len().to_string()),
-        ("frames".into(), a0.frames.to_string()),
+        ("animation bones".into(), names.len().into()),
+        ("frames".into(), Detail::Count(a0.frames as u64, "")),
         (
             "frame rate".into(),
-            format!("{}/{} fps", a0.fps_num, a0.fps_den),
+            format!("{}/{} fps", a0.fps_num, a0.fps_den).into(),
         ),
     ]);
     let mut scene = match found {

@@ -602,30 +602,31 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
 
     let mut source = source;
     source.format = "M3D".into();
-    let strings = [
+    source.details.reserve_exact(9);
+    for (k, v) in [
         ("model name", &m.name),
         ("license", &m.license),
         ("author", &m.author),
         ("description", &m.description),
-    ];
-    source.details.extend(
-        strings
-            .iter()
-            .map(|(k, v)| (k.to_string().into(), v.to_string())),
-    );
+    ] {
+        source.details.push((k.into(), v.clone().into()));
+    }
     source.details.extend([
-        ("scale".into(), format!("{} m per unit", m.scale)),
+        ("scale".into(), Detail::Number(m.scale, " m per unit")),
         (
             "payload".into(),
-            if m.compressed {
-                format!("zlib, {} bytes inflated", m.payload_len)
-            } else {
-                format!("plain, {} bytes", m.payload_len)
-            },
+            Detail::Count(
+                m.payload_len as u64,
+                if m.compressed {
+                    " bytes, zlib-compressed in the file"
+                } else {
+                    " bytes, stored plain"
+                },
+            ),
         ),
-        ("actions".into(), m.actions.len().to_string()),
-        ("voxel types".into(), m.voxel_types.len().to_string()),
-        ("labels".into(), m.labels.len().to_string()),
+        ("actions".into(), m.actions.len().into()),
+        ("voxel types".into(), m.voxel_types.len().into()),
+        ("labels".into(), m.labels.len().into()),
     ]);
     source.chunks = m
         .chunks

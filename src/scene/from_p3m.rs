@@ -178,24 +178,24 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) ->
     source.details.extend([
         (
             "layout".into(),
-            format!("{} ({})", m.layout.name(), m.layout.spec()),
+            format!("{} ({})", m.layout.name(), m.layout.spec()).into(),
         ),
         (
             "version".into(),
-            format!("{}.0 (flags {:#04X})", m.version, m.flags),
+            format!("{}.0 (flags {:#04X})", m.version, m.flags).into(),
         ),
-        ("actions".into(), m.actions.len().to_string()),
+        ("actions".into(), m.actions.len().into()),
         (
             "animated materials".into(),
             m.materials
                 .iter()
                 .filter(|x| x.animation.is_some())
                 .count()
-                .to_string(),
+                .into(),
         ),
         (
             "string table".into(),
-            format!("{} bytes at {:#X}", m.string_table.1, m.string_table.0),
+            format!("{} bytes at {:#X}", m.string_table.1, m.string_table.0).into(),
         ),
     ]);
 

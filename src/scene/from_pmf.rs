@@ -436,19 +436,19 @@ pub fn convert(map: &Pmf, mut source: SourceInfo, shading: MapShading) -> Scene 
     let triangles: usize = map.sectors.iter().map(|s| s.triangles.len()).sum();
     let cubes: usize = map.sectors.iter().map(|s| s.cubes.len()).sum();
     let d = &mut scene.source.details;
-    d.push(("map name".into(), map.name.clone()));
-    d.push(("authors".into(), map.authors.clone()));
-    d.push(("description".into(), map.description.clone()));
+    d.push(("map name".into(), map.name.clone().into()));
+    d.push(("authors".into(), map.authors.clone().into()));
+    d.push(("description".into(), map.description.clone().into()));
     d.push((
         "created".into(),
-        format!("{} (UTC Unix seconds)", map.created),
+        format!("{} (UTC Unix seconds)", map.created).into(),
     ));
     d.push((
         "version".into(),
-        format!("{}.{}", map.version.0, map.version.1),
+        format!("{}.{}", map.version.0, map.version.1).into(),
     ));
-    d.push(("gamemodes".into(), map.gamemodes.join(", ")));
-    d.push(("difficulties".into(), map.difficulties.join(", ")));
+    d.push(("gamemodes".into(), map.gamemodes.join(", ").into()));
+    d.push(("difficulties".into(), map.difficulties.join(", ").into()));
     d.push((
         "sectors".into(),
         format!(
@@ -457,19 +457,21 @@ pub fn convert(map: &Pmf, mut source: SourceInfo, shading: MapShading) -> Scene 
             map.sector_counts[1],
             map.sector_counts[2],
             map.sector_size()
-        ),
+        )
+        .into(),
     ));
-    d.push(("triangles".into(), triangles.to_string()));
-    d.push(("cubes".into(), cubes.to_string()));
+    d.push(("triangles".into(), triangles.into()));
+    d.push(("cubes".into(), cubes.into()));
     d.push((
         "lights".into(),
         format!(
             "{} dynamic, {} fast",
             map.dynamic_light_count,
             map.fast_lights.len()
-        ),
+        )
+        .into(),
     ));
-    d.push(("entities".into(), map.entities.entities.len().to_string()));
+    d.push(("entities".into(), map.entities.entities.len().into()));
     scene.tables.push((
         "Map materials".into(),
         map.materials

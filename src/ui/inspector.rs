@@ -136,7 +136,7 @@ pub fn inspector(
                     row("format", s.format.to_string());
                     row("size", format!("{} bytes", s.file_size));
                     for (k, v) in &s.details {
-                        row(k, v.clone());
+                        row(k, v.to_string());
                     }
                     // The file's own counts; what the viewer added apart.
                     let (file, added) = scene.counts();

@@ -59,9 +59,11 @@ pub fn convert(
 
     source.format = "glTF".into();
     let a = doc.as_json().asset.clone();
-    source.details.push(("glTF version".into(), a.version));
+    source
+        .details
+        .push(("glTF version".into(), a.version.into()));
     if let Some(generator) = a.generator {
-        source.details.push(("generator".into(), generator));
+        source.details.push(("generator".into(), generator.into()));
     }
     Ok(Scene {
         source,
