@@ -1095,3 +1095,35 @@ fn table_rows_give_each_table_bytes_from_the_spec_layouts() {
         }
     }
 }
+
+/// The most strings a file can hold (the count is a u16), assembled here
+/// field by field from the spec's header and string record: every one
+/// decodes, and each string's extent (to the next string's characters)
+/// is found by a binary search, not a scan of every string per string.
+#[test]
+fn the_largest_string_table_decodes() {
+    let n = u16::MAX as usize;
+    let table = 104; // 8 (magic, version) + 24 (counts) + 72 (offsets)
+    let chars = table + 16 * n;
+    let mut b = Vec::with_capacity(chars + 2 * n);
+    b.extend_from_slice(b"apaP");
+    b.extend_from_slice(&0x0003_0000u32.to_le_bytes());
+    b.extend_from_slice(&(n as u16).to_le_bytes());
+    b.extend_from_slice(&[0; 22]); // the other counts and the padding
+    b.extend_from_slice(&(table as i64).to_le_bytes());
+    for _ in 1..9 {
+        b.extend_from_slice(&(-1i64).to_le_bytes());
+    }
+    assert_eq!(b.len(), table);
+    for i in 0..n {
+        b.extend_from_slice(&1u32.to_le_bytes()); // length
+        b.extend_from_slice(&0u32.to_le_bytes()); // padding
+        b.extend_from_slice(&((chars + 2 * i) as u64).to_le_bytes());
+    }
+    for i in 0..n {
+        b.extend_from_slice(&[b'a' + (i % 26) as u8, 0]);
+    }
+    let p = papa::decode(&b).unwrap();
+    assert_eq!(p.tables[0].count as usize, n);
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+}

@@ -655,14 +655,19 @@ impl Label {
         match self {
             Label::Header => "header".into(),
             Label::Table(t) => TABLE_LABELS[*t].into(),
-            other => other.to_string().into(),
+            other => {
+                // Room for the longest label: one allocation, no growth.
+                let mut s = String::with_capacity(48);
+                let _ = std::fmt::Write::write_fmt(&mut s, format_args!("{other}"));
+                s.into()
+            }
         }
     }
 }
 
 struct Ctx<'a> {
     data: &'a [u8],
-    strings: Vec<String>,
+    strings: Vec<std::borrow::Cow<'a, str>>,
     /// (start, end, what) of every table and blob, for the overlap check.
     regions: Vec<(u64, u64, Label)>,
     warnings: Vec<String>,
@@ -734,7 +739,7 @@ impl<'a> Ctx<'a> {
     fn name_str(&self, index: u16) -> &str {
         match index {
             0xFFFF => "",
-            i => self.strings.get(i as usize).map_or("", String::as_str),
+            i => self.strings.get(i as usize).map_or("", |s| s),
         }
     }
 
@@ -821,32 +826,29 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
     if let Some(mut t) = table(&mut c, &counts, &offsets, 0)? {
         let n = counts[0] as usize;
         c.strings.reserve_exact(n);
-        let entries: Vec<(u32, i64)> = (0..n)
-            .map(|_| {
-                Ok((t.u32("string length")?, {
-                    t.u32("string padding")?;
-                    t.i64("string offset")?
-                }))
-            })
-            .collect::<Result<_>>()?;
+        let mut entries: Vec<(u32, i64)> = Vec::with_capacity(n);
+        for _ in 0..n {
+            let len = t.u32("string length")?;
+            t.u32("string padding")?;
+            entries.push((len, t.i64("string offset")?));
+        }
         let mut starts: Vec<i64> = entries.iter().map(|e| e.1).collect();
         starts.sort_unstable();
         for (i, &(len, off)) in entries.iter().enumerate() {
             let what = Label::String(i);
             // The slot runs to the next string (or the end of the file): a
             // length in characters (a known exporter quirk) is read to the NUL.
+            // (A binary search: a file may hold a million strings.)
             let limit = starts
-                .iter()
-                .copied()
-                .find(|&s| s > off)
-                .map_or(data.len() as i64, |s| s.min(data.len() as i64));
+                .get(starts.partition_point(|&s| s <= off))
+                .map_or(data.len() as i64, |&s| s.min(data.len() as i64));
             let slot = (limit.saturating_sub(off).max(0) as u64).max(len as u64);
             let bytes = c.view(off, slot, &what)?.bytes(slot as usize, "")?;
             let exact = &bytes[..len as usize];
-            let (s, used) =
-                if bytes.get(len as usize) == Some(&0) && std::str::from_utf8(exact).is_ok() {
-                    (String::from_utf8_lossy(exact).into_owned(), len as u64 + 1)
-                } else {
+            // Borrowed from the file: the items that keep a name copy it.
+            let (s, used) = match std::str::from_utf8(exact) {
+                Ok(s) if bytes.get(len as usize) == Some(&0) => (s.into(), len as u64 + 1),
+                _ => {
                     let end = bytes.iter().position(|&b| b == 0).ok_or_else(|| {
                         DecodeError::invalid(
                             off as u64,
@@ -858,10 +860,11 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
                         "string {i}: length {len} is not its byte length; read up to its NUL"
                     ));
                     (
-                        String::from_utf8_lossy(&bytes[..end]).into_owned(),
+                        String::from_utf8_lossy(&bytes[..end]),
                         (end as u64 + 1).min(slot),
                     )
-                };
+                }
+            };
             c.record(off, used, what);
             c.strings.push(s);
         }
