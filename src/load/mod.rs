@@ -388,10 +388,10 @@ pub fn add_animation_file(scene: &mut Scene, path: &Path) -> Result<Vec<String>,
         if let Some(clip) = scene::from_papa::animation_clip(a, &name, &scene.skeleton) {
             remove_clip(scene, &name);
             scene.clips.push(clip);
-            scene
-                .added
-                .clips
-                .push((scene.clips.len() - 1, format!("from {file}, added by hand")));
+            scene.added.clips.push((
+                scene.clips.len() - 1,
+                format!("from {file}, added by hand").into(),
+            ));
             added.push(name);
         }
     }

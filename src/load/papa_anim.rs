@@ -199,12 +199,14 @@ fn on_model(
     // Everything but this file's own clips comes from the model.
     let from = format!("from the model {model_file}");
     scene.added = Added {
-        meshes: (0..scene.meshes.len()).map(|i| (i, from.clone())).collect(),
+        meshes: (0..scene.meshes.len())
+            .map(|i| (i, from.clone().into()))
+            .collect(),
         materials: (0..scene.materials.len())
-            .map(|i| (i, from.clone()))
+            .map(|i| (i, from.clone().into()))
             .collect(),
         textures: (0..scene.textures.len())
-            .map(|i| (i, from.clone()))
+            .map(|i| (i, from.clone().into()))
             .collect(),
         clips: scene.added.clips,
         skeleton: Some(from.clone()),

@@ -526,7 +526,7 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
     let voxel_meshes = voxel_meshes(m, &mut materials, skinned.then_some(&skin_of));
     added
         .materials
-        .extend((before..materials.len()).map(|i| (i, "from a voxel type's colour".to_string())));
+        .extend((before..materials.len()).map(|i| (i, "from a voxel type's colour".into())));
     meshes.extend(voxel_meshes);
 
     // Skeleton: bind pose from positions and quaternions as stored.
@@ -1255,10 +1255,15 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
                 .extend([ids[0], ids[1], ids[2], ids[0], ids[2], ids[3]]);
         }
     }
+    // The room shared corners left is given back where it is worth a copy
+    // (a few thousand vertices' worth; a small mesh's would cost more to
+    // move than it holds).
     for (_, mesh) in &mut meshes {
-        mesh.positions.shrink_to_fit();
-        mesh.normals.shrink_to_fit();
-        mesh.uvs.shrink_to_fit();
+        if mesh.positions.capacity() - mesh.positions.len() > 4096 {
+            mesh.positions.shrink_to_fit();
+            mesh.normals.shrink_to_fit();
+            mesh.uvs.shrink_to_fit();
+        }
     }
     meshes
         .into_iter()

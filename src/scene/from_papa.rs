@@ -596,7 +596,7 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                 let i = scene.textures.len() - 1;
                 scene.added.textures.push((
                     i,
-                    format!("{file}: PA's naming convention for a unit's {purpose}"),
+                    format!("{file}: PA's naming convention for a unit's {purpose}").into(),
                 ));
                 Ok(i)
             }
@@ -971,7 +971,7 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
             scene.clips.push(clip);
             scene.added.clips.push((
                 scene.clips.len() - 1,
-                format!("from {file} beside the model"),
+                format!("from {file} beside the model").into(),
             ));
         }
     }

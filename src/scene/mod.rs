@@ -127,10 +127,10 @@ pub struct Scene {
 /// "added by the viewer".
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Added {
-    pub meshes: Vec<(usize, String)>,
-    pub materials: Vec<(usize, String)>,
-    pub textures: Vec<(usize, String)>,
-    pub clips: Vec<(usize, String)>,
+    pub meshes: Vec<(usize, Cow<'static, str>)>,
+    pub materials: Vec<(usize, Cow<'static, str>)>,
+    pub textures: Vec<(usize, Cow<'static, str>)>,
+    pub clips: Vec<(usize, Cow<'static, str>)>,
     /// Why the skeleton is not the file's own (borrowed from a model)...
     pub skeleton: Option<String>,
     /// ...and then how many bones the file itself names (an animation
@@ -203,8 +203,8 @@ impl Scene {
 }
 
 impl Added {
-    fn find(list: &[(usize, String)], i: usize) -> Option<&str> {
-        list.iter().find(|(k, _)| *k == i).map(|(_, w)| w.as_str())
+    fn find<'a>(list: &'a [(usize, Cow<'static, str>)], i: usize) -> Option<&'a str> {
+        list.iter().find(|(k, _)| *k == i).map(|(_, w)| &**w)
     }
     pub fn mesh(&self, i: usize) -> Option<&str> {
         Self::find(&self.meshes, i)
