@@ -3,13 +3,19 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// Median time of `f` over about 0.3 s of runs (at least 5), after one
-/// warm-up run.
+/// Median time of `f` over about 0.3 s of runs (at least 5, at most
+/// [`MAX_RUNS`]), after one warm-up run. The runs span the whole 0.3 s:
+/// capped at 2,000, a file of a few hundred bytes was timed over 4 ms, and
+/// one burst of another process on the machine moved its median by half
+/// between runs of the bench. `benches/reference/m3d_load.c` times m3d.h
+/// the same way.
 pub fn median(mut f: impl FnMut()) -> Duration {
     f();
     let mut times = Vec::new();
     let start = Instant::now();
-    while times.len() < 5 || (start.elapsed() < Duration::from_millis(300) && times.len() < 2000) {
+    while times.len() < 5
+        || (start.elapsed() < Duration::from_millis(300) && times.len() < MAX_RUNS)
+    {
         let t = Instant::now();
         f();
         times.push(t.elapsed());
@@ -17,6 +23,9 @@ pub fn median(mut f: impl FnMut()) -> Duration {
     times.sort();
     times[times.len() / 2]
 }
+
+/// The most runs [`median`] times (a run of 0.3 us fills 0.3 s).
+pub const MAX_RUNS: usize = 1_000_000;
 
 /// `../shared/fixtures/<dir>/*.<ext>`, sorted; exits with a message when
 /// the shared fixtures are missing.

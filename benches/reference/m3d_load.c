@@ -1,13 +1,20 @@
 /* The reference side of `cargo bench --bench m3d`: times m3d.h's own
  * loader on each file given, the same way benches/common/mod.rs times the
  * viewer (one warm-up, then runs for about 0.3 s, at least 5 and at most
- * 2000, the median), and prints one line per file: its path, a tab, the
+ * MAX_RUNS, the median), and prints one line per file: its path, a tab, the
  * median microseconds of m3d_load + m3d_free on the file's bytes in
- * memory. Built by the bench with gcc -O2 against the m3d.h that M3D_H
+ * memory. glibc's malloc is told to keep what is freed (no mmap per large
+ * block, no heap trim), as the viewer's allocator (mimalloc) does: left to
+ * itself it gave a block back to the kernel and faulted it in again on
+ * some loads and not others, depending on the files timed before in the
+ * same process (lantea.m3d: 1.6 ms after the small fixtures, 3.6-3.9 ms
+ * alone or after CesiumMan; cube.m3d: 3 us after the large fixtures, 9-13
+ * us first), so m3d.h's times were not reproducible. Built by the bench with gcc -O2 against the m3d.h that M3D_H
  * names (scripts/bench-report takes it from the model3d crate on
  * crates.io); m3d.h itself is not part of this project. */
 #define M3D_IMPLEMENTATION
 #include "m3d.h"
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +26,22 @@ static double now_us(void) {
     return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
 }
 
+/* As benches/common/mod.rs: enough for 0.3 s of the fastest file. */
+#define MAX_RUNS 1000000
+
 static int by_value(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
 int main(int argc, char **argv) {
-    static double times[2000];
+    static double times[MAX_RUNS];
+    /* Blocks up to 32 MiB (glibc's most) from the heap, and the heap never
+     * trimmed: m3d.h in its fastest steady state, whatever ran before. */
+    if (!mallopt(M_MMAP_THRESHOLD, 32 << 20) || !mallopt(M_TRIM_THRESHOLD, 1 << 30)) {
+        fprintf(stderr, "mallopt failed\n");
+        return 1;
+    }
     for (int i = 1; i < argc; i++) {
         FILE *f = fopen(argv[i], "rb");
         if (!f) {
@@ -60,7 +76,7 @@ int main(int argc, char **argv) {
             if (run < 0)
                 continue;
             times[n++] = took;
-            if (n >= 2000 || (n >= 5 && now_us() - start >= 300000))
+            if (n >= MAX_RUNS || (n >= 5 && now_us() - start >= 300000))
                 break;
         }
         qsort(times, n, sizeof times[0], by_value);
