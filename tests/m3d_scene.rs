@@ -176,6 +176,30 @@ fn voxels_mesh_with_hidden_faces_removed() {
         [1.0, 128.0 / 255.0, 0.0, 1.0]
     );
 
+    // A 2x1x2 slab, two types in a checkerboard (data x fastest, then z:
+    // A B / B A). Each cell shows its top, its bottom and its two outer
+    // sides: 8 faces a type. A type's two top quads touch only at the
+    // slab's centre, as do the other type's: 7 vertices for each type's
+    // top and bottom; its four side faces face four ways, 4 vertices
+    // each. 7 + 7 + 16 = 30 for each type, the centre shared within a
+    // type although the other type's faces meet there too.
+    let mut slab = m.clone();
+    slab.voxel_types.push(VoxelType {
+        color: 0xFF80_8080,
+        ..m.voxel_types[0].clone()
+    });
+    slab.voxel_blocks[0].size = [2, 1, 2];
+    slab.voxel_blocks[0].data = vec![0, 1, 1, 0];
+    let s = facet::load::load_bytes("slab.m3d", &m3d_write::encode(&slab, true).unwrap(), None)
+        .unwrap()
+        .scene;
+    let counts: Vec<(usize, usize)> = s
+        .meshes
+        .iter()
+        .map(|m| (m.positions.len(), m.indices.len() / 3))
+        .collect();
+    assert_eq!(counts, [(30, 16), (30, 16)]);
+
     // Blocks far apart (a grid too sparse to hold densely), and blocks at
     // the ends of the 32-bit positions a file can give: every cell one
     // cube, no overflow.

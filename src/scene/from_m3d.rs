@@ -1090,10 +1090,11 @@ const VOXEL_FACES: [([i32; 3], [[i32; 3]; 4]); 6] = [
 
 /// The vertices made so far at voxel face corners, so that the faces of
 /// one type that face the same way and meet at a corner share its vertex
-/// (a vertex is a position and a normal, and theirs are the same). Cells
-/// come in y order and a cell's corners are at its y or y + 1, so corners
-/// are kept for two planes of y at a time; a corner two types' faces meet
-/// at keeps the later type's vertex. Dense grids only.
+/// (a vertex is a position and a normal, and theirs are the same). A
+/// type's cells come in y order (the types one after the other) and a
+/// cell's corners are at its y or y + 1, so corners are kept for two
+/// planes of y at a time, each marked with its type and plane. Dense grids
+/// only.
 struct SharedCorners {
     lo: [i64; 3],
     /// Corners along z and x: the grid's size + 1.
@@ -1169,98 +1170,108 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
     }
     let w = 1.0 / extent as f32;
     let cells = grid.cells();
-    let mut meshes: Vec<(u16, Mesh)> = Vec::new();
-    // Open faces per type first, so each mesh's vectors are allocated once
-    // (room for a vertex per face corner: shared corners leave some, given
-    // back at the end).
+    // The cells with an open face, grouped by type (a counting sort, scan
+    // order kept within a type), the types in order of first appearance;
+    // and each type's open faces, so each mesh's lists are allocated once
+    // (room for a vertex per face corner: shared corners leave some).
+    let mut first_seen: Vec<u16> = Vec::new();
+    let mut start = vec![0usize; ntypes + 1];
     let mut visible = vec![0usize; ntypes];
+    // (A type whose every cell is hidden still gets its part, empty.)
+    let mut seen = vec![false; ntypes];
     for v in &cells {
-        visible[v.kind as usize] += v.open.count_ones() as usize;
+        let k = v.kind as usize;
+        if !seen[k] {
+            seen[k] = true;
+            first_seen.push(v.kind);
+        }
+        if v.open != 0 {
+            start[k + 1] += 1;
+            visible[k] += v.open.count_ones() as usize;
+        }
     }
-    let mut mesh_of: Vec<Option<usize>> = vec![None; ntypes];
+    for k in 0..ntypes {
+        start[k + 1] += start[k];
+    }
+    let mut next = start.clone();
+    let mut by_type = vec![([0i64; 3], 0u8); start[ntypes]];
+    for v in cells.iter().filter(|v| v.open != 0) {
+        let k = v.kind as usize;
+        by_type[next[k]] = (v.at, v.open);
+        next[k] += 1;
+    }
     let mut shared = SharedCorners::new(&grid);
-    for VoxelCell {
-        at: c,
-        kind: t,
-        open,
-    } in cells
-    {
+    let mut meshes: Vec<(u16, Mesh)> = Vec::with_capacity(first_seen.len());
+    for t in first_seen {
         let vt = &m.voxel_types[t as usize];
-        let mi = match mesh_of[t as usize] {
+        let material = match m
+            .materials
+            .iter()
+            .position(|x| !vt.name.is_empty() && x.name == vt.name)
+        {
             Some(i) => i,
             None => {
-                let material = match m
-                    .materials
-                    .iter()
-                    .position(|x| !vt.name.is_empty() && x.name == vt.name)
-                {
-                    Some(i) => i,
-                    None => {
-                        materials.push(Material {
-                            name: format!(
-                                "voxel type {t}{}",
-                                if vt.name.is_empty() {
-                                    String::new()
-                                } else {
-                                    format!(" {:?}", vt.name)
-                                }
-                            ),
-                            base_color: rgba_f(vt.color),
-                            ..Material::default()
-                        });
-                        materials.len() - 1
-                    }
-                };
-                meshes.push((
-                    t,
-                    Mesh {
-                        name: format!("voxels: type {t}"),
-                        material: Some(material),
-                        visible: true,
-                        // The faces bound the filled cells (of every type)
-                        // and face out of them. Skinned types move apart
-                        // and open gaps, so those stay two-sided.
-                        closed: skin_of.is_none(),
-                        ..Mesh::default()
-                    },
-                ));
-                mesh_of[t as usize] = Some(meshes.len() - 1);
-                meshes.len() - 1
+                materials.push(Material {
+                    name: format!(
+                        "voxel type {t}{}",
+                        if vt.name.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" {:?}", vt.name)
+                        }
+                    ),
+                    base_color: rgba_f(vt.color),
+                    ..Material::default()
+                });
+                materials.len() - 1
             }
         };
-        let mesh = &mut meshes[mi].1;
-        if mesh.positions.is_empty() {
-            let faces = visible[t as usize];
-            mesh.positions.reserve_exact(4 * faces);
-            mesh.normals.reserve_exact(4 * faces);
-            mesh.uvs.reserve_exact(4 * faces);
-            mesh.indices.reserve_exact(6 * faces);
-        }
-        for (f, (n, corners)) in VOXEL_FACES.iter().enumerate() {
-            if open & (1 << f) == 0 {
-                continue;
+        // One type at a time, into lists held here: pushed through the
+        // mesh in the list of meshes, each push reloaded the lists' lengths.
+        let faces = visible[t as usize];
+        let mut positions: Vec<Vec3> = Vec::with_capacity(4 * faces);
+        let mut normals: Vec<Vec3> = Vec::with_capacity(4 * faces);
+        let mut indices: Vec<u32> = Vec::with_capacity(6 * faces);
+        let k = t as usize;
+        for (c, open) in &by_type[start[k]..start[k + 1]] {
+            for (f, (n, corners)) in VOXEL_FACES.iter().enumerate() {
+                if open & (1 << f) == 0 {
+                    continue;
+                }
+                let normal = Vec3::new(n[0] as f32, n[1] as f32, n[2] as f32);
+                let mut ids = [0u32; 4];
+                for (id, k) in ids.iter_mut().zip(corners) {
+                    let p = [c[0] + k[0] as i64, c[1] + k[1] as i64, c[2] + k[2] as i64];
+                    let mut make = || {
+                        positions.push(Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32) * w);
+                        normals.push(normal);
+                        positions.len() as u32 - 1
+                    };
+                    *id = match &mut shared {
+                        Some(s) => s.vertex(f, p, t, make),
+                        None => make(),
+                    };
+                }
+                indices.extend([ids[0], ids[1], ids[2], ids[0], ids[2], ids[3]]);
             }
-            let normal = Vec3::new(n[0] as f32, n[1] as f32, n[2] as f32);
-            // A plain loop: `corners.map` with this closure did not
-            // inline (a fifth of a small voxel file's load).
-            let mut ids = [0u32; 4];
-            for (id, k) in ids.iter_mut().zip(corners) {
-                let p = [c[0] + k[0] as i64, c[1] + k[1] as i64, c[2] + k[2] as i64];
-                let mut make = || {
-                    mesh.positions
-                        .push(Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32) * w);
-                    mesh.normals.push(normal);
-                    mesh.uvs.push(Vec2::ZERO);
-                    mesh.positions.len() as u32 - 1
-                };
-                *id = match &mut shared {
-                    Some(s) => s.vertex(f, p, t, make),
-                    None => make(),
-                };
-            }
-            mesh.indices
-                .extend([ids[0], ids[1], ids[2], ids[0], ids[2], ids[3]]);
         }
+        meshes.push((
+            t,
+            Mesh {
+                name: format!("voxels: type {t}"),
+                uvs: vec![Vec2::ZERO; positions.len()],
+                positions,
+                normals,
+                indices,
+                material: Some(material),
+                visible: true,
+                // The faces bound the filled cells (of every type) and face
+                // out of them. Skinned types move apart and open gaps, so
+                // those stay two-sided.
+                closed: skin_of.is_none(),
+                ..Mesh::default()
+            },
+        ));
     }
     // The room shared corners left is given back where it is worth a copy
     // (a few thousand vertices' worth; a small mesh's would cost more to
@@ -1269,7 +1280,6 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
         if mesh.positions.capacity() - mesh.positions.len() > 4096 {
             mesh.positions.shrink_to_fit();
             mesh.normals.shrink_to_fit();
-            mesh.uvs.shrink_to_fit();
         }
     }
     meshes
