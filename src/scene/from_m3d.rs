@@ -267,8 +267,8 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
     let normal_col = m.faces.normal_column();
     let mut need = false;
     // Summed in 16-byte SIMD vectors (the sums are read-modify-writes of
-    // neighbouring faces' shared vertices), kept as 12-byte ones.
-    let mut generated: Vec<Vec3> = Vec::new();
+    // neighbouring faces' shared vertices) and normalised where they are.
+    let mut generated: Vec<glam::Vec3A> = Vec::new();
     if normal_col.is_none_or(|n| n.contains(&NONE)) {
         let mut sums = vec![glam::Vec3A::ZERO; m.vertices.len()];
         let mut add = |ids: &[u32]| {
@@ -311,10 +311,10 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
             }
         }
         if need {
-            generated = sums
-                .iter()
-                .map(|n| n.normalize_or(glam::Vec3A::Y).into())
-                .collect();
+            for n in &mut sums {
+                *n = n.normalize_or(glam::Vec3A::Y);
+            }
+            generated = sums;
         }
     }
 
@@ -362,19 +362,14 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
             }
         }
     };
-    let mut sizes: Vec<(usize, usize)> = Vec::new();
     let mut skipped = 0usize;
     // Triangle lists (every real file but polygon exports) are counted per
     // material run and welded straight from the face columns.
     let triangles = faces.all_triangles();
     for (run, material) in faces.material_runs() {
         let gi = group_of(material, &mut groups);
-        if sizes.len() <= gi {
-            sizes.resize(gi + 1, (0, 0));
-        }
         if triangles {
-            sizes[gi].0 += 3 * run.len();
-            sizes[gi].1 += run.len();
+            groups[gi].1.triangles += run.len();
         }
     }
     if !triangles {
@@ -389,12 +384,11 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
                 _ => group_of(f.material, &mut groups),
             };
             last = Some((f.material, gi));
-            sizes[gi].0 += f.len();
-            sizes[gi].1 += f.len() - 2;
+            groups[gi].1.triangles += f.len() - 2;
         }
     }
-    for ((_, b), &(_, triangles)) in groups.iter_mut().zip(&sizes) {
-        b.indices.reserve_exact(3 * triangles);
+    for (_, b) in &mut groups {
+        b.indices.reserve_exact(3 * b.triangles);
     }
     let mut welder = Welder {
         m,
@@ -752,6 +746,8 @@ struct MeshBuilder {
     /// Output vertices made so far (their attributes are filled after the
     /// faces, by `Welder::fill`).
     count: u32,
+    /// Triangles the faces give it (counted first, to size `indices`).
+    triangles: usize,
     has_uv: bool,
     /// Whether the mesh keeps vertex colours.
     colored: bool,
@@ -766,7 +762,7 @@ struct MeshBuilder {
 struct Welder<'a> {
     m: &'a M3d,
     /// Smooth normals per VRTS vertex, for corners that store none.
-    generated: &'a [Vec3],
+    generated: &'a [glam::Vec3A],
     skin_table: &'a [([u16; 4], [u16; 4])],
     skinned: bool,
     /// Per VRTS vertex, its first output vertex: (group, index), group
@@ -875,7 +871,7 @@ impl Welder<'_> {
         b.normals[i] = if nrm != NONE {
             vec3(&m.vertices[nrm as usize]).normalize_or(Vec3::Y)
         } else {
-            self.generated[vertex as usize]
+            self.generated[vertex as usize].into()
         };
         if uv != NONE {
             let [u, v] = m.tmap[uv as usize];
