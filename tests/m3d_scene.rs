@@ -200,6 +200,38 @@ fn voxels_mesh_with_hidden_faces_removed() {
         .collect();
     assert_eq!(counts, [(30, 16), (30, 16)]);
 
+    // Later blocks write over earlier ones: a row of four type-0 cells,
+    // then over it UNSET (leaves the cell), CLEAR (empties it), type 1
+    // (sets it) and type 7, which the file does not have (leaves it).
+    // Type 0 keeps x = 0 (a whole cube: 6 faces) and x = 3 (its -x face
+    // against type 1's cell: 5 faces); type 1 at x = 2 shows 5 faces (its
+    // +x face against x = 3). No two faces of a type touch: 4 vertices and
+    // 2 triangles a face.
+    let mut row = slab.clone();
+    row.voxel_blocks = vec![
+        VoxelBlock {
+            size: [4, 1, 1],
+            data: vec![0; 4],
+            ..slab.voxel_blocks[0].clone()
+        },
+        VoxelBlock {
+            size: [4, 1, 1],
+            data: vec![VOXEL_UNSET, VOXEL_CLEAR, 1, 7],
+            ..slab.voxel_blocks[0].clone()
+        },
+    ];
+    let s = facet::scene::from_m3d::convert(
+        &row,
+        Default::default(),
+        &facet::scene::companions::NoCompanions,
+    );
+    let counts: Vec<(usize, usize)> = s
+        .meshes
+        .iter()
+        .map(|m| (m.positions.len(), m.indices.len() / 3))
+        .collect();
+    assert_eq!(counts, [(11 * 4, 11 * 2), (5 * 4, 5 * 2)]);
+
     // Blocks far apart (a grid too sparse to hold densely), and blocks at
     // the ends of the 32-bit positions a file can give: every cell one
     // cube, no overflow.

@@ -964,11 +964,13 @@ impl VoxelGrid {
     /// it, UNSET (and a type the file does not have) leaves it.
     fn put(&mut self, b: &m3d::VoxelBlock, ntypes: usize) {
         let [bx, by, bz] = b.size.map(|s| s as usize);
-        let apply = |cell: &mut u16, v: u16| match v {
-            VOXEL_UNSET => {}
-            VOXEL_CLEAR => *cell = Self::EMPTY,
-            t if (t as usize) < ntypes => *cell = t,
-            _ => {}
+        // Without a branch, so the compiler makes the row loop below with
+        // vector instructions: CLEAR empties the cell, a type sets it,
+        // UNSET and an unknown type leave it.
+        let apply = |cell: &mut u16, v: u16| {
+            let keep = v == VOXEL_UNSET || (v != VOXEL_CLEAR && v as usize >= ntypes);
+            let new = if v == VOXEL_CLEAR { Self::EMPTY } else { v };
+            *cell = if keep { *cell } else { new };
         };
         match self {
             VoxelGrid::Dense { lo, size, cells } => {
@@ -1017,11 +1019,23 @@ impl VoxelGrid {
                 let (layer, row) = (sz * sx, sx);
                 let solid = |i: usize| cells[i] != Self::EMPTY;
                 let mut out = Vec::new();
-                let mut i = 0;
                 for y in 0..sy {
                     for z in 0..sz {
-                        for x in 0..sx {
-                            if solid(i) {
+                        let start = (y * sz + z) * sx;
+                        // Most cells are empty: 16 at a time are skipped
+                        // when none is solid (EMPTY is all ones, so an OR
+                        // of the complements is 0), a test the compiler
+                        // makes with vector instructions.
+                        for (c, chunk) in cells[start..start + sx].chunks(16).enumerate() {
+                            if chunk.iter().fold(0u16, |a, &v| a | !v) == 0 {
+                                continue;
+                            }
+                            for (k, &kind) in chunk.iter().enumerate() {
+                                if kind == Self::EMPTY {
+                                    continue;
+                                }
+                                let x = c * 16 + k;
+                                let i = start + x;
                                 let closed = [
                                     x > 0 && solid(i - 1),
                                     x + 1 < sx && solid(i + 1),
@@ -1030,14 +1044,12 @@ impl VoxelGrid {
                                     z > 0 && solid(i - row),
                                     z + 1 < sz && solid(i + row),
                                 ];
-                                let at = [x, y, z];
                                 out.push(VoxelCell {
-                                    at: [0, 1, 2].map(|a| lo[a] + at[a] as i64),
-                                    kind: cells[i],
+                                    at: [lo[0] + x as i64, lo[1] + y as i64, lo[2] + z as i64],
+                                    kind,
                                     open: open_mask(closed),
                                 });
                             }
-                            i += 1;
                         }
                     }
                 }
