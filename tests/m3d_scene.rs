@@ -1088,3 +1088,43 @@ fn file_facts_read_as_the_hand_built_file_says() {
         "128 bytes, zlib-compressed in the file"
     );
 }
+
+/// VOXD's run-length records, assembled here from specs/m3d.md ("Voxel
+/// Data": a record byte N, then N & 0x7F + 1 voxels if bit 7 is unset,
+/// or one voxel repeated that many times if it is set; -1 is "not set",
+/// -2 "clear"), read as m3d.h reads them: one-byte voxels 254 and 255 are
+/// CLEAR and UNSET, and a run past the block's end stops at it.
+#[test]
+fn voxel_runs_read_as_the_spec_lays_them_out() {
+    let voxd = |vp16: bool, size: [u8; 3], runs: &[u8]| {
+        // vc float, vi/si/ci u8, vd int8; vp u8 or u16 (bit 24); the rest
+        // not defined.
+        let types: u32 =
+            2 | 3 << 8 | 3 << 10 | 3 << 14 | 3 << 16 | 3 << 18 | 3 << 20 | (vp16 as u32) << 24;
+        let mut head = 1.0f32.to_le_bytes().to_vec();
+        head.extend(types.to_le_bytes());
+        head.extend(b"vox\0\0\0\0");
+        let mut body = vec![0u8, 0, 0, 0]; // no name; position 0, 0, 0
+        body.extend(size);
+        body.extend([0, 0]); // uncertainty, group
+        body.extend(runs);
+        let mut payload = chunk(b"HEAD", &head);
+        payload.extend(chunk(b"VOXD", &body));
+        let m = m3d::decode(&plain_m3d(payload)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(m.voxel_blocks.len(), 1);
+        assert_eq!(m.voxel_blocks[0].size, size.map(u32::from));
+        m.voxel_blocks[0].data.clone()
+    };
+    // 4 x 1 x 2 one-byte voxels: 5 twice; 254, 255, 7 as they are; 9 six
+    // times, of which three fit.
+    let data = voxd(false, [4, 1, 2], &[0x81, 5, 0x02, 254, 255, 7, 0x85, 9]);
+    assert_eq!(data, [5, 5, 0xFFFE, 0xFFFF, 7, 9, 9, 9]);
+    // 3 x 1 x 1 two-byte voxels, little-endian: 0x1234 and -2 as they
+    // are, then -1 once.
+    let data = voxd(
+        true,
+        [3, 1, 1],
+        &[0x01, 0x34, 0x12, 0xFE, 0xFF, 0x80, 0xFF, 0xFF],
+    );
+    assert_eq!(data, [0x1234, 0xFFFE, 0xFFFF]);
+}

@@ -1728,27 +1728,36 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                     }
                     let vp = t.vp.min(2);
                     let mut data = vec![VOXEL_UNSET; count as usize];
+                    // A voxel of `vp` bytes as `index` reads it (m3d.h's sign
+                    // extension makes 254 and 255 of a byte CLEAR and
+                    // UNSET; no bytes read NONE, UNSET): a literal run is
+                    // read as one slice, a repeat run filled at once.
+                    let width = vp as usize;
+                    let voxel = |b: &[u8]| -> u16 {
+                        match width {
+                            0 => VOXEL_UNSET,
+                            1 if b[0] >= 254 => 0xFF00 | b[0] as u16,
+                            1 => b[0] as u16,
+                            _ => u16::from_le_bytes([b[0], b[1]]),
+                        }
+                    };
                     let mut j = 0usize;
                     while r.pos() < body.end && j < data.len() {
                         let n = r.u8("RLE record")?;
                         let run = (n & 0x7F) as usize + 1;
-                        let pixel =
-                            |r: &mut Reader| -> Result<u16> { Ok(index(r, vp, "voxel")? as u16) };
+                        let k = run.min(data.len() - j);
                         if n & 0x80 != 0 {
-                            let v = pixel(&mut r)?;
-                            for _ in 0..run.min(data.len() - j) {
-                                data[j] = v;
-                                j += 1;
-                            }
+                            let v = voxel(r.bytes(width, "voxel")?);
+                            data[j..j + k].fill(v);
+                        } else if width == 0 {
+                            data[j..j + k].fill(VOXEL_UNSET);
                         } else {
-                            for _ in 0..run {
-                                let v = pixel(&mut r)?;
-                                if j < data.len() {
-                                    data[j] = v;
-                                    j += 1;
-                                }
+                            let b = r.bytes(run * width, "voxel")?;
+                            for (d, b) in data[j..j + k].iter_mut().zip(b.chunks_exact(width)) {
+                                *d = voxel(b);
                             }
                         }
+                        j += k;
                     }
                     m.voxel_blocks.push(VoxelBlock {
                         name,
