@@ -942,13 +942,18 @@ pub(crate) fn share_weights(w: [u16; 4]) -> [u16; 4] {
     // are left: one each to the largest remainders, ties to the first. A
     // weight's rank (remainders above it, equal ones before it) says
     // whether it gets one, without a branch per comparison.
+    // Plain loops: the closure and `map` this was written with were
+    // called, not inlined (a sixth of CesiumMan's conversion).
     let left = units - q.iter().sum::<u32>();
-    let rank = |k: usize| -> u32 {
-        (0..4)
-            .map(|j| (rem[j] > rem[k] || (rem[j] == rem[k] && j < k)) as u32)
-            .sum()
-    };
-    [0, 1, 2, 3].map(|k| (q[k] + (rank(k) < left) as u32) as u16)
+    let mut out = [0u16; 4];
+    for k in 0..4 {
+        let mut rank = 0;
+        for j in 0..4 {
+            rank += (rem[j] > rem[k] || (rem[j] == rem[k] && j < k)) as u32;
+        }
+        out[k] = (q[k] + (rank < left) as u32) as u16;
+    }
+    out
 }
 
 #[cfg(test)]
