@@ -704,13 +704,7 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
             texture,
             properties,
             maps,
-            // Not `..Material::default()`: its name is a string made and
-            // dropped.
-            emission: [0.0; 3],
-            shading: 1.0,
-            matcap: None,
-            blend: BlendMode::Opaque,
-            animation: None,
+            ..Material::default()
         });
     }
 
@@ -1038,11 +1032,9 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                     None => write!(row, "skeleton none"),
                 };
                 let _ = write!(row, ", {} binding(s): ", m.bindings.len());
-                for (k, b) in m.bindings.iter().enumerate() {
-                    let sep = if k > 0 { ", " } else { "" };
-                    let maps = b.bone_map.len();
-                    let _ = write!(row, "{sep}mesh {} ({maps} bone mappings)", b.mesh);
-                }
+                join_into(&mut row, &m.bindings, |s, b| {
+                    write!(s, "mesh {} ({} bone mappings)", b.mesh, b.bone_map.len())
+                });
                 (format!("{i}: {}", m.name), row)
             })
             .collect(),
@@ -1055,15 +1047,24 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
 /// `items` written one after the other by `write`, separated by ", ",
 /// into one string (no string per item), with room for 48 bytes an item
 /// from the start (growing it was half its cost).
-fn joined<T>(items: &[T], mut write: impl FnMut(&mut String, &T) -> std::fmt::Result) -> String {
+fn joined<T>(items: &[T], write: impl FnMut(&mut String, &T) -> std::fmt::Result) -> String {
     let mut s = String::with_capacity(48 * items.len());
+    join_into(&mut s, items, write);
+    s
+}
+
+/// [`joined`] appended to `s`.
+fn join_into<T>(
+    s: &mut String,
+    items: &[T],
+    mut write: impl FnMut(&mut String, &T) -> std::fmt::Result,
+) {
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             s.push_str(", ");
         }
-        let _ = write(&mut s, item);
+        let _ = write(s, item);
     }
-    s
 }
 
 fn axis_mat3() -> Mat3 {
