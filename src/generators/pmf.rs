@@ -710,16 +710,43 @@ pub fn generate(p: &Params) -> Pmf {
         [x as i64, (si / (cz * cx)) as i64, z as i64]
     };
     let range = p.visibility_range as i64;
-    for a in 0..n {
-        for b in a..n {
-            let (ca, cb) = (coord(all[a].0), coord(all[b].0));
-            if range > 0 && (0..3).any(|k| (ca[k] - cb[k]).abs() > range) {
-                continue;
-            }
-            let seen = a == b
-                || pts[a]
-                    .iter()
-                    .any(|&pa| pts[b].iter().any(|&pb| w.clear(pa, pb)));
+    // Row a: whether each chunk b >= a is seen from a (rays between their
+    // sample points). Rows are independent: spread over the cores, every
+    // worker taking every `workers`-th row so the long and short rows mix.
+    let row = |a: usize| -> Vec<bool> {
+        (a..n)
+            .map(|b| {
+                let (ca, cb) = (coord(all[a].0), coord(all[b].0));
+                if range > 0 && (0..3).any(|k| (ca[k] - cb[k]).abs() > range) {
+                    return false;
+                }
+                a == b
+                    || pts[a]
+                        .iter()
+                        .any(|&pa| pts[b].iter().any(|&pb| w.clear(pa, pb)))
+            })
+            .collect()
+    };
+    let workers = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let rows: Vec<(usize, Vec<bool>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|k| {
+                let row = &row;
+                scope.spawn(move || {
+                    (k..n)
+                        .step_by(workers)
+                        .map(|a| (a, row(a)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a visibility worker panicked"))
+            .collect()
+    });
+    for (a, seen) in rows {
+        for (b, seen) in (a..n).zip(seen) {
             vis[a * n + b] = seen;
             vis[b * n + a] = seen;
         }
@@ -728,8 +755,27 @@ pub fn generate(p: &Params) -> Pmf {
     // Assemble sectors.
     let mut sectors = Vec::new();
     let lit_lamps: Vec<Lamp> = lamps.to_vec();
-    for (si, mut b) in builds.into_iter().enumerate() {
-        let (lightmap, extra) = bake(&w, &mut b, &lit_lamps);
+    // Lightmaps, each sector's on its own (a worker per group of sectors).
+    let mut baked = Vec::with_capacity(builds.len());
+    std::thread::scope(|scope| {
+        let per = builds.len().div_ceil(workers).max(1);
+        let handles: Vec<_> = builds
+            .chunks_mut(per)
+            .map(|group| {
+                let (w, lamps) = (&w, &lit_lamps);
+                scope.spawn(move || {
+                    group
+                        .iter_mut()
+                        .map(|b| bake(w, b, lamps))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for h in handles {
+            baked.extend(h.join().expect("a lightmap worker panicked"));
+        }
+    });
+    for (si, (mut b, (lightmap, extra))) in builds.into_iter().zip(baked).enumerate() {
         let mut dynamic_lights = Vec::new();
         let mut dynamic_light_refs = Vec::new();
         for (k, e) in extra.into_iter().enumerate() {
