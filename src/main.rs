@@ -178,12 +178,34 @@ enum Command {
 enum BenchWhat {
     /// Vertices skinned per second on the GPU (one dispatch) and on the CPU reference.
     Skin {
-        #[arg(long, default_value_t = 1_000_000)]
-        vertices: u32,
+        /// Sizes to sweep, in one process on one device: `1M,10M,50M`.
+        #[arg(long, value_delimiter = ',', default_value = "1M",
+              value_parser = facet::cli::bench::parse_count)]
+        vertices: Vec<u32>,
         #[arg(long, default_value_t = 64)]
         bones: u32,
         #[arg(long, default_value_t = 20)]
         iterations: u32,
+        /// Kernels to compare at each size: `skin` (the viewer's),
+        /// `same-bone` (every joint bone 0: no gather), `stream` (the same
+        /// reads and writes, no arithmetic), `copy16` (16-byte loads and
+        /// stores: the device's streaming ceiling).
+        #[arg(long, value_delimiter = ',', default_value = "skin",
+              value_parser = facet::cli::bench::SkinKernel::parse)]
+        kernels: Vec<facet::cli::bench::SkinKernel>,
+        /// Buffer layouts to compare at each size: `one` (the viewer's),
+        /// `split` (separate batches per dispatch), `split-N` (separate
+        /// batches of N vertices).
+        #[arg(long, value_delimiter = ',', default_value = "one",
+              value_parser = facet::cli::bench::SkinLayout::parse)]
+        layouts: Vec<facet::cli::bench::SkinLayout>,
+        /// Also time the device's own buffer copy of each size's input
+        /// bytes (the ceiling for streaming).
+        #[arg(long)]
+        copy: bool,
+        /// Also write the `target/bench` records (a JSON array) to FILE.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
     },
     /// Frame times of a map with and without visibility culling, from a
     /// player's eye: FILE, or the generated ~1M-triangle map (builds with
@@ -193,8 +215,16 @@ enum BenchWhat {
         file: Option<PathBuf>,
         #[arg(long, default_value_t = 30)]
         frames: u32,
-        #[arg(long, default_value = "1280x720", value_parser = parse_size)]
-        size: (u32, u32),
+        /// Samples a pixel: 1, or the viewer's multisampling (4 where the
+        /// adapter has it), each timed in turn: `--msaa 4,1`.
+        #[arg(long, value_delimiter = ',')]
+        msaa: Vec<u32>,
+        /// Frame sizes, each timed in turn: `1920x1080,960x540`.
+        #[arg(long, value_delimiter = ',', default_value = "1280x720", value_parser = parse_size)]
+        size: Vec<(u32, u32)>,
+        /// Also write the `target/bench` records (a JSON array) to FILE.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
     },
     /// One frame of material keyframe animation on the GPU and on the CPU reference.
     Materials {
@@ -574,14 +604,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     vertices,
                     bones,
                     iterations,
+                    kernels,
+                    layouts,
+                    copy,
+                    json,
                 },
         }) => {
             let gpu = Gpu::headless()?;
-            println!(
-                "{}",
-                facet::cli::bench::skin(&gpu, vertices, bones, iterations).report()
+            let result = facet::cli::bench::skin(
+                &gpu, &vertices, &kernels, &layouts, bones, iterations, copy,
             );
-            Ok(())
+            println!("{}", result.report());
+            write_records(json.as_deref(), &result.records())
         }
         Some(Command::Bench {
             what:
@@ -598,7 +632,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Some(Command::Bench {
-            what: BenchWhat::Map { file, frames, size },
+            what:
+                BenchWhat::Map {
+                    file,
+                    frames,
+                    size,
+                    msaa,
+                    json,
+                },
         }) => {
             let (name, loaded) = match &file {
                 Some(f) => (f.display().to_string(), load::load_file(f)?),
@@ -608,15 +649,43 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 bail!("{name} is not a map");
             }
             let gpu = Gpu::headless()?;
-            println!(
-                "{}",
-                facet::cli::bench::map_frames(&gpu, &name, &loaded.scene, size, frames.max(1))
-                    .report()
-            );
-            Ok(())
+            let mut records = Vec::new();
+            let samples: Vec<Option<u32>> = match msaa.is_empty() {
+                true => vec![None],
+                false => msaa.into_iter().map(Some).collect(),
+            };
+            for size in size {
+                for &samples in &samples {
+                    let result = facet::cli::bench::map_frames(
+                        &gpu,
+                        &name,
+                        &loaded.scene,
+                        size,
+                        frames.max(1),
+                        samples,
+                    );
+                    println!("{}", result.report());
+                    if let serde_json::Value::Array(r) = result.records() {
+                        records.extend(r);
+                    }
+                }
+            }
+            write_records(json.as_deref(), &serde_json::Value::Array(records))
         }
         Some(Command::GenAssets { dir }) => gen_assets(&dir),
     }
+}
+
+/// Writes a bench's records to `path`, when given.
+fn write_records(
+    path: Option<&std::path::Path>,
+    records: &serde_json::Value,
+) -> anyhow::Result<()> {
+    if let Some(path) = path {
+        let text = serde_json::to_string_pretty(records)? + "\n";
+        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// The ~1M-triangle map `bench map` draws when given no file.

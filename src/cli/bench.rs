@@ -39,13 +39,146 @@ impl Rng {
     }
 }
 
+/// How `bench skin` lays the vertices out on the device: the viewer's own
+/// batch, or separate batches (each with its own buffers), which showed
+/// that the size of the buffers does not matter (docs/performance.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SkinLayout {
+    /// The viewer's batch: one input and one output buffer, each dispatch
+    /// binding its range of both.
+    One,
+    /// Separate batches of at most this many vertices, each with its own
+    /// input and output buffers.
+    Batches(u32),
+}
+
+impl SkinLayout {
+    /// `one`, `split` (batches of one dispatch) or `split-N` (batches of N
+    /// vertices, `K`/`M` suffixes allowed).
+    pub fn parse(s: &str) -> Result<SkinLayout, String> {
+        match s {
+            "one" => Ok(SkinLayout::One),
+            "split" => Ok(SkinLayout::Batches(skinning::VERTICES_PER_DISPATCH)),
+            _ => match s.strip_prefix("split-").map(parse_count) {
+                Some(Ok(n)) if n > 0 => Ok(SkinLayout::Batches(n)),
+                _ => Err(format!("unknown layout '{s}' (one, split or split-N)")),
+            },
+        }
+    }
+
+    pub fn name(&self) -> String {
+        match self {
+            SkinLayout::One => "one".into(),
+            SkinLayout::Batches(n) if *n == skinning::VERTICES_PER_DISPATCH => "split".into(),
+            SkinLayout::Batches(n) => format!("split-{}", count_name(*n)),
+        }
+    }
+}
+
+/// Which kernel `bench skin` times on each layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SkinKernel {
+    /// The viewer's, shaders/skin.wgsl.
+    Skin,
+    /// skin.wgsl on the same vertices with every joint bone 0: the cost of
+    /// gathering each vertex's own bones.
+    SameBone,
+    /// shaders/skin_stream.wgsl: skin.wgsl's reads and writes with no
+    /// arithmetic between, the floor of its memory access.
+    Stream,
+    /// shaders/skin_copy16.wgsl: 16 bytes in and 16 out, one aligned
+    /// vector load and store per invocation: the device's streaming ceiling.
+    Copy16,
+}
+
+impl SkinKernel {
+    pub fn parse(s: &str) -> Result<SkinKernel, String> {
+        Ok(match s {
+            "skin" => SkinKernel::Skin,
+            "same-bone" => SkinKernel::SameBone,
+            "stream" => SkinKernel::Stream,
+            "copy16" => SkinKernel::Copy16,
+            _ => {
+                return Err(format!(
+                    "unknown kernel '{s}' (skin, same-bone, stream or copy16)"
+                ));
+            }
+        })
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            SkinKernel::Skin => "skin",
+            SkinKernel::SameBone => "same-bone",
+            SkinKernel::Stream => "stream",
+            SkinKernel::Copy16 => "copy16",
+        }
+    }
+
+    fn shader(&self) -> &'static str {
+        match self {
+            SkinKernel::Skin | SkinKernel::SameBone => "skin.wgsl",
+            SkinKernel::Stream => "skin_stream.wgsl",
+            SkinKernel::Copy16 => "skin_copy16.wgsl",
+        }
+    }
+}
+
+/// `1000000`, `500K`, `16.7M`: a count of vertices.
+pub fn parse_count(s: &str) -> Result<u32, String> {
+    let (digits, scale) = match s.as_bytes().last() {
+        Some(b'K' | b'k') => (&s[..s.len() - 1], 1e3),
+        Some(b'M' | b'm') => (&s[..s.len() - 1], 1e6),
+        _ => (s, 1.0),
+    };
+    match digits.parse::<f64>() {
+        Ok(v) if v >= 0.0 && v * scale <= u32::MAX as f64 => Ok((v * scale).round() as u32),
+        _ => Err(format!(
+            "'{s}' is not a count (like 1000000, 500K or 16.7M)"
+        )),
+    }
+}
+
+/// A count as `parse_count` reads it back: `50M`, `500K`, `1234`.
+pub fn count_name(n: u32) -> String {
+    if n >= 1_000_000 && n.is_multiple_of(100_000) {
+        format!("{}M", n as f64 / 1e6)
+    } else if n >= 1000 && n.is_multiple_of(1000) {
+        format!("{}K", n / 1000)
+    } else {
+        n.to_string()
+    }
+}
+
+/// One size in one layout: the GPU's times for its dispatches.
+pub struct SkinRow {
+    pub kernel: SkinKernel,
+    pub layout: SkinLayout,
+    pub vertices: u32,
+    pub dispatches: usize,
+    pub buffers: usize,
+    pub gpu_ms_min: f64,
+    pub gpu_ms_median: f64,
+    pub gpu_ms_max: f64,
+    /// Wall time of one submit of all the passes (no timestamps), per pass.
+    pub wall_ms: f64,
+}
+
+impl SkinRow {
+    pub fn g_vertices_per_s(&self) -> f64 {
+        self.vertices as f64 / (self.gpu_ms_median * 1e-3) / 1e9
+    }
+}
+
 pub struct SkinBenchResult {
     pub adapter: String,
-    pub vertices: u32,
     pub bones: u32,
     pub timer: &'static str,
-    pub gpu_ms_median: f64,
-    pub gpu_ms_min: f64,
+    pub rows: Vec<SkinRow>,
+    /// The device's buffer copy of each size's input bytes: (vertices,
+    /// bytes, ms a copy), when asked for.
+    pub copies: Vec<(u32, u64, f64)>,
+    pub cpu_vertices: usize,
     pub cpu_vertices_per_s: f64,
 }
 
@@ -54,33 +187,124 @@ impl SkinBenchResult {
         std::mem::size_of::<SkinVertex>() + std::mem::size_of::<PosNormal>();
 
     pub fn report(&self) -> String {
-        let gvps = self.vertices as f64 / (self.gpu_ms_median * 1e-3) / 1e9;
-        let gbs = gvps * Self::BYTES_PER_VERTEX as f64;
-        format!(
-            "adapter: {}\nvertices: {}  bones: {}  bytes moved per vertex: {} ({} in + {} out)\n\
-             GPU ({}): median {:.4} ms, min {:.4} ms -> {:.2} G vertices/s, {:.1} GB/s\n\
-             CPU reference (1 thread): {:.1} M vertices/s",
+        let mut s = format!(
+            "adapter: {}\nbones: {}  bytes moved per vertex: {} ({} in + {} out)  GPU times: {}\n\
+             {:>10} {:>9} {:>9} {:>10} {:>7} {:>10} {:>10} {:>10} {:>12} {:>8} {:>12}\n",
             self.adapter,
-            self.vertices,
             self.bones,
             Self::BYTES_PER_VERTEX,
             std::mem::size_of::<SkinVertex>(),
             std::mem::size_of::<PosNormal>(),
             self.timer,
-            self.gpu_ms_median,
-            self.gpu_ms_min,
-            gvps,
-            gbs,
+            "vertices",
+            "kernel",
+            "layout",
+            "dispatches",
+            "buffers",
+            "min ms",
+            "median ms",
+            "max ms",
+            "G vertices/s",
+            "GB/s",
+            "wall ms/pass",
+        );
+        for r in &self.rows {
+            let g = r.g_vertices_per_s();
+            s += &format!(
+                "{:>10} {:>9} {:>9} {:>10} {:>7} {:>10.4} {:>10.4} {:>10.4} {:>12.2} {:>8.1} {:>12.4}\n",
+                count_name(r.vertices),
+                r.kernel.name(),
+                r.layout.name(),
+                r.dispatches,
+                r.buffers,
+                r.gpu_ms_min,
+                r.gpu_ms_median,
+                r.gpu_ms_max,
+                g,
+                g * Self::BYTES_PER_VERTEX as f64,
+                r.wall_ms,
+            );
+        }
+        for &(n, bytes, ms) in &self.copies {
+            s += &format!(
+                "buffer copy of {} vertices' input ({bytes} bytes): {ms:.4} ms, {:.0} GB/s read + written\n",
+                count_name(n),
+                2.0 * bytes as f64 / (ms * 1e-3) / 1e9
+            );
+        }
+        s + &format!(
+            "CPU reference (1 thread, {} vertices): {:.1} M vertices/s",
+            self.cpu_vertices,
             self.cpu_vertices_per_s / 1e6
         )
     }
+
+    /// The `{"name", "value", "unit", "machine"}` records of `target/bench`:
+    /// `skin/<kernel>/<layout>/<vertices>/gpu` (median, ms), `gpu_min`,
+    /// `gpu_max` and `rate` (G vertices/s), the machine being the adapter.
+    pub fn records(&self) -> serde_json::Value {
+        let mut out = Vec::new();
+        for r in &self.rows {
+            let name = format!(
+                "skin/{}/{}/{}",
+                r.kernel.name(),
+                r.layout.name(),
+                count_name(r.vertices)
+            );
+            for (what, value, unit) in [
+                ("gpu", r.gpu_ms_median, "ms"),
+                ("gpu_min", r.gpu_ms_min, "ms"),
+                ("gpu_max", r.gpu_ms_max, "ms"),
+                ("wall", r.wall_ms, "ms"),
+                ("rate", r.g_vertices_per_s(), "G vertices/s"),
+            ] {
+                out.push(serde_json::json!({
+                    "name": format!("{name}/{what}"),
+                    "value": value,
+                    "unit": unit,
+                    "machine": self.adapter,
+                }));
+            }
+        }
+        for &(n, bytes, ms) in &self.copies {
+            for (what, value, unit) in [
+                ("ms", ms, "ms"),
+                ("rate", 2.0 * bytes as f64 / (ms * 1e-3) / 1e9, "GB/s"),
+            ] {
+                out.push(serde_json::json!({
+                    "name": format!("copy/{}/{what}", count_name(n)),
+                    "value": value,
+                    "unit": unit,
+                    "machine": self.adapter,
+                }));
+            }
+        }
+        serde_json::Value::Array(out)
+    }
 }
 
-pub fn skin(gpu: &Gpu, vertices: u32, bones: u32, iterations: u32) -> SkinBenchResult {
+/// Skins generated vertices (random positions and normals, 1-4 of `bones`
+/// bones) on the GPU at each of `sizes` with each of `kernels` in each of
+/// `layouts`: the median,
+/// min and max of `iterations` timed passes, every size and layout in this
+/// one process on this one device (data made once at the largest size;
+/// each size is its first vertices). With `copy`, the device's own buffer
+/// copy of each size's input bytes too. Then the CPU reference on up to 1M
+/// of the same vertices.
+pub fn skin(
+    gpu: &Gpu,
+    sizes: &[u32],
+    kernels: &[SkinKernel],
+    layouts: &[SkinLayout],
+    bones: u32,
+    iterations: u32,
+    copy: bool,
+) -> SkinBenchResult {
     let mut rng = Rng(0x5EED);
     let bones = bones.clamp(1, skinning::MAX_BONES as u32);
-    let n = vertices.max(1) as usize;
-    let mut positions = Vec::with_capacity(n.min(1 << 20));
+    let n = sizes.iter().copied().max().unwrap_or(1).max(1) as usize;
+    let cpu_n = n.min(1 << 20);
+    let mut positions = Vec::with_capacity(cpu_n);
     let mut skin = Skin::default();
     let mut data: Vec<SkinVertex> = Vec::with_capacity(n);
     for i in 0..n {
@@ -89,7 +313,7 @@ pub fn skin(gpu: &Gpu, vertices: u32, bones: u32, iterations: u32) -> SkinBenchR
         let j: [u16; 4] = std::array::from_fn(|_| (rng.next_u64() % bones as u64) as u16);
         let w = quantize_weights([rng.f() + 0.1, rng.f(), rng.f(), rng.f()]);
         data.push(skinning::pack_skin_vertex(p, nrm, j, w));
-        if i < (1 << 20) {
+        if i < cpu_n {
             positions.push(p);
             skin.joints.push(j);
             skin.weights.push(w);
@@ -102,38 +326,150 @@ pub fn skin(gpu: &Gpu, vertices: u32, bones: u32, iterations: u32) -> SkinBenchR
         })
         .collect();
 
-    let skinner = Skinner::new(&gpu.device);
+    let skinners: Vec<(SkinKernel, Skinner)> = kernels
+        .iter()
+        .map(|&k| (k, Skinner::with_shader(&gpu.device, k.shader())))
+        .collect();
     let bone_buf = skinning::bone_buffer(&gpu.device, bones as usize);
     let rows: Vec<skinning::BoneRows> = mats.iter().map(skinning::bone_rows).collect();
     gpu.queue
         .write_buffer(&bone_buf, 0, bytemuck::cast_slice(&rows));
-    let batch = skinner.batch(&gpu.device, &data, &bone_buf);
-    drop(data);
 
-    let (times_ms, timer) = gpu_times(gpu, iterations, |pass| skinner.dispatch(pass, &batch));
+    let mut timer = "";
+    let mut out = Vec::new();
+    for &size in sizes {
+        let vertices = &data[..(size.max(1) as usize).min(n)];
+        let mut same_bone: Vec<SkinVertex> = Vec::new();
+        for (kernel, skinner) in &skinners {
+            let vertices = if *kernel == SkinKernel::SameBone {
+                same_bone.clear();
+                same_bone.extend(vertices.iter().map(|v| SkinVertex { joints: 0, ..*v }));
+                &same_bone[..]
+            } else {
+                vertices
+            };
+            for &layout in layouts {
+                let batches: Vec<skinning::SkinBatch> = match layout {
+                    SkinLayout::One => vec![skinner.batch(&gpu.device, vertices, &bone_buf)],
+                    SkinLayout::Batches(k) => vertices
+                        .chunks(k.max(1) as usize)
+                        .map(|part| skinner.batch(&gpu.device, part, &bone_buf))
+                        .collect(),
+                };
+                let (times_ms, t) = gpu_times(gpu, iterations, |pass| {
+                    for b in &batches {
+                        skinner.dispatch(pass, b);
+                    }
+                });
+                timer = t;
+                out.push(SkinRow {
+                    kernel: *kernel,
+                    layout,
+                    vertices: vertices.len() as u32,
+                    dispatches: batches.iter().map(Skinner::dispatch_count).sum(),
+                    buffers: 2 * batches.len(),
+                    gpu_ms_min: times_ms[0],
+                    gpu_ms_median: times_ms[times_ms.len() / 2],
+                    gpu_ms_max: times_ms[times_ms.len() - 1],
+                    wall_ms: wall_per_pass(gpu, iterations, |pass| {
+                        for b in &batches {
+                            skinner.dispatch(pass, b);
+                        }
+                    }),
+                });
+                drop(batches);
+                // Frees the batch's memory before the next one is made.
+                let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+            }
+        }
+    }
+    drop(data);
+    let copies = match copy {
+        false => Vec::new(),
+        true => sizes
+            .iter()
+            .map(|&n| {
+                let bytes = n as u64 * std::mem::size_of::<SkinVertex>() as u64;
+                (n, bytes, copy_ms(gpu, bytes, iterations))
+            })
+            .collect(),
+    };
 
     // CPU reference on up to 1M of the same vertices.
-    let m = positions.len();
-    let normals = vec![Vec3::Y; m];
-    let (mut op, mut on) = (vec![Vec3::ZERO; m], vec![Vec3::ZERO; m]);
+    let normals = vec![Vec3::Y; cpu_n];
+    let (mut op, mut on) = (vec![Vec3::ZERO; cpu_n], vec![Vec3::ZERO; cpu_n]);
     let t = Instant::now();
     skin_vertices(&mats, &skin, &positions, &normals, &mut op, &mut on);
-    let cpu = m as f64 / t.elapsed().as_secs_f64();
+    let cpu = cpu_n as f64 / t.elapsed().as_secs_f64();
 
     SkinBenchResult {
         adapter: gpu.describe(),
-        vertices: n as u32,
         bones,
         timer,
-        gpu_ms_median: times_ms[times_ms.len() / 2],
-        gpu_ms_min: times_ms[0],
+        rows: out,
+        copies,
+        cpu_vertices: cpu_n,
         cpu_vertices_per_s: cpu,
     }
 }
 
+/// Wall time of one submit of `iterations` passes recorded by `dispatch`
+/// (after one warm-up submit), per pass, in ms: a check on the timestamps.
+fn wall_per_pass(gpu: &Gpu, iterations: u32, dispatch: impl Fn(&mut wgpu::ComputePass<'_>)) -> f64 {
+    let record = |n: u32| {
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        for _ in 0..n {
+            dispatch(&mut enc.begin_compute_pass(&Default::default()));
+        }
+        enc.finish()
+    };
+    gpu.queue.submit([record(1)]);
+    let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+    let commands = record(iterations.max(1));
+    let t = Instant::now();
+    gpu.queue.submit([commands]);
+    let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+    t.elapsed().as_secs_f64() * 1e3 / iterations.max(1) as f64
+}
+
+/// `copy_buffer_to_buffer` of `bytes` between two device buffers,
+/// `iterations` times in one submit: wall ms per copy (the device's own
+/// copy speed, the ceiling a kernel's streaming is measured against).
+pub fn copy_ms(gpu: &Gpu, bytes: u64, iterations: u32) -> f64 {
+    let bytes = bytes.max(4) & !3;
+    let make = |usage| {
+        gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("bench copy"),
+            size: bytes,
+            usage,
+            mapped_at_creation: false,
+        })
+    };
+    let a = make(wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST);
+    let b = make(wgpu::BufferUsages::COPY_DST);
+    let record = |n: u32| {
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        for _ in 0..n {
+            enc.copy_buffer_to_buffer(&a, 0, &b, 0, bytes);
+        }
+        enc.finish()
+    };
+    let warm = Instant::now();
+    while warm.elapsed() < crate::gpu::frame::WARM_UP {
+        gpu.queue.submit([record(10)]);
+        let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+    }
+    let commands = record(iterations.max(1));
+    let t = Instant::now();
+    gpu.queue.submit([commands]);
+    let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+    t.elapsed().as_secs_f64() * 1e3 / iterations.max(1) as f64
+}
+
 /// Times `iterations` compute passes recorded by `dispatch`, sorted (ms):
 /// with timestamp queries around each pass where the adapter has them, else
-/// wall time around a blocking submit. One warm-up pass first.
+/// wall time around a blocking submit. After [`crate::gpu::frame::WARM_UP`]
+/// of the same passes, so that the GPU's clock has risen.
 pub fn gpu_times(
     gpu: &Gpu,
     iterations: u32,
@@ -152,8 +488,22 @@ pub fn gpu_times(
         }));
         enc
     };
-    gpu.queue.submit([run(None).finish()]);
-    let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+    // Warm-up: the GPU's own clock idles low (an H200's SM clock at 345 of
+    // 1980 MHz) and rises only under sustained work; 20 passes right after
+    // an upload ran 5.5x slower than after half a second of load
+    // (docs/performance.md). Keep the device busy first.
+    let warm = Instant::now();
+    loop {
+        let mut enc = run(None);
+        for _ in 0..9 {
+            dispatch(&mut enc.begin_compute_pass(&Default::default()));
+        }
+        gpu.queue.submit([enc.finish()]);
+        let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+        if warm.elapsed() >= crate::gpu::frame::WARM_UP {
+            break;
+        }
+    }
 
     let mut times_ms: Vec<f64> = Vec::with_capacity(iterations as usize);
     if !timestamps {
@@ -413,25 +763,80 @@ pub struct MapBenchResult {
     pub name: String,
     pub adapter: String,
     pub size: (u32, u32),
+    pub frames: u32,
+    /// Samples a pixel (multisampling).
+    pub samples: u32,
     pub cell: Option<(usize, usize)>,
-    /// (label, triangles drawn, draw calls, median ms, p90 ms)
-    pub rows: Vec<(&'static str, u64, u32, f64, f64)>,
+    pub rows: Vec<MapRow>,
+}
+
+/// One way of drawing the map: what it drew and how long frames took (ms).
+pub struct MapRow {
+    pub label: &'static str,
+    /// `all` or `visible`, for the records.
+    pub key: &'static str,
+    pub triangles: u64,
+    pub draws: u32,
+    pub median: f64,
+    pub p90: f64,
+    pub p99: f64,
+    /// Recording and submitting, the median: the CPU's part of a frame.
+    pub cpu_median: f64,
 }
 
 impl MapBenchResult {
     pub fn report(&self) -> String {
         let mut s = format!(
-            "{} on {} at {}x{}, eye in cell {:?}\n",
-            self.name, self.adapter, self.size.0, self.size.1, self.cell
+            "{} on {} at {}x{}, {} sample(s) a pixel, {} frames, eye in cell {:?}\n",
+            self.name, self.adapter, self.size.0, self.size.1, self.samples, self.frames, self.cell
         );
         s += &format!(
-            "{:<22} {:>10} {:>6} {:>10} {:>10}\n",
-            "", "triangles", "draws", "median ms", "p90 ms"
+            "{:<22} {:>10} {:>6} {:>10} {:>8} {:>8} {:>8} {:>14}\n",
+            "", "triangles", "draws", "median ms", "p90 ms", "p99 ms", "FPS", "CPU median ms"
         );
-        for (label, tris, draws, med, p90) in &self.rows {
-            s += &format!("{label:<22} {tris:>10} {draws:>6} {med:>10.2} {p90:>10.2}\n");
+        for r in &self.rows {
+            s += &format!(
+                "{:<22} {:>10} {:>6} {:>10.3} {:>8.3} {:>8.3} {:>8.0} {:>14.3}\n",
+                r.label,
+                r.triangles,
+                r.draws,
+                r.median,
+                r.p90,
+                r.p99,
+                1e3 / r.median,
+                r.cpu_median
+            );
         }
         s
+    }
+
+    /// Records `map/<size>/msaa<samples>/<all|visible>/{median,p90,p99,cpu}`
+    /// (ms), `.../fps` (from the median) and `.../triangles`, the machine
+    /// being the adapter.
+    pub fn records(&self) -> serde_json::Value {
+        let mut out = Vec::new();
+        for r in &self.rows {
+            let name = format!(
+                "map/{}x{}/msaa{}/{}",
+                self.size.0, self.size.1, self.samples, r.key
+            );
+            for (what, value, unit) in [
+                ("median", r.median, "ms"),
+                ("p90", r.p90, "ms"),
+                ("p99", r.p99, "ms"),
+                ("cpu", r.cpu_median, "ms"),
+                ("fps", 1e3 / r.median, "FPS"),
+                ("triangles", r.triangles as f64, "triangles"),
+            ] {
+                out.push(serde_json::json!({
+                    "name": format!("{name}/{what}"),
+                    "value": value,
+                    "unit": unit,
+                    "machine": self.adapter,
+                }));
+            }
+        }
+        serde_json::Value::Array(out)
     }
 }
 
@@ -441,11 +846,18 @@ pub fn map_frames(
     scene: &Scene,
     size: (u32, u32),
     frames: u32,
+    samples: Option<u32>,
 ) -> MapBenchResult {
     use crate::gpu::capture;
     use crate::scene::map_query;
     let format = capture::CAPTURE_FORMAT;
-    let renderer = crate::gpu::Renderer::new(gpu, format, gpu.sample_count(format));
+    // The viewer's multisampling unless asked for 1 (only 1 and the
+    // adapter's own count are sure to work).
+    let samples = match samples {
+        Some(1) => 1,
+        _ => gpu.sample_count(format),
+    };
+    let renderer = crate::gpu::Renderer::new(gpu, format, samples);
     let mut gs = crate::gpu::GpuScene::new(gpu, &renderer, scene);
     let info = scene.map.as_ref().expect("a map");
     let bounds = scene.bounds(None);
@@ -469,31 +881,36 @@ pub fn map_frames(
     let mut opts = crate::gpu::ViewOptions::for_scene(scene);
     opts.grid = false;
     let mut rows = Vec::new();
-    let mut row = |label, opts: &crate::gpu::ViewOptions| {
+    let mut row = |label, key, opts: &crate::gpu::ViewOptions| {
+        use crate::gpu::frame::FrameTimes;
         let input = crate::gpu::FrameInput::at_rest(&camera, opts);
         let (t, stats) =
             crate::gpu::frame::time_frames(gpu, &renderer, &mut gs, &input, size, frames);
-        let p90 = t[(t.len() * 9 / 10).min(t.len() - 1)];
-        (
+        MapRow {
             label,
-            stats.triangles,
-            stats.draw_calls,
-            t[t.len() / 2],
-            p90,
-        )
+            key,
+            triangles: stats.triangles,
+            draws: stats.draw_calls,
+            median: FrameTimes::quantile(&t.total, 0.5),
+            p90: FrameTimes::quantile(&t.total, 0.9),
+            p99: FrameTimes::quantile(&t.total, 0.99),
+            cpu_median: FrameTimes::quantile(&t.cpu, 0.5),
+        }
     };
-    rows.push(row("everything", &opts));
+    rows.push(row("everything", "all", &opts));
     if let Some((s, c)) = cell {
         opts.ranges = Some(std::sync::Arc::new(map_query::draw_ranges(
             info,
             &map_query::visible_cubes(&info.map, s, c),
         )));
-        rows.push(row("visible from the cell", &opts));
+        rows.push(row("visible from the cell", "visible", &opts));
     }
     MapBenchResult {
         name: name.to_string(),
         adapter: gpu.describe(),
         size,
+        frames,
+        samples,
         cell,
         rows,
     }

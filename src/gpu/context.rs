@@ -220,7 +220,11 @@ impl Gpu {
     /// One line naming the adapter, for logs and test output.
     pub fn describe(&self) -> String {
         let i = self.adapter.get_info();
-        format!("{} ({:?} backend, {:?})", i.name, i.backend, i.device_type)
+        let mut s = format!("{} ({:?} backend, {:?}", i.name, i.backend, i.device_type);
+        if !i.driver.is_empty() {
+            s += &format!(", {} {}", i.driver, i.driver_info);
+        }
+        s + ")"
     }
 
     /// Largest MSAA sample count (of 4 and 1) the format supports.

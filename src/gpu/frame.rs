@@ -365,9 +365,10 @@ pub fn render_to_image(
     (image, stats)
 }
 
-/// Records and submits `frames` frames offscreen (targets made once) and
-/// returns each frame's wall time in ms, submit to GPU idle, sorted; and
-/// the last frame's stats. For benchmarks.
+/// Records and submits `frames` frames offscreen (targets made once), after
+/// [`WARM_UP`] of untimed ones, and
+/// returns each frame's wall time in ms, recording to GPU idle, and its
+/// CPU part; and the last frame's stats. For benchmarks.
 pub fn time_frames(
     gpu: &Gpu,
     renderer: &Renderer,
@@ -375,7 +376,7 @@ pub fn time_frames(
     input: &FrameInput,
     (width, height): (u32, u32),
     frames: u32,
-) -> (Vec<f64>, FrameStats) {
+) -> (FrameTimes, FrameStats) {
     let (_output, view, targets) = offscreen(gpu, renderer, (width, height), false);
     let target = FrameTarget {
         targets: &targets,
@@ -383,19 +384,54 @@ pub fn time_frames(
         viewport: None,
     };
     let mut stats = FrameStats::default();
-    let mut times = Vec::with_capacity(frames as usize);
+    let mut times = FrameTimes::default();
+    // Frames drawn and not timed, so that the GPU's clock has risen.
+    let warm = std::time::Instant::now();
+    while warm.elapsed() < WARM_UP {
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        record(gpu, renderer, scene, &mut encoder, &target, input);
+        gpu.queue.submit([encoder.finish()]);
+        let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+    }
     for i in 0..=frames {
         let t = std::time::Instant::now();
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         stats = record(gpu, renderer, scene, &mut encoder, &target, input);
         gpu.queue.submit([encoder.finish()]);
+        let cpu = t.elapsed();
         let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
         if i > 0 {
-            times.push(t.elapsed().as_secs_f64() * 1e3); // frame 0 warms up
+            // Frame 0 warms up.
+            times.total.push(t.elapsed().as_secs_f64() * 1e3);
+            times.cpu.push(cpu.as_secs_f64() * 1e3);
         }
     }
-    times.sort_by(f64::total_cmp);
+    times.total.sort_by(f64::total_cmp);
+    times.cpu.sort_by(f64::total_cmp);
     (times, stats)
+}
+
+/// How long benchmarks keep the GPU busy before timing it: GPUs idle at a
+/// low clock and raise it under sustained load (an H200's SM clock went from
+/// 345 to 1980 MHz; short bursts right after idle time ran 5.5x slower).
+pub const WARM_UP: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Frame times in ms, each list sorted: `total` from recording to the GPU
+/// done, `cpu` the recording and submit alone (the rest is the GPU's).
+#[derive(Clone, Debug, Default)]
+pub struct FrameTimes {
+    pub total: Vec<f64>,
+    pub cpu: Vec<f64>,
+}
+
+impl FrameTimes {
+    /// The `q` quantile (0.5: the median) of a sorted list; 0 when empty.
+    pub fn quantile(sorted: &[f64], q: f64) -> f64 {
+        match sorted.len() {
+            0 => 0.0,
+            n => sorted[((n as f64 * q) as usize).min(n - 1)],
+        }
+    }
 }
 
 /// An offscreen colour target of the renderer's format (readable when

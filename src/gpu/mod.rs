@@ -49,6 +49,8 @@ pub const SHADERS: &[(&str, &str)] = &[
         shader!("globals.wgsl", "oct.wgsl", "lines.wgsl"),
     ),
     ("skin.wgsl", shader!("oct.wgsl", "skin.wgsl")),
+    ("skin_stream.wgsl", shader!("skin_stream.wgsl")),
+    ("skin_copy16.wgsl", shader!("skin_copy16.wgsl")),
     ("bones.wgsl", shader!("globals.wgsl", "bones.wgsl")),
     (
         "material_anim.wgsl",

@@ -124,9 +124,15 @@ pub struct SkinBatch {
 
 impl Skinner {
     pub fn new(device: &wgpu::Device) -> Skinner {
+        Self::with_shader(device, "skin.wgsl")
+    }
+
+    /// A skinner running `shader`, a file of [`super::SHADERS`] with
+    /// skin.wgsl's bindings (`bench skin` times the memory floors this way).
+    pub fn with_shader(device: &wgpu::Device, shader: &str) -> Skinner {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("skin.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(super::shader_source("skin.wgsl").into()),
+            label: Some(shader),
+            source: wgpu::ShaderSource::Wgsl(super::shader_source(shader).into()),
         });
         let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
             binding,
@@ -218,8 +224,8 @@ impl Skinner {
             mapped_at_creation: false,
         });
         let n = vertices.len() as u32;
-        // Each dispatch binds only its own range: bindings stay under 403 MB
-        // (whole buffers past 512 MiB ran 5x slower on an H100).
+        // Each dispatch binds only its own range, so no binding passes the
+        // device's storage-binding limit whatever the batch's size.
         const IN: u64 = std::mem::size_of::<SkinVertex>() as u64;
         const OUT: u64 = std::mem::size_of::<PosNormal>() as u64;
         fn range(b: &wgpu::Buffer, first: u32, end: u32, stride: u64) -> wgpu::BindingResource<'_> {
@@ -273,8 +279,9 @@ impl Skinner {
 
     /// Records the dispatches into `pass`: one for up to 16.7M vertices
     /// (65535 workgroups of 256), one more per further 16.7M, each over its
-    /// own range of the buffers. (A single 2D grid past that limit, and
-    /// bindings past 512 MiB, ran 5x slower on an H100: docs/performance.md.)
+    /// own range of the buffers. (On an H200 this runs at 47-49 G vertices/s
+    /// from 8M to 50M vertices, the same as separate buffers per dispatch:
+    /// docs/performance.md.)
     pub fn dispatch(&self, pass: &mut wgpu::ComputePass<'_>, batch: &SkinBatch) {
         if batch.vertex_count == 0 {
             return;

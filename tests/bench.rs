@@ -1,0 +1,143 @@
+//! `facet bench`: the sweep runs every size, kernel and layout asked for in
+//! one process, and its records carry the names `scripts/bench-report`
+//! reads. Counts and names are checked against values written out here;
+//! the timings themselves are never asserted.
+
+mod common;
+
+use facet::cli::bench::{self, SkinKernel, SkinLayout, count_name, parse_count};
+
+#[test]
+fn counts_read_and_print_as_written() {
+    for (text, n) in [
+        ("1000000", 1_000_000),
+        ("1M", 1_000_000),
+        ("16.7M", 16_700_000),
+        ("500K", 500_000),
+        ("2k", 2_000),
+        ("0", 0),
+    ] {
+        assert_eq!(parse_count(text), Ok(n), "{text}");
+    }
+    for bad in ["", "M", "-1", "1.5G", "5000M", "ten"] {
+        assert!(parse_count(bad).is_err(), "{bad:?} should be refused");
+    }
+    for (n, text) in [
+        (1_000_000, "1M"),
+        (50_000_000, "50M"),
+        (16_700_000, "16.7M"),
+        (4_000, "4K"),
+        (1_234, "1234"),
+    ] {
+        assert_eq!(count_name(n), text);
+    }
+    assert_eq!(SkinLayout::parse("one"), Ok(SkinLayout::One));
+    assert_eq!(
+        SkinLayout::parse("split"),
+        Ok(SkinLayout::Batches(65_535 * 256))
+    );
+    assert_eq!(
+        SkinLayout::parse("split-4M"),
+        Ok(SkinLayout::Batches(4_000_000))
+    );
+    assert!(SkinLayout::parse("split-0").is_err());
+    assert!(SkinLayout::parse("whole").is_err());
+    assert_eq!(SkinKernel::parse("copy16"), Ok(SkinKernel::Copy16));
+    assert!(SkinKernel::parse("fast").is_err());
+}
+
+#[test]
+fn skin_sweep_times_every_size_kernel_and_layout() {
+    let gpu = common::gpu();
+    let kernels = [
+        SkinKernel::Skin,
+        SkinKernel::SameBone,
+        SkinKernel::Stream,
+        SkinKernel::Copy16,
+    ];
+    let layouts = [SkinLayout::One, SkinLayout::Batches(1024)];
+    let r = bench::skin(&gpu, &[3000, 1000], &kernels, &layouts, 16, 2, true);
+    assert_eq!(r.rows.len(), 2 * 4 * 2);
+    // Sizes in the order asked, each with every kernel, each in every layout
+    // (named in records as `count_name` writes them: 3000 is "3K").
+    for (i, row) in r.rows.iter().enumerate() {
+        assert_eq!(row.vertices, [3000, 1000][i / 8]);
+        assert_eq!(row.kernel, kernels[i / 2 % 4]);
+        assert_eq!(row.layout, layouts[i % 2]);
+        // 3000 vertices in batches of 1024: 3 batches of 2 buffers.
+        let (dispatches, buffers) = match (row.layout, row.vertices) {
+            (SkinLayout::One, _) => (1, 2),
+            (_, 3000) => (3, 6),
+            _ => (1, 2),
+        };
+        assert_eq!(
+            (row.dispatches, row.buffers),
+            (dispatches, buffers),
+            "row {i}"
+        );
+        assert!(row.gpu_ms_min <= row.gpu_ms_median && row.gpu_ms_median <= row.gpu_ms_max);
+        assert!(row.gpu_ms_median > 0.0 && row.wall_ms > 0.0);
+    }
+    assert_eq!(r.copies.len(), 2);
+    assert_eq!((r.copies[0].0, r.copies[0].1), (3000, 3000 * 28));
+
+    let records = r.records();
+    let names: Vec<&str> = records
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["name"].as_str().unwrap())
+        .collect();
+    for name in [
+        "skin/skin/one/3K/gpu",
+        "skin/skin/one/3K/rate",
+        "skin/same-bone/split-1024/1K/gpu_max",
+        "skin/copy16/one/1K/wall",
+        "copy/3K/ms",
+        "copy/1K/rate",
+    ] {
+        assert!(names.contains(&name), "no record {name} in {names:?}");
+    }
+    assert!(
+        records
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|x| x["machine"] == r.adapter.as_str())
+    );
+}
+
+#[test]
+fn map_bench_reports_both_draws_at_each_sample_count() {
+    use facet::generators::pmf;
+    let gpu = common::gpu();
+    let bytes = facet::formats::pmf_write::encode(&pmf::generate(&pmf::Params::SMALL)).unwrap();
+    let scene = facet::load::load_bytes("small.pmf", &bytes, None)
+        .unwrap()
+        .scene;
+    for samples in [Some(1), None] {
+        let r = bench::map_frames(&gpu, "small", &scene, (64, 48), 3, samples);
+        assert_eq!(
+            r.samples,
+            samples.unwrap_or(gpu.sample_count(facet::gpu::capture::CAPTURE_FORMAT))
+        );
+        assert!(!r.rows.is_empty());
+        let all = &r.rows[0];
+        assert_eq!(all.key, "all");
+        assert!(all.median <= all.p90 && all.p90 <= all.p99);
+        let names: Vec<String> = r
+            .records()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["name"].as_str().unwrap().to_string())
+            .collect();
+        let prefix = format!("map/64x48/msaa{}/all/", r.samples);
+        for what in ["median", "p90", "p99", "cpu", "fps", "triangles"] {
+            assert!(
+                names.contains(&format!("{prefix}{what}")),
+                "{prefix}{what} in {names:?}"
+            );
+        }
+    }
+}
