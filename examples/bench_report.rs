@@ -3,7 +3,9 @@
 //! so every number in those tables comes from a run. Each table sits
 //! between `<!-- bench:NAME -->` and `<!-- /bench:NAME -->` in the document
 //! and is replaced whole; a bench without records leaves its table as it
-//! is and says so. Run by `scripts/bench-report`.
+//! is and says so. The GPU tables (`gpu_skin`, `gpu_skin_cold`, `gpu_map`)
+//! read the records `facet bench skin|map --json` wrote on a GPU machine.
+//! Run by `scripts/bench-report`.
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -280,6 +282,182 @@ fn scaling_table(run: &Run) -> String {
     out
 }
 
+/// `1M`, `500K`, `1234` as a number (the bench's own count names), for
+/// ordering rows by size.
+fn count(name: &str) -> f64 {
+    let (digits, scale) = match name.as_bytes().last() {
+        Some(b'M') => (&name[..name.len() - 1], 1e6),
+        Some(b'K') => (&name[..name.len() - 1], 1e3),
+        _ => (name, 1.0),
+    };
+    digits.parse::<f64>().map_or(f64::MAX, |v| v * scale)
+}
+
+/// The distinct values of one `/`-separated field (`index`) among the names
+/// starting with `prefix`, in the order `key` gives them.
+fn field(run: &Run, prefix: &str, index: usize, key: fn(&str) -> f64) -> Vec<String> {
+    let mut out: Vec<String> = run
+        .values
+        .keys()
+        .filter(|k| k.starts_with(prefix))
+        .filter_map(|k| k.split('/').nth(index).map(str::to_string))
+        .collect();
+    out.sort_by(|a, b| key(a).total_cmp(&key(b)));
+    out.dedup();
+    out
+}
+
+/// The GPU's figures come from the device's own adapter, named as the
+/// machine; `facet bench` writes them with `--json`.
+fn gpu_header(out: &mut String, run: &Run, command: &str) {
+    let _ = writeln!(
+        out,
+        "Device: {}. Command: `{command}` (release build, through the `device` tool), {}; \
+         medians after half a second of load. Made by `scripts/bench-report` from `target/bench/`.\n",
+        run.machine, run.date
+    );
+}
+
+fn gpu_skin_table(run: &Run) -> String {
+    let mut out = String::new();
+    gpu_header(
+        &mut out,
+        run,
+        "facet bench skin --vertices 1M,...,50M --kernels skin,same-bone,stream,copy16 --iterations 100 --json FILE",
+    );
+    out.push_str(
+        "| vertices | skin (median) | skin, G vertices/s (goal >= 45) | skin, GB/s (44 B a vertex) | same bone for all | stream (skin's reads and writes) | copy16 (16-byte loads) |\n\
+         |---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let rate = |kernel: &str, n: &str| {
+        run.values
+            .get(&format!("skin/{kernel}/one/{n}/rate"))
+            .map_or("-".to_string(), |v| format!("{v:.1}"))
+    };
+    for n in field(run, "skin/skin/one/", 3, count) {
+        let ms = run
+            .values
+            .get(&format!("skin/skin/one/{n}/gpu"))
+            .copied()
+            .unwrap_or(0.0);
+        let g = run
+            .values
+            .get(&format!("skin/skin/one/{n}/rate"))
+            .copied()
+            .unwrap_or(0.0);
+        let _ = writeln!(
+            out,
+            "| {n} | {:.1} us | **{g:.1}** | {:.0} | {} | {} | {} |",
+            ms * 1e3,
+            g * 44.0,
+            rate("same-bone", &n),
+            rate("stream", &n),
+            rate("copy16", &n),
+        );
+    }
+    let split = field(run, "skin/skin/split/", 3, count);
+    if !split.is_empty() {
+        out.push_str(
+            "\nThe viewer's one input and one output buffer (each dispatch binding its range) against separate buffers per dispatch, G vertices/s:\n\n\
+             | vertices | one buffer each | a buffer pair per dispatch |\n|---:|---:|---:|\n",
+        );
+        for n in split {
+            let _ = writeln!(out, "| {n} | {} | {} |", rate("skin", &n), {
+                run.values
+                    .get(&format!("skin/skin/split/{n}/rate"))
+                    .map_or("-".to_string(), |v| format!("{v:.1}"))
+            });
+        }
+    }
+    out
+}
+
+fn gpu_skin_cold_table(run: &Run) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Device: {}. Command: `facet bench skin --vertices 1M,10M,30M,50M --kernels skin,same-bone,stream,copy16 --iterations 20` \
+         before the warm-up existed: 20 passes timed straight after each upload, {}. Made by `scripts/bench-report` from `target/bench/`.\n",
+        run.machine, run.date
+    );
+    out.push_str(
+        "| vertices | skin, G vertices/s | same bone | stream | copy16 |\n|---:|---:|---:|---:|---:|\n",
+    );
+    for n in field(run, "skin/skin/one/", 3, count) {
+        let r = |k: &str| {
+            run.values
+                .get(&format!("skin/{k}/one/{n}/rate"))
+                .map_or("-".to_string(), |v| format!("{v:.1}"))
+        };
+        let _ = writeln!(
+            out,
+            "| {n} | {} | {} | {} | {} |",
+            r("skin"),
+            r("same-bone"),
+            r("stream"),
+            r("copy16")
+        );
+    }
+    out
+}
+
+fn gpu_map_table(run: &Run) -> String {
+    let mut out = String::new();
+    gpu_header(
+        &mut out,
+        run,
+        "facet bench map --frames 600 --size 1920x1080,960x540,3840x2160 --msaa 4,1 --json FILE",
+    );
+    out.push_str(
+        "| size | samples a pixel | everything: median | p99 | FPS (goal >= 240 at 1080p) | visible from the cell: median | p99 | FPS | CPU part of a frame |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let area = |s: &str| {
+        s.split_once('x')
+            .and_then(|(w, h)| Some(w.parse::<f64>().ok()? * h.parse::<f64>().ok()?))
+            .unwrap_or(f64::MAX)
+    };
+    let samples = |s: &str| -(s.trim_start_matches("msaa").parse::<f64>().unwrap_or(0.0));
+    let mut sizes = field(run, "map/", 1, area);
+    // 1920x1080 first: the issue's size.
+    sizes.sort_by_key(|s| s != "1920x1080");
+    for size in sizes {
+        for msaa in field(run, &format!("map/{size}/"), 2, samples) {
+            let g = |row: &str, what: &str| {
+                run.values
+                    .get(&format!("map/{size}/{msaa}/{row}/{what}"))
+                    .copied()
+                    .unwrap_or(0.0)
+            };
+            let _ = writeln!(
+                out,
+                "| {size} | {} | {:.2} ms | {:.2} ms | **{:.0}** | {:.2} ms | {:.2} ms | {:.0} | {:.2} ms |",
+                msaa.trim_start_matches("msaa"),
+                g("all", "median"),
+                g("all", "p99"),
+                g("all", "fps"),
+                g("visible", "median"),
+                g("visible", "p99"),
+                g("visible", "fps"),
+                g("all", "cpu"),
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nTriangles drawn: everything {:.0}, visible from the cell {:.0}.",
+        run.values
+            .iter()
+            .find(|(k, _)| k.ends_with("/all/triangles"))
+            .map_or(0.0, |(_, v)| *v),
+        run.values
+            .iter()
+            .find(|(k, _)| k.ends_with("/visible/triangles"))
+            .map_or(0.0, |(_, v)| *v),
+    );
+    out
+}
+
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let bench_dir = std::env::var_os("CARGO_TARGET_DIR")
@@ -289,13 +467,16 @@ fn main() {
     let doc_path = root.join("docs/performance.md");
     let mut doc = std::fs::read_to_string(&doc_path).expect("docs/performance.md");
     type Table = fn(&Run) -> String;
-    let tables: [(&str, Table); 6] = [
+    let tables: [(&str, Table); 9] = [
         ("m3d", m3d_table),
         ("papa", papa_table),
         ("p3m", p3m_table),
         ("pmf", pmf_table),
         ("thumbnail", thumbnail_table),
         ("scaling", scaling_table),
+        ("gpu_skin", gpu_skin_table),
+        ("gpu_skin_cold", gpu_skin_cold_table),
+        ("gpu_map", gpu_map_table),
     ];
     for (name, table) in tables {
         let (open, close) = (
