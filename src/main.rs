@@ -613,7 +613,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let gpu = Gpu::headless()?;
             let result = facet::cli::bench::skin(
                 &gpu, &vertices, &kernels, &layouts, bones, iterations, copy,
-            );
+            )
+            .map_err(|e| anyhow::anyhow!("bench skin: {e}"))?;
             println!("{}", result.report());
             write_records(json.as_deref(), &result.records())
         }

@@ -56,7 +56,7 @@ fn skin_sweep_times_every_size_kernel_and_layout() {
         SkinKernel::Copy16,
     ];
     let layouts = [SkinLayout::One, SkinLayout::Batches(1024)];
-    let r = bench::skin(&gpu, &[3000, 1000], &kernels, &layouts, 16, 2, true);
+    let r = bench::skin(&gpu, &[3000, 1000], &kernels, &layouts, 16, 2, true).unwrap();
     assert_eq!(r.rows.len(), 2 * 4 * 2);
     // Sizes in the order asked, each with every kernel, each in every layout
     // (named in records as `count_name` writes them: 3000 is "3K").
@@ -105,6 +105,31 @@ fn skin_sweep_times_every_size_kernel_and_layout() {
             .iter()
             .all(|x| x["machine"] == r.adapter.as_str())
     );
+}
+
+#[test]
+fn skin_sweep_refuses_what_the_device_cannot_hold() {
+    let gpu = common::gpu();
+    let largest = gpu.device.limits().max_buffer_size;
+    // The first count whose 28-byte vertices pass the device's largest
+    // buffer, where a u32 count can say it.
+    let n = largest / 28 + 1;
+    assert!(
+        n <= u32::MAX as u64,
+        "llvmpipe's largest buffer is {largest} bytes"
+    );
+    let e = bench::skin(
+        &gpu,
+        &[n as u32],
+        &[SkinKernel::Skin],
+        &[SkinLayout::One],
+        4,
+        1,
+        false,
+    )
+    .err()
+    .expect("a size past the device's largest buffer is refused");
+    assert!(e.contains("largest buffer"), "{e}");
 }
 
 #[test]

@@ -290,7 +290,8 @@ impl SkinBenchResult {
 /// one process on this one device (data made once at the largest size;
 /// each size is its first vertices). With `copy`, the device's own buffer
 /// copy of each size's input bytes too. Then the CPU reference on up to 1M
-/// of the same vertices.
+/// of the same vertices. Refuses sizes the device or the process cannot
+/// hold.
 pub fn skin(
     gpu: &Gpu,
     sizes: &[u32],
@@ -299,14 +300,30 @@ pub fn skin(
     bones: u32,
     iterations: u32,
     copy: bool,
-) -> SkinBenchResult {
+) -> Result<SkinBenchResult, String> {
     let mut rng = Rng(0x5EED);
     let bones = bones.clamp(1, skinning::MAX_BONES as u32);
     let n = sizes.iter().copied().max().unwrap_or(1).max(1) as usize;
     let cpu_n = n.min(1 << 20);
     let mut positions = Vec::with_capacity(cpu_n);
     let mut skin = Skin::default();
-    let mut data: Vec<SkinVertex> = Vec::with_capacity(n);
+    // The largest size asked for must fit one buffer of this device, and
+    // its vertices this process's memory: a clear refusal, not an abort.
+    let bytes = n as u64 * std::mem::size_of::<SkinVertex>() as u64;
+    let largest = gpu.device.limits().max_buffer_size;
+    if bytes > largest {
+        return Err(format!(
+            "{} vertices need {bytes} bytes of input, more than this device's largest buffer ({largest} bytes)",
+            count_name(n as u32)
+        ));
+    }
+    let mut data: Vec<SkinVertex> = Vec::new();
+    data.try_reserve_exact(n).map_err(|_| {
+        format!(
+            "{} vertices need {bytes} bytes of input, more than this process could allocate",
+            count_name(n as u32)
+        )
+    })?;
     for i in 0..n {
         let p = Vec3::new(rng.f(), rng.f(), rng.f()) * 2.0 - 1.0;
         let nrm = (Vec3::new(rng.f(), rng.f(), rng.f()) * 2.0 - 1.0).normalize_or(Vec3::Y);
@@ -402,7 +419,7 @@ pub fn skin(
     skin_vertices(&mats, &skin, &positions, &normals, &mut op, &mut on);
     let cpu = cpu_n as f64 / t.elapsed().as_secs_f64();
 
-    SkinBenchResult {
+    Ok(SkinBenchResult {
         adapter: gpu.describe(),
         bones,
         timer,
@@ -410,7 +427,7 @@ pub fn skin(
         copies,
         cpu_vertices: cpu_n,
         cpu_vertices_per_s: cpu,
-    }
+    })
 }
 
 /// Wall time of one submit of `iterations` passes recorded by `dispatch`
