@@ -1,13 +1,7 @@
 // `facet bench skin --kernels copy16`: 16 bytes in and 16 bytes out per
 // invocation, each one aligned vector load and store: the most a compute
 // kernel streams on the device, the ceiling skin.wgsl is measured against.
-
-struct Params {
-    vertex_count: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-};
+// (Params from skin_io.wgsl.)
 
 @group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
 @group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;

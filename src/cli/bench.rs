@@ -430,28 +430,49 @@ pub fn skin(
     })
 }
 
-/// Wall time of one submit of `iterations` passes recorded by `dispatch`
-/// (after one warm-up submit), per pass, in ms: a check on the timestamps.
-fn wall_per_pass(gpu: &Gpu, iterations: u32, dispatch: impl Fn(&mut wgpu::ComputePass<'_>)) -> f64 {
-    let record = |n: u32| {
-        let mut enc = gpu.device.create_command_encoder(&Default::default());
-        for _ in 0..n {
-            dispatch(&mut enc.begin_compute_pass(&Default::default()));
-        }
-        enc.finish()
-    };
-    gpu.queue.submit([record(1)]);
-    let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
-    let commands = record(iterations.max(1));
+/// Command buffers of `n` passes recorded by `dispatch`.
+fn passes(
+    gpu: &Gpu,
+    dispatch: &impl Fn(&mut wgpu::ComputePass<'_>),
+    n: u32,
+) -> wgpu::CommandBuffer {
+    let mut enc = gpu.device.create_command_encoder(&Default::default());
+    for _ in 0..n {
+        dispatch(&mut enc.begin_compute_pass(&Default::default()));
+    }
+    enc.finish()
+}
+
+/// Keeps the GPU busy with what `record(n)` records for
+/// [`crate::gpu::frame::WARM_UP`], so that its clock has risen.
+fn warm_up(gpu: &Gpu, record: impl Fn(u32) -> wgpu::CommandBuffer) {
+    let warm = Instant::now();
+    while warm.elapsed() < crate::gpu::frame::WARM_UP {
+        gpu.queue.submit([record(10)]);
+        let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+    }
+}
+
+/// Wall time of one submit of `record(iterations)`, per iteration, in ms.
+fn wall_ms(gpu: &Gpu, iterations: u32, record: impl Fn(u32) -> wgpu::CommandBuffer) -> f64 {
+    let iterations = iterations.max(1);
+    let commands = record(iterations);
     let t = Instant::now();
     gpu.queue.submit([commands]);
     let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
-    t.elapsed().as_secs_f64() * 1e3 / iterations.max(1) as f64
+    t.elapsed().as_secs_f64() * 1e3 / iterations as f64
+}
+
+/// Wall time of one submit of `iterations` passes recorded by `dispatch`,
+/// per pass, in ms (run right after [`gpu_times`], warm): a check on the
+/// timestamps.
+fn wall_per_pass(gpu: &Gpu, iterations: u32, dispatch: impl Fn(&mut wgpu::ComputePass<'_>)) -> f64 {
+    wall_ms(gpu, iterations, |n| passes(gpu, &dispatch, n))
 }
 
 /// `copy_buffer_to_buffer` of `bytes` between two device buffers,
-/// `iterations` times in one submit: wall ms per copy (the device's own
-/// copy speed, the ceiling a kernel's streaming is measured against).
+/// `iterations` times in one submit after a warm-up: wall ms per copy (the
+/// device's own copy speed).
 pub fn copy_ms(gpu: &Gpu, bytes: u64, iterations: u32) -> f64 {
     let bytes = bytes.max(4) & !3;
     let make = |usage| {
@@ -471,16 +492,8 @@ pub fn copy_ms(gpu: &Gpu, bytes: u64, iterations: u32) -> f64 {
         }
         enc.finish()
     };
-    let warm = Instant::now();
-    while warm.elapsed() < crate::gpu::frame::WARM_UP {
-        gpu.queue.submit([record(10)]);
-        let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
-    }
-    let commands = record(iterations.max(1));
-    let t = Instant::now();
-    gpu.queue.submit([commands]);
-    let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
-    t.elapsed().as_secs_f64() * 1e3 / iterations.max(1) as f64
+    warm_up(gpu, record);
+    wall_ms(gpu, iterations, record)
 }
 
 /// Times `iterations` compute passes recorded by `dispatch`, sorted (ms):
@@ -508,19 +521,8 @@ pub fn gpu_times(
     // Warm-up: the GPU's own clock idles low (an H200's SM clock at 345 of
     // 1980 MHz) and rises only under sustained work; 20 passes right after
     // an upload ran 5.5x slower than after half a second of load
-    // (docs/performance.md). Keep the device busy first.
-    let warm = Instant::now();
-    loop {
-        let mut enc = run(None);
-        for _ in 0..9 {
-            dispatch(&mut enc.begin_compute_pass(&Default::default()));
-        }
-        gpu.queue.submit([enc.finish()]);
-        let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
-        if warm.elapsed() >= crate::gpu::frame::WARM_UP {
-            break;
-        }
-    }
+    // (docs/performance.md).
+    warm_up(gpu, |n| passes(gpu, &dispatch, n));
 
     let mut times_ms: Vec<f64> = Vec::with_capacity(iterations as usize);
     if !timestamps {

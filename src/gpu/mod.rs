@@ -27,7 +27,7 @@ pub use upload::GpuScene;
 
 /// A shader with the shared files it uses prepended: `globals.wgsl` (the
 /// frame's uniforms), `oct.wgsl` (octahedral normals), `material.wgsl` (the
-/// material slot).
+/// material slot), `skin_io.wgsl` (the skinning kernels' vertex layouts).
 macro_rules! shader {
     ($($file:literal),+) => {
         concat!($(include_str!(concat!("../../shaders/", $file))),+)
@@ -48,9 +48,19 @@ pub const SHADERS: &[(&str, &str)] = &[
         "lines.wgsl",
         shader!("globals.wgsl", "oct.wgsl", "lines.wgsl"),
     ),
-    ("skin.wgsl", shader!("oct.wgsl", "skin.wgsl")),
-    ("skin_stream.wgsl", shader!("skin_stream.wgsl")),
-    ("skin_copy16.wgsl", shader!("skin_copy16.wgsl")),
+    ("skin_io.wgsl", shader!("skin_io.wgsl")),
+    (
+        "skin.wgsl",
+        shader!("oct.wgsl", "skin_io.wgsl", "skin.wgsl"),
+    ),
+    (
+        "skin_stream.wgsl",
+        shader!("skin_io.wgsl", "skin_stream.wgsl"),
+    ),
+    (
+        "skin_copy16.wgsl",
+        shader!("skin_io.wgsl", "skin_copy16.wgsl"),
+    ),
     ("bones.wgsl", shader!("globals.wgsl", "bones.wgsl")),
     (
         "material_anim.wgsl",
