@@ -207,9 +207,9 @@ enum BenchWhat {
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
     },
-    /// Frame times of a map with and without visibility culling, from a
-    /// player's eye: FILE, or the generated ~1M-triangle map (builds with
-    /// `--features generators`).
+    /// Frame times of a map with and without visibility culling (each with
+    /// and without frustum culling), from a player's eye: FILE, or the
+    /// generated ~1M-triangle map (builds with `--features generators`).
     Map {
         /// A .pmf file (default: generate the ~1M-triangle benchmark map).
         file: Option<PathBuf>,

@@ -428,8 +428,14 @@ fn demo_map_with_lightmaps_matches_reference() {
         .iter()
         .map(|s| s.triangles.len() as u64)
         .sum();
-    assert_eq!(stats.triangles, tris);
+    // The viewer's frustum culling leaves out the sectors the camera does
+    // not see; drawing everything draws every sector triangle.
+    assert!(stats.triangles > 0 && stats.triangles <= tris);
     common::assert_matches_reference("pmf_demo", &img);
+    let mut everything = req.clone();
+    everything.view.frustum_cull = false;
+    let (_, stats) = facet::cli::headless::render(&gpu, &loaded.scene, &everything).unwrap();
+    assert_eq!(stats.triangles, tris);
 }
 
 #[test]
@@ -621,4 +627,59 @@ fn a_closed_surface_is_drawn_with_its_back_faces_culled() {
         covered > 160 * 120 * 9 / 10,
         "hidden part: {covered} pixels"
     );
+}
+
+/// Frustum culling: from near one corner of a generated map looking out of
+/// it, the sectors behind the eye are not drawn (fewer triangles) and the
+/// picture is the same pixel for pixel as drawing everything.
+#[test]
+fn frustum_culling_drops_only_what_is_out_of_view() {
+    use facet::generators::pmf;
+    let gpu = common::gpu();
+    let bytes = facet::formats::pmf_write::encode(&pmf::generate(&pmf::Params::SMALL)).unwrap();
+    let scene = facet::load::load_bytes("small.pmf", &bytes, None)
+        .unwrap()
+        .scene;
+    let format = capture::CAPTURE_FORMAT;
+    let renderer = Renderer::new(&gpu, format, gpu.sample_count(format));
+    let mut gs = GpuScene::new(&gpu, &renderer, &scene);
+    let b = scene.bounds(None);
+    let mut cam = OrbitCamera::framing(&b, 4.0 / 3.0);
+    // Near the -X -Z corner, looking further that way (yaw 45 degrees puts
+    // the eye on the +X +Z side of its target), a little down.
+    cam.target = b.min + (b.max - b.min) * glam::Vec3::new(0.15, 0.5, 0.15);
+    cam.distance = (b.max - b.min).length() * 0.1;
+    cam.yaw = std::f32::consts::FRAC_PI_4;
+    cam.pitch = 0.3;
+    let mut shots = Vec::new();
+    for cull in [false, true] {
+        let mut o = ViewOptions::for_scene(&scene);
+        o.grid = false;
+        o.frustum_cull = cull;
+        shots.push(frame::render_to_image(
+            &gpu,
+            &renderer,
+            &mut gs,
+            &FrameInput::at_rest(&cam, &o),
+            160,
+            120,
+        ));
+    }
+    let ((all, all_stats), (culled, culled_stats)) = (&shots[0], &shots[1]);
+    assert_eq!(all_stats.triangles, scene.triangle_count() as u64);
+    assert!(
+        culled_stats.triangles < all_stats.triangles && culled_stats.triangles > 0,
+        "culled {} of {} triangles",
+        all_stats.triangles - culled_stats.triangles,
+        all_stats.triangles
+    );
+    let differing = all
+        .pixels()
+        .zip(culled.pixels())
+        .filter(|(a, b)| a != b)
+        .count();
+    assert_eq!(differing, 0, "frustum culling changed {differing} pixels");
+    // Something of the map is on screen, not just the clear colour.
+    let background = all.get_pixel(0, 0);
+    assert!(all.pixels().any(|p| p != background));
 }

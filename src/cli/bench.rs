@@ -777,7 +777,8 @@ pub fn materials(gpu: &Gpu, n: u32, iterations: u32) -> MaterialBenchResult {
 }
 
 /// `facet bench map`: frame times of a map with and without visibility
-/// culling, from a player's eye in a ground-level cell.
+/// culling, each with and without frustum culling, from a player's eye in
+/// a ground-level cell.
 pub struct MapBenchResult {
     pub name: String,
     pub adapter: String,
@@ -792,7 +793,8 @@ pub struct MapBenchResult {
 /// One way of drawing the map: what it drew and how long frames took (ms).
 pub struct MapRow {
     pub label: &'static str,
-    /// `all` or `visible`, for the records.
+    /// `all`, `view` (frustum culling), `visible` (the cell's visibility
+    /// lists) or `visible_view` (both), for the records.
     pub key: &'static str,
     pub triangles: u64,
     pub draws: u32,
@@ -829,7 +831,7 @@ impl MapBenchResult {
         s
     }
 
-    /// Records `map/<size>/msaa<samples>/<all|visible>/{median,p90,p99,cpu}`
+    /// Records `map/<size>/msaa<samples>/<row key>/{median,p90,p99,cpu}`
     /// (ms), `.../fps` (from the median) and `.../triangles`, the machine
     /// being the adapter.
     pub fn records(&self) -> serde_json::Value {
@@ -916,13 +918,20 @@ pub fn map_frames(
             cpu_median: FrameTimes::quantile(&t.cpu, 0.5),
         }
     };
+    // Each way of drawing without and with frustum culling (the viewer's).
+    opts.frustum_cull = false;
     rows.push(row("everything", "all", &opts));
+    opts.frustum_cull = true;
+    rows.push(row("in the view", "view", &opts));
     if let Some((s, c)) = cell {
         opts.ranges = Some(std::sync::Arc::new(map_query::draw_ranges(
             info,
             &map_query::visible_cubes(&info.map, s, c),
         )));
+        opts.frustum_cull = false;
         rows.push(row("visible from the cell", "visible", &opts));
+        opts.frustum_cull = true;
+        rows.push(row("visible, in the view", "visible_view", &opts));
     }
     MapBenchResult {
         name: name.to_string(),

@@ -177,9 +177,61 @@ impl OrbitCamera {
     }
 }
 
+/// Whether the box lies wholly outside the view of `view_proj`: all its
+/// corners beyond one side plane (left, right, bottom, top; tested in clip
+/// space, so no divide) or all behind the eye (w <= 0, perspective only).
+/// Conservative: a box it keeps may still be off screen, one it drops
+/// never shows. The near and far planes are not tested, so it holds for any
+/// depth convention.
+pub fn outside_view(view_proj: &Mat4, b: &Aabb) -> bool {
+    if b.is_empty() {
+        return false;
+    }
+    let clip = b.corners().map(|c| *view_proj * c.extend(1.0));
+    let all = |f: &dyn Fn(glam::Vec4) -> bool| clip.iter().all(|&c| f(c));
+    all(&|c| c.x < -c.w)
+        || all(&|c| c.x > c.w)
+        || all(&|c| c.y < -c.w)
+        || all(&|c| c.y > c.w)
+        || all(&|c| c.w <= 0.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn boxes_out_of_view_are_those_beyond_a_side_or_behind() {
+        // The eye at the origin looking down -Z, 90 degrees vertical field
+        // of view, square: the view is |x| <= -z, |y| <= -z for z < 0.
+        let vp = Mat4::perspective_rh(std::f32::consts::FRAC_PI_2, 1.0, 0.1, 100.0)
+            * Mat4::look_at_rh(Vec3::ZERO, Vec3::NEG_Z, Vec3::Y);
+        let cube = |c: Vec3, h: f32| Aabb {
+            min: c - Vec3::splat(h),
+            max: c + Vec3::splat(h),
+        };
+        // In front, in view.
+        assert!(!outside_view(&vp, &cube(Vec3::new(0.0, 0.0, -10.0), 1.0)));
+        // Behind the eye.
+        assert!(outside_view(&vp, &cube(Vec3::new(0.0, 0.0, 10.0), 1.0)));
+        // Beyond the right side at z = -10 (x from 12 to 14 > 10), the left,
+        // above and below.
+        assert!(outside_view(&vp, &cube(Vec3::new(13.0, 0.0, -10.0), 1.0)));
+        assert!(outside_view(&vp, &cube(Vec3::new(-13.0, 0.0, -10.0), 1.0)));
+        assert!(outside_view(&vp, &cube(Vec3::new(0.0, 13.0, -10.0), 1.0)));
+        assert!(outside_view(&vp, &cube(Vec3::new(0.0, -13.0, -10.0), 1.0)));
+        // Straddling the right side (x from 9 to 11 at z near -10): kept.
+        assert!(!outside_view(&vp, &cube(Vec3::new(10.0, 0.0, -10.0), 1.0)));
+        // Around the eye, and beyond the far plane (not tested): kept.
+        assert!(!outside_view(&vp, &cube(Vec3::ZERO, 1.0)));
+        assert!(!outside_view(&vp, &cube(Vec3::new(0.0, 0.0, -500.0), 1.0)));
+        // Beside the eye and behind its plane on one side only (x from 2 to
+        // 4, z from -1 to 1): out of view to the right, though some corners
+        // are in front of the eye and some behind.
+        assert!(outside_view(&vp, &cube(Vec3::new(3.0, 0.0, 0.0), 1.0)));
+        // An empty box (a mesh without positions) is never dropped.
+        assert!(!outside_view(&vp, &Aabb::EMPTY));
+    }
 
     #[test]
     fn fit_keeps_every_corner_in_view() {

@@ -39,6 +39,9 @@ pub struct ViewOptions {
     pub channel: Channel,
     /// PA team colours (sRGB): primary, secondary.
     pub team_colors: TeamColors,
+    /// Static triangle meshes wholly out of view are not drawn (the same
+    /// pixels; `bench map` turns it off to time drawing everything).
+    pub frustum_cull: bool,
 }
 
 /// What the mesh pass shows (the inspector's Channels view).
@@ -203,6 +206,7 @@ impl Default for ViewOptions {
             textures: true,
             channel: Channel::Shaded,
             team_colors: TeamColors::default(),
+            frustum_cull: true,
         }
     }
 }
@@ -236,6 +240,7 @@ impl ViewOptions {
             textures,
             channel,
             team_colors,
+            frustum_cull,
         } = other;
         self.visible.clone_from(visible);
         self.material_override.clone_from(material_override);
@@ -253,6 +258,7 @@ impl ViewOptions {
         self.textures = *textures;
         self.channel = *channel;
         self.team_colors = *team_colors;
+        self.frustum_cull = *frustum_cull;
     }
 
     pub fn is_visible(&self, mesh: usize) -> bool {
@@ -336,7 +342,15 @@ pub fn record(
     if let Some([x, y, w, h]) = target.viewport {
         pass.set_viewport(x, y, w, h, 0.0, 1.0);
     }
-    draw(renderer, &mut pass, scene, input.view, input.camera.eye())
+    let view_proj = input.camera.view_proj(target.aspect());
+    draw(
+        renderer,
+        &mut pass,
+        scene,
+        input.view,
+        input.camera.eye(),
+        view_proj,
+    )
 }
 
 /// Renders one frame offscreen at `width` x `height` (the renderer's
@@ -525,6 +539,7 @@ fn draw(
     scene: &GpuScene,
     opts: &ViewOptions,
     eye: Vec3,
+    view_proj: glam::Mat4,
 ) -> FrameStats {
     use crate::scene::{BlendMode, Primitive};
     let mut stats = FrameStats::default();
@@ -537,8 +552,19 @@ fn draw(
             .filter(|&x| x < scene.materials.len())
             .unwrap_or(m.material)
     };
+    // Out of view: a static triangle mesh whose rest bounds the camera does
+    // not see (points and lines are drawn wider than their bounds).
+    let out_of_view = |m: &super::upload::GpuMesh| {
+        opts.frustum_cull
+            && m.primitive == Primitive::Triangles
+            && matches!(m.stream, super::upload::Stream::Static(_))
+            && super::camera::outside_view(&view_proj, &m.aabb)
+    };
     let drawn = |i: usize, m: &super::upload::GpuMesh, blend: BlendMode| {
-        scene.materials[material_of(i, m)].blend == blend && opts.is_visible(i) && m.index_count > 0
+        scene.materials[material_of(i, m)].blend == blend
+            && opts.is_visible(i)
+            && m.index_count > 0
+            && !out_of_view(m)
     };
     // A closed surface is closed while all of it is drawn.
     let whole = (0..scene.meshes.len()).all(|i| !scene.meshes[i].closed || opts.is_visible(i));

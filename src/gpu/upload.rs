@@ -41,6 +41,9 @@ pub struct GpuMesh {
     pub material: usize,
     /// Rest-pose bounds in the static line buffer.
     pub bounds: Range<u32>,
+    /// The rest-pose bounds, for culling what is out of view (static
+    /// meshes only: a skinned one moves with its pose).
+    pub aabb: crate::scene::Aabb,
     /// The rest-pose bounds' centre: alpha-blended meshes are drawn back to
     /// front by its distance to the camera.
     pub center: glam::Vec3,
@@ -519,6 +522,7 @@ impl GpuScene {
                             .unwrap_or(default_material),
                         bounds: range(&lines, start),
                         center: bounds.center(),
+                        aabb: bounds,
                         primitive: m.primitive,
                         closed: m.closed,
                     }
