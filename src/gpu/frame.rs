@@ -703,7 +703,20 @@ fn draw(
 
 #[cfg(test)]
 mod tests {
-    use super::ViewOptions;
+    use super::{FrameTimes, ViewOptions};
+
+    #[test]
+    fn quantiles_of_sorted_frame_times() {
+        // 600 frames of 1..=600 ms: the median is the 301st (index 300),
+        // p90 the 541st, p99 the 595th; one frame is every quantile.
+        let t: Vec<f64> = (1..=600).map(f64::from).collect();
+        assert_eq!(FrameTimes::quantile(&t, 0.5), 301.0);
+        assert_eq!(FrameTimes::quantile(&t, 0.9), 541.0);
+        assert_eq!(FrameTimes::quantile(&t, 0.99), 595.0);
+        assert_eq!(FrameTimes::quantile(&t, 1.0), 600.0);
+        assert_eq!(FrameTimes::quantile(&[7.0], 0.99), 7.0);
+        assert_eq!(FrameTimes::quantile(&[], 0.5), 0.0);
+    }
 
     #[test]
     fn copy_from_reuses_allocations() {
@@ -711,6 +724,7 @@ mod tests {
             visible: vec![true, false, true],
             wireframe: true,
             material_override: vec![Some(2), None, None],
+            frustum_cull: false,
             ..Default::default()
         };
         let mut dst = ViewOptions {
