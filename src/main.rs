@@ -215,9 +215,9 @@ enum BenchWhat {
         file: Option<PathBuf>,
         #[arg(long, default_value_t = 30)]
         frames: u32,
-        /// Samples a pixel: 1, or the viewer's multisampling (4 where the
-        /// adapter has it), each timed in turn: `--msaa 4,1`.
-        #[arg(long, value_delimiter = ',')]
+        /// Samples a pixel: 1, or 4, the viewer's multisampling (where the
+        /// adapter lacks it, its own count), each timed in turn: `--msaa 4,1`.
+        #[arg(long, value_delimiter = ',', value_parser = parse_msaa)]
         msaa: Vec<u32>,
         /// Frame sizes, each timed in turn: `1920x1080,960x540`.
         #[arg(long, value_delimiter = ',', default_value = "1280x720", value_parser = parse_size)]
@@ -259,6 +259,14 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
         return Err("width and height must be 1..=8192".into());
     }
     Ok((w, h))
+}
+
+fn parse_msaa(s: &str) -> Result<u32, String> {
+    match s {
+        "1" => Ok(1),
+        "4" => Ok(4),
+        _ => Err(format!("{s:?}: samples a pixel are 1 or 4")),
+    }
 }
 
 fn parse_camera(s: &str) -> Result<(f32, f32, f32), String> {
