@@ -1,10 +1,7 @@
 // Linear-blend skinning of every skinned vertex of the scene (one dispatch up
-// to 16.7M vertices), on the data of skin_io.wgsl.
+// to 16.7M vertices), on the data and bindings of skin_io.wgsl.
 
-@group(0) @binding(0) var<storage, read> src: array<SkinVertex>;
-@group(0) @binding(1) var<storage, read_write> dst: array<OutVertex>;
 @group(0) @binding(2) var<storage, read> bones: array<Bone>;
-@group(0) @binding(3) var<uniform> params: Params;
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {

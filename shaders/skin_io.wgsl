@@ -1,5 +1,5 @@
-// The skinning kernels' data (prepended to skin.wgsl and to the benchmark's
-// skin_stream.wgsl and skin_copy16.wgsl, see gpu/mod.rs).
+// The skinning kernels' data and bindings (prepended to skin.wgsl and to the
+// benchmark's skin_stream.wgsl, see gpu/mod.rs).
 // In: 28 B per vertex (position, octahedral normal, 4 x u8 joints, 4 x
 // unorm16 weights). Out: 16 B per vertex (position, octahedral normal), read
 // directly by the render pass as its position/normal vertex stream.
@@ -37,3 +37,6 @@ struct Params {
     _pad2: u32,
 };
 
+@group(0) @binding(0) var<storage, read> src: array<SkinVertex>;
+@group(0) @binding(1) var<storage, read_write> dst: array<OutVertex>;
+@group(0) @binding(3) var<uniform> params: Params;

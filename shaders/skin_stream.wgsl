@@ -1,11 +1,7 @@
 // `facet bench skin --kernels stream`: the memory floor of skinning. Reads
 // each input vertex and writes an output vertex exactly as skin.wgsl does
-// (skin_io.wgsl's data, the same bindings), with no arithmetic between:
+// (skin_io.wgsl's data and bindings), with no arithmetic between:
 // what skinning costs above this is the kernel's, not the memory's.
-
-@group(0) @binding(0) var<storage, read> src: array<SkinVertex>;
-@group(0) @binding(1) var<storage, read_write> dst: array<OutVertex>;
-@group(0) @binding(3) var<uniform> params: Params;
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
