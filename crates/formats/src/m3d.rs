@@ -1733,14 +1733,7 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                     // UNSET; no bytes read NONE, UNSET): a literal run is
                     // read as one slice, a repeat run filled at once.
                     let width = vp as usize;
-                    let voxel = |b: &[u8]| -> u16 {
-                        match width {
-                            0 => VOXEL_UNSET,
-                            1 if b[0] >= 254 => 0xFF00 | b[0] as u16,
-                            1 => b[0] as u16,
-                            _ => u16::from_le_bytes([b[0], b[1]]),
-                        }
-                    };
+                    let voxel = |b: &[u8]| index_at(b, 0, vp) as u16;
                     let mut j = 0usize;
                     while r.pos() < body.end && j < data.len() {
                         let n = r.u8("RLE record")?;
