@@ -113,12 +113,8 @@ impl Records {
     }
 
     pub fn push(&mut self, name: &str, value: f64, unit: &str) {
-        self.records.push(serde_json::json!({
-            "name": name,
-            "value": value,
-            "unit": unit,
-            "machine": self.machine,
-        }));
+        self.records
+            .push(facet::cli::bench::record(name, value, unit, &self.machine));
     }
 
     /// Writes the file and says where.

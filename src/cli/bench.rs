@@ -124,6 +124,17 @@ impl SkinKernel {
     }
 }
 
+/// One benchmark record as `target/bench/*.json` holds them (read by
+/// examples/bench_report): `{"name", "value", "unit", "machine"}`.
+pub fn record(name: &str, value: f64, unit: &str, machine: &str) -> serde_json::Value {
+    serde_json::json!({
+        "name": name,
+        "value": value,
+        "unit": unit,
+        "machine": machine,
+    })
+}
+
 /// `1000000`, `500K`, `16.7M`: a count of vertices.
 pub fn parse_count(s: &str) -> Result<u32, String> {
     let (digits, scale) = match s.as_bytes().last() {
@@ -258,12 +269,12 @@ impl SkinBenchResult {
                 ("wall", r.wall_ms, "ms"),
                 ("rate", r.g_vertices_per_s(), "G vertices/s"),
             ] {
-                out.push(serde_json::json!({
-                    "name": format!("{name}/{what}"),
-                    "value": value,
-                    "unit": unit,
-                    "machine": self.adapter,
-                }));
+                out.push(record(
+                    &format!("{name}/{what}"),
+                    value,
+                    unit,
+                    &self.adapter,
+                ));
             }
         }
         for &(n, bytes, ms) in &self.copies {
@@ -271,12 +282,8 @@ impl SkinBenchResult {
                 ("ms", ms, "ms"),
                 ("rate", 2.0 * bytes as f64 / (ms * 1e-3) / 1e9, "GB/s"),
             ] {
-                out.push(serde_json::json!({
-                    "name": format!("copy/{}/{what}", count_name(n)),
-                    "value": value,
-                    "unit": unit,
-                    "machine": self.adapter,
-                }));
+                let name = format!("copy/{}/{what}", count_name(n));
+                out.push(record(&name, value, unit, &self.adapter));
             }
         }
         serde_json::Value::Array(out)
@@ -849,12 +856,12 @@ impl MapBenchResult {
                 ("fps", 1e3 / r.median, "FPS"),
                 ("triangles", r.triangles as f64, "triangles"),
             ] {
-                out.push(serde_json::json!({
-                    "name": format!("{name}/{what}"),
-                    "value": value,
-                    "unit": unit,
-                    "machine": self.adapter,
-                }));
+                out.push(record(
+                    &format!("{name}/{what}"),
+                    value,
+                    unit,
+                    &self.adapter,
+                ));
             }
         }
         serde_json::Value::Array(out)
