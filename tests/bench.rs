@@ -133,13 +133,9 @@ fn skin_sweep_refuses_what_the_device_cannot_hold() {
 }
 
 #[test]
-fn map_bench_reports_both_draws_at_each_sample_count() {
-    use facet::generators::pmf;
+fn map_bench_reports_every_way_of_drawing_at_each_sample_count() {
     let gpu = common::gpu();
-    let bytes = facet::formats::pmf_write::encode(&pmf::generate(&pmf::Params::SMALL)).unwrap();
-    let scene = facet::load::load_bytes("small.pmf", &bytes, None)
-        .unwrap()
-        .scene;
+    let scene = common::small_map_scene();
     for samples in [Some(1), None] {
         let r = bench::map_frames(&gpu, "small", &scene, (64, 48), 3, samples);
         assert_eq!(
@@ -150,6 +146,10 @@ fn map_bench_reports_both_draws_at_each_sample_count() {
         let all = &r.rows[0];
         assert_eq!(all.key, "all");
         assert!(all.median <= all.p90 && all.p90 <= all.p99);
+        // Everything, then the same with frustum culling: never more.
+        assert_eq!(r.rows[1].key, "view");
+        assert!(r.rows[1].triangles <= all.triangles);
+        assert_eq!(all.triangles, scene.triangle_count() as u64);
         let names: Vec<String> = r
             .records()
             .as_array()

@@ -634,12 +634,8 @@ fn a_closed_surface_is_drawn_with_its_back_faces_culled() {
 /// picture is the same pixel for pixel as drawing everything.
 #[test]
 fn frustum_culling_drops_only_what_is_out_of_view() {
-    use facet::generators::pmf;
     let gpu = common::gpu();
-    let bytes = facet::formats::pmf_write::encode(&pmf::generate(&pmf::Params::SMALL)).unwrap();
-    let scene = facet::load::load_bytes("small.pmf", &bytes, None)
-        .unwrap()
-        .scene;
+    let scene = common::small_map_scene();
     let format = capture::CAPTURE_FORMAT;
     let renderer = Renderer::new(&gpu, format, gpu.sample_count(format));
     let mut gs = GpuScene::new(&gpu, &renderer, &scene);

@@ -349,3 +349,13 @@ pub fn linked_papa_texture(name: &str) -> facet::formats::papa::Texture {
         data: facet::formats::papa::TextureData::Linked,
     }
 }
+
+/// The generator's small map (2 x 1 x 2 sectors) as the viewer loads it:
+/// written by the PMF writer, then read back through `load`.
+pub fn small_map_scene() -> facet::scene::Scene {
+    use facet::generators::pmf;
+    let bytes = facet::formats::pmf_write::encode(&pmf::generate(&pmf::Params::SMALL)).unwrap();
+    facet::load::load_bytes("small.pmf", &bytes, None)
+        .unwrap()
+        .scene
+}
