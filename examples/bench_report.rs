@@ -283,15 +283,10 @@ fn scaling_table(run: &Run) -> String {
     out
 }
 
-/// `1M`, `500K`, `1234` as a number (the bench's own count names), for
-/// ordering rows by size.
+/// `1M`, `500K`, `1234` as a number (read as `bench skin` reads them), for
+/// ordering rows by size; anything else last.
 fn count(name: &str) -> f64 {
-    let (digits, scale) = match name.as_bytes().last() {
-        Some(b'M') => (&name[..name.len() - 1], 1e6),
-        Some(b'K') => (&name[..name.len() - 1], 1e3),
-        _ => (name, 1.0),
-    };
-    digits.parse::<f64>().map_or(f64::MAX, |v| v * scale)
+    facet::cli::bench::parse_count(name).map_or(f64::MAX, f64::from)
 }
 
 /// The distinct values of one `/`-separated field (`index`) among the names
