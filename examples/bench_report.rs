@@ -3,8 +3,8 @@
 //! so every number in those tables comes from a run. Each table sits
 //! between `<!-- bench:NAME -->` and `<!-- /bench:NAME -->` in the document
 //! and is replaced whole; a bench without records leaves its table as it
-//! is and says so. The GPU tables (`gpu_skin`, `gpu_skin_cold`, `gpu_map`)
-//! read the records `facet bench skin|map --json` wrote on a GPU machine;
+//! is and says so. The GPU tables (`gpu_skin*`, `gpu_map*`) read the
+//! records `facet bench skin|map --json` wrote on a GPU machine;
 //! `map_llvmpipe` those of `bench map` on the software adapter.
 //! Run by `scripts/bench-report`.
 
@@ -315,12 +315,24 @@ fn gpu_header(out: &mut String, run: &Run, command: &str) {
 }
 
 fn gpu_skin_table(run: &Run) -> String {
-    let mut out = String::new();
-    gpu_header(
-        &mut out,
+    gpu_skin_sweep(
         run,
         "facet bench skin --vertices 1M,...,50M --kernels skin,same-bone,stream,copy16 --iterations 100 --json FILE",
-    );
+    )
+}
+
+fn gpu_skin_h100_table(run: &Run) -> String {
+    gpu_skin_sweep(
+        run,
+        "facet bench skin --vertices 1M,...,50M --kernels skin,same-bone,stream,copy16 --copy --iterations 100 --json FILE",
+    )
+}
+
+/// `bench skin`'s sweep: the viewer's kernel at every size beside the
+/// kernels that say what limits it.
+fn gpu_skin_sweep(run: &Run, command: &str) -> String {
+    let mut out = String::new();
+    gpu_header(&mut out, run, command);
     out.push_str(
         "| vertices | skin (median) | skin, G vertices/s (goal >= 45) | skin, GB/s (44 B a vertex) | same bone for all | stream (skin's reads and writes) | copy16 (16-byte loads) |\n\
          |---:|---:|---:|---:|---:|---:|---:|\n",
@@ -365,7 +377,99 @@ fn gpu_skin_table(run: &Run) -> String {
             });
         }
     }
+    let copies = field(run, "copy/", 1, count);
+    if !copies.is_empty() {
+        out.push_str(
+            "\nThe device's `copy_buffer_to_buffer` of each size's input bytes (read plus written):\n\n\
+             | vertices | copy | TB/s |\n|---:|---:|---:|\n",
+        );
+        for n in copies {
+            let g = |what: &str| run.values.get(&format!("copy/{n}/{what}")).copied();
+            let _ = writeln!(
+                out,
+                "| {n} | {} | {} |",
+                g("ms").map_or("-".into(), |v| format!("{:.1} us", v * 1e3)),
+                g("rate").map_or("-".into(), |v| format!("{:.2}", v / 1e3)),
+            );
+        }
+    }
     out
+}
+
+/// G vertices/s of `kernels` (record name, column title) at every size the
+/// first of them was timed at.
+fn kernel_columns(run: &Run, command: &str, kernels: &[(&str, &str)]) -> String {
+    let mut out = String::new();
+    gpu_header(&mut out, run, command);
+    out.push_str("| vertices |");
+    for (_, title) in kernels {
+        let _ = write!(out, " {title} |");
+    }
+    out.push_str("\n|---:|");
+    out.push_str(&"---:|".repeat(kernels.len()));
+    out.push('\n');
+    for n in field(run, &format!("skin/{}/one/", kernels[0].0), 3, count) {
+        let _ = write!(out, "| {n} |");
+        for (kernel, _) in kernels {
+            let v = run.values.get(&format!("skin/{kernel}/one/{n}/rate"));
+            let _ = write!(
+                out,
+                " {} |",
+                v.map_or("-".to_string(), |v| format!("{v:.1}"))
+            );
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The ways of gathering bones tried on the H100 (the kernels were bench
+/// candidates then; `skin` is skin.wgsl as it was, `skin-soa` what it is
+/// now).
+const GATHER_KERNELS: [(&str, &str); 5] = [
+    ("skin", "before: rows together, loads under a branch"),
+    ("skin-flat", "four bones loaded unconditionally"),
+    ("skin-soa", "and rows apart (skin.wgsl now)"),
+    ("skin-vec4", "before, on 32-byte vertices in 16-byte loads"),
+    ("stream", "stream (no arithmetic)"),
+];
+
+fn gpu_skin_h100_gather_table(run: &Run) -> String {
+    kernel_columns(
+        run,
+        "facet bench skin --vertices 1M,2M,4M,8M,17M,50M --kernels skin,skin-flat,skin-soa,skin-vec4,stream --iterations 100 --json FILE",
+        &GATHER_KERNELS,
+    )
+}
+
+fn gpu_skin_h100_gather_256_table(run: &Run) -> String {
+    kernel_columns(
+        run,
+        "facet bench skin --vertices 1M,4M,50M --bones 256 --kernels skin,skin-flat,skin-soa --iterations 100 --json FILE",
+        &GATHER_KERNELS[..3],
+    )
+}
+
+fn gpu_skin_h100_vec4_table(run: &Run) -> String {
+    kernel_columns(
+        run,
+        "facet bench skin --vertices 1M,2M,4M,8M,16M,17M,30M,50M --kernels skin,skin-vec4,stream,stream-vec4,copy16 --iterations 100 --json FILE",
+        &[
+            ("skin", "skin (rows together), 28 B in"),
+            ("skin-vec4", "the same on 32 B in, 16-byte loads and store"),
+            ("stream", "stream, 28 B"),
+            ("stream-vec4", "stream, 32 B in 16-byte loads"),
+            ("copy16", "copy16"),
+        ],
+    )
+}
+
+fn gpu_skin_h100_256_table(run: &Run) -> String {
+    kernel_columns(
+        run,
+        "facet bench skin --vertices 1M,2M,4M,17M,50M --bones 256 --kernels skin --iterations 100 --json FILE",
+        &[("skin", "skin, G vertices/s, 256 bones (goal >= 45)")],
+    )
 }
 
 fn gpu_skin_cold_table(run: &Run) -> String {
@@ -464,6 +568,16 @@ fn gpu_map_table(run: &Run) -> String {
     out + &map_rows(run)
 }
 
+fn gpu_map_h100_table(run: &Run) -> String {
+    let mut out = String::new();
+    gpu_header(
+        &mut out,
+        run,
+        "facet bench map --frames 600 --size 1920x1080 --msaa 4,1 --json FILE",
+    );
+    out + &map_rows(run)
+}
+
 fn map_llvmpipe_table(run: &Run) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -485,7 +599,7 @@ fn main() {
     let doc_path = root.join("docs/performance.md");
     let mut doc = std::fs::read_to_string(&doc_path).expect("docs/performance.md");
     type Table = fn(&Run) -> String;
-    let tables: [(&str, Table); 10] = [
+    let tables: [(&str, Table); 16] = [
         ("m3d", m3d_table),
         ("papa", papa_table),
         ("p3m", p3m_table),
@@ -493,8 +607,14 @@ fn main() {
         ("thumbnail", thumbnail_table),
         ("scaling", scaling_table),
         ("gpu_skin", gpu_skin_table),
+        ("gpu_skin_h100", gpu_skin_h100_table),
+        ("gpu_skin_h100_256", gpu_skin_h100_256_table),
+        ("gpu_skin_h100_gather", gpu_skin_h100_gather_table),
+        ("gpu_skin_h100_gather_256", gpu_skin_h100_gather_256_table),
+        ("gpu_skin_h100_vec4", gpu_skin_h100_vec4_table),
         ("gpu_skin_cold", gpu_skin_cold_table),
         ("gpu_map", gpu_map_table),
+        ("gpu_map_h100", gpu_map_h100_table),
         ("map_llvmpipe", map_llvmpipe_table),
     ];
     for (name, table) in tables {

@@ -2,18 +2,14 @@
 // bone's skinning matrix (the same buffer the skinning pass reads), so the
 // overlay follows the pose with no per-frame vertex upload.
 
-struct Bone {
-    r0: vec4<f32>,
-    r1: vec4<f32>,
-    r2: vec4<f32>,
-};
-
 struct Overlay {
     // x: selected bone index (or 0xFFFFFFFF), yzw: unused.
     selected: vec4<u32>,
 };
 
-@group(1) @binding(0) var<storage, read> bones: array<Bone>;
+// The skinning matrices' rows apart, as skin.wgsl reads them: bone j's row k
+// at rows[k * count + j].
+@group(1) @binding(0) var<storage, read> rows: array<vec4<f32>>;
 @group(1) @binding(1) var<uniform> overlay: Overlay;
 
 struct VsOut {
@@ -23,9 +19,13 @@ struct VsOut {
 
 @vertex
 fn vs_main(@location(0) position: vec3<f32>, @location(1) bone: u32) -> VsOut {
-    let b = bones[bone];
+    let count = arrayLength(&rows) / 3u;
     let p = vec4<f32>(position, 1.0);
-    let posed = vec3<f32>(dot(b.r0, p), dot(b.r1, p), dot(b.r2, p));
+    let posed = vec3<f32>(
+        dot(rows[bone], p),
+        dot(rows[count + bone], p),
+        dot(rows[2u * count + bone], p),
+    );
     var out: VsOut;
     // Drawn over the model: depth pulled to the near plane.
     var clip = globals.view_proj * vec4<f32>(posed, 1.0);

@@ -1,7 +1,11 @@
 // Linear-blend skinning of every skinned vertex of the scene (one dispatch up
 // to 16.7M vertices), on the data and bindings of skin_io.wgsl.
 
-@group(0) @binding(2) var<storage, read> bones: array<Bone>;
+// The bones' 3x4 matrices with their rows apart: every bone's first row, then
+// every second, then every third (bone j's row k at rows[k * count + j],
+// gpu::skinning::write_bone_rows). A warp gathering one row of 32 different
+// bones touches fewer cache lines than with each bone's rows together.
+@group(0) @binding(2) var<storage, read> rows: array<vec4<f32>>;
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -9,20 +13,17 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (i >= params.vertex_count) {
         return;
     }
+    let count = arrayLength(&rows) / 3u;
     let v = src[i];
     let w = vec4<f32>(unpack2x16unorm(v.weights01), unpack2x16unorm(v.weights23));
-    var r0 = vec4<f32>(0.0);
-    var r1 = vec4<f32>(0.0);
-    var r2 = vec4<f32>(0.0);
-    for (var k = 0u; k < 4u; k = k + 1u) {
-        let wk = w[k];
-        if (wk > 0.0) {
-            let b = bones[(v.joints >> (8u * k)) & 0xFFu];
-            r0 = r0 + b.r0 * wk;
-            r1 = r1 + b.r1 * wk;
-            r2 = r2 + b.r2 * wk;
-        }
-    }
+    // All four influences unconditionally (an unused one has weight 0 and
+    // joint 0), so that the twelve row loads are in flight together.
+    let j0 = vec4<u32>(v.joints & 0xFFu, (v.joints >> 8u) & 0xFFu, (v.joints >> 16u) & 0xFFu, v.joints >> 24u);
+    let j1 = j0 + count;
+    let j2 = j1 + count;
+    var r0 = rows[j0.x] * w.x + rows[j0.y] * w.y + rows[j0.z] * w.z + rows[j0.w] * w.w;
+    var r1 = rows[j1.x] * w.x + rows[j1.y] * w.y + rows[j1.z] * w.z + rows[j1.w] * w.w;
+    var r2 = rows[j2.x] * w.x + rows[j2.y] * w.y + rows[j2.z] * w.z + rows[j2.w] * w.w;
     if ((v.weights01 | v.weights23) == 0u) {
         // No influence: stays at rest.
         r0 = vec4<f32>(1.0, 0.0, 0.0, 0.0);

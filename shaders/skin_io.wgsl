@@ -21,13 +21,6 @@ struct OutVertex {
     normal: u32,
 };
 
-// Rows of a 3x4 affine matrix.
-struct Bone {
-    r0: vec4<f32>,
-    r1: vec4<f32>,
-    r2: vec4<f32>,
-};
-
 // One dispatch skins at most 65535 x 256 vertices; past that the host binds
 // consecutive ranges of the buffers and dispatches once per range.
 struct Params {

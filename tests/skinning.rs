@@ -193,43 +193,80 @@ fn animated_files_match_the_cpu_at_several_times() {
 #[test]
 fn several_dispatches_cover_big_batches() {
     // Past 16.7M vertices the batch is skinned in several dispatches; the same
-    // code path runs here with 1,024-vertex dispatches over 10,000 vertices.
+    // code path runs here with 1,024-vertex dispatches over 10,000 vertices,
+    // and skeletons of every size to the 256 a u8 joint can name.
     let gpu = common::gpu();
-    let scene = generated(10_000, 8, 11);
-    let pose = random_pose(&scene, 4);
-    let m = &scene.meshes[0];
-    let skin = m.skin.as_ref().unwrap();
-    let packed: Vec<skinning::SkinVertex> = (0..10_000)
-        .map(|i| {
-            skinning::pack_skin_vertex(
-                m.positions[i],
-                m.normals[i],
-                skin.joints[i],
-                skin.weights[i],
-            )
-        })
-        .collect();
-    let skinner = Skinner::new(&gpu.device);
-    let bones = skinning::bone_buffer(&gpu.device, 8);
-    let rows: Vec<skinning::BoneRows> = pose.skin.iter().map(skinning::bone_rows).collect();
-    gpu.queue
-        .write_buffer(&bones, 0, bytemuck::cast_slice(&rows));
-    let batch = skinner.batch_with_dispatch_size(&gpu.device, &packed, &bones, 1024);
-    assert_eq!(Skinner::dispatch_count(&batch), 10);
-    let mut enc = gpu.device.create_command_encoder(&Default::default());
-    skinner.encode(&mut enc, &batch);
-    gpu.queue.submit([enc.finish()]);
-    let got = common::read_stream(&gpu, &batch.dst, 10_000);
-    let mut p = vec![Vec3::ZERO; 10_000];
-    let mut n = vec![Vec3::ZERO; 10_000];
-    skin_vertices(&pose.skin, skin, &m.positions, &m.normals, &mut p, &mut n);
-    let size = (scene.bounds(None).max - scene.bounds(None).min).length();
-    let worst = got
-        .iter()
-        .zip(&p)
-        .map(|(g, c)| (Vec3::from(g.position) - *c).abs().max_element())
-        .fold(0.0, f32::max);
-    assert!(worst <= 1e-4 * size, "max position error {worst}");
+    for (n, bones) in [(10_000, 8), (5000, 256)] {
+        let scene = generated(n, bones, 11);
+        let pose = random_pose(&scene, 4);
+        let m = &scene.meshes[0];
+        let skin = m.skin.as_ref().unwrap();
+        let packed: Vec<skinning::SkinVertex> = (0..n)
+            .map(|i| {
+                skinning::pack_skin_vertex(
+                    m.positions[i],
+                    m.normals[i],
+                    skin.joints[i],
+                    skin.weights[i],
+                )
+            })
+            .collect();
+        let skinner = Skinner::new(&gpu.device);
+        let bone_buf = skinning::bone_buffer(&gpu.device, bones);
+        let mut rows = Vec::new();
+        skinning::write_bone_rows(&pose.skin, bones, &mut rows);
+        gpu.queue
+            .write_buffer(&bone_buf, 0, bytemuck::cast_slice(&rows));
+        let batch = skinner.batch_with_dispatch_size(&gpu.device, &packed, &bone_buf, 1024);
+        assert_eq!(Skinner::dispatch_count(&batch), n.div_ceil(1024));
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        skinner.encode(&mut enc, &batch);
+        gpu.queue.submit([enc.finish()]);
+        let got = common::read_stream(&gpu, &batch.dst, n);
+        let mut p = vec![Vec3::ZERO; n];
+        let mut nrm = vec![Vec3::ZERO; n];
+        skin_vertices(&pose.skin, skin, &m.positions, &m.normals, &mut p, &mut nrm);
+        let size = (scene.bounds(None).max - scene.bounds(None).min).length();
+        let worst = got
+            .iter()
+            .zip(&p)
+            .map(|(g, c)| (Vec3::from(g.position) - *c).abs().max_element())
+            .fold(0.0, f32::max);
+        assert!(
+            worst <= 1e-4 * size,
+            "{bones} bones: max position error {worst}"
+        );
+        let worst_normal = got
+            .iter()
+            .zip(&nrm)
+            .map(|(g, c)| (skinning::oct_decode(g.normal) - *c).abs().max_element())
+            .fold(0.0, f32::max);
+        assert!(
+            worst_normal <= 2e-3,
+            "{bones} bones: max normal error {worst_normal}"
+        );
+    }
+}
+
+#[test]
+fn bone_rows_lie_apart() {
+    // Bone j's row k at k * count + j; past the matrices given, the identity.
+    let a = Mat4::from_translation(Vec3::new(1.0, 2.0, 3.0));
+    let b = Mat4::from_scale(Vec3::new(4.0, 5.0, 6.0));
+    let mut rows = vec![[9.0; 4]; 20];
+    skinning::write_bone_rows(&[a, b], 3, &mut rows);
+    let expected = [
+        [1.0, 0.0, 0.0, 1.0], // a, row 0
+        [4.0, 0.0, 0.0, 0.0], // b, row 0
+        [1.0, 0.0, 0.0, 0.0], // identity, row 0
+        [0.0, 1.0, 0.0, 2.0], // a, row 1
+        [0.0, 5.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 3.0], // a, row 2
+        [0.0, 0.0, 6.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0],
+    ];
+    assert_eq!(rows, expected);
 }
 
 #[test]

@@ -355,7 +355,8 @@ pub fn skin(
         .map(|&k| (k, Skinner::with_shader(&gpu.device, k.shader())))
         .collect();
     let bone_buf = skinning::bone_buffer(&gpu.device, bones as usize);
-    let rows: Vec<skinning::BoneRows> = mats.iter().map(skinning::bone_rows).collect();
+    let mut rows = Vec::new();
+    skinning::write_bone_rows(&mats, bones as usize, &mut rows);
     gpu.queue
         .write_buffer(&bone_buf, 0, bytemuck::cast_slice(&rows));
 

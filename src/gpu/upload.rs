@@ -106,7 +106,7 @@ pub struct GpuScene {
     pub extra_lines: Option<wgpu::Buffer>,
     pub extra_line_count: u32,
     /// Scratch for bone uploads (no per-frame allocation).
-    pub(crate) bone_scratch: Vec<skinning::BoneRows>,
+    pub(crate) bone_scratch: Vec<[f32; 4]>,
 }
 
 impl GpuMesh {
@@ -579,7 +579,7 @@ impl GpuScene {
             extra_line_count: 0,
             overlay,
             overlay_bind_group,
-            bone_scratch: Vec::with_capacity(bone_count.max(1)),
+            bone_scratch: Vec::with_capacity(3 * bone_count.max(1)),
         };
         // Skinned streams start at the rest pose.
         let rest = vec![Mat4::IDENTITY; bone_count];
@@ -636,15 +636,8 @@ impl GpuScene {
         if self.bone_count == 0 {
             return;
         }
-        self.bone_scratch.clear();
-        self.bone_scratch.extend(
-            skin_matrices
-                .iter()
-                .take(self.bone_count)
-                .map(skinning::bone_rows),
-        );
-        self.bone_scratch
-            .resize(self.bone_count, skinning::bone_rows(&Mat4::IDENTITY));
+        let matrices = &skin_matrices[..skin_matrices.len().min(self.bone_count)];
+        skinning::write_bone_rows(matrices, self.bone_count, &mut self.bone_scratch);
         queue.write_buffer(&self.bones, 0, bytemuck::cast_slice(&self.bone_scratch));
         if let Some(batch) = &self.skin {
             r.skinner.encode(encoder, batch);
