@@ -200,6 +200,35 @@ fn voxels_mesh_with_hidden_faces_removed() {
         .collect();
     assert_eq!(counts, [(30, 16), (30, 16)]);
 
+    // Columns, counted by hand (data y slowest; parts in order of first
+    // appearance). Two cells of one type stacked: each of the four sides
+    // is two quads on 6 vertices, and a top and a bottom of 4: 32
+    // vertices, 10 faces. Apart by an empty layer: two whole cubes, no
+    // corner shared (the lower cube's top and the upper one's bottom face
+    // opposite ways): 48 vertices, 12 faces. Under a cell of the other
+    // type: the column less its top (28 vertices, 9 faces); the cell on it
+    // shows 5 faces (20 vertices), sharing nothing with the column below
+    // although their corners meet. A cell between two of the other type:
+    // its four sides (16 vertices); the other type's two cells, 5 faces
+    // each, two layers apart (40 vertices).
+    let column = |data: Vec<u16>| {
+        let mut c = slab.clone();
+        c.voxel_blocks[0].size = [1, 3, 1];
+        c.voxel_blocks[0].data = data;
+        let bytes = m3d_write::encode(&c, true).unwrap();
+        let s = facet::load::load_bytes("column.m3d", &bytes, None)
+            .unwrap()
+            .scene;
+        s.meshes
+            .iter()
+            .map(|m| (m.positions.len(), m.indices.len() / 3))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(column(vec![0, 0, VOXEL_CLEAR]), [(32, 20)]);
+    assert_eq!(column(vec![0, VOXEL_CLEAR, 0]), [(48, 24)]);
+    assert_eq!(column(vec![0, 0, 1]), [(28, 18), (20, 10)]);
+    assert_eq!(column(vec![1, 0, 1]), [(40, 20), (16, 8)]);
+
     // Later blocks write over earlier ones: a row of four type-0 cells,
     // then over it UNSET (leaves the cell), CLEAR (empties it), type 1
     // (sets it) and type 7, which the file does not have (leaves it).

@@ -933,6 +933,8 @@ impl Welder<'_> {
 enum VoxelGrid {
     Dense {
         lo: [i64; 3],
+        /// The blocks' bounding box and a border of one cell on every side:
+        /// cell (x, y, z) of the box is at (x + 1, y + 1, z + 1) here.
         size: [usize; 3],
         /// Type per cell in the blocks' order, y-major then z then x (x
         /// varies fastest); `EMPTY` for none.
@@ -948,14 +950,19 @@ impl VoxelGrid {
 
     fn new(lo: [i64; 3], hi: [i64; 3], block_cells: usize) -> VoxelGrid {
         let size = [0, 1, 2].map(|a| (hi[a] - lo[a]).max(0) as u64);
-        let volume = size.iter().try_fold(1u64, |v, &s| v.checked_mul(s));
-        match volume {
+        // With a border of one empty cell on every side, so that every
+        // solid cell's six neighbours are in the array.
+        let padded = size.map(|s| s + 2);
+        let volume = |s: [u64; 3]| s.iter().try_fold(1u64, |v, &s| v.checked_mul(s));
+        match (volume(size), volume(padded)) {
             // At most 4 cells per block voxel and 256 MiB of cells.
-            Some(v) if v <= 4 * block_cells as u64 + 4096 && v <= 128 << 20 => VoxelGrid::Dense {
-                lo,
-                size: size.map(|s| s as usize),
-                cells: vec![Self::EMPTY; v as usize],
-            },
+            (Some(v), Some(p)) if v <= 4 * block_cells as u64 + 4096 && p <= 128 << 20 => {
+                VoxelGrid::Dense {
+                    lo,
+                    size: padded.map(|s| s as usize),
+                    cells: vec![Self::EMPTY; p as usize],
+                }
+            }
             _ => VoxelGrid::Sparse(HashMap::new()),
         }
     }
@@ -975,7 +982,7 @@ impl VoxelGrid {
         match self {
             VoxelGrid::Dense { lo, size, cells } => {
                 // Each of the block's x rows is a run of the grid's.
-                let at = [0, 1, 2].map(|a| (b.pos[a] as i64 - lo[a]) as usize);
+                let at = [0, 1, 2].map(|a| (b.pos[a] as i64 - lo[a]) as usize + 1);
                 for (r, row) in b.data.chunks_exact(bx.max(1)).take(by * bz).enumerate() {
                     let (y, z) = (at[1] + r / bz, at[2] + r % bz);
                     let first = (y * size[2] + z) * size[0] + at[0];
@@ -1009,18 +1016,31 @@ impl VoxelGrid {
         }
     }
 
-    /// Every solid cell with its type and its open sides (bit `f` set
-    /// where the neighbour across `VOXEL_FACES[f]` is not solid), in
-    /// (y, z, x) order.
-    fn cells(&self) -> Vec<VoxelCell> {
+    /// The solid cells with an open side (bit `f` of the mask set where the
+    /// neighbour across `VOXEL_FACES[f]` is not solid), listed per type in
+    /// (y, z, x) order; and the types of all solid cells, hidden ones too,
+    /// in order of first appearance.
+    fn open_cells(&self, ntypes: usize) -> (Vec<u16>, Vec<Vec<OpenCell>>) {
+        let mut first_seen = Vec::new();
+        let mut seen = vec![false; ntypes];
+        let mut by_type: Vec<Vec<OpenCell>> = (0..ntypes).map(|_| Vec::new()).collect();
+        let mut add = |kind: u16, at: [i64; 3], open: u8| {
+            if !seen[kind as usize] {
+                seen[kind as usize] = true;
+                first_seen.push(kind);
+            }
+            if open != 0 {
+                by_type[kind as usize].push(OpenCell { at, open });
+            }
+        };
         match self {
             VoxelGrid::Dense { lo, size, cells } => {
                 let [sx, sy, sz] = *size;
                 let (layer, row) = (sz * sx, sx);
-                let solid = |i: usize| cells[i] != Self::EMPTY;
-                let mut out = Vec::new();
-                for y in 0..sy {
-                    for z in 0..sz {
+                let solid = |i: usize| (cells[i] != Self::EMPTY) as u8;
+                // The border is empty: rows 1..=s-2 of each axis hold the box.
+                for y in 1..sy.saturating_sub(1) {
+                    for z in 1..sz.saturating_sub(1) {
                         let start = (y * sz + z) * sx;
                         // Most cells are empty: 16 at a time are skipped
                         // when none is solid (EMPTY is all ones, so an OR
@@ -1036,47 +1056,42 @@ impl VoxelGrid {
                                 }
                                 let x = c * 16 + k;
                                 let i = start + x;
-                                let closed = [
-                                    x > 0 && solid(i - 1),
-                                    x + 1 < sx && solid(i + 1),
-                                    y > 0 && solid(i - layer),
-                                    y + 1 < sy && solid(i + layer),
-                                    z > 0 && solid(i - row),
-                                    z + 1 < sz && solid(i + row),
-                                ];
-                                out.push(VoxelCell {
-                                    at: [lo[0] + x as i64, lo[1] + y as i64, lo[2] + z as i64],
+                                // Bit f set where side f's neighbour is solid.
+                                let closed = solid(i - 1)
+                                    | solid(i + 1) << 1
+                                    | solid(i - layer) << 2
+                                    | solid(i + layer) << 3
+                                    | solid(i - row) << 4
+                                    | solid(i + row) << 5;
+                                let at = [x, y, z].map(|v| v as i64 - 1);
+                                add(
                                     kind,
-                                    open: open_mask(closed),
-                                });
+                                    [lo[0] + at[0], lo[1] + at[1], lo[2] + at[2]],
+                                    !closed & 0x3F,
+                                );
                             }
                         }
                     }
                 }
-                out
             }
             VoxelGrid::Sparse(map) => {
-                let mut out: Vec<VoxelCell> = map
-                    .iter()
-                    .map(|(&c, &kind)| VoxelCell {
-                        at: c,
-                        kind,
-                        open: open_mask(VOXEL_FACES.map(|(n, _)| {
-                            map.contains_key(&[0, 1, 2].map(|a| c[a] + n[a] as i64))
-                        })),
-                    })
-                    .collect();
-                out.sort_unstable_by_key(|v| [v.at[1], v.at[2], v.at[0]]);
-                out
+                let mut cells: Vec<([i64; 3], u16)> = map.iter().map(|(&c, &k)| (c, k)).collect();
+                cells.sort_unstable_by_key(|(c, _)| [c[1], c[2], c[0]]);
+                for (c, kind) in cells {
+                    let closed = VOXEL_FACES
+                        .map(|(n, _)| map.contains_key(&[0, 1, 2].map(|a| c[a] + n[a] as i64)));
+                    add(kind, c, open_mask(closed));
+                }
             }
         }
+        (first_seen, by_type)
     }
 }
 
-/// A solid voxel: where, its type, its open sides (see [`VoxelGrid::cells`]).
-struct VoxelCell {
+/// A solid voxel with an open side: where, and its open sides (see
+/// [`VoxelGrid::open_cells`]).
+struct OpenCell {
     at: [i64; 3],
-    kind: u16,
     open: u8,
 }
 
@@ -1101,53 +1116,105 @@ const VOXEL_FACES: [([i32; 3], [[i32; 3]; 4]); 6] = [
 /// (a vertex is a position and a normal, and theirs are the same). A
 /// type's cells come in y order (the types one after the other) and a
 /// cell's corners are at its y or y + 1, so corners are kept for two
-/// planes of y at a time, each marked with its type and plane. Dense grids
-/// only.
+/// planes of y at a time. Dense grids only.
+///
+/// A slot holds 1 + the vertex's number counted over all types (0: none),
+/// 4 bytes so that the planes stay in cache. Whether it is the current
+/// type's vertex of this plane, and not one of an earlier type or of the
+/// plane two below, follows from when it was made: the vertices of plane y
+/// are made by the cells of layers y - 1 and y, so they are those made
+/// since the type reached layer y - 1 or above; the others, before.
 struct SharedCorners {
     lo: [i64; 3],
     /// Corners along z and x: the grid's size + 1.
     nz: usize,
     nx: usize,
     /// Per (y parity, z, x, side), so that a cell's corners are near each
-    /// other: the vertex in the low 32 bits, above it the type, above that
-    /// y - lo + 1 (0: none yet).
-    slots: Vec<u64>,
+    /// other.
+    slots: Vec<u32>,
+    /// Vertices made, all types.
+    made: u32,
+    /// The current type's first vertex, as `made` counts.
+    base: u32,
+    /// The layer of the type's last cell, and `made` when the type reached
+    /// it and the layer below it.
+    layer: i64,
+    reached: u32,
+    reached_below: u32,
 }
 
 impl SharedCorners {
-    /// At most this many slots (8 bytes each): a grid wider than that is
+    /// At most this many slots (4 bytes each): a grid wider than that is
     /// meshed without sharing.
     const MAX_SLOTS: usize = 1 << 22;
 
-    fn new(grid: &VoxelGrid) -> Option<SharedCorners> {
+    /// For a grid whose meshes have at most `vertices` vertices together
+    /// (counted in 32 bits).
+    fn new(grid: &VoxelGrid, vertices: usize) -> Option<SharedCorners> {
         let VoxelGrid::Dense { lo, size, .. } = grid else {
             return None;
         };
         let (nz, nx) = (size[2] + 1, size[0] + 1);
         let n = 12usize.checked_mul(nz)?.checked_mul(nx)?;
-        (n <= Self::MAX_SLOTS && size[1] < u16::MAX as usize).then(|| SharedCorners {
+        (n <= Self::MAX_SLOTS && vertices < u32::MAX as usize).then(|| SharedCorners {
             lo: *lo,
             nz,
             nx,
             slots: vec![0; n],
+            made: 0,
+            base: 0,
+            layer: i64::MIN,
+            reached: 0,
+            reached_below: 0,
         })
     }
 
-    /// The vertex of side `f`'s corner at `p` (a corner of a grid cell) for
-    /// type `t`: the one made before, or the one `make` makes now.
+    /// Starts the next type's vertices (numbered from 0 in its mesh).
+    fn next_type(&mut self) {
+        self.base = self.made;
+        self.layer = i64::MIN;
+    }
+
+    /// Before the corners of a cell of layer `y` (the type's cells in y
+    /// order).
     #[inline]
-    fn vertex(&mut self, f: usize, p: [i64; 3], t: u16, make: impl FnOnce() -> u32) -> u32 {
+    fn cell_layer(&mut self, y: i64) {
+        if y != self.layer {
+            self.reached_below = if y == self.layer + 1 {
+                self.reached
+            } else {
+                self.made
+            };
+            self.reached = self.made;
+            self.layer = y;
+        }
+    }
+
+    /// The vertex (in the type's mesh) of side `f`'s corner at `p`, a
+    /// corner of a cell of the layer last given to `cell_layer`: the one
+    /// made before, or the one `make` makes now.
+    #[inline]
+    fn vertex(&mut self, f: usize, p: [i64; 3], make: impl FnOnce() -> u32) -> u32 {
         let [x, y, z] = [
             (p[0] - self.lo[0]) as usize,
             (p[1] - self.lo[1]) as usize,
             (p[2] - self.lo[2]) as usize,
         ];
-        let key = ((y as u64 + 1) << 48) | (t as u64) << 32;
+        // Made since the type reached the layer below the corner's plane.
+        let since = if p[1] == self.layer {
+            self.reached_below
+        } else {
+            self.reached
+        };
         let slot = &mut self.slots[(((y & 1) * self.nz + z) * self.nx + x) * 6 + f];
-        if *slot >> 32 != key >> 32 {
-            *slot = key | make() as u64;
+        if *slot > since {
+            return *slot - 1 - self.base;
         }
-        *slot as u32
+        let v = make();
+        debug_assert_eq!(v, self.made - self.base);
+        self.made += 1;
+        *slot = self.made;
+        v
     }
 }
 
@@ -1177,39 +1244,20 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
         grid.put(b, ntypes);
     }
     let w = 1.0 / extent as f32;
-    let cells = grid.cells();
-    // The cells with an open face, grouped by type (a counting sort, scan
-    // order kept within a type), the types in order of first appearance;
-    // and each type's open faces, so each mesh's lists are allocated once
-    // (room for a vertex per face corner: shared corners leave some).
-    let mut first_seen: Vec<u16> = Vec::new();
-    let mut start = vec![0usize; ntypes + 1];
-    let mut visible = vec![0usize; ntypes];
-    // (A type whose every cell is hidden still gets its part, empty.)
-    let mut seen = vec![false; ntypes];
-    for v in &cells {
-        let k = v.kind as usize;
-        if !seen[k] {
-            seen[k] = true;
-            first_seen.push(v.kind);
-        }
-        if v.open != 0 {
-            start[k + 1] += 1;
-            visible[k] += v.open.count_ones() as usize;
-        }
-    }
-    for k in 0..ntypes {
-        start[k + 1] += start[k];
-    }
-    let mut next = start.clone();
-    let mut by_type = vec![([0i64; 3], 0u8); start[ntypes]];
-    for v in cells.iter().filter(|v| v.open != 0) {
-        let k = v.kind as usize;
-        by_type[next[k]] = (v.at, v.open);
-        next[k] += 1;
-    }
-    let mut shared = SharedCorners::new(&grid);
+    // The types in order of first appearance (a type whose every cell is
+    // hidden still gets its part, empty), each with its cells that show a
+    // side.
+    let (first_seen, by_type) = grid.open_cells(ntypes);
+    // Each type's visible faces (4 vertices at most, 6 indices each).
+    let faces: Vec<usize> = by_type
+        .iter()
+        .map(|c| c.iter().map(|c| c.open.count_ones() as usize).sum())
+        .collect();
+    let mut shared = SharedCorners::new(&grid, 4 * faces.iter().sum::<usize>());
     let mut meshes: Vec<(u16, Mesh)> = Vec::with_capacity(first_seen.len());
+    let most = faces.iter().copied().max().unwrap_or(0);
+    let mut scratch_positions: Vec<Vec3> = Vec::with_capacity(4 * most);
+    let mut scratch_normals: Vec<Vec3> = Vec::with_capacity(4 * most);
     for t in first_seen {
         let vt = &m.voxel_types[t as usize];
         let material = match m
@@ -1236,12 +1284,21 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
         };
         // One type at a time, into lists held here: pushed through the
         // mesh in the list of meshes, each push reloaded the lists' lengths.
-        let faces = visible[t as usize];
-        let mut positions: Vec<Vec3> = Vec::with_capacity(4 * faces);
-        let mut normals: Vec<Vec3> = Vec::with_capacity(4 * faces);
-        let mut indices: Vec<u32> = Vec::with_capacity(6 * faces);
-        let k = t as usize;
-        for (c, open) in &by_type[start[k]..start[k + 1]] {
+        // The vertices go to scratch lists reused from type to type (warm
+        // in cache, with room for a vertex per face corner) and are copied
+        // out at their exact length: lists reserved per mesh and shrunk
+        // after moved every vertex through memory twice.
+        let cells = &by_type[t as usize];
+        scratch_positions.clear();
+        scratch_normals.clear();
+        if let Some(s) = &mut shared {
+            s.next_type();
+        }
+        let mut indices: Vec<u32> = Vec::with_capacity(6 * faces[t as usize]);
+        for &OpenCell { at: c, open } in cells {
+            if let Some(s) = &mut shared {
+                s.cell_layer(c[1]);
+            }
             for (f, (n, corners)) in VOXEL_FACES.iter().enumerate() {
                 if open & (1 << f) == 0 {
                     continue;
@@ -1251,18 +1308,21 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
                 for (id, k) in ids.iter_mut().zip(corners) {
                     let p = [c[0] + k[0] as i64, c[1] + k[1] as i64, c[2] + k[2] as i64];
                     let mut make = || {
-                        positions.push(Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32) * w);
-                        normals.push(normal);
-                        positions.len() as u32 - 1
+                        scratch_positions
+                            .push(Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32) * w);
+                        scratch_normals.push(normal);
+                        scratch_positions.len() as u32 - 1
                     };
                     *id = match &mut shared {
-                        Some(s) => s.vertex(f, p, t, make),
+                        Some(s) => s.vertex(f, p, make),
                         None => make(),
                     };
                 }
                 indices.extend([ids[0], ids[1], ids[2], ids[0], ids[2], ids[3]]);
             }
         }
+        let positions = scratch_positions.clone();
+        let normals = scratch_normals.clone();
         meshes.push((
             t,
             Mesh {
@@ -1280,15 +1340,6 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
                 ..Mesh::default()
             },
         ));
-    }
-    // The room shared corners left is given back where it is worth a copy
-    // (a few thousand vertices' worth; a small mesh's would cost more to
-    // move than it holds).
-    for (_, mesh) in &mut meshes {
-        if mesh.positions.capacity() - mesh.positions.len() > 4096 {
-            mesh.positions.shrink_to_fit();
-            mesh.normals.shrink_to_fit();
-        }
     }
     meshes
         .into_iter()
