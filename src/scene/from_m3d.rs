@@ -973,9 +973,12 @@ impl VoxelGrid {
         let [bx, by, bz] = b.size.map(|s| s as usize);
         // Without a branch, so the compiler makes the row loop below with
         // vector instructions: CLEAR empties the cell, a type sets it,
-        // UNSET and an unknown type leave it.
+        // UNSET and an unknown type leave it. Compared in 16 bits (in 64 a
+        // vector holds a quarter as many cells): a value at or past the
+        // type count that is not CLEAR is UNSET or an unknown type.
+        let types = ntypes.min(u16::MAX as usize) as u16;
         let apply = |cell: &mut u16, v: u16| {
-            let keep = v == VOXEL_UNSET || (v != VOXEL_CLEAR && v as usize >= ntypes);
+            let keep = v >= types && v != VOXEL_CLEAR;
             let new = if v == VOXEL_CLEAR { Self::EMPTY } else { v };
             *cell = if keep { *cell } else { new };
         };
