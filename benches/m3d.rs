@@ -9,8 +9,10 @@
 //! With `M3D_H` naming the reference SDK's `m3d.h` (scripts/bench-report
 //! takes it from the model3d crate), the same run also times m3d.h's
 //! `m3d_load` on every file, built with gcc -O2 from
-//! `benches/reference/m3d_load.c`: records `m3d.h/<file>/load`, the other
-//! side of the goal's ratio, measured on the same machine.
+//! `benches/reference/m3d_load.c`, each file right after the viewer's
+//! timing of it, in five rounds: records `m3d.h/<file>/load` (the median
+//! round) and `m3d.h/<file>/ratio`, the median of the five rounds' m3d.h /
+//! decode + scene, the goal's ratio.
 
 /// The viewer's allocator (`src/main.rs`), so the figures are the app's.
 #[global_allocator]
@@ -21,59 +23,104 @@ mod common;
 use common::{Records, fixtures, median};
 use std::time::Duration;
 
+/// Rounds over the files: each round times, file by file, the viewer and
+/// then m3d.h. This machine's speed wanders by a third from one minute to
+/// the next; with a file's pair timed within a second of each other, five
+/// times, each ratio is paired and the median taken.
+const ROUNDS: usize = 5;
+
 fn main() {
     let files = fixtures("m3d", "m3d");
     let mut records = Records::new("m3d");
+    let mut harness = reference_harness();
     println!(
-        "{:<28} {:>9} {:>9} {:>10} {:>11} {:>11} {:>13}",
-        "file", "bytes", "payload", "decode", "file MB/s", "payload MB/s", "+scene MB/s"
+        "{:<28} {:>9} {:>9} {:>10} {:>11} {:>11} {:>13} {:>10} {:>8}",
+        "file",
+        "bytes",
+        "payload",
+        "decode",
+        "file MB/s",
+        "payload MB/s",
+        "+scene MB/s",
+        "m3d.h",
+        "ratio"
     );
-    for path in &files {
+    // Per file and round: (decode, decode + scene, m3d.h's load in us).
+    let mut times = vec![Vec::new(); files.len()];
+    for _ in 0..ROUNDS {
+        for (path, times) in files.iter().zip(&mut times) {
+            let bytes = std::fs::read(path).unwrap();
+            let decode = median(|| {
+                std::hint::black_box(
+                    facet::formats::m3d::decode(std::hint::black_box(&bytes)).unwrap(),
+                );
+            });
+            let full = median(|| {
+                let m = facet::formats::m3d::decode(std::hint::black_box(&bytes)).unwrap();
+                std::hint::black_box(facet::scene::from_m3d::convert(
+                    &m,
+                    Default::default(),
+                    &facet::scene::companions::NoCompanions,
+                ));
+            });
+            let reference = harness.as_mut().map(|h| h.time(path));
+            times.push((decode, full, reference));
+        }
+    }
+    let mid = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    for (path, times) in files.iter().zip(times) {
         let bytes = std::fs::read(path).unwrap();
         let m = facet::formats::m3d::decode(&bytes).unwrap();
-        let decode = median(|| {
-            std::hint::black_box(
-                facet::formats::m3d::decode(std::hint::black_box(&bytes)).unwrap(),
-            );
-        });
-        let full = median(|| {
-            let m = facet::formats::m3d::decode(std::hint::black_box(&bytes)).unwrap();
-            std::hint::black_box(facet::scene::from_m3d::convert(
-                &m,
-                Default::default(),
-                &facet::scene::companions::NoCompanions,
-            ));
-        });
+        let us = |d: Duration| d.as_secs_f64() * 1e6;
+        let decode = mid(times.iter().map(|t| us(t.0)).collect());
+        let full = mid(times.iter().map(|t| us(t.1)).collect());
         let file = path.file_name().unwrap().to_string_lossy().into_owned();
-        records.us(&format!("m3d/{file}/decode"), decode);
-        records.us(&format!("m3d/{file}/scene"), full);
+        records.push(&format!("m3d/{file}/decode"), decode, "us");
+        records.push(&format!("m3d/{file}/scene"), full, "us");
         records.push(&format!("m3d/{file}/bytes"), bytes.len() as f64, "bytes");
         records.push(
             &format!("m3d/{file}/payload"),
             m.payload_len as f64,
             "bytes",
         );
-        let mbs = |n: usize, d: Duration| n as f64 / d.as_secs_f64() / 1e6;
+        let (mut load, mut ratio) = (f64::NAN, f64::NAN);
+        if harness.is_some() {
+            load = mid(times.iter().filter_map(|t| t.2).collect());
+            ratio = mid(times.iter().filter_map(|t| Some(t.2? / us(t.1))).collect());
+            records.push(&format!("m3d.h/{file}/load"), load, "us");
+            records.push(&format!("m3d.h/{file}/ratio"), ratio, "x");
+        }
+        let mbs = |n: usize, us: f64| n as f64 / us;
+        let (load, ratio) = match harness {
+            Some(_) => (format!("{load:.1}us"), format!("{ratio:.2}x")),
+            None => ("-".into(), "-".into()),
+        };
         println!(
-            "{:<28} {:>9} {:>9} {:>8.1}us {:>11.1} {:>11.1} {:>13.1}",
-            path.file_name().unwrap().to_string_lossy(),
+            "{:<28} {:>9} {:>9} {:>8.1}us {:>11.1} {:>11.1} {:>13.1} {:>10} {:>8}",
+            file,
             bytes.len(),
             m.payload_len,
-            decode.as_secs_f64() * 1e6,
+            decode,
             mbs(bytes.len(), decode),
             mbs(m.payload_len, decode),
             mbs(bytes.len(), full),
+            load,
+            ratio,
         );
     }
-    reference(&files, &mut records);
     records.write();
 }
 
-/// m3d.h's `m3d_load` + `m3d_free` per file, when `M3D_H` names m3d.h.
-fn reference(files: &[std::path::PathBuf], records: &mut Records) {
+/// m3d.h's loader built for timing (`benches/reference/m3d_load.c`) and
+/// started, when `M3D_H` names m3d.h: one process for the whole run, as
+/// when it timed every file in turn, asked for each file in its turn.
+fn reference_harness() -> Option<Harness> {
     let Some(header) = std::env::var_os("M3D_H").map(std::path::PathBuf::from) else {
         eprintln!("M3D_H not set: m3d.h's m3d_load not measured (scripts/bench-report sets it)");
-        return;
+        return None;
     };
     let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let exe = common::bench_dir().join("m3d_load");
@@ -88,27 +135,39 @@ fn reference(files: &[std::path::PathBuf], records: &mut Records) {
         .status()
         .expect("gcc runs");
     assert!(built.success(), "building the m3d.h harness failed");
-    let out = std::process::Command::new(&exe)
-        .args(files)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "m3d.h harness: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    println!(
-        "\nm3d.h m3d_load + m3d_free (gcc -O2, {})",
-        header.display()
-    );
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let (path, us) = line.split_once('\t').expect("path, tab, microseconds");
-        let file = std::path::Path::new(path)
-            .file_name()
-            .unwrap()
-            .to_string_lossy();
-        let us: f64 = us.parse().unwrap();
-        println!("{file:<28} {us:>10.1}us");
-        records.push(&format!("m3d.h/{file}/load"), us, "us");
+    println!("m3d.h: m3d_load + m3d_free (gcc -O2, {})", header.display());
+    let mut child = std::process::Command::new(&exe)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the m3d.h harness starts");
+    let input = child.stdin.take().unwrap();
+    let output = std::io::BufReader::new(child.stdout.take().unwrap());
+    Some(Harness {
+        _child: child,
+        input,
+        output,
+    })
+}
+
+struct Harness {
+    _child: std::process::Child,
+    input: std::process::ChildStdin,
+    output: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Harness {
+    /// m3d.h's median `m3d_load` + `m3d_free` of one file, in us.
+    fn time(&mut self, file: &std::path::Path) -> f64 {
+        use std::io::{BufRead, Write};
+        writeln!(self.input, "{}", file.display()).unwrap();
+        self.input.flush().unwrap();
+        let mut line = String::new();
+        self.output.read_line(&mut line).unwrap();
+        let (_, us) = line
+            .trim_end()
+            .split_once('\t')
+            .unwrap_or_else(|| panic!("m3d.h harness: no time for {}", file.display()));
+        us.parse().unwrap()
     }
 }

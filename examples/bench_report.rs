@@ -126,8 +126,11 @@ fn m3d_table(run: &Run) -> String {
             None => (M3D_H_US.iter().find(|(n, _)| *n == f).map(|r| r.1), " (a)"),
         };
         unmeasured |= reference.is_some() && !mark.is_empty();
-        let ratio = match (reference, scene) {
-            (Some(r), Some(s)) => format!("{:.2}x", r / s),
+        // The run's paired ratio (the median of its rounds), else the
+        // medians' ratio.
+        let ratio = match (get(run, "m3d.h", &f, "ratio"), reference, scene) {
+            (Some(x), _, _) if mark.is_empty() => format!("{x:.2}x"),
+            (_, Some(r), Some(s)) => format!("{:.2}x", r / s),
             _ => "-".into(),
         };
         let _ = writeln!(
@@ -147,7 +150,9 @@ fn m3d_table(run: &Run) -> String {
     } else {
         out.push_str(
             "\nm3d.h: `m3d_load` + `m3d_free` of the model3d 0.0.1 crate's m3d.h, gcc -O2 \
-             (`benches/reference/m3d_load.c`), timed in the same run on the same machine.\n",
+             (`benches/reference/m3d_load.c`), timed in the same run on the same machine, each \
+             file right after the viewer's timing of it, in five rounds: every figure is the \
+             median round's, the ratio the median of the rounds' ratios.\n",
         );
     }
     out

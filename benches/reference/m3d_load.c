@@ -34,55 +34,73 @@ static int by_value(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-int main(int argc, char **argv) {
+/* Times one file and prints its line; returns 0, or 1 on failure. */
+static int time_file(const char *path) {
     static double times[MAX_RUNS];
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        perror(path);
+        return 1;
+    }
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *bytes = malloc(size), *copy = malloc(size);
+    if (!bytes || !copy || fread(bytes, 1, size, f) != (size_t)size) {
+        fprintf(stderr, "%s: cannot read\n", path);
+        return 1;
+    }
+    fclose(f);
+    int n = 0;
+    double start = 0;
+    for (int run = -1;; run++) {
+        /* m3d_load may write to the buffer it is given: each run gets a
+         * fresh copy, made outside the timed part. */
+        memcpy(copy, bytes, size);
+        double t = now_us();
+        if (run == 0)
+            start = t;
+        m3d_t *m = m3d_load(copy, NULL, NULL, NULL);
+        if (!m) {
+            fprintf(stderr, "%s: m3d_load failed\n", path);
+            return 1;
+        }
+        m3d_free(m);
+        double took = now_us() - t;
+        if (run < 0)
+            continue;
+        times[n++] = took;
+        if (n >= MAX_RUNS || (n >= 5 && now_us() - start >= 300000))
+            break;
+    }
+    qsort(times, n, sizeof times[0], by_value);
+    printf("%s\t%.3f\n", path, times[n / 2]);
+    fflush(stdout);
+    free(bytes);
+    free(copy);
+    return 0;
+}
+
+/* The files named, in turn; with none, each path read from a line of
+ * standard input, answered as soon as timed (the bench asks for each file
+ * right after timing the viewer on it, all in this one process). */
+int main(int argc, char **argv) {
     /* Blocks up to 32 MiB (glibc's most) from the heap, and the heap never
      * trimmed: m3d.h in its fastest steady state, whatever ran before. */
     if (!mallopt(M_MMAP_THRESHOLD, 32 << 20) || !mallopt(M_TRIM_THRESHOLD, 1 << 30)) {
         fprintf(stderr, "mallopt failed\n");
         return 1;
     }
-    for (int i = 1; i < argc; i++) {
-        FILE *f = fopen(argv[i], "rb");
-        if (!f) {
-            perror(argv[i]);
+    for (int i = 1; i < argc; i++)
+        if (time_file(argv[i]))
             return 1;
-        }
-        fseek(f, 0, SEEK_END);
-        long size = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        unsigned char *bytes = malloc(size), *copy = malloc(size);
-        if (!bytes || !copy || fread(bytes, 1, size, f) != (size_t)size) {
-            fprintf(stderr, "%s: cannot read\n", argv[i]);
+    if (argc > 1)
+        return 0;
+    static char line[4096];
+    while (fgets(line, sizeof line, stdin)) {
+        line[strcspn(line, "\n")] = 0;
+        if (line[0] && time_file(line))
             return 1;
-        }
-        fclose(f);
-        int n = 0;
-        double start = 0;
-        for (int run = -1;; run++) {
-            /* m3d_load may write to the buffer it is given: each run gets
-             * a fresh copy, made outside the timed part. */
-            memcpy(copy, bytes, size);
-            double t = now_us();
-            if (run == 0)
-                start = t;
-            m3d_t *m = m3d_load(copy, NULL, NULL, NULL);
-            if (!m) {
-                fprintf(stderr, "%s: m3d_load failed\n", argv[i]);
-                return 1;
-            }
-            m3d_free(m);
-            double took = now_us() - t;
-            if (run < 0)
-                continue;
-            times[n++] = took;
-            if (n >= MAX_RUNS || (n >= 5 && now_us() - start >= 300000))
-                break;
-        }
-        qsort(times, n, sizeof times[0], by_value);
-        printf("%s\t%.3f\n", argv[i], times[n / 2]);
-        free(bytes);
-        free(copy);
     }
     return 0;
 }
