@@ -563,24 +563,20 @@ fn map_rows(run: &Run) -> String {
     out
 }
 
-fn gpu_map_table(run: &Run) -> String {
+/// `bench map`'s rows from a GPU machine, under `sizes`.
+fn gpu_map_rows(run: &Run, sizes: &str) -> String {
     let mut out = String::new();
-    gpu_header(
-        &mut out,
-        run,
-        "facet bench map --frames 600 --size 1920x1080,960x540,3840x2160 --msaa 4,1 --json FILE",
-    );
+    let command = format!("facet bench map --frames 600 --size {sizes} --msaa 4,1 --json FILE");
+    gpu_header(&mut out, run, &command);
     out + &map_rows(run)
 }
 
+fn gpu_map_table(run: &Run) -> String {
+    gpu_map_rows(run, "1920x1080,960x540,3840x2160")
+}
+
 fn gpu_map_h100_table(run: &Run) -> String {
-    let mut out = String::new();
-    gpu_header(
-        &mut out,
-        run,
-        "facet bench map --frames 600 --size 1920x1080 --msaa 4,1 --json FILE",
-    );
-    out + &map_rows(run)
+    gpu_map_rows(run, "1920x1080")
 }
 
 fn map_llvmpipe_table(run: &Run) -> String {

@@ -227,20 +227,16 @@ fn several_dispatches_cover_big_batches() {
         let mut nrm = vec![Vec3::ZERO; n];
         skin_vertices(&pose.skin, skin, &m.positions, &m.normals, &mut p, &mut nrm);
         let size = (scene.bounds(None).max - scene.bounds(None).min).length();
-        let worst = got
-            .iter()
-            .zip(&p)
-            .map(|(g, c)| (Vec3::from(g.position) - *c).abs().max_element())
-            .fold(0.0, f32::max);
+        let (mut worst, mut worst_normal) = (0f32, 0f32);
+        for ((g, cp), cn) in got.iter().zip(&p).zip(&nrm) {
+            worst = worst.max((Vec3::from(g.position) - *cp).abs().max_element());
+            let n = skinning::oct_decode(g.normal);
+            worst_normal = worst_normal.max((n - *cn).abs().max_element());
+        }
         assert!(
             worst <= 1e-4 * size,
             "{bones} bones: max position error {worst}"
         );
-        let worst_normal = got
-            .iter()
-            .zip(&nrm)
-            .map(|(g, c)| (skinning::oct_decode(g.normal) - *c).abs().max_element())
-            .fold(0.0, f32::max);
         assert!(
             worst_normal <= 2e-3,
             "{bones} bones: max normal error {worst_normal}"
