@@ -284,9 +284,9 @@ impl Skinner {
 
     /// Records the dispatches into `pass`: one for up to 16.7M vertices
     /// (65535 workgroups of 256), one more per further 16.7M, each over its
-    /// own range of the buffers. (On an H200 this runs at 47-49 G vertices/s
-    /// from 8M to 50M vertices, the same as separate buffers per dispatch:
-    /// docs/performance.md.)
+    /// own range of the buffers. (On an H100 this runs at 50-52 G vertices/s
+    /// from 8M to 50M vertices; on an H200, within 2% of separate buffers
+    /// per dispatch: docs/performance.md.)
     pub fn dispatch(&self, pass: &mut wgpu::ComputePass<'_>, batch: &SkinBatch) {
         if batch.vertex_count == 0 {
             return;
