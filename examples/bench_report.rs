@@ -576,7 +576,7 @@ fn gpu_map_table(run: &Run) -> String {
 }
 
 fn gpu_map_h100_table(run: &Run) -> String {
-    gpu_map_rows(run, "1920x1080")
+    gpu_map_rows(run, "1920x1080,960x540,3840x2160")
 }
 
 fn map_llvmpipe_table(run: &Run) -> String {
