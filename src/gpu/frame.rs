@@ -575,7 +575,7 @@ fn draw(
             // Farthest first (sorted per mesh; a mesh's own triangles keep
             // their order). Only this pass allocates, and only when it has
             // meshes.
-            let d = |i: usize| scene.meshes[i].center.distance_squared(eye);
+            let d = |i: usize| scene.meshes[i].aabb.center().distance_squared(eye);
             let mut v: Vec<usize> = in_order.collect();
             v.sort_by(|&a, &b| d(b).total_cmp(&d(a)));
             sorted = v.into_iter();

@@ -41,12 +41,10 @@ pub struct GpuMesh {
     pub material: usize,
     /// Rest-pose bounds in the static line buffer.
     pub bounds: Range<u32>,
-    /// The rest-pose bounds, for culling what is out of view (static
-    /// meshes only: a skinned one moves with its pose).
+    /// The rest-pose bounds: static meshes wholly out of view are not
+    /// drawn (a skinned one moves with its pose), and alpha-blended meshes
+    /// are drawn back to front by the distance of their centre.
     pub aabb: crate::scene::Aabb,
-    /// The rest-pose bounds' centre: alpha-blended meshes are drawn back to
-    /// front by its distance to the camera.
-    pub center: glam::Vec3,
     pub primitive: crate::scene::Primitive,
     /// Part of the scene's closed surface ([`crate::scene::Mesh::closed`]).
     pub closed: bool,
@@ -521,7 +519,6 @@ impl GpuScene {
                             .filter(|&i| i < default_material)
                             .unwrap_or(default_material),
                         bounds: range(&lines, start),
-                        center: bounds.center(),
                         aabb: bounds,
                         primitive: m.primitive,
                         closed: m.closed,
