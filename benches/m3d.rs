@@ -47,16 +47,16 @@ fn main() {
     );
     // Per file and round: (decode, decode + scene, m3d.h's load in us).
     let mut times = vec![Vec::new(); files.len()];
+    let contents: Vec<Vec<u8>> = files.iter().map(|p| std::fs::read(p).unwrap()).collect();
     for _ in 0..ROUNDS {
-        for (path, times) in files.iter().zip(&mut times) {
-            let bytes = std::fs::read(path).unwrap();
+        for ((path, bytes), times) in files.iter().zip(&contents).zip(&mut times) {
             let decode = median(|| {
                 std::hint::black_box(
-                    facet::formats::m3d::decode(std::hint::black_box(&bytes)).unwrap(),
+                    facet::formats::m3d::decode(std::hint::black_box(bytes)).unwrap(),
                 );
             });
             let full = median(|| {
-                let m = facet::formats::m3d::decode(std::hint::black_box(&bytes)).unwrap();
+                let m = facet::formats::m3d::decode(std::hint::black_box(bytes)).unwrap();
                 std::hint::black_box(facet::scene::from_m3d::convert(
                     &m,
                     Default::default(),
@@ -71,9 +71,8 @@ fn main() {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
-    for (path, times) in files.iter().zip(times) {
-        let bytes = std::fs::read(path).unwrap();
-        let m = facet::formats::m3d::decode(&bytes).unwrap();
+    for ((path, bytes), times) in files.iter().zip(&contents).zip(times) {
+        let m = facet::formats::m3d::decode(bytes).unwrap();
         let us = |d: Duration| d.as_secs_f64() * 1e6;
         let decode = mid(times.iter().map(|t| us(t.0)).collect());
         let full = mid(times.iter().map(|t| us(t.1)).collect());
@@ -86,18 +85,18 @@ fn main() {
             m.payload_len as f64,
             "bytes",
         );
-        let (mut load, mut ratio) = (f64::NAN, f64::NAN);
-        if harness.is_some() {
-            load = mid(times.iter().filter_map(|t| t.2).collect());
-            ratio = mid(times.iter().filter_map(|t| Some(t.2? / us(t.1))).collect());
-            records.push(&format!("m3d.h/{file}/load"), load, "us");
-            records.push(&format!("m3d.h/{file}/ratio"), ratio, "x");
-        }
-        let mbs = |n: usize, us: f64| n as f64 / us;
+        // m3d.h's median round, and the median of the paired ratios.
         let (load, ratio) = match harness {
-            Some(_) => (format!("{load:.1}us"), format!("{ratio:.2}x")),
+            Some(_) => {
+                let load = mid(times.iter().filter_map(|t| t.2).collect());
+                let ratio = mid(times.iter().filter_map(|t| Some(t.2? / us(t.1))).collect());
+                records.push(&format!("m3d.h/{file}/load"), load, "us");
+                records.push(&format!("m3d.h/{file}/ratio"), ratio, "x");
+                (format!("{load:.1}us"), format!("{ratio:.2}x"))
+            }
             None => ("-".into(), "-".into()),
         };
+        let mbs = |n: usize, us: f64| n as f64 / us;
         println!(
             "{:<28} {:>9} {:>9} {:>8.1}us {:>11.1} {:>11.1} {:>13.1} {:>10} {:>8}",
             file,
