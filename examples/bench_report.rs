@@ -507,7 +507,7 @@ fn gpu_skin_cold_table(run: &Run) -> String {
 }
 
 /// `bench map` records as one row per frame size, sample count and way of
-/// drawing (`all`, `view`, `visible`, `visible_view`), the issue's
+/// drawing (`all`, `view`, `visible`, `visible_view`, `none`), the issue's
 /// 1920x1080 first.
 fn map_rows(run: &Run) -> String {
     let mut out = String::from(
@@ -524,7 +524,8 @@ fn map_rows(run: &Run) -> String {
         "all" => 0.0,
         "view" => 1.0,
         "visible" => 2.0,
-        _ => 3.0,
+        "visible_view" => 3.0,
+        _ => 4.0,
     };
     let mut sizes = field(run, "map/", 1, area);
     sizes.sort_by_key(|s| s != "1920x1080");
@@ -542,6 +543,7 @@ fn map_rows(run: &Run) -> String {
                     "view" => "in the view",
                     "visible" => "visible from the cell",
                     "visible_view" => "visible, in the view",
+                    "none" => "nothing (a frame's fixed cost)",
                     other => other,
                 };
                 let fps = match row.as_str() {

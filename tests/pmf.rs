@@ -740,3 +740,45 @@ fn entities_assembled_from_the_spec_decode_field_by_field() {
     assert_eq!(signal_names, [vec!["and-1"], vec!["or-1", "or-2"]]);
     assert!(e[2].fields.contains(&Value::Actions(vec![])));
 }
+
+#[test]
+fn map_meshes_draw_the_files_triangles_with_shared_corners_once() {
+    // Every triangle drawn is the file's, corner for corner; a corner that
+    // two triangles of a mesh share (same position and lightmap UV: the
+    // halves of a quad, which share a tile) is one vertex. The expected
+    // vertex count is each mesh's distinct (position, lightmap UV) pairs,
+    // counted here from the file's triangles.
+    use facet::scene::from_pmf::{MapShading, convert};
+    use std::collections::HashSet;
+    let map = small();
+    let scene = convert(&map, Default::default(), MapShading::Both);
+    let info = scene.map.as_ref().unwrap();
+    let (mut vertices, mut triangles) = (0, 0);
+    for (mi, tris) in info.mesh_triangles.iter().enumerate() {
+        let mesh = &scene.meshes[mi];
+        let (si, _) = info.mesh_source[mi];
+        assert_eq!(mesh.indices.len(), 3 * tris.len());
+        let mut distinct = HashSet::new();
+        for (k, &t) in tris.iter().enumerate() {
+            let file = &map.sectors[si].triangles[t as usize];
+            for (c, point) in file.points.iter().enumerate() {
+                let v = mesh.indices[3 * k + c] as usize;
+                assert_eq!(mesh.positions[v].to_array(), point.position);
+                assert_eq!(mesh.uvs[v].to_array(), point.lightmap_uv);
+                distinct.insert((
+                    point.position.map(f32::to_bits),
+                    point.lightmap_uv.map(f32::to_bits),
+                ));
+            }
+        }
+        assert_eq!(mesh.positions.len(), distinct.len(), "mesh {mi}");
+        vertices += mesh.positions.len();
+        triangles += tris.len();
+    }
+    // The generator's surfaces are mostly quads: near 4 vertices for 2
+    // triangles, against 3 a triangle unshared.
+    assert!(
+        vertices * 10 < triangles * 3 * 8,
+        "{vertices} for {triangles}"
+    );
+}

@@ -802,7 +802,7 @@ pub struct MapBenchResult {
 pub struct MapRow {
     pub label: &'static str,
     /// `all`, `view` (frustum culling), `visible` (the cell's visibility
-    /// lists) or `visible_view` (both), for the records.
+    /// lists), `visible_view` (both) or `none` (no mesh), for the records.
     pub key: &'static str,
     pub triangles: u64,
     pub draws: u32,
@@ -941,6 +941,10 @@ pub fn map_frames(
         opts.frustum_cull = true;
         rows.push(row("visible, in the view", "visible_view", &opts));
     }
+    // No mesh: what a frame costs whatever is drawn (the clears, the
+    // resolve, the submit and the wait).
+    opts.ranges = Some(std::sync::Arc::new(vec![Vec::new(); scene.meshes.len()]));
+    rows.push(row("nothing", "none", &opts));
     MapBenchResult {
         name: name.to_string(),
         adapter: gpu.describe(),

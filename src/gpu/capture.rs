@@ -74,7 +74,14 @@ impl Targets {
                         b: clear[2],
                         a: clear[3],
                     }),
-                    store: wgpu::StoreOp::Store,
+                    // A multisampled target is only read by its resolve
+                    // at the end of this pass: its samples need not be
+                    // written out.
+                    store: if resolve.is_some() {
+                        wgpu::StoreOp::Discard
+                    } else {
+                        wgpu::StoreOp::Store
+                    },
                 },
             })],
             depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {

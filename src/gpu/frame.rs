@@ -343,14 +343,18 @@ pub fn record(
         pass.set_viewport(x, y, w, h, 0.0, 1.0);
     }
     let view_proj = input.camera.view_proj(target.aspect());
-    draw(
+    let mut order = std::mem::take(&mut scene.draw_order);
+    let stats = draw(
         renderer,
         &mut pass,
         scene,
+        &mut order,
         input.view,
         input.camera.eye(),
         view_proj,
-    )
+    );
+    scene.draw_order = order;
+    stats
 }
 
 /// Renders one frame offscreen at `width` x `height` (the renderer's
@@ -533,10 +537,20 @@ fn write_globals(
 
 /// Records the draws into `pass`: opaque meshes, alpha-blended meshes back
 /// to front, additive meshes, then the overlays.
+/// Sorts one blend mode's draws, each (pipeline, distance key, mesh), by
+/// pipeline and then key; stable, so that meshes at one distance keep the
+/// scene's order. Additive draws keep it whole.
+fn sort_draws(blend: crate::scene::BlendMode, order: &mut [(u64, f32, u32)]) {
+    if blend != crate::scene::BlendMode::Additive {
+        order.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    }
+}
+
 fn draw(
     renderer: &Renderer,
     pass: &mut wgpu::RenderPass<'_>,
     scene: &GpuScene,
+    order: &mut Vec<(u64, f32, u32)>,
     opts: &ViewOptions,
     eye: Vec3,
     view_proj: glam::Mat4,
@@ -569,22 +583,35 @@ fn draw(
     // A closed surface is closed while all of it is drawn.
     let whole = (0..scene.meshes.len()).all(|i| !scene.meshes[i].closed || opts.is_visible(i));
     for blend in [BlendMode::Opaque, BlendMode::Alpha, BlendMode::Additive] {
-        let mut in_order = (0..scene.meshes.len()).filter(|&i| drawn(i, &scene.meshes[i], blend));
-        let mut sorted;
-        let order: &mut dyn Iterator<Item = usize> = if blend == BlendMode::Alpha {
-            // Farthest first (sorted per mesh; a mesh's own triangles keep
-            // their order). Only this pass allocates, and only when it has
-            // meshes.
-            let d = |i: usize| scene.meshes[i].aabb.center().distance_squared(eye);
-            let mut v: Vec<usize> = in_order.collect();
-            v.sort_by(|&a, &b| d(b).total_cmp(&d(a)));
-            sorted = v.into_iter();
-            &mut sorted
-        } else {
-            &mut in_order
-        };
+        // The order, per mesh (a mesh's own triangles keep theirs):
+        // - opaque: by pipeline, then nearest first, so that the depth test
+        //   turns away what lies behind before it is shaded and written (a
+        //   map's sectors hide each other);
+        // - alpha: farthest first, by the bounds' centre, as blending needs;
+        // - additive: as the scene lists them (the sum does not care).
+        order.clear();
+        order.extend(
+            (0..scene.meshes.len())
+                .filter(|&i| drawn(i, &scene.meshes[i], blend))
+                .map(|i| {
+                    let m = &scene.meshes[i];
+                    match blend {
+                        BlendMode::Opaque => {
+                            let features = scene.materials[material_of(i, m)].features;
+                            let pipeline = (u64::from(features) << 3)
+                                | ((m.primitive as u64) << 1)
+                                | u64::from(m.culled(blend, whole));
+                            (pipeline, m.aabb.distance_squared_to(eye), i as u32)
+                        }
+                        BlendMode::Alpha => (0, -m.aabb.center().distance_squared(eye), i as u32),
+                        BlendMode::Additive => (0, 0.0, i as u32),
+                    }
+                }),
+        );
+        sort_draws(blend, order);
         let mut current = None;
-        for i in order {
+        for &(_, _, i) in order.iter() {
+            let i = i as usize;
             let m = &scene.meshes[i];
             let Some(stream) = m.stream(scene) else {
                 continue;
@@ -704,6 +731,45 @@ fn draw(
 #[cfg(test)]
 mod tests {
     use super::{FrameTimes, ViewOptions};
+
+    #[test]
+    fn opaque_draws_nearest_first_within_a_pipeline_alpha_farthest_first() {
+        use crate::scene::{Aabb, BlendMode};
+        use glam::Vec3;
+        let aabb = |min: [f32; 3], max: [f32; 3]| Aabb {
+            min: Vec3::from(min),
+            max: Vec3::from(max),
+        };
+        let eye = Vec3::ZERO;
+        // Mesh 0 far (nearest point (4,4,4): 48), mesh 1 around the eye
+        // (0), mesh 2 a unit beyond x = 1 (1), mesh 3 as far as mesh 2
+        // but drawn with another pipeline.
+        let boxes = [
+            aabb([4.0; 3], [5.0; 3]),
+            aabb([-1.0; 3], [1.0; 3]),
+            aabb([1.0, -1.0, -1.0], [2.0, 1.0, 1.0]),
+            aabb([-2.0, -1.0, -1.0], [-1.0, 1.0, 1.0]),
+        ];
+        let pipeline = [0, 0, 0, 1];
+        let order = |blend| {
+            let mut order: Vec<(u64, f32, u32)> = (0..4)
+                .map(|i| {
+                    let b = &boxes[i];
+                    match blend {
+                        BlendMode::Opaque => (pipeline[i], b.distance_squared_to(eye), i as u32),
+                        BlendMode::Alpha => (0, -b.center().distance_squared(eye), i as u32),
+                        BlendMode::Additive => (0, 0.0, i as u32),
+                    }
+                })
+                .collect();
+            super::sort_draws(blend, &mut order);
+            order.iter().map(|d| d.2).collect::<Vec<_>>()
+        };
+        assert_eq!(order(BlendMode::Opaque), [1, 2, 0, 3]);
+        // Centres at 4.5 (60.75), 0, 1.5 and -1.5 along x (2.25 each).
+        assert_eq!(order(BlendMode::Alpha), [0, 2, 3, 1]);
+        assert_eq!(order(BlendMode::Additive), [0, 1, 2, 3]);
+    }
 
     #[test]
     fn quantiles_of_sorted_frame_times() {

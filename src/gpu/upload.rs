@@ -105,6 +105,8 @@ pub struct GpuScene {
     pub extra_line_count: u32,
     /// Scratch for bone uploads (no per-frame allocation).
     pub(crate) bone_scratch: Vec<[f32; 4]>,
+    /// Scratch for each frame's draw order (no per-frame allocation).
+    pub(crate) draw_order: Vec<(u64, f32, u32)>,
 }
 
 impl GpuMesh {
@@ -577,6 +579,7 @@ impl GpuScene {
             overlay,
             overlay_bind_group,
             bone_scratch: Vec::with_capacity(3 * bone_count.max(1)),
+            draw_order: Vec::new(),
         };
         // Skinned streams start at the rest pose.
         let rest = vec![Mat4::IDENTITY; bone_count];

@@ -341,10 +341,18 @@ pub fn set_shading(scene: &mut Scene, shading: MapShading) {
             continue;
         };
         mesh.colors = (shading != MapShading::Lightmaps).then(|| {
-            info.mesh_triangles[mi]
-                .iter()
-                .flat_map(|&t| [material_tint(owners[si][t as usize].1 as usize); 3])
-                .collect()
+            // A vertex is shared only by triangles of one tint.
+            let mut colors = vec![[0; 4]; mesh.positions.len()];
+            let corners = mesh.indices.chunks_exact(3);
+            for (&t, corners) in info.mesh_triangles[mi].iter().zip(corners) {
+                let tint = material_tint(owners[si][t as usize].1 as usize);
+                for &v in corners {
+                    if let Some(c) = colors.get_mut(v as usize) {
+                        *c = tint;
+                    }
+                }
+            }
+            colors
         });
         if let Some(m) = mesh.material.and_then(|m| scene.materials.get_mut(m)) {
             m.texture =
@@ -384,21 +392,44 @@ pub fn convert(map: &Pmf, mut source: SourceInfo, shading: MapShading) -> Scene 
             if tris.is_empty() {
                 continue;
             }
-            let mut positions = Vec::with_capacity(tris.len() * 3);
-            let mut normals = Vec::with_capacity(tris.len() * 3);
-            let mut uvs = Vec::with_capacity(tris.len() * 3);
-            let mut colors = Vec::with_capacity(tris.len() * 3);
+            // A quad's two triangles share two corners (position, lightmap
+            // UV, material and plane): those are one vertex, shaded once
+            // (4 vertices a quad instead of 6). Only the previous
+            // triangle's corners are looked at, which is where the other
+            // half of a quad is.
+            let mut positions: Vec<Vec3> = Vec::with_capacity(tris.len() * 2);
+            let mut normals: Vec<Vec3> = Vec::with_capacity(tris.len() * 2);
+            let mut uvs = Vec::with_capacity(tris.len() * 2);
+            let mut colors = Vec::with_capacity(tris.len() * 2);
+            let mut indices = Vec::with_capacity(tris.len() * 3);
+            let mut previous = [u32::MAX; 3];
             for &t in &tris {
                 let tri = &s.triangles[t as usize];
                 let p = tri.points.map(|p| Vec3::from(p.position));
                 let n = (p[1] - p[0]).cross(p[2] - p[0]).normalize_or(Vec3::Y);
                 let tint = material_tint(owners[t as usize].1 as usize);
-                for (k, pt) in tri.points.iter().enumerate() {
-                    positions.push(p[k]);
-                    normals.push(n);
-                    uvs.push(Vec2::from(pt.lightmap_uv));
-                    colors.push(tint);
-                }
+                let corners = std::array::from_fn(|k| {
+                    let uv = Vec2::from(tri.points[k].lightmap_uv);
+                    let shared = previous.into_iter().find(|&v| {
+                        let v = v as usize;
+                        v < positions.len()
+                            && positions[v] == p[k]
+                            && uvs[v] == uv
+                            && colors[v] == tint
+                            // Coplanar: the two halves' normals differ
+                            // only by rounding.
+                            && normals[v].dot(n) > 1.0 - 1e-6
+                    });
+                    shared.unwrap_or_else(|| {
+                        positions.push(p[k]);
+                        normals.push(n);
+                        uvs.push(uv);
+                        colors.push(tint);
+                        positions.len() as u32 - 1
+                    })
+                });
+                indices.extend_from_slice(&corners);
+                previous = corners;
             }
             let material = scene.materials.len();
             scene.materials.push(Material {
@@ -408,7 +439,6 @@ pub fn convert(map: &Pmf, mut source: SourceInfo, shading: MapShading) -> Scene 
                 texture: (shading != MapShading::Unlit).then_some(first_texture + li),
                 ..Default::default()
             });
-            let n = positions.len() as u32;
             scene.meshes.push(Mesh {
                 primitive: Default::default(),
                 closed: false,
@@ -419,7 +449,7 @@ pub fn convert(map: &Pmf, mut source: SourceInfo, shading: MapShading) -> Scene 
                 normals,
                 uvs,
                 colors: (shading != MapShading::Lightmaps).then_some(colors),
-                indices: (0..n).collect(),
+                indices,
                 material: Some(material),
                 visible: true,
                 has_file_normals: false,

@@ -746,6 +746,15 @@ impl Aabb {
         }
     }
 
+    /// The squared distance from `p` to the nearest point of the box: 0
+    /// inside it, infinite for an empty box.
+    pub fn distance_squared_to(&self, p: Vec3) -> f32 {
+        if self.is_empty() {
+            return f32::INFINITY;
+        }
+        (p.clamp(self.min, self.max) - p).length_squared()
+    }
+
     pub fn radius(&self) -> f32 {
         if self.is_empty() {
             1.0
@@ -954,6 +963,25 @@ pub(crate) fn share_weights(w: [u16; 4]) -> [u16; 4] {
         out[k] = (q[k] + (rank < left) as u32) as u16;
     }
     out
+}
+
+#[cfg(test)]
+mod aabb_tests {
+    use super::*;
+
+    /// The box [1,2] x [-1,1] x [-1,1], by hand.
+    #[test]
+    fn distance_to_a_box_is_to_its_nearest_point() {
+        let b = Aabb {
+            min: Vec3::new(1.0, -1.0, -1.0),
+            max: Vec3::new(2.0, 1.0, 1.0),
+        };
+        assert_eq!(b.distance_squared_to(Vec3::ZERO), 1.0); // the x = 1 face
+        assert_eq!(b.distance_squared_to(Vec3::new(3.0, 2.0, 0.0)), 2.0); // an edge
+        assert_eq!(b.distance_squared_to(Vec3::new(4.0, 3.0, -3.0)), 12.0); // a corner
+        assert_eq!(b.distance_squared_to(Vec3::new(1.5, 0.0, 0.5)), 0.0); // inside
+        assert_eq!(Aabb::EMPTY.distance_squared_to(Vec3::ZERO), f32::INFINITY);
+    }
 }
 
 #[cfg(test)]
