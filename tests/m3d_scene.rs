@@ -72,6 +72,58 @@ fn cesium_man_walks() {
 }
 
 #[test]
+fn inlined_pngs_are_the_assets_texels() {
+    // viper.m3d's inlined PNG (a palette image) as texels: what the
+    // `image` crate's generic decoder and RGBA conversion make of the
+    // asset's bytes (the viewer expands palettes in the `png` decoder).
+    let bytes = std::fs::read(common::shared().join("fixtures/m3d/viper.m3d")).unwrap();
+    let mut file = facet::formats::m3d::decode(&bytes).unwrap();
+    let asset = file.assets[0].data.clone();
+    let expected = image::load_from_memory_with_format(&asset, image::ImageFormat::Png)
+        .unwrap()
+        .to_rgba8();
+    let none = &facet::scene::companions::NoCompanions;
+    let s = facet::scene::from_m3d::convert(&file, Default::default(), none);
+    assert_eq!(s.textures[0].rgba8, expected.as_raw()[..]);
+    assert_eq!(s.materials[0].texture, Some(0));
+
+    // A 2x1 PNG written here (red, then half-transparent blue) in its
+    // place: the material turns alpha blended for the transparent texel.
+    let mut small = Vec::new();
+    let mut encoder = png::Encoder::new(&mut small, 2, 1);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    let texels = [255, 0, 0, 255, 0, 0, 255, 128];
+    encoder
+        .write_header()
+        .unwrap()
+        .write_image_data(&texels)
+        .unwrap();
+    file.assets[0].data = small;
+    let s = facet::scene::from_m3d::convert(&file, Default::default(), none);
+    assert_eq!(s.textures[0].rgba8, texels);
+    assert_eq!(s.materials[0].blend, facet::scene::BlendMode::Alpha);
+
+    // A truncated inlined PNG: the checkerboard, and a warning naming the
+    // texture and where it was looked for.
+    let mut broken = asset;
+    broken.truncate(broken.len() / 2);
+    file.assets[0].data = broken;
+    let s = facet::scene::from_m3d::convert(&file, Default::default(), none);
+    assert!(matches!(
+        s.textures[0].source,
+        facet::scene::TextureSource::Missing(_)
+    ));
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w.contains("M_01___Default1") && w.contains("inlined")),
+        "{:?}",
+        s.warnings
+    );
+}
+
+#[test]
 fn conversion_keeps_colours_materials_and_textures() {
     let s = load("cube_with_vertexcolors.m3d");
     let colours = s.meshes[0].colors.as_ref().expect("vertex colours");
