@@ -154,6 +154,35 @@ fn static_slots_are_the_materials_own_values() {
     );
 }
 
+#[test]
+fn the_animation_pipeline_is_made_by_the_first_scene_that_animates() {
+    // A scene whose materials all stand still uploads without compiling
+    // the compute pipeline; the first animated one makes it, and its slots
+    // then move.
+    let gpu = common::gpu();
+    let renderer = Renderer::new(&gpu, capture::CAPTURE_FORMAT, 1);
+    let mut still = facet::cli::bench::animated_materials(4, 3);
+    for m in &mut still.materials {
+        m.animation = None;
+    }
+    let gs = facet::gpu::GpuScene::new(&gpu, &renderer, &still);
+    assert!(gs.material_anim.is_none());
+    assert!(!renderer.material_animator.is_made());
+    let animated = facet::cli::bench::animated_materials(4, 3);
+    let gs = facet::gpu::GpuScene::new(&gpu, &renderer, &animated);
+    assert!(gs.material_anim.is_some());
+    assert!(renderer.material_animator.is_made());
+    let at = |t: f32| {
+        gs.set_material_time(&gpu, &renderer, t);
+        slots(&gpu, &gs, animated.materials.len())
+    };
+    let moving = (0..animated.materials.len())
+        .filter(|&i| animated.materials[i].animation.is_some())
+        .collect::<Vec<_>>();
+    let (a, b) = (at(0.0), at(0.77));
+    assert!(moving.iter().any(|&i| a[i] != b[i]));
+}
+
 // ---- Writer-built P3M files -------------------------------------------------
 
 use facet::formats::p3m::{self, ColorInterp, Interp, Key, MaterialAnimation, MaterialData};

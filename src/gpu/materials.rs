@@ -475,8 +475,16 @@ pub fn pack(scene: &Scene, layers: &TextureLayers) -> (Vec<AnimGpu>, Vec<KeyGpu>
     (anims, keys)
 }
 
-/// The compute pipeline (one per renderer).
+/// The compute pipeline (one per renderer), made when the first scene
+/// that animates a material is uploaded: most files animate none, and on
+/// a software adapter compiling it was a tenth of a thumbnail's whole
+/// process (docs/performance.md).
 pub struct MaterialAnimator {
+    device: wgpu::Device,
+    made: std::sync::OnceLock<AnimPipeline>,
+}
+
+struct AnimPipeline {
     pipeline: wgpu::ComputePipeline,
     layout: wgpu::BindGroupLayout,
 }
@@ -490,6 +498,24 @@ pub struct MaterialAnimBatch {
 
 impl MaterialAnimator {
     pub fn new(device: &wgpu::Device) -> MaterialAnimator {
+        MaterialAnimator {
+            device: device.clone(),
+            made: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Whether the pipeline has been made (a scene animated a material).
+    pub fn is_made(&self) -> bool {
+        self.made.get().is_some()
+    }
+
+    fn made(&self) -> &AnimPipeline {
+        self.made.get_or_init(|| AnimPipeline::new(&self.device))
+    }
+}
+
+impl AnimPipeline {
+    fn new(device: &wgpu::Device) -> AnimPipeline {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("material_anim.wgsl"),
             source: wgpu::ShaderSource::Wgsl(super::shader_source("material_anim.wgsl").into()),
@@ -528,9 +554,11 @@ impl MaterialAnimator {
             compilation_options: Default::default(),
             cache: None,
         });
-        MaterialAnimator { pipeline, layout }
+        AnimPipeline { pipeline, layout }
     }
+}
 
+impl MaterialAnimator {
     /// Uploads the keyframes of `scene` once; `None` when nothing is animated.
     pub fn batch(
         &self,
@@ -573,7 +601,7 @@ impl MaterialAnimator {
         });
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("material animation"),
-            layout: &self.layout,
+            layout: &self.made().layout,
             entries: &[
                 wgpu::BindGroupEntry {
                     binding: 0,
@@ -612,7 +640,7 @@ impl MaterialAnimator {
 
     /// Records the dispatch into a compute pass.
     pub fn dispatch(&self, pass: &mut wgpu::ComputePass<'_>, batch: &MaterialAnimBatch) {
-        pass.set_pipeline(&self.pipeline);
+        pass.set_pipeline(&self.made().pipeline);
         pass.set_bind_group(0, &batch.bind_group, &[]);
         pass.dispatch_workgroups(batch.count.div_ceil(WORKGROUP_SIZE), 1, 1);
     }
