@@ -530,7 +530,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             // thread while the file loads: start-up is most of a
             // thumbnail's time on small files.
             let started = std::time::Instant::now();
-            // The loaded scene's shader variants, for the warm-up draw.
+            // The loaded scene's shader variants, for the warm-up draw, and
+            // whether it animates a material (its compute pipeline is then
+            // made there too).
             let (variants_tx, variants_rx) = std::sync::mpsc::channel();
             let adapter = std::thread::spawn(move || {
                 let t = std::time::Instant::now();
@@ -546,8 +548,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     // (the adapter takes ~25 ms on llvmpipe); a file that
                     // failed to load warms up the plain variant.
                     let side = headless::thumbnail_draw_side(&gpu, size);
-                    let variants = variants_rx.recv().unwrap_or_else(|_| vec![(0, false)]);
+                    let (variants, animates) = variants_rx
+                        .recv()
+                        .unwrap_or_else(|_| (vec![(0, false)], false));
                     headless::warm_up(&gpu, &renderer, side, &variants);
+                    if animates {
+                        renderer.material_animator.prepare();
+                    }
                     (gpu, renderer)
                 });
                 (gpu, adapter_time, t.elapsed())
@@ -557,7 +564,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let loaded = load::load_file_with(&input, &options.with_budget_at_most(budget));
             let load_time = t.elapsed();
             if let Ok(loaded) = &loaded {
-                let _ = variants_tx.send(headless::shader_variants(&loaded.scene));
+                let scene = &loaded.scene;
+                let animates = scene.materials.iter().any(|m| m.animation.is_some());
+                let _ = variants_tx.send((headless::shader_variants(scene), animates));
             }
             drop(variants_tx);
             let (gpu, adapter_time, pipelines_time) = adapter

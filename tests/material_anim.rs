@@ -181,6 +181,10 @@ fn the_animation_pipeline_is_made_by_the_first_scene_that_animates() {
         .collect::<Vec<_>>();
     let (a, b) = (at(0.0), at(0.77));
     assert!(moving.iter().any(|&i| a[i] != b[i]));
+    // Made ahead of the scene (a thumbnail, while the file loads).
+    let ahead = Renderer::new(&gpu, capture::CAPTURE_FORMAT, 1);
+    ahead.material_animator.prepare();
+    assert!(ahead.material_animator.is_made());
 }
 
 // ---- Writer-built P3M files -------------------------------------------------

@@ -504,6 +504,12 @@ impl MaterialAnimator {
         }
     }
 
+    /// Makes the pipeline now, ahead of the scene that will need it (a
+    /// thumbnail does it while the file loads).
+    pub fn prepare(&self) {
+        self.made();
+    }
+
     /// Whether the pipeline has been made (a scene animated a material).
     pub fn is_made(&self) -> bool {
         self.made.get().is_some()
