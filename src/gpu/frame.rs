@@ -535,10 +535,29 @@ fn write_globals(
     queue.write_buffer(&renderer.globals, 0, bytemuck::bytes_of(&g));
 }
 
-/// Records the draws into `pass`: opaque meshes, alpha-blended meshes back
-/// to front, additive meshes, then the overlays.
-/// Sorts one blend mode's draws, each (pipeline, distance key, mesh), by
-/// pipeline and then key; stable, so that meshes at one distance keep the
+/// A mesh's place in its blend mode's pass, as (pipeline, distance key),
+/// per mesh (a mesh's own triangles keep their order):
+/// - opaque: by pipeline, then nearest first, so that the depth test turns
+///   away what lies behind before it is shaded and written (a map's
+///   sectors hide each other);
+/// - alpha: farthest first, by the bounds' centre, as blending needs;
+/// - additive: as the scene lists them (the sum does not care).
+fn draw_key(
+    blend: crate::scene::BlendMode,
+    pipeline: u64,
+    aabb: &crate::scene::Aabb,
+    eye: Vec3,
+) -> (u64, f32) {
+    use crate::scene::BlendMode;
+    match blend {
+        BlendMode::Opaque => (pipeline, aabb.distance_squared_to(eye)),
+        BlendMode::Alpha => (0, -aabb.center().distance_squared(eye)),
+        BlendMode::Additive => (0, 0.0),
+    }
+}
+
+/// Sorts one blend mode's draws, each ([`draw_key`]..., mesh), by pipeline
+/// and then distance key; stable, so that meshes at one distance keep the
 /// scene's order. Additive draws keep it whole.
 fn sort_draws(blend: crate::scene::BlendMode, order: &mut [(u64, f32, u32)]) {
     if blend != crate::scene::BlendMode::Additive {
@@ -546,6 +565,8 @@ fn sort_draws(blend: crate::scene::BlendMode, order: &mut [(u64, f32, u32)]) {
     }
 }
 
+/// Records the draws into `pass`: opaque meshes nearest first, alpha-blended
+/// meshes back to front, additive meshes, then the overlays.
 fn draw(
     renderer: &Renderer,
     pass: &mut wgpu::RenderPass<'_>,
@@ -583,29 +604,18 @@ fn draw(
     // A closed surface is closed while all of it is drawn.
     let whole = (0..scene.meshes.len()).all(|i| !scene.meshes[i].closed || opts.is_visible(i));
     for blend in [BlendMode::Opaque, BlendMode::Alpha, BlendMode::Additive] {
-        // The order, per mesh (a mesh's own triangles keep theirs):
-        // - opaque: by pipeline, then nearest first, so that the depth test
-        //   turns away what lies behind before it is shaded and written (a
-        //   map's sectors hide each other);
-        // - alpha: farthest first, by the bounds' centre, as blending needs;
-        // - additive: as the scene lists them (the sum does not care).
         order.clear();
         order.extend(
             (0..scene.meshes.len())
                 .filter(|&i| drawn(i, &scene.meshes[i], blend))
                 .map(|i| {
                     let m = &scene.meshes[i];
-                    match blend {
-                        BlendMode::Opaque => {
-                            let features = scene.materials[material_of(i, m)].features;
-                            let pipeline = (u64::from(features) << 3)
-                                | ((m.primitive as u64) << 1)
-                                | u64::from(m.culled(blend, whole));
-                            (pipeline, m.aabb.distance_squared_to(eye), i as u32)
-                        }
-                        BlendMode::Alpha => (0, -m.aabb.center().distance_squared(eye), i as u32),
-                        BlendMode::Additive => (0, 0.0, i as u32),
-                    }
+                    let features = scene.materials[material_of(i, m)].features;
+                    let pipeline = (u64::from(features) << 3)
+                        | ((m.primitive as u64) << 1)
+                        | u64::from(m.culled(blend, whole));
+                    let (pipeline, key) = draw_key(blend, pipeline, &m.aabb, eye);
+                    (pipeline, key, i as u32)
                 }),
         );
         sort_draws(blend, order);
@@ -754,12 +764,8 @@ mod tests {
         let order = |blend| {
             let mut order: Vec<(u64, f32, u32)> = (0..4)
                 .map(|i| {
-                    let b = &boxes[i];
-                    match blend {
-                        BlendMode::Opaque => (pipeline[i], b.distance_squared_to(eye), i as u32),
-                        BlendMode::Alpha => (0, -b.center().distance_squared(eye), i as u32),
-                        BlendMode::Additive => (0, 0.0, i as u32),
-                    }
+                    let (p, key) = super::draw_key(blend, pipeline[i], &boxes[i], eye);
+                    (p, key, i as u32)
                 })
                 .collect();
             super::sort_draws(blend, &mut order);
