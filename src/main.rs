@@ -209,8 +209,8 @@ enum BenchWhat {
     },
     /// Frame times of a map with and without visibility culling (each with
     /// and without frustum culling) and of a frame that draws nothing, from
-    /// a player's eye: FILE, or the
-    /// generated ~1M-triangle map (builds with `--features generators`).
+    /// a player's eye: FILE, or the generated ~1M-triangle map (builds with
+    /// `--features generators`).
     Map {
         /// A .pmf file (default: generate the ~1M-triangle benchmark map).
         file: Option<PathBuf>,
