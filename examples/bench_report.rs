@@ -565,20 +565,16 @@ fn map_rows(run: &Run) -> String {
     out
 }
 
-/// `bench map`'s rows from a GPU machine, under `sizes`.
-fn gpu_map_rows(run: &Run, sizes: &str) -> String {
-    let mut out = String::new();
-    let command = format!("facet bench map --frames 600 --size {sizes} --msaa 4,1 --json FILE");
-    gpu_header(&mut out, run, &command);
-    out + &map_rows(run)
-}
-
+/// `bench map`'s rows from a GPU machine (the H200's and the H100's runs
+/// used the same command).
 fn gpu_map_table(run: &Run) -> String {
-    gpu_map_rows(run, "1920x1080,960x540,3840x2160")
-}
-
-fn gpu_map_h100_table(run: &Run) -> String {
-    gpu_map_rows(run, "1920x1080,960x540,3840x2160")
+    let mut out = String::new();
+    gpu_header(
+        &mut out,
+        run,
+        "facet bench map --frames 600 --size 1920x1080,960x540,3840x2160 --msaa 4,1 --json FILE",
+    );
+    out + &map_rows(run)
 }
 
 fn map_llvmpipe_table(run: &Run) -> String {
@@ -617,7 +613,7 @@ fn main() {
         ("gpu_skin_h100_vec4", gpu_skin_h100_vec4_table),
         ("gpu_skin_cold", gpu_skin_cold_table),
         ("gpu_map", gpu_map_table),
-        ("gpu_map_h100", gpu_map_h100_table),
+        ("gpu_map_h100", gpu_map_table),
         ("map_llvmpipe", map_llvmpipe_table),
     ];
     for (name, table) in tables {
