@@ -518,53 +518,7 @@ impl MaterialAnimator {
     fn made(&self) -> &AnimPipeline {
         self.made.get_or_init(|| AnimPipeline::new(&self.device))
     }
-}
 
-impl AnimPipeline {
-    fn new(device: &wgpu::Device) -> AnimPipeline {
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("material_anim.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(super::shader_source("material_anim.wgsl").into()),
-        });
-        let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let read = wgpu::BufferBindingType::Storage { read_only: true };
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("material animation"),
-            entries: &[
-                entry(0, wgpu::BufferBindingType::Uniform),
-                entry(1, read),
-                entry(2, read),
-                entry(3, read),
-                entry(4, wgpu::BufferBindingType::Storage { read_only: false }),
-            ],
-        });
-        let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("material animation"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("material animation"),
-            layout: Some(&pl),
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
-        AnimPipeline { pipeline, layout }
-    }
-}
-
-impl MaterialAnimator {
     /// Uploads the keyframes of `scene` once; `None` when nothing is animated.
     pub fn batch(
         &self,
@@ -665,6 +619,50 @@ impl MaterialAnimator {
             timestamp_writes: None,
         });
         self.dispatch(&mut pass, batch);
+    }
+}
+
+impl AnimPipeline {
+    fn new(device: &wgpu::Device) -> AnimPipeline {
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("material_anim.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(super::shader_source("material_anim.wgsl").into()),
+        });
+        let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let read = wgpu::BufferBindingType::Storage { read_only: true };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("material animation"),
+            entries: &[
+                entry(0, wgpu::BufferBindingType::Uniform),
+                entry(1, read),
+                entry(2, read),
+                entry(3, read),
+                entry(4, wgpu::BufferBindingType::Storage { read_only: false }),
+            ],
+        });
+        let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("material animation"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("material animation"),
+            layout: Some(&pl),
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        AnimPipeline { pipeline, layout }
     }
 }
 
