@@ -794,7 +794,10 @@ fn hostile_tables_give_clear_errors() {
     let mut p = built(8, 0, vec![]);
     p.materials[0].textures.clear();
     p.skeletons[0].bones[0].parent = Some(1);
-    assert!(err(&papa_write::encode(&p).unwrap()).contains("bone 0 parent"));
+    // Each named within its table's blob, the name formatted only for the
+    // error.
+    let e = err(&papa_write::encode(&p).unwrap());
+    assert!(e.contains("skeleton 0 bones: bone 0 parent"), "{e}");
     let mut p = built(8, 0, vec![]);
     p.materials[0].textures.clear();
     p.index_buffers[0].indices[2] = 99;
@@ -805,11 +808,20 @@ fn hostile_tables_give_clear_errors() {
     let mut p = built(8, 0, vec![]);
     p.materials[0].textures.clear();
     p.meshes[0].groups[0].primitives = 3;
-    assert!(err(&papa_write::encode(&p).unwrap()).contains("out of range (6 indices"));
+    let e = err(&papa_write::encode(&p).unwrap());
+    assert!(
+        e.contains("mesh 0 material groups: group 0") && e.contains("out of range (6 indices"),
+        "{e}"
+    );
     let mut p = built(8, 0, vec![]);
     p.materials[0].textures.clear();
     p.models[0].bindings[0].bone_map = vec![5];
-    assert!(err(&papa_write::encode(&p).unwrap()).contains("bone 5 out of range (2 bones)"));
+    let e = err(&papa_write::encode(&p).unwrap());
+    assert!(
+        e.contains("model 0 mesh bindings: binding 0 bone mapping")
+            && e.contains("bone 5 out of range (2 bones)"),
+        "{e}"
+    );
     // A DXT texture whose size does not add up to its mip chain.
     let p = built(5, 0, vec![texture(TexFormat::Dxt1, 8, 8, 3, vec![0; 40])]);
     let e = err(&papa_write::encode(&p).unwrap());

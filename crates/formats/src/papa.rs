@@ -649,22 +649,6 @@ impl std::fmt::Display for Label {
     }
 }
 
-impl Label {
-    /// The prefix of the errors a reader of this range reports.
-    fn ctx(&self) -> std::borrow::Cow<'static, str> {
-        match self {
-            Label::Header => "header".into(),
-            Label::Table(t) => TABLE_LABELS[*t].into(),
-            other => {
-                // Room for the longest label: one allocation, no growth.
-                let mut s = String::with_capacity(48);
-                let _ = std::fmt::Write::write_fmt(&mut s, format_args!("{other}"));
-                s.into()
-            }
-        }
-    }
-}
-
 struct Ctx<'a> {
     data: &'a [u8],
     strings: Vec<std::borrow::Cow<'a, str>>,
@@ -677,22 +661,15 @@ impl<'a> Ctx<'a> {
     /// A reader at absolute `offset` that may read `len` bytes there; the
     /// bytes are recorded for the overlap check. Tables name their reader's
     /// errors (a fixed name); the reader of a blob is sized to it, so only
-    /// the few that check what they read name theirs ([`Ctx::at_named`]).
+    /// the few that check what they read name their errors after the fact
+    /// ([`DecodeError::in_ctx`]), so that no name is formatted for a file
+    /// that has no error.
     fn at(&mut self, offset: i64, len: u64, what: Label) -> Result<Reader<'a>> {
         let mut r = self.view(offset, len, &what)?;
         if let Label::Table(t) = what {
             r.set_ctx(TABLE_LABELS[t]);
         }
         self.record(offset, len, what);
-        Ok(r)
-    }
-
-    /// [`Ctx::at`] with the reader's errors named after `what`
-    /// ([`Label::ctx`], formatted here, once a range).
-    fn at_named(&mut self, offset: i64, len: u64, what: Label) -> Result<Reader<'a>> {
-        let ctx = what.ctx();
-        let mut r = self.at(offset, len, what)?;
-        r.set_ctx(ctx);
         Ok(r)
     }
 
@@ -1095,7 +1072,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
             }
             let mut groups = Vec::new();
             if ng > 0 {
-                let mut r = c.at_named(og, ng as u64 * 16, Label::MeshGroups(i))?;
+                let mut r = c.at(og, ng as u64 * 16, Label::MeshGroups(i))?;
                 for g in 0..ng {
                     let gat = r.pos();
                     let name = r.u16("name")?;
@@ -1109,18 +1086,20 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
                         1 => 2,
                         2 => 3,
                         x => {
-                            return Err(r.err(
-                                gat,
-                                &format!("group {g} primitive type"),
-                                format!("{x} (0 points, 1 lines, 2 triangles)"),
-                            ));
+                            return Err(r
+                                .err(
+                                    gat,
+                                    &format!("group {g} primitive type"),
+                                    format!("{x} (0 points, 1 lines, 2 triangles)"),
+                                )
+                                .in_ctx(Label::MeshGroups(i)));
                         }
                     };
                     let n = p.index_buffers[ib as usize].indices.len() as u64;
                     if first_index as u64 + per * primitives as u64 > n
                         || material as usize >= counts[4] as usize
                     {
-                        return Err(r.err(gat, &format!("group {g}"), format!("indices {first_index}+{}x{primitives} / material {material} out of range ({n} indices, {} materials)", per, counts[4])));
+                        return Err(r.err(gat, &format!("group {g}"), format!("indices {first_index}+{}x{primitives} / material {material} out of range ({n} indices, {} materials)", per, counts[4])).in_ctx(Label::MeshGroups(i)));
                     }
                     groups.push(MaterialGroup {
                         name: c.name(name),
@@ -1158,17 +1137,21 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
             let ob = t.i64("bones offset")?;
             let mut bones = Vec::with_capacity(nb as usize);
             if nb > 0 {
-                let mut r = c.at_named(ob, nb as u64 * 132, Label::Bones(i))?;
+                let mut r = c.at(ob, nb as u64 * 132, Label::Bones(i))?;
                 for b in 0..nb {
                     let bat = r.pos();
                     let name = r.u16("name")?;
                     let parent = r.i16("parent")?;
                     if parent >= b as i16 || parent < -1 {
-                        return Err(r.err(
-                            bat + 2,
-                            &format!("bone {b} parent"),
-                            format!("{parent}: parents come before their children (-1 for a root)"),
-                        ));
+                        return Err(r
+                            .err(
+                                bat + 2,
+                                &format!("bone {b} parent"),
+                                format!(
+                                    "{parent}: parents come before their children (-1 for a root)"
+                                ),
+                            )
+                            .in_ctx(Label::Bones(i)));
                     }
                     let translation = [r.f32("t")?, r.f32("t")?, r.f32("t")?];
                     let rotation = [r.f32("q")?, r.f32("q")?, r.f32("q")?, r.f32("q")?];
@@ -1209,7 +1192,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
             }
             let mut bindings = Vec::new();
             if nb > 0 {
-                let mut r = c.at_named(ob, nb as u64 * 80, Label::Bindings(i))?;
+                let mut r = c.at(ob, nb as u64 * 80, Label::Bindings(i))?;
                 for b in 0..nb {
                     let bat = r.pos();
                     let bname = r.u16("name")?;
@@ -1219,11 +1202,13 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
                     let mesh2model = mat16(&mut r, "mesh2model")?;
                     let om = r.i64("bone mappings offset")?;
                     if mesh as usize >= p.meshes.len() {
-                        return Err(r.err(
-                            bat,
-                            &format!("binding {b} mesh"),
-                            format!("{mesh} out of range ({} meshes)", p.meshes.len()),
-                        ));
+                        return Err(r
+                            .err(
+                                bat,
+                                &format!("binding {b} mesh"),
+                                format!("{mesh} out of range ({} meshes)", p.meshes.len()),
+                            )
+                            .in_ctx(Label::Bindings(i)));
                     }
                     let bone_map = if nmap == 0 {
                         Vec::new()
@@ -1240,11 +1225,13 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
                         0
                     };
                     if let Some(&bad) = bone_map.iter().find(|&&x| x as usize >= nbones) {
-                        return Err(r.err(
-                            bat,
-                            &format!("binding {b} bone mapping"),
-                            format!("bone {bad} out of range ({nbones} bones)"),
-                        ));
+                        return Err(r
+                            .err(
+                                bat,
+                                &format!("binding {b} bone mapping"),
+                                format!("bone {bad} out of range ({nbones} bones)"),
+                            )
+                            .in_ctx(Label::Bindings(i)));
                     }
                     if skeleton >= 0 {
                         let vb = p.meshes[mesh as usize].vertex_buffer as usize;
