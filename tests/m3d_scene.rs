@@ -178,6 +178,26 @@ fn conversion_keeps_colours_materials_and_textures() {
 }
 
 #[test]
+fn voxel_types_table_shows_each_types_colour() {
+    // voxel.a3d, the same model as text, lists its types' colours as
+    // m3d.h's 0xAABBGGRR: #ff743f3f, #ffffffff, #ff2671df; the inspector
+    // writes them as #RRGGBBAA. No shape, rotation, skin or items.
+    let s = load("voxel.m3d");
+    let (_, rows) = s
+        .tables
+        .iter()
+        .find(|(t, _)| t == "Voxel types")
+        .expect("a voxel types table");
+    let want = [
+        ("0: (unnamed)", "#3F3F74FF, shape 0, rotation 0x00"),
+        ("1: (unnamed)", "#FFFFFFFF, shape 0, rotation 0x00"),
+        ("2: (unnamed)", "#DF7126FF, shape 0, rotation 0x00"),
+    ];
+    let got: Vec<(&str, &str)> = rows.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
 fn voxels_mesh_with_hidden_faces_removed() {
     // m3d.h's mesher gives voxel.m3d 40 triangles and lantea.m3d 51,548; it
     // culls only inside a block. Culling across blocks must not give more.
