@@ -1229,3 +1229,43 @@ fn voxel_runs_read_as_the_spec_lays_them_out() {
     );
     assert_eq!(data, [0x1234, 0xFFFE, 0xFFFF]);
 }
+
+/// A voxel type's colour past the colour map and its name past the string
+/// table: errors that name the chunk, the type and the field (the type's
+/// number is put in only when there is an error). Files assembled here
+/// from specs/m3d.md's HEAD, CMAP and VOXT layouts.
+#[test]
+fn bad_voxel_types_name_the_type_and_field() {
+    // Types: vc float (2); vi, si, ci u8 (0); ti, bi, sk, fc, hi, fi not
+    // defined (3); nb, vd, vp 0.
+    let types: u32 = 2 | 3 << 8 | 3 << 10 | 3 << 14 | 3 << 16 | 3 << 18 | 3 << 20;
+    let file = |voxt: &[u8]| {
+        let mut head = 1.0f32.to_le_bytes().to_vec();
+        head.extend(types.to_le_bytes());
+        head.extend(b"Vox\0MIT\0tests\0\0stone\0");
+        let mut payload = chunk(b"HEAD", &head);
+        // Two colours.
+        payload.extend(chunk(b"CMAP", &[1, 2, 3, 255, 4, 5, 6, 255]));
+        // Chunks are placed by their offset in the payload (HEAD at 0).
+        let voxt_at = payload.len();
+        payload.extend(chunk(b"VOXT", voxt));
+        (plain_m3d(payload), voxt_at)
+    };
+    // Records: colour index, name offset, rotation, shape, item count.
+    // Type 0 is fine; type 1's colour is index 5 of 2.
+    let (bytes, at) = file(&[1, 15, 0, 0, 0, 5, 0, 0, 0, 0]);
+    let e = m3d::decode(&bytes).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!("VOXT chunk at {at:#X}: voxel type 1 colour"))
+            && e.contains("colour index 5 is past the colour map (2 colours)"),
+        "{e}"
+    );
+    // Type 0's name at offset 99 of a 21-byte table.
+    let (bytes, at) = file(&[0, 99, 0, 0, 0]);
+    let e = m3d::decode(&bytes).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!("VOXT chunk at {at:#X}: voxel type 0 name"))
+            && e.contains("string offset 99 is past the string table (21 bytes)"),
+        "{e}"
+    );
+}

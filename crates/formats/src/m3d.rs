@@ -1671,8 +1671,10 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                     let mut types = Vec::new();
                     while r.pos() < body.end {
                         let i = types.len();
-                        let color = p.color(&mut r, &m.cmap, &format!("voxel type {i} colour"))?;
-                        let name = p.string(&mut r, &format!("voxel type {i} name"))?;
+                        // The type's number joins the name only for an error.
+                        let named = |e| within(e, format_args!("voxel type {i}"));
+                        let color = p.color(&mut r, &m.cmap, "colour").map_err(named)?;
+                        let name = p.string(&mut r, "name").map_err(named)?;
                         let rot = r.u8("rotation")?;
                         let shape = ((rot as u16 & 0x40) << 2) | r.u8("voxel shape")? as u16;
                         let n = r.u8("item count")? as usize;
