@@ -610,10 +610,15 @@ fn draw(
                 .filter(|&i| drawn(i, &scene.meshes[i], blend))
                 .map(|i| {
                     let m = &scene.meshes[i];
-                    let features = scene.materials[material_of(i, m)].features;
-                    let pipeline = (u64::from(features) << 3)
-                        | ((m.primitive as u64) << 1)
-                        | u64::from(m.culled(blend, whole));
+                    // Only opaque draws are grouped by pipeline.
+                    let pipeline = if blend == BlendMode::Opaque {
+                        let features = scene.materials[material_of(i, m)].features;
+                        (u64::from(features) << 3)
+                            | ((m.primitive as u64) << 1)
+                            | u64::from(m.culled(blend, whole))
+                    } else {
+                        0
+                    };
                     let (pipeline, key) = draw_key(blend, pipeline, &m.aabb, eye);
                     (pipeline, key, i as u32)
                 }),
