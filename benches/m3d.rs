@@ -16,7 +16,7 @@
 
 /// The viewer's allocator (`src/main.rs`), so the figures are the app's.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: facet::alloc::Mimalloc = facet::alloc::Mimalloc;
 
 #[allow(dead_code)] // `decode_and_scene` is for the benches with no payload column
 mod common;

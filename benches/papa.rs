@@ -8,7 +8,7 @@
 
 /// The viewer's allocator (`src/main.rs`), so the figures are the app's.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: facet::alloc::Mimalloc = facet::alloc::Mimalloc;
 
 mod common;
 use common::{Records, decode_and_scene, decode_and_scene_header, fixtures};

@@ -11,7 +11,7 @@
 
 /// The viewer's allocator (`src/main.rs`), so the figures are the app's.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: facet::alloc::Mimalloc = facet::alloc::Mimalloc;
 
 #[allow(dead_code)] // the fixture list is for the format benches
 mod common;

@@ -11,7 +11,7 @@
 #[allow(dead_code)] // the fixture list is for the format benches
 mod common;
 use common::{Records, median};
-use mimalloc::MiMalloc;
+use facet::alloc::Mimalloc as MiMalloc;
 use std::alloc::{GlobalAlloc, Layout};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;

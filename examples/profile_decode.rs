@@ -19,18 +19,18 @@ static ALLOCATOR: Counting = Counting;
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Relaxed);
-        unsafe { mimalloc::MiMalloc.alloc(layout) }
+        unsafe { facet::alloc::Mimalloc.alloc(layout) }
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Relaxed);
-        unsafe { mimalloc::MiMalloc.alloc_zeroed(layout) }
+        unsafe { facet::alloc::Mimalloc.alloc_zeroed(layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Relaxed);
-        unsafe { mimalloc::MiMalloc.realloc(ptr, layout, new_size) }
+        unsafe { facet::alloc::Mimalloc.realloc(ptr, layout, new_size) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { mimalloc::MiMalloc.dealloc(ptr, layout) }
+        unsafe { facet::alloc::Mimalloc.dealloc(ptr, layout) }
     }
 }
 fn main() {

@@ -8,6 +8,7 @@
 //! -> `app` (the window) and `cli` (the commands). `generators` (feature `generators`) writes the bundled
 //! assets and test inputs with the decoders' writers.
 
+pub mod alloc;
 pub mod anim;
 pub mod app;
 pub mod cli;

@@ -13,9 +13,10 @@ use std::process::ExitCode;
 /// to the kernel, so every load after the first (a reload on change, the
 /// next file, a folder convert) faults its pages in again; on the
 /// development VM that was 40% of loading radar_jammer.papa (976 -> 584 us,
-/// `docs/performance.md`). The benches use the same allocator.
+/// `docs/performance.md`). The benches use the same allocator; `facet::alloc`
+/// says why it is ours and not the `mimalloc` crate's.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: facet::alloc::Mimalloc = facet::alloc::Mimalloc;
 
 /// A real-time GPU viewer for game models and maps (P3M, PTF, M3D, Papa, PMF, glTF).
 #[derive(Parser)]
