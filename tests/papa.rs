@@ -740,6 +740,56 @@ fn set_i64(b: &mut [u8], at: usize, v: i64) {
     b[at..at + 8].copy_from_slice(&v.to_le_bytes());
 }
 
+/// Two index buffers whose data share bytes, the offsets set by the
+/// spec's layout (papa.txt: the header's table offsets from byte 32, an
+/// index buffer entry 24 bytes with its data_offset at +16): refused
+/// whichever of the two comes first in the file and whichever was read
+/// first, the error naming both. The shifted data are still valid indices,
+/// so only the overlap check can refuse them.
+#[test]
+fn blobs_that_share_bytes_name_both() {
+    let mut p = built(8, 0, vec![]);
+    p.index_buffers.push(IndexBuffer {
+        format: 0,
+        indices: vec![0, 1, 2, 3, 4, 5, 0, 1, 2],
+    });
+    let good = papa_write::encode(&p).unwrap();
+    assert!(papa::decode(&good).is_ok());
+    let u64_at = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+    let table = u64_at(&good, 32 + 3 * 8) as usize;
+    let (first, second) = (table + 16, table + 24 + 16);
+    let (x, y) = (u64_at(&good, first), u64_at(&good, second));
+    // Buffer 1 moved one index into buffer 0's 12 bytes: it starts later.
+    let mut b = good.clone();
+    set_i64(&mut b, second, x as i64 + 2);
+    let e = err(&b);
+    assert!(
+        e.contains(&format!("offset {:#X}", x + 2))
+            && e.contains("index buffer 1")
+            && e.contains(&format!(
+                "overlaps index buffer 0 ({:#X}..{:#X})",
+                x,
+                x + 12
+            )),
+        "{e}"
+    );
+    // Buffer 0 moved one index into buffer 1's 18 bytes: read first, it
+    // now lies after the start of the one it overlaps.
+    let mut b = good.clone();
+    set_i64(&mut b, first, y as i64 + 2);
+    let e = err(&b);
+    assert!(
+        e.contains(&format!("offset {:#X}", y + 2))
+            && e.contains("index buffer 0")
+            && e.contains(&format!(
+                "overlaps index buffer 1 ({:#X}..{:#X})",
+                y,
+                y + 18
+            )),
+        "{e}"
+    );
+}
+
 #[test]
 fn hostile_tables_give_clear_errors() {
     let good =
