@@ -4,7 +4,8 @@
 //! materials, embedded PTF textures; no companion files). For the bundled
 //! `assets/demo.p3m` and generated files of about 10K and 100K triangles
 //! (`generators::scaling`: the shared fixtures hold no P3M). Median of runs
-//! over about 0.3 s, with the viewer's allocator. Records in
+//! over about 0.3 s, in five rounds over the files (the median round), with
+//! the viewer's allocator. Records in
 //! `target/bench/p3m.json`.
 
 /// The viewer's allocator (`src/main.rs`), so the figures are the app's.
@@ -27,29 +28,27 @@ fn main() {
             "generated_100k.p3m",
             facet::generators::scaling::p3m_bytes(100_000),
         ),
-    ];
+    ]
+    .map(|(name, bytes)| (name.to_string(), bytes));
     let mut records = Records::new("p3m");
     decode_and_scene_header();
-    for (file, bytes) in &files {
-        decode_and_scene(
-            &mut records,
-            "p3m",
-            file,
-            bytes,
-            |b| {
-                drop(std::hint::black_box(
-                    facet::formats::p3m::decode(b).unwrap(),
-                ))
-            },
-            |b| {
-                let p = facet::formats::p3m::decode(b).unwrap();
-                std::hint::black_box(facet::scene::from_p3m::convert(
-                    &p,
-                    Default::default(),
-                    &facet::scene::companions::NoCompanions,
-                ));
-            },
-        );
-    }
+    decode_and_scene(
+        &mut records,
+        "p3m",
+        &files,
+        |b| {
+            drop(std::hint::black_box(
+                facet::formats::p3m::decode(b).unwrap(),
+            ))
+        },
+        |b| {
+            let p = facet::formats::p3m::decode(b).unwrap();
+            std::hint::black_box(facet::scene::from_p3m::convert(
+                &p,
+                Default::default(),
+                &facet::scene::companions::NoCompanions,
+            ));
+        },
+    );
     records.write();
 }

@@ -48,36 +48,57 @@ pub fn fixtures(dir: &str, ext: &str) -> Vec<PathBuf> {
     files
 }
 
-/// Times `file`'s decoder alone and decode + scene (medians), records them
-/// as `<format>/<file>/{decode,scene,bytes}` and prints a line: the
-/// decode-throughput benches of the model formats.
+/// Rounds [`decode_and_scene`] times every file in, one file after the
+/// other in each: a file's figures are the median of its rounds' medians.
+/// One pass over the files let one slow minute of this shared VM set a
+/// file's figure (demo.p3m read 35.9 and 59.4 us in two runs a minute
+/// apart); the M3D bench pairs its rounds the same way.
+pub const ROUNDS: usize = 5;
+
+/// Times each of `files` (name, bytes): `decode` alone and `scene` (file
+/// bytes to a GPU-ready scene, decode included), [`ROUNDS`] rounds over
+/// all of them, records `<format>/<file>/decode`, `/scene` and `/bytes`
+/// and prints a line per file under [`decode_and_scene_header`].
 pub fn decode_and_scene(
     records: &mut Records,
     format: &str,
-    file: &str,
-    bytes: &[u8],
+    files: &[(String, Vec<u8>)],
     mut decode: impl FnMut(&[u8]),
     mut scene: impl FnMut(&[u8]),
 ) {
-    let alone = median(|| decode(std::hint::black_box(bytes)));
-    let full = median(|| scene(std::hint::black_box(bytes)));
-    records.us(&format!("{format}/{file}/decode"), alone);
-    records.us(&format!("{format}/{file}/scene"), full);
-    records.push(
-        &format!("{format}/{file}/bytes"),
-        bytes.len() as f64,
-        "bytes",
-    );
-    let mbs = |d: Duration| bytes.len() as f64 / d.as_secs_f64() / 1e6;
-    println!(
-        "{:<34} {:>9} {:>8.1}us {:>8.1}us {:>10.1} {:>12.1}",
-        file,
-        bytes.len(),
-        alone.as_secs_f64() * 1e6,
-        full.as_secs_f64() * 1e6,
-        mbs(alone),
-        mbs(full)
-    );
+    let mut rounds = vec![Vec::new(); files.len()];
+    for _ in 0..ROUNDS {
+        for ((_, bytes), times) in files.iter().zip(&mut rounds) {
+            let alone = median(|| decode(std::hint::black_box(bytes)));
+            let full = median(|| scene(std::hint::black_box(bytes)));
+            times.push((alone, full));
+        }
+    }
+    for ((file, bytes), times) in files.iter().zip(rounds) {
+        let mid = |mut v: Vec<Duration>| {
+            v.sort();
+            v[v.len() / 2]
+        };
+        let alone = mid(times.iter().map(|t| t.0).collect());
+        let full = mid(times.iter().map(|t| t.1).collect());
+        records.us(&format!("{format}/{file}/decode"), alone);
+        records.us(&format!("{format}/{file}/scene"), full);
+        records.push(
+            &format!("{format}/{file}/bytes"),
+            bytes.len() as f64,
+            "bytes",
+        );
+        let mbs = |d: Duration| bytes.len() as f64 / d.as_secs_f64() / 1e6;
+        println!(
+            "{:<34} {:>9} {:>8.1}us {:>8.1}us {:>10.1} {:>12.1}",
+            file,
+            bytes.len(),
+            alone.as_secs_f64() * 1e6,
+            full.as_secs_f64() * 1e6,
+            mbs(alone),
+            mbs(full)
+        );
+    }
 }
 
 /// The header of [`decode_and_scene`]'s lines.
