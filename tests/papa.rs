@@ -759,35 +759,28 @@ fn blobs_that_share_bytes_name_both() {
     let table = u64_at(&good, 32 + 3 * 8) as usize;
     let (first, second) = (table + 16, table + 24 + 16);
     let (x, y) = (u64_at(&good, first), u64_at(&good, second));
-    // Buffer 1 moved one index into buffer 0's 12 bytes: it starts later.
-    let mut b = good.clone();
-    set_i64(&mut b, second, x as i64 + 2);
-    let e = err(&b);
-    assert!(
-        e.contains(&format!("offset {:#X}", x + 2))
-            && e.contains("index buffer 1")
-            && e.contains(&format!(
-                "overlaps index buffer 0 ({:#X}..{:#X})",
-                x,
-                x + 12
-            )),
-        "{e}"
-    );
-    // Buffer 0 moved one index into buffer 1's 18 bytes: read first, it
-    // now lies after the start of the one it overlaps.
-    let mut b = good.clone();
-    set_i64(&mut b, first, y as i64 + 2);
-    let e = err(&b);
-    assert!(
-        e.contains(&format!("offset {:#X}", y + 2))
-            && e.contains("index buffer 0")
-            && e.contains(&format!(
-                "overlaps index buffer 1 ({:#X}..{:#X})",
-                y,
-                y + 18
-            )),
-        "{e}"
-    );
+    // (field moved, where to, the buffer moved, the one it overlaps and
+    // that one's range). Buffer 1 one index into buffer 0's 12 bytes: it
+    // starts later. Buffer 0 one index into buffer 1's 18 bytes: read
+    // first, it now lies after the start of the one it overlaps.
+    for (field, to, moved, under, range) in [
+        (second, x + 2, 1, 0, (x, x + 12)),
+        (first, y + 2, 0, 1, (y, y + 18)),
+    ] {
+        let mut b = good.clone();
+        set_i64(&mut b, field, to as i64);
+        let e = err(&b);
+        let overlap = format!(
+            "overlaps index buffer {under} ({:#X}..{:#X})",
+            range.0, range.1
+        );
+        assert!(
+            e.contains(&format!("offset {to:#X}"))
+                && e.contains(&format!("index buffer {moved}"))
+                && e.contains(&overlap),
+            "{e}"
+        );
+    }
 }
 
 #[test]
