@@ -177,6 +177,81 @@ fn conversion_keeps_colours_materials_and_textures() {
     );
 }
 
+/// Files that store no normals get m3d.h's smooth ones: at each vertex,
+/// the sum of the unit normals of the triangles that use it, made unit
+/// (m3d.h's `m3d_load` does this for `M3D_NONORMALS` files). Summed here
+/// in f64 straight from the decoded triangles, then compared with every
+/// scene vertex at that position (a position some other vertex shares
+/// must match one of the normals made there).
+#[test]
+fn files_without_normals_get_smooth_ones() {
+    for file in ["cube.m3d", "WusonBlitz0.m3d"] {
+        let bytes = std::fs::read(common::shared().join("fixtures/m3d").join(file)).unwrap();
+        let m = m3d::decode(&bytes).unwrap();
+        assert!(m.faces.normal_column().is_none(), "{file} stores normals");
+        assert!(m.faces.all_triangles());
+        let at = |i: u32| {
+            let p = m.vertices[i as usize].pos;
+            [p[0] as f64, p[1] as f64, p[2] as f64]
+        };
+        let mut sums = vec![[0f64; 3]; m.vertices.len()];
+        for t in m.faces.vertices().chunks_exact(3) {
+            let [a, b, c] = [at(t[0]), at(t[1]), at(t[2])];
+            let (u, v) = (
+                [b[0] - a[0], b[1] - a[1], b[2] - a[2]],
+                [c[0] - a[0], c[1] - a[1], c[2] - a[2]],
+            );
+            let n = [
+                u[1] * v[2] - u[2] * v[1],
+                u[2] * v[0] - u[0] * v[2],
+                u[0] * v[1] - u[1] * v[0],
+            ];
+            let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+            if len == 0.0 {
+                continue;
+            }
+            for &i in t {
+                for k in 0..3 {
+                    sums[i as usize][k] += n[k] / len;
+                }
+            }
+        }
+        // Unit normals by position (the scene keeps positions, not indices).
+        // Where the unit normals around a vertex cancel (WusonBlitz0's
+        // vertex 1165 lies on two faces back to back) or its triangles have
+        // no area, the sum is rounding: its direction is undefined (NaN
+        // here, any unit normal passes; the viewer's is +Y for an exact 0).
+        let mut by_position: std::collections::HashMap<[u32; 3], Vec<Vec3>> = Default::default();
+        for (i, s) in sums.iter().enumerate() {
+            let len = (s[0] * s[0] + s[1] * s[1] + s[2] * s[2]).sqrt();
+            let n = match len {
+                l if l < 1e-4 => Vec3::NAN,
+                l => Vec3::new((s[0] / l) as f32, (s[1] / l) as f32, (s[2] / l) as f32),
+            };
+            let p = m.vertices[i].pos;
+            by_position
+                .entry([p[0], p[1], p[2]].map(f32::to_bits))
+                .or_default()
+                .push(n);
+        }
+        let scene = load(file);
+        let mut checked = 0;
+        for mesh in &scene.meshes {
+            for (p, n) in mesh.positions.iter().zip(&mesh.normals) {
+                let want = &by_position[&p.to_array().map(f32::to_bits)];
+                assert!(
+                    want.iter().any(|w| w.is_nan() || w.dot(*n) > 1.0 - 1e-5),
+                    "{file}: {}: normal {n} at {p}, expected one of {want:?}",
+                    mesh.name
+                );
+                assert!((n.length() - 1.0).abs() < 1e-5, "{file}: normal {n} at {p}");
+                checked += 1;
+            }
+        }
+        assert!(checked >= 8, "{file}: {checked} vertices checked");
+    }
+}
+
 #[test]
 fn voxel_types_table_shows_each_types_colour() {
     // voxel.a3d, the same model as text, lists its types' colours as
