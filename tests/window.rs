@@ -490,10 +490,16 @@ fn an_animation_papa_opened_alone_plays_on_its_model() {
     // As a double-click would: the viewer started on PA's own layout,
     // bot_sun_anim_idle.papa beside bot_sun.papa. It opens the model with
     // the idle clip selected and playing, and the window shows the unit.
+    // The window draws while the file loads and `--frames` counts those
+    // frames too: on a busy machine 60 frames were over before the clip
+    // started (CI: "frame 0 (0.015 s)"), so the script waits for the file
+    // to open and the window has 150 frames in all (about 13 s here: a
+    // frame of the whole window is some 85 ms on llvmpipe under Xvfb).
     let anim = common::shared().join("fixtures/papa/bot_sun_anim_idle.papa");
     let script = format!(
         r#"
-        facet '{}' --frames 60
+        start '{}' --frames 150
+        wait $pid
         "#,
         anim.display()
     );
