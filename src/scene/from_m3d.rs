@@ -1146,6 +1146,8 @@ struct SharedCorners {
     layer: i64,
     reached: u32,
     reached_below: u32,
+    /// Each side's corners' offsets from their cell's slots in a plane.
+    corner: [[usize; 4]; 6],
 }
 
 impl SharedCorners {
@@ -1171,6 +1173,11 @@ impl SharedCorners {
             layer: i64::MIN,
             reached: 0,
             reached_below: 0,
+            corner: std::array::from_fn(|f| {
+                VOXEL_FACES[f]
+                    .1
+                    .map(|[dx, _, dz]| (dz as usize * nx + dx as usize) * 6 + f)
+            }),
         })
     }
 
@@ -1195,24 +1202,37 @@ impl SharedCorners {
         }
     }
 
-    /// The vertex (in the type's mesh) of side `f`'s corner at `p`, a
-    /// corner of a cell of the layer last given to `cell_layer`: the one
-    /// made before, or the one `make` makes now.
+    /// Where the corners of the cell at `c` keep their slots, the type's
+    /// cells given in y order: one multiplication a cell, not one a corner.
     #[inline]
-    fn vertex(&mut self, f: usize, p: [i64; 3], make: impl FnOnce() -> u32) -> u32 {
-        let [x, y, z] = [
-            (p[0] - self.lo[0]) as usize,
-            (p[1] - self.lo[1]) as usize,
-            (p[2] - self.lo[2]) as usize,
-        ];
-        // Made since the type reached the layer below the corner's plane.
-        let since = if p[1] == self.layer {
-            self.reached_below
-        } else {
-            self.reached
-        };
-        let slot = &mut self.slots[(((y & 1) * self.nz + z) * self.nx + x) * 6 + f];
-        if *slot > since {
+    fn cell(&mut self, c: [i64; 3]) -> CellCorners {
+        self.cell_layer(c[1]);
+        let [x, y, z] = [0, 1, 2].map(|a| (c[a] - self.lo[a]) as usize);
+        let plane = self.nz * self.nx * 6;
+        CellCorners {
+            plane: [(y & 1) * plane, ((y + 1) & 1) * plane],
+            at: (z * self.nx + x) * 6,
+            since: [self.reached_below, self.reached],
+        }
+    }
+
+    /// The vertex (in the type's mesh) of side `f`'s corner `k`
+    /// (`VOXEL_FACES[f].1[k]`) of `cell`: the one made before, or the one
+    /// `make` makes now.
+    #[inline]
+    fn vertex(
+        &mut self,
+        cell: &CellCorners,
+        f: usize,
+        k: usize,
+        make: impl FnOnce() -> u32,
+    ) -> u32 {
+        // A corner on the cell's own plane was made since the type reached
+        // the layer below it; one on the plane above, since it reached
+        // this layer.
+        let up = VOXEL_FACES[f].1[k][1] as usize;
+        let slot = &mut self.slots[cell.plane[up] + cell.at + self.corner[f][k]];
+        if *slot > cell.since[up] {
             return *slot - 1 - self.base;
         }
         let v = make();
@@ -1221,6 +1241,15 @@ impl SharedCorners {
         *slot = self.made;
         v
     }
+}
+
+/// A cell's corner slots ([`SharedCorners::cell`]): the offsets of the
+/// plane of its y and of the one above, its offset within a plane, and
+/// for each plane, `made` as it was when the plane's vertices began.
+struct CellCorners {
+    plane: [usize; 2],
+    at: usize,
+    since: [u32; 2],
 }
 
 type SkinOf<'a> = &'a dyn Fn(&m3d::Vertex) -> Option<([u16; 4], [u16; 4])>;
@@ -1260,9 +1289,6 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
         .collect();
     let mut shared = SharedCorners::new(&grid, 4 * faces.iter().sum::<usize>());
     let mut meshes: Vec<(u16, Mesh)> = Vec::with_capacity(first_seen.len());
-    let most = faces.iter().copied().max().unwrap_or(0);
-    let mut scratch_positions: Vec<Vec3> = Vec::with_capacity(4 * most);
-    let mut scratch_normals: Vec<Vec3> = Vec::with_capacity(4 * most);
     for t in first_seen {
         let vt = &m.voxel_types[t as usize];
         let material = match m
@@ -1289,45 +1315,47 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
         };
         // One type at a time, into lists held here: pushed through the
         // mesh in the list of meshes, each push reloaded the lists' lengths.
-        // The vertices go to scratch lists reused from type to type (warm
-        // in cache, with room for a vertex per face corner) and are copied
-        // out at their exact length: lists reserved per mesh and shrunk
-        // after moved every vertex through memory twice.
+        // Each list has room for a vertex per face corner and is shrunk to
+        // its length after: mimalloc shrinks a block that stays at least
+        // half full where it is (lantea.m3d's, with shared corners, are
+        // 59% full), and moves a smaller one. Scratch lists reused from
+        // type to type and copied out cost a copy of every vertex: 7% of
+        // lantea.m3d's instructions.
         let cells = &by_type[t as usize];
-        scratch_positions.clear();
-        scratch_normals.clear();
+        let mut positions: Vec<Vec3> = Vec::with_capacity(4 * faces[t as usize]);
+        let mut normals: Vec<Vec3> = Vec::with_capacity(4 * faces[t as usize]);
         if let Some(s) = &mut shared {
             s.next_type();
         }
         let mut indices: Vec<u32> = Vec::with_capacity(6 * faces[t as usize]);
         for &OpenCell { at: c, open } in cells {
-            if let Some(s) = &mut shared {
-                s.cell_layer(c[1]);
-            }
-            for (f, (n, corners)) in VOXEL_FACES.iter().enumerate() {
-                if open & (1 << f) == 0 {
-                    continue;
-                }
+            let cell = shared.as_mut().map(|s| s.cell(c));
+            // The open sides, lowest first.
+            let mut sides = open;
+            while sides != 0 {
+                let f = sides.trailing_zeros() as usize;
+                sides &= sides - 1;
+                let (n, corners) = &VOXEL_FACES[f];
                 let normal = Vec3::new(n[0] as f32, n[1] as f32, n[2] as f32);
                 let mut ids = [0u32; 4];
-                for (id, k) in ids.iter_mut().zip(corners) {
-                    let p = [c[0] + k[0] as i64, c[1] + k[1] as i64, c[2] + k[2] as i64];
+                for (k, id) in ids.iter_mut().enumerate() {
                     let mut make = || {
-                        scratch_positions
-                            .push(Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32) * w);
-                        scratch_normals.push(normal);
-                        scratch_positions.len() as u32 - 1
+                        let d = corners[k];
+                        let p = [c[0] + d[0] as i64, c[1] + d[1] as i64, c[2] + d[2] as i64];
+                        positions.push(Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32) * w);
+                        normals.push(normal);
+                        positions.len() as u32 - 1
                     };
-                    *id = match &mut shared {
-                        Some(s) => s.vertex(f, p, make),
-                        None => make(),
+                    *id = match (&mut shared, &cell) {
+                        (Some(s), Some(cell)) => s.vertex(cell, f, k, make),
+                        _ => make(),
                     };
                 }
                 indices.extend([ids[0], ids[1], ids[2], ids[0], ids[2], ids[3]]);
             }
         }
-        let positions = scratch_positions.clone();
-        let normals = scratch_normals.clone();
+        positions.shrink_to_fit();
+        normals.shrink_to_fit();
         meshes.push((
             t,
             Mesh {
