@@ -1169,6 +1169,78 @@ fn materials_keep_transparency_specular_emission_normal_and_bump_maps() {
     ));
 }
 
+/// The voxel meshes of the shared files, checked as geometry rather than
+/// against counts: every face is a square of one cell's side, wound
+/// counter-clockwise seen along its normal, its four vertices carrying that
+/// normal; and within a part no two vertices have the same position and
+/// normal (faces that face the same way and meet at a corner share it),
+/// and every vertex is used. All from the scene's own lists, with no
+/// knowledge of how the mesher finds its shared corners.
+#[test]
+fn voxel_faces_are_unit_squares_sharing_every_corner() {
+    for file in ["lantea.m3d", "voxel.m3d"] {
+        let s = load(file);
+        // One cell's side: the first face's first edge (every face the same).
+        let m0 = s.meshes.iter().find(|m| !m.indices.is_empty()).unwrap();
+        let side =
+            (m0.positions[m0.indices[1] as usize] - m0.positions[m0.indices[0] as usize]).length();
+        assert!(side > 0.0, "{file}");
+        let mut faces = 0;
+        for (k, m) in s.meshes.iter().enumerate() {
+            assert_eq!(m.indices.len() % 6, 0, "{file} part {k}: whole quads");
+            let mut used = vec![false; m.positions.len()];
+            for q in m.indices.chunks_exact(6) {
+                // Two triangles a quad: (a, b, c) and (a, c, d).
+                let [a, b, c, a2, c2, d]: [usize; 6] = std::array::from_fn(|j| q[j] as usize);
+                assert_eq!((a, c), (a2, c2), "{file} part {k}: a quad's triangles");
+                let p = [a, b, c, d].map(|i| m.positions[i]);
+                let n = m.normals[a];
+                assert!(
+                    [Vec3::X, Vec3::Y, Vec3::Z].iter().any(|x| n.abs() == *x),
+                    "{file} part {k}: normal {n} is not along an axis"
+                );
+                for i in [a, b, c, d] {
+                    assert_eq!(m.normals[i], n, "{file} part {k}: one normal a face");
+                    used[i] = true;
+                }
+                let (e1, e2) = (p[1] - p[0], p[3] - p[0]);
+                let close = |x: f32, y: f32| (x - y).abs() <= 1e-5 * side.max(1.0);
+                assert!(
+                    close(e1.length(), side)
+                        && close(e2.length(), side)
+                        && close(e1.dot(e2), 0.0)
+                        && close(e1.dot(n), 0.0)
+                        && close(e2.dot(n), 0.0),
+                    "{file} part {k}: face {p:?} is not a square of side {side} across {n}"
+                );
+                assert!(
+                    (p[2] - (p[1] + e2)).length() <= 1e-5,
+                    "{file} part {k}: face {p:?}: its fourth corner"
+                );
+                // Counter-clockwise seen from outside: e1 x e2 along n.
+                assert!(
+                    e1.cross(e2).dot(n) > 0.0,
+                    "{file} part {k}: face {p:?} winding"
+                );
+                faces += 1;
+            }
+            assert!(used.iter().all(|&u| u), "{file} part {k}: an unused vertex");
+            let mut seen = std::collections::HashSet::new();
+            for (p, n) in m.positions.iter().zip(&m.normals) {
+                assert!(
+                    seen.insert((
+                        p.to_array().map(f32::to_bits),
+                        n.to_array().map(f32::to_bits)
+                    )),
+                    "{file} part {k}: two vertices at {p} facing {n}"
+                );
+            }
+        }
+        // m3d.h's triangle counts (voxels_mesh_with_hidden_faces_removed).
+        assert_eq!(2 * faces, s.triangle_count(), "{file}");
+    }
+}
+
 #[test]
 fn voxel_surfaces_are_drawn_culled_and_look_the_same() {
     // Voxel faces bound the filled cells and face out of them, so drawing
