@@ -946,6 +946,89 @@ fn hand_m3d(with_cmap: bool, repeats: bool) -> Vec<u8> {
     plain_m3d(payload)
 }
 
+/// MESH records of other than three points, assembled from specs/m3d.md
+/// ("number of points in this poly (3 = triangle, 4 = quad, ...)" in the
+/// record magic's high four bits, up to 15; points and lines too) with the
+/// file's first face one of them: m3d.h gives up on such faces, the viewer
+/// keeps every face as stored and fans each polygon into triangles
+/// (shared/notes/m3d.md).
+#[test]
+fn faces_of_any_point_count_read_first_or_later() {
+    use facet::formats::m3d;
+    // vc float (2), vi/si/ci u8 (0), every other type "not defined" (3).
+    let types: u32 = 2 | 3 << 8 | 3 << 10 | 3 << 14 | 3 << 16 | 3 << 18 | 3 << 20 | 3 << 22;
+    let mut head = 1.0f32.to_le_bytes().to_vec();
+    head.extend(types.to_le_bytes());
+    head.extend(b"Poly\0\0\0\0");
+    // Five vertices: a unit square in z = 0 and (2, 0, 0).
+    let mut vrts = Vec::new();
+    for p in [
+        [0.0f32, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [1.0, 1.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [2.0, 0.0, 0.0],
+    ] {
+        for c in [p[0], p[1], p[2], 1.0] {
+            vrts.extend(c.to_le_bytes());
+        }
+        vrts.push(0); // colour index
+    }
+    let file = |mesh: &[u8]| {
+        let mut payload = chunk(b"HEAD", &head);
+        payload.extend(chunk(b"VRTS", &vrts));
+        payload.extend(chunk(b"MESH", mesh));
+        plain_m3d(payload)
+    };
+    let read = |mesh: &[u8]| {
+        let bytes = file(mesh);
+        let m = m3d::decode(&bytes).unwrap_or_else(|e| panic!("{e}"));
+        let faces: Vec<Vec<u32>> = m
+            .faces
+            .iter()
+            .map(|f| f.corners().map(|c| m.faces.vertices()[c]).collect())
+            .collect();
+        let scene = facet::load::load_bytes("poly.m3d", &bytes, None)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .scene;
+        let triangles: Vec<[Vec3; 3]> = scene
+            .meshes
+            .iter()
+            .flat_map(|mesh| {
+                mesh.indices
+                    .chunks_exact(3)
+                    .map(|t| [0, 1, 2].map(|k| mesh.positions[t[k] as usize]))
+            })
+            .collect();
+        (faces, triangles)
+    };
+    let v = |x: f32, y: f32| Vec3::new(x, y, 0.0);
+    let square = [
+        [v(0.0, 0.0), v(1.0, 0.0), v(1.0, 1.0)],
+        [v(0.0, 0.0), v(1.0, 1.0), v(0.0, 1.0)],
+    ];
+    let after = [v(1.0, 0.0), v(2.0, 0.0), v(1.0, 1.0)];
+
+    // A quad first (magic 0x40: four points, vertex indices only), then a
+    // triangle (0x30).
+    let (faces, triangles) = read(&[0x40, 0, 1, 2, 3, 0x30, 1, 4, 2]);
+    assert_eq!(faces, [vec![0, 1, 2, 3], vec![1, 4, 2]]);
+    assert_eq!(triangles, [square[0], square[1], after]);
+    // Two quads first: one run of like records.
+    let (faces, triangles) = read(&[0x40, 0, 1, 2, 3, 0x40, 0, 1, 2, 3, 0x30, 1, 4, 2]);
+    assert_eq!(faces, [vec![0, 1, 2, 3], vec![0, 1, 2, 3], vec![1, 4, 2]]);
+    assert_eq!(triangles.len(), 5);
+    // A point (0x10) and a line (0x20) first: kept as faces, drawn as no
+    // triangle.
+    let (faces, triangles) = read(&[0x10, 4, 0x20, 0, 4, 0x30, 1, 4, 2]);
+    assert_eq!(faces, [vec![4], vec![0, 4], vec![1, 4, 2]]);
+    assert_eq!(triangles, [after]);
+    // The same quad after a triangle (the order real files have).
+    let (faces, triangles) = read(&[0x30, 1, 4, 2, 0x40, 0, 1, 2, 3]);
+    assert_eq!(faces, [vec![1, 4, 2], vec![0, 1, 2, 3]]);
+    assert_eq!(triangles, [after, square[0], square[1]]);
+}
+
 #[test]
 fn colour_indices_mesh_records_and_material_colours_read_as_m3d_h_does() {
     use facet::formats::m3d;

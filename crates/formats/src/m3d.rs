@@ -417,10 +417,12 @@ impl Faces {
             self.materials.push((self.count, code));
         }
         if points != 3 && self.starts.is_empty() {
-            // The first face that is not a triangle: the starts so far.
+            // The first face that is not a triangle: the starts so far
+            // (none when it is the file's first face, which then starts
+            // the list alone).
             self.starts.extend((0..self.count).map(|i| 3 * i));
-        }
-        if !self.starts.is_empty() {
+            self.starts.push(self.vertex.len() as u32);
+        } else if !self.starts.is_empty() {
             self.starts.push(self.vertex.len() as u32);
         }
         self.count += 1;
