@@ -124,6 +124,16 @@ fn exit_report(script: &str) -> (String, String) {
     (line, log)
 }
 
+/// The timeline's time in seconds in an exit report line
+/// ("at exit: clip \"nod\" frame 12 (0.400 s), playing").
+fn exit_time(line: &str) -> f32 {
+    line.split('(')
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("no time in the exit report: {line}"))
+}
+
 /// Runs `script` inside one Xvfb display. The script runs the viewer with
 /// the shell function `facet` (its log goes to a file of this run), or
 /// `start` (in the background, focused, its file open), and waits for it
@@ -218,12 +228,7 @@ fn space_plays_the_animation() {
         .and_then(|r| r.split(' ').next())
         .and_then(|f| f.parse().ok())
         .unwrap();
-    let time: f32 = line
-        .split('(')
-        .nth(1)
-        .and_then(|r| r.split(' ').next())
-        .and_then(|f| f.parse().ok())
-        .unwrap();
+    let time = exit_time(&line);
     assert!(time > 0.0, "the frame did not change after Space: {line}");
     eprintln!("{line} (frame {frame})");
 
@@ -508,13 +513,10 @@ fn an_animation_papa_opened_alone_plays_on_its_model() {
     // opened, about 13-20 ms each here, so 150 of them end anywhere from
     // 1.9 s in to just past the loop. CI twice ended them within its first
     // frame ("frame 0 (0.013 s)", "(0.015 s)").
-    let time: f32 = line
-        .split('(')
-        .nth(1)
-        .and_then(|r| r.split(' ').next())
-        .and_then(|t| t.parse().ok())
-        .unwrap_or_else(|| panic!("no time in the exit report: {line}"));
-    assert!(time > 0.0, "the clip's clock did not run: {line}");
+    assert!(
+        exit_time(&line) > 0.0,
+        "the clip's clock did not run: {line}"
+    );
 }
 
 #[test]
