@@ -418,11 +418,10 @@ impl Faces {
         }
         if points != 3 && self.starts.is_empty() {
             // The first face that is not a triangle: the starts so far
-            // (none when it is the file's first face, which then starts
-            // the list alone).
+            // (none when it is the file's first face).
             self.starts.extend((0..self.count).map(|i| 3 * i));
-            self.starts.push(self.vertex.len() as u32);
-        } else if !self.starts.is_empty() {
+        }
+        if points != 3 || !self.starts.is_empty() {
             self.starts.push(self.vertex.len() as u32);
         }
         self.count += 1;
