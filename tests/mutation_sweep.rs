@@ -7,8 +7,9 @@
 //! peak (measured by the counting allocator of this test binary); an error
 //! must start with the file's name.
 //!
-//! `FACET_SWEEP_CASES=N` sets the cases per file (default below); the seed
-//! is fixed, so a failure names a case that reproduces.
+//! `FACET_SWEEP_CASES=N` sets the cases per file (default below). The seed
+//! is fixed, so a failure names a case that reproduces; `FACET_SWEEP_SEED=S`
+//! mixes S into it to sweep other cases (a failure then names S too).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -192,6 +193,10 @@ fn every_input_survives_thousands_of_mutations() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(DEFAULT_CASES);
+    let seed: u64 = std::env::var("FACET_SWEEP_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     // The watchdog: a case running longer than HANG ends the run, naming it.
     let started = std::sync::Arc::new(AtomicU64::new(0));
     let running = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
@@ -230,11 +235,15 @@ fn every_input_survives_thousands_of_mutations() {
         } else {
             cases
         };
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ bytes.len() as u64);
+        let mut rng =
+            Rng((0x9E37_79B9_7F4A_7C15 ^ bytes.len() as u64 ^ seed.rotate_left(32)).max(1));
         let bound = HEAP_BASE + HEAP_PER_BYTE * bytes.len();
         for case in 0..n {
             let (variant, what) = mutate(&bytes, &mut rng);
-            let label = format!("{name} case {case} ({what})");
+            let label = match seed {
+                0 => format!("{name} case {case} ({what})"),
+                _ => format!("{name} case {case} of seed {seed} ({what})"),
+            };
             *running.lock().unwrap() = label.clone();
             let base = CURRENT.load(Ordering::Relaxed);
             PEAK.store(base, Ordering::Relaxed);
