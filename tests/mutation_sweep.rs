@@ -11,6 +11,9 @@
 //! is fixed, so a failure names a case that reproduces; `FACET_SWEEP_SEED=S`
 //! mixes S into it to sweep other cases (a failure then names S too).
 
+mod common;
+
+use common::mutate::{Rng, cases_for, from_env, inputs, mutate};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -68,9 +71,6 @@ static ALLOCATOR: Counting = Counting;
 /// first face was a point (a panic in the converter), found at case 3,389
 /// of cube_uncompressed.m3d.
 const DEFAULT_CASES: usize = 10_000;
-/// Files larger than this get proportionally fewer cases (the 3.7 MB map
-/// gets 550), so that every file costs about the same.
-const FULL_CASES_UP_TO: usize = 200 << 10;
 /// The longest a case may take before the watchdog stops the run.
 const HANG: Duration = Duration::from_secs(30);
 /// The longest a case may take and pass: the slowest today (the 3.7 MB map
@@ -80,74 +80,6 @@ const SLOW: Duration = Duration::from_secs(5);
 /// viewer's own tables, plus 4 bytes per byte of file.
 const HEAP_BASE: usize = 64 << 20;
 const HEAP_PER_BYTE: usize = 4;
-
-/// xorshift64*: small, seeded, the same on every machine.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
-/// One variant of `bytes`, and what was done (for the failure message).
-fn mutate(bytes: &[u8], rng: &mut Rng) -> (Vec<u8>, String) {
-    let mut v = bytes.to_vec();
-    let len = v.len();
-    let what = match rng.below(4) {
-        0 => {
-            let at = rng.below(len);
-            v.truncate(at);
-            format!("cut at {at:#X}")
-        }
-        1 => {
-            let n = 1 + rng.below(8);
-            let mut flipped = Vec::new();
-            for _ in 0..n {
-                let bit = rng.below(len * 8);
-                v[bit / 8] ^= 1 << (bit % 8);
-                flipped.push(bit);
-            }
-            format!("bits {flipped:?} flipped")
-        }
-        2 => {
-            // A count or offset at its largest: u16, u32, or a value just
-            // past the file, little-endian, at any byte.
-            let at = rng.below(len);
-            let value: u32 = match rng.below(4) {
-                0 => 0xFFFF,
-                1 => u32::MAX,
-                2 => 0x7FFF_FFFF,
-                _ => (len as u32).wrapping_mul(2) | 1,
-            };
-            let width = if value <= 0xFFFF { 2 } else { 4 };
-            for (i, b) in value.to_le_bytes().iter().take(width).enumerate() {
-                if let Some(x) = v.get_mut(at + i) {
-                    *x = *b;
-                }
-            }
-            format!("{value:#X} written at {at:#X}")
-        }
-        _ => {
-            let n = 1 + rng.below((len / 4).max(1));
-            let a = rng.below(len - n + 1);
-            let b = rng.below(len - n + 1);
-            let (lo, hi) = (a.min(b), a.max(b));
-            if hi >= lo + n {
-                let (first, second) = v.split_at_mut(hi);
-                first[lo..lo + n].swap_with_slice(&mut second[..n]);
-            }
-            format!("{n} bytes at {lo:#X} and {hi:#X} swapped")
-        }
-    };
-    (v, what)
-}
 
 /// What the viewer does with a file it is given. Returns the error's text.
 fn run_case(name: &str, bytes: &[u8]) -> Result<(), String> {
@@ -164,39 +96,10 @@ fn run_case(name: &str, bytes: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
-fn inputs() -> Vec<std::path::PathBuf> {
-    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let shared = repo.join("../shared/fixtures");
-    assert!(shared.is_dir(), "this test needs ../shared/fixtures");
-    let mut files = Vec::new();
-    for dir in [
-        shared.join("m3d"),
-        shared.join("papa"),
-        shared.join("ptf"),
-        repo.join("assets"),
-    ] {
-        for e in std::fs::read_dir(&dir).unwrap() {
-            let p = e.unwrap().path();
-            let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
-            if p.is_file() && !matches!(ext, "md" | "png") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    files
-}
-
 #[test]
 fn every_input_survives_thousands_of_mutations() {
-    let cases: usize = std::env::var("FACET_SWEEP_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_CASES);
-    let seed: u64 = std::env::var("FACET_SWEEP_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
+    let cases = from_env("FACET_SWEEP_CASES", DEFAULT_CASES);
+    let seed = from_env("FACET_SWEEP_SEED", 0) as u64;
     // The watchdog: a case running longer than HANG ends the run, naming it.
     let started = std::sync::Arc::new(AtomicU64::new(0));
     let running = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
@@ -228,15 +131,8 @@ fn every_input_survives_thousands_of_mutations() {
     for path in inputs() {
         let bytes = std::fs::read(&path).unwrap();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let n = if bytes.len() > FULL_CASES_UP_TO {
-            (cases * FULL_CASES_UP_TO / bytes.len())
-                .max(cases / 20)
-                .max(1)
-        } else {
-            cases
-        };
-        let mut rng =
-            Rng((0x9E37_79B9_7F4A_7C15 ^ bytes.len() as u64 ^ seed.rotate_left(32)).max(1));
+        let n = cases_for(bytes.len(), cases);
+        let mut rng = Rng::for_file(0x9E37_79B9_7F4A_7C15, bytes.len(), seed);
         let bound = HEAP_BASE + HEAP_PER_BYTE * bytes.len();
         for case in 0..n {
             let (variant, what) = mutate(&bytes, &mut rng);

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 #[allow(dead_code)]
 mod models;
+pub mod mutate;
 #[allow(unused_imports)]
 pub use models::{arm, quad};
 

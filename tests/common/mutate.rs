@@ -1,0 +1,121 @@
+//! The mutation sweeps' inputs and their changes (tests/mutation_sweep.rs
+//! takes files as far as a scene, tests/render_sweep.rs draws them).
+
+/// Files larger than this get proportionally fewer cases (the 3.7 MB map
+/// gets 550 of 10,000), so that every file costs about the same.
+pub const FULL_CASES_UP_TO: usize = 200 << 10;
+
+/// The cases a file of `len` bytes gets when a small one gets `cases`.
+pub fn cases_for(len: usize, cases: usize) -> usize {
+    if len > FULL_CASES_UP_TO {
+        (cases * FULL_CASES_UP_TO / len).max(cases / 20).max(1)
+    } else {
+        cases
+    }
+}
+
+/// A number from the variable `var` (cases, a seed), else `default`.
+pub fn from_env(var: &str, default: usize) -> usize {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// xorshift64*: small, seeded, the same on every machine.
+pub struct Rng(u64);
+
+impl Rng {
+    /// The generator for a file of `len` bytes: `base`, mixed with the
+    /// length and with `seed` (0 for the sweep's own cases).
+    pub fn for_file(base: u64, len: usize, seed: u64) -> Rng {
+        Rng((base ^ len as u64 ^ seed.rotate_left(32)).max(1))
+    }
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// One variant of `bytes`, and what was done (for the failure message).
+pub fn mutate(bytes: &[u8], rng: &mut Rng) -> (Vec<u8>, String) {
+    let mut v = bytes.to_vec();
+    let len = v.len();
+    let what = match rng.below(4) {
+        0 => {
+            let at = rng.below(len);
+            v.truncate(at);
+            format!("cut at {at:#X}")
+        }
+        1 => {
+            let n = 1 + rng.below(8);
+            let mut flipped = Vec::new();
+            for _ in 0..n {
+                let bit = rng.below(len * 8);
+                v[bit / 8] ^= 1 << (bit % 8);
+                flipped.push(bit);
+            }
+            format!("bits {flipped:?} flipped")
+        }
+        2 => {
+            // A count or offset at its largest: u16, u32, or a value just
+            // past the file, little-endian, at any byte.
+            let at = rng.below(len);
+            let value: u32 = match rng.below(4) {
+                0 => 0xFFFF,
+                1 => u32::MAX,
+                2 => 0x7FFF_FFFF,
+                _ => (len as u32).wrapping_mul(2) | 1,
+            };
+            let width = if value <= 0xFFFF { 2 } else { 4 };
+            for (i, b) in value.to_le_bytes().iter().take(width).enumerate() {
+                if let Some(x) = v.get_mut(at + i) {
+                    *x = *b;
+                }
+            }
+            format!("{value:#X} written at {at:#X}")
+        }
+        _ => {
+            let n = 1 + rng.below((len / 4).max(1));
+            let a = rng.below(len - n + 1);
+            let b = rng.below(len - n + 1);
+            let (lo, hi) = (a.min(b), a.max(b));
+            if hi >= lo + n {
+                let (first, second) = v.split_at_mut(hi);
+                first[lo..lo + n].swap_with_slice(&mut second[..n]);
+            }
+            format!("{n} bytes at {lo:#X} and {hi:#X} swapped")
+        }
+    };
+    (v, what)
+}
+
+/// Every shared fixture that is a model, animation or texture, and every
+/// bundled asset.
+pub fn inputs() -> Vec<std::path::PathBuf> {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shared = repo.join("../shared/fixtures");
+    assert!(shared.is_dir(), "this test needs ../shared/fixtures");
+    let mut files = Vec::new();
+    for dir in [
+        shared.join("m3d"),
+        shared.join("papa"),
+        shared.join("ptf"),
+        repo.join("assets"),
+    ] {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+            if p.is_file() && !matches!(ext, "md" | "png") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+}
