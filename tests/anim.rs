@@ -289,3 +289,51 @@ fn timeline_runs_animated_materials_without_a_clip() {
     tl.select(Some(0), &s);
     assert!(matches!(tl.span(&s), Some(TimeSpan::Clip(_))));
 }
+
+/// Without a clip the skeleton is at rest, and skinning maps rest space
+/// onto itself: every skinning matrix is exactly the identity, not
+/// `world * rest^-1` with its rounding (which the GPU would then skin
+/// again each frame), and a bone whose rest matrix has no inverse does not
+/// turn the rest pose into NaNs. The bones' model-space frames are still
+/// their rest frames, for the skeleton overlay.
+#[test]
+fn the_rest_pose_skins_with_exact_identities() {
+    use facet::scene::{Bone, Skeleton};
+    use glam::{Mat4, Quat};
+    // Rotations and scales whose products round: 0.3 rad about a skew
+    // axis, scale 1.7, a child 40 degrees about Z, and a bone squashed
+    // flat (scale 0 in Y: no inverse).
+    let root = Mat4::from_scale_rotation_translation(
+        Vec3::splat(1.7),
+        Quat::from_axis_angle(Vec3::new(1.0, 2.0, 3.0).normalize(), 0.3),
+        Vec3::new(0.1, 2.0, -3.3),
+    );
+    let child = root * Mat4::from_rotation_z(40f32.to_radians()) * Mat4::from_translation(Vec3::Y);
+    let flat = child * Mat4::from_scale(Vec3::new(1.0, 0.0, 1.0));
+    let bone = |name: &str, parent, rest: Mat4| Bone {
+        name: name.into(),
+        parent,
+        head: rest.w_axis.truncate(),
+        tail: rest.transform_point3(Vec3::Y),
+        rest,
+    };
+    let skeleton = Skeleton {
+        bones: vec![
+            bone("root", None, root),
+            bone("child", Some(0), child),
+            bone("flat", Some(1), flat),
+        ],
+        ..Skeleton::default()
+    };
+    // Near the identity is not enough: the round trip through the inverse
+    // really does round for these frames.
+    assert_ne!(root * root.inverse(), Mat4::IDENTITY);
+    let mut pose = Pose::new(&skeleton);
+    for _ in 0..2 {
+        assert_eq!(pose.skin, vec![Mat4::IDENTITY; 3]);
+        for (i, rest) in [root, child].iter().enumerate() {
+            assert!(pose.world[i].abs_diff_eq(*rest, 1e-5), "bone {i}");
+        }
+        pose.evaluate(&skeleton, None, 0.7);
+    }
+}

@@ -19,6 +19,18 @@ fn check_scene(gpu: &facet::gpu::Gpu, scene: &Scene, pose: &Pose, what: &str) ->
     let renderer = Renderer::new(gpu, capture::CAPTURE_FORMAT, 1);
     let mut gs = facet::gpu::GpuScene::new(gpu, &renderer, scene);
     gs.set_pose(gpu, &renderer, &pose.skin);
+    check_stream(gpu, &gs, scene, pose, what)
+}
+
+/// As [`check_scene`], on the streams `gs` holds now; returns how far the
+/// farthest vertex moved from its rest position.
+fn check_stream(
+    gpu: &facet::gpu::Gpu,
+    gs: &facet::gpu::GpuScene,
+    scene: &Scene,
+    pose: &Pose,
+    what: &str,
+) -> f32 {
     let batch = gs.skin.as_ref().expect("scene has skinned meshes");
     let got = common::read_stream(gpu, &batch.dst, batch.vertex_count as usize);
     let size = (scene.bounds(None).max - scene.bounds(None).min).length();
@@ -145,6 +157,45 @@ fn generated_100k_vertices_64_bones_match_the_cpu() {
             moved > 0.1,
             "the pose moved no vertex: the comparison would prove nothing"
         );
+    }
+}
+
+/// A frame whose pose did not change skins nothing (the viewer draws
+/// continuously, and a paused clip or a model at rest would otherwise be
+/// skinned again every frame); a changed pose is skinned, and the stream
+/// matches the CPU after each step: rest, posed, the same pose again,
+/// another, and back to rest.
+#[test]
+fn an_unchanged_pose_is_not_skinned_again() {
+    let gpu = common::gpu();
+    let scene = generated(3_000, 12, 11);
+    let renderer = Renderer::new(&gpu, capture::CAPTURE_FORMAT, 1);
+    let mut gs = facet::gpu::GpuScene::new(&gpu, &renderer, &scene);
+    // The upload skins the streams once, at rest.
+    assert_eq!(gs.skin_passes, 1);
+    let rest = Pose::new(&scene.skeleton);
+    let (a, b) = (random_pose(&scene, 3), random_pose(&scene, 4));
+    let steps = [
+        (&rest, 1, "rest, as uploaded"),
+        (&rest, 1, "rest again"),
+        (&a, 2, "pose a"),
+        (&a, 2, "pose a again"),
+        (&b, 3, "pose b"),
+        (&rest, 4, "back to rest"),
+    ];
+    for (pose, passes, what) in steps {
+        gs.set_pose(&gpu, &renderer, &pose.skin);
+        assert_eq!(gs.skin_passes, passes, "{what}");
+        let moved = check_stream(&gpu, &gs, &scene, pose, what);
+        if std::ptr::eq(pose, &rest) {
+            // Weights in 1/65535 sum to 1 within a float's rounding.
+            assert!(
+                moved < 1e-5,
+                "{what}: the rest pose moves nothing ({moved})"
+            );
+        } else {
+            assert!(moved > 0.05, "{what}: the pose moves vertices ({moved})");
+        }
     }
 }
 

@@ -134,7 +134,15 @@ impl Pose {
                 Some(p) if p < i => self.world[p] * self.local[i],
                 _ => self.local[i],
             };
-            self.skin[i] = self.world[i] * self.rest_inverse[i];
+            self.skin[i] = match clip {
+                Some(_) => self.world[i] * self.rest_inverse[i],
+                // The rest pose maps rest space onto itself: exactly the
+                // identity, where `world * rest^-1` is only near it (and
+                // NaN for a bone whose rest matrix has no inverse). The
+                // GPU then sees the same rows every rest frame and skips
+                // skinning again (GpuScene::encode_pose).
+                None => Mat4::IDENTITY,
+            };
         }
     }
 }

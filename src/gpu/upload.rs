@@ -105,6 +105,12 @@ pub struct GpuScene {
     pub extra_line_count: u32,
     /// Scratch for bone uploads (no per-frame allocation).
     pub(crate) bone_scratch: Vec<[f32; 4]>,
+    /// The bone rows in `bones` and skinned into the streams (empty before
+    /// the first pose): a frame with the same rows uploads and skins nothing.
+    pub(crate) posed_rows: Vec<[f32; 4]>,
+    /// How many times the skinned streams were computed (one dispatch of
+    /// every skinned vertex each); a pose that did not change adds none.
+    pub skin_passes: u64,
     /// Scratch for each frame's draw order (no per-frame allocation).
     pub(crate) draw_order: Vec<(u64, f32, u32)>,
 }
@@ -579,6 +585,8 @@ impl GpuScene {
             overlay,
             overlay_bind_group,
             bone_scratch: Vec::with_capacity(3 * bone_count.max(1)),
+            posed_rows: Vec::with_capacity(3 * bone_count.max(1)),
+            skin_passes: 0,
             draw_order: Vec::new(),
         };
         // Skinned streams start at the rest pose.
@@ -614,7 +622,8 @@ impl GpuScene {
     }
 
     /// Uploads the skinning matrices (one per bone) and skins every skinned
-    /// mesh on the GPU. Allocates nothing once the scene is uploaded.
+    /// mesh on the GPU, unless they are the matrices the streams already
+    /// hold. Allocates nothing once the scene is uploaded.
     pub fn set_pose(&mut self, gpu: &super::Gpu, r: &Renderer, skin_matrices: &[Mat4]) {
         let mut encoder = gpu
             .device
@@ -625,7 +634,8 @@ impl GpuScene {
         gpu.queue.submit([encoder.finish()]);
     }
 
-    /// As [`Self::set_pose`], recording the dispatch into `encoder`.
+    /// As [`Self::set_pose`], recording the dispatch into `encoder`, which
+    /// must be submitted: the scene counts the pose as skinned from here.
     pub fn encode_pose(
         &mut self,
         queue: &wgpu::Queue,
@@ -638,10 +648,18 @@ impl GpuScene {
         }
         let matrices = &skin_matrices[..skin_matrices.len().min(self.bone_count)];
         skinning::write_bone_rows(matrices, self.bone_count, &mut self.bone_scratch);
-        queue.write_buffer(&self.bones, 0, bytemuck::cast_slice(&self.bone_scratch));
+        // Compared as bits: the same bits skin to the same stream (NaNs
+        // included), and a paused or rest pose costs the GPU nothing.
+        let rows: &[u8] = bytemuck::cast_slice(&self.bone_scratch);
+        if rows == bytemuck::cast_slice::<_, u8>(&self.posed_rows) {
+            return;
+        }
+        queue.write_buffer(&self.bones, 0, rows);
         if let Some(batch) = &self.skin {
             r.skinner.encode(encoder, batch);
+            self.skin_passes += 1;
         }
+        std::mem::swap(&mut self.posed_rows, &mut self.bone_scratch);
     }
 
     /// Evaluates every animated material at `time` (seconds on the global
