@@ -253,25 +253,33 @@ fn space_plays_the_animation() {
 
 #[test]
 fn a_changed_file_reloads_and_a_broken_one_keeps_the_last_good_scene() {
-    // Open a copy of the demo, rewrite it (reload), then break it (the last
+    // Open a copy of a model, rewrite it (reload), then break it (the last
     // good scene stays and the error is shown), then quit with Ctrl+Q: the
-    // viewer must still be running.
+    // viewer must still be running. The model is still (no clip plays, no
+    // material animates), so the window sleeps between frames: the change
+    // in its folder must wake it.
     let dir = common::output_dir().join("reload");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("model.p3m");
-    std::fs::copy(common::repo().join("assets/demo.p3m"), &file).unwrap();
+    let file = dir.join("model.m3d");
+    let original = common::shared().join("fixtures/m3d/cube_usemtl.m3d");
+    std::fs::copy(&original, &file).unwrap();
     let script = format!(
         r#"
+        export RUST_LOG=facet=debug
         start "{f}"
-        cat assets/demo.p3m > "{f}"
+        # The frames that show the file (and its focus) are drawn: the
+        # window is asleep when the file changes.
+        wait_log "idle after frame"
+        cat "{o}" > "{f}"
         wait_log "reloaded "
-        printf 'P3M broken' > "{f}"
+        printf '3DMO broken' > "{f}"
         wait_log "reload failed"
         xdotool key ctrl+q
         wait $pid
     "#,
-        f = file.display()
+        f = file.display(),
+        o = original.display()
     );
     let out = under_xvfb(&script);
     let log = String::from_utf8_lossy(&out.stderr);
@@ -281,7 +289,7 @@ fn a_changed_file_reloads_and_a_broken_one_keeps_the_last_good_scene() {
         "{log}"
     );
     assert!(
-        log.contains("reload failed, still showing the last good version: model.p3m:"),
+        log.contains("reload failed, still showing the last good version: model.m3d:"),
         "{log}"
     );
     assert!(
@@ -778,5 +786,59 @@ fn the_window_runs_on_the_gl_fallback() {
     assert!(
         model > 2000,
         "the model is not in GL's 3D view ({model} pixels)"
+    );
+}
+
+/// Frames drawn since the file opened, as each run reported it at exit
+/// ("[INFO  facet::app] 5 frames drawn since the file opened").
+fn frames_drawn(log: &str) -> Vec<u32> {
+    log.lines()
+        .filter_map(|l| l.strip_suffix(" frames drawn since the file opened"))
+        .filter_map(|l| l.rsplit(' ').next())
+        .map(|n| n.parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn an_idle_window_draws_only_when_something_changes() {
+    // A unit at rest, left open for a few seconds, then closed by the test
+    // hook (not by `--frames`, which counts frames and so draws them one
+    // after another): it draws the frames that show it and then nothing,
+    // where it used to draw at the display's rate and keep two cores busy
+    // on the software rasteriser. Started again, a Space press wakes it and
+    // the clip it starts playing draws frame after frame until it closes.
+    let unit = common::shared().join("fixtures/papa/radar_jammer.papa");
+    let script = format!(
+        r#"
+        FACET_TEST_CLOSE_AFTER_MS=7000 facet '{unit}'
+        export FACET_TEST_CLOSE_AFTER_MS=9000
+        start '{unit}'
+        xdotool key --window "$wid" space
+        wait $pid
+        "#,
+        unit = unit.display()
+    );
+    let out = under_xvfb(&script);
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{log}");
+    let frames = frames_drawn(&log);
+    assert_eq!(frames.len(), 2, "two exit reports:\n{log}");
+    let (idle, playing) = (frames[0], frames[1]);
+    eprintln!("frames drawn after the file opened: {idle} idle, {playing} with the clip playing");
+    assert!(
+        log.matches("opened ").count() == 2,
+        "the unit did not open twice:\n{log}"
+    );
+    assert!(
+        idle <= 10,
+        "the idle window drew {idle} frames after the file opened\n{log}"
+    );
+    assert!(
+        log.contains("), playing"),
+        "Space did not start the clip:\n{log}"
+    );
+    assert!(
+        playing >= 20 && playing >= 3 * idle,
+        "the playing window drew {playing} frames (idle: {idle})\n{log}"
     );
 }

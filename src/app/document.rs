@@ -64,7 +64,7 @@ impl Running {
         // wgpu's device and queue are shared between threads.
         let progress = Arc::new(std::sync::atomic::AtomicU32::new(0));
         let (tx, rx) = std::sync::mpsc::channel();
-        let (p, w, file) = (progress.clone(), self.window.clone(), path.clone());
+        let (p, wake, file) = (progress.clone(), self.waker(), path.clone());
         let (gpu, renderer) = (self.gpu.clone(), self.renderer.clone());
         let options = self.load_options();
         let spawned = std::thread::Builder::new()
@@ -79,7 +79,7 @@ impl Running {
                     (l, uploaded, renderer)
                 });
                 let _ = tx.send(answer);
-                w.request_redraw();
+                wake();
             });
         if let Err(e) = spawned {
             self.ui
@@ -208,10 +208,7 @@ impl Running {
             return;
         }
         let folder = self.scene.source.path.as_deref().and_then(|p| p.parent());
-        let window = self.window.clone();
-        match crate::app::open_dialog::OpenDialog::show(&self.window, folder, move || {
-            window.request_redraw()
-        }) {
+        match crate::app::open_dialog::OpenDialog::show(&self.window, folder, self.waker()) {
             Ok(d) => self.open_dialog = Some(d),
             Err(e) => self
                 .ui
@@ -232,12 +229,11 @@ impl Running {
         let stem = path
             .and_then(|p| p.file_stem())
             .map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
-        let window = self.window.clone();
         match crate::app::open_dialog::OpenDialog::save_gltf(
             &self.window,
             folder,
             &format!("{stem}.glb"),
-            move || window.request_redraw(),
+            self.waker(),
         ) {
             Ok(d) => self.export_dialog = Some(d),
             Err(e) => self
@@ -256,7 +252,7 @@ impl Running {
         }
         let scene = self.scene.clone();
         let (tx, rx) = std::sync::mpsc::channel();
-        let window = self.window.clone();
+        let wake = self.waker();
         let target = path.clone();
         let spawned = std::thread::Builder::new()
             .name("glTF export".into())
@@ -264,7 +260,7 @@ impl Running {
                 let answer = crate::export::gltf::export(&scene)
                     .and_then(|e| Ok((e.write(&target)?, e.dropped)));
                 let _ = tx.send(answer);
-                window.request_redraw();
+                wake();
             });
         match spawned {
             Ok(_) => self.export_job = Some((path, rx)),
@@ -465,7 +461,7 @@ impl Running {
                 self.settings.opened(&path);
                 self.save_settings();
                 self.camera = OrbitCamera::default();
-                self.watch = super::watch::FileWatch::new(&path);
+                self.watch = super::watch::FileWatch::new(&path, self.waker());
             }
             Replace::Reloaded => {
                 // Camera, view options and timeline stay; the clip by name,

@@ -28,7 +28,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 use winit::application::ApplicationHandler;
 use winit::event::{MouseButton, WindowEvent};
-use winit::event_loop::{ActiveEventLoop, EventLoop};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop, EventLoopProxy};
 use winit::keyboard::ModifiersState;
 use winit::window::{Window, WindowId};
 
@@ -94,6 +94,20 @@ fn test_actions() -> Vec<(u32, UiAction)> {
         .collect()
 }
 
+/// Test hook (debug builds only): `FACET_TEST_CLOSE_AFTER_MS=N` closes the
+/// window N ms after it opens, however many frames it drew (the window
+/// draws only when something changes; `--frames` would draw continuously).
+fn test_close_at() -> Option<Instant> {
+    if !cfg!(debug_assertions) {
+        return None;
+    }
+    let ms: u64 = std::env::var("FACET_TEST_CLOSE_AFTER_MS")
+        .ok()?
+        .parse()
+        .ok()?;
+    Instant::now().checked_add(std::time::Duration::from_millis(ms))
+}
+
 /// What a glTF export's thread answers: the files written and what the
 /// export left out, or why it failed.
 type ExportAnswer = Result<(Vec<PathBuf>, Vec<String>), String>;
@@ -122,10 +136,12 @@ pub fn run(start: Start, opts: AppOptions) -> anyhow::Result<()> {
         }
     };
     let mut app = App {
+        wake: event_loop.create_proxy(),
         pending: Some(scene),
         initial,
         test_drop: test_drop(),
         test_actions: test_actions(),
+        test_close_at: test_close_at(),
         #[cfg(debug_assertions)]
         test_lose_device: std::env::var("FACET_TEST_LOSE_DEVICE")
             .ok()
@@ -136,6 +152,7 @@ pub fn run(start: Start, opts: AppOptions) -> anyhow::Result<()> {
     };
     event_loop.run_app(&mut app)?;
     if let Some(r) = &app.running {
+        log::info!("{} frames drawn since the file opened", r.frame);
         let tl = &r.ui.timeline;
         let state = if tl.playing { "playing" } else { "paused" };
         match tl.span(&r.scene) {
@@ -160,6 +177,9 @@ pub fn run(start: Start, opts: AppOptions) -> anyhow::Result<()> {
 }
 
 struct App {
+    /// Wakes the window from other threads (`user_event`); unlike a
+    /// window's `request_redraw`, it is harmless once the loop has ended.
+    wake: EventLoopProxy<()>,
     pending: Option<Scene>,
     /// The file to open once the window is up.
     initial: Option<PathBuf>,
@@ -168,6 +188,7 @@ struct App {
     error: Option<anyhow::Error>,
     test_drop: Option<(u32, PathBuf)>,
     test_actions: Vec<(u32, UiAction)>,
+    test_close_at: Option<Instant>,
     /// `FACET_TEST_LOSE_DEVICE=N` (debug builds): the frame to lose the device at.
     #[cfg(debug_assertions)]
     test_lose_device: Option<u32>,
@@ -230,6 +251,15 @@ struct Running {
     map_cache: MapCache,
     /// File > Save screenshot: read the window back at the end of the frame.
     screenshot_requested: bool,
+    /// When the next frame is due without an event (`None`: at the next
+    /// event). Frames follow one another only while something moves.
+    next_frame: Option<Instant>,
+    /// Whether the last frame asked for the next at once: the time since
+    /// it is then a frame's time, not an idle wait.
+    continuous: bool,
+    /// Every frame counts (`--frames`, the test hooks): draw continuously.
+    automation: bool,
+    wake: EventLoopProxy<()>,
 }
 
 impl ApplicationHandler for App {
@@ -240,13 +270,14 @@ impl ApplicationHandler for App {
         let Some(scene) = self.pending.take() else {
             return;
         };
-        match Running::new(event_loop, scene) {
+        match Running::new(event_loop, scene, self.wake.clone()) {
             Ok(mut r) => {
                 r.cli_media_roots.clone_from(&self.opts.media_roots);
                 r.texel_budget = self
                     .opts
                     .texel_budget
                     .unwrap_or((r.settings.max_texture_mib as usize).saturating_mul(1 << 20));
+                r.automation = self.automated();
                 if let Some(path) = self.initial.take() {
                     // Automation (--screenshot) fails on a file that does
                     // not load; a person sees why in the window.
@@ -267,6 +298,7 @@ impl ApplicationHandler for App {
             return;
         };
         let consumed = r.egui_state.on_window_event(&r.window, &event).consumed;
+        let redraw = matches!(event, WindowEvent::RedrawRequested);
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::Resized(size) => r.resize(size.width, size.height),
@@ -318,7 +350,55 @@ impl ApplicationHandler for App {
             }
             _ => {}
         }
-        r.window.request_redraw();
+        // Input and window changes are drawn at once; after a frame, the
+        // frame said when the next is due (`about_to_wait`).
+        if !redraw {
+            r.window.request_redraw();
+        }
+    }
+
+    /// Another thread woke the window ([`Running::waker`]): draw a frame,
+    /// which polls what it finished.
+    fn user_event(&mut self, _: &ActiveEventLoop, (): ()) {
+        if let Some(r) = &self.running {
+            r.window.request_redraw();
+        }
+    }
+
+    /// The window sleeps until an event, or until the frame the last one
+    /// asked for is due: a file left open draws nothing.
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        let Some(r) = self.running.as_ref() else {
+            return;
+        };
+        let now = Instant::now();
+        if self.test_close_at.is_some_and(|t| t <= now) {
+            log::info!("closing (FACET_TEST_CLOSE_AFTER_MS)");
+            event_loop.exit();
+            return;
+        }
+        let next = match r.next_frame {
+            Some(t) if t <= now => {
+                r.window.request_redraw();
+                None
+            }
+            t => t,
+        };
+        event_loop.set_control_flow(match next.into_iter().chain(self.test_close_at).min() {
+            Some(t) => ControlFlow::WaitUntil(t),
+            None => ControlFlow::Wait,
+        });
+    }
+}
+
+impl App {
+    /// Whether frames are counted by something outside (`--frames`, the
+    /// test hooks): every frame then follows the last at once.
+    fn automated(&self) -> bool {
+        let hooks = self.test_drop.is_some() || !self.test_actions.is_empty();
+        #[cfg(debug_assertions)]
+        let hooks = hooks || self.test_lose_device.is_some();
+        self.opts.frames.is_some() || hooks
     }
 }
 
@@ -427,7 +507,11 @@ impl GpuParts {
 }
 
 impl Running {
-    fn new(event_loop: &ActiveEventLoop, scene: Scene) -> anyhow::Result<Running> {
+    fn new(
+        event_loop: &ActiveEventLoop,
+        scene: Scene,
+        wake: EventLoopProxy<()>,
+    ) -> anyhow::Result<Running> {
         let attrs = Window::default_attributes()
             .with_title(format!("{} — facet", scene.source.file_name))
             .with_inner_size(winit::dpi::LogicalSize::new(1280.0, 800.0));
@@ -483,6 +567,10 @@ impl Running {
             fatal: None,
             map_cache: MapCache::default(),
             screenshot_requested: false,
+            next_frame: Some(Instant::now()),
+            wake,
+            continuous: false,
+            automation: false,
         };
         if let Some(p) = &r.settings_path {
             r.settings = crate::app::settings::Settings::load_from(p);
@@ -492,12 +580,13 @@ impl Running {
             r.save_settings();
         }
         r.apply_settings();
+        let wake = r.waker();
         r.watch = r
             .scene
             .source
             .path
             .as_deref()
-            .and_then(crate::app::watch::FileWatch::new);
+            .and_then(|p| crate::app::watch::FileWatch::new(p, wake));
         r.ui.log_warnings(&r.scene);
         r.register_textures();
         r.fit();
@@ -629,16 +718,26 @@ impl Running {
 
     fn redraw(&mut self, opts: &AppOptions) -> anyhow::Result<()> {
         let now = Instant::now();
-        let dt = now.duration_since(self.last_frame).as_secs_f32();
+        // After an idle wait nothing moved: animation and flight advance by
+        // frame times only, and the rate restarts (0 shows as idle).
+        let dt = if self.continuous {
+            now.duration_since(self.last_frame).as_secs_f32()
+        } else {
+            0.0
+        };
         self.last_frame = now;
+        // A frame that returns early (the surface is being remade) is
+        // followed by another at once.
+        self.next_frame = Some(now);
+        self.continuous = true;
         // Exponential moving average of the frame time; fps derives from it.
         let ms = dt * 1000.0;
-        self.ui.frame_ms = if self.ui.frame_ms == 0.0 {
+        self.ui.frame_ms = if self.ui.frame_ms == 0.0 || dt == 0.0 {
             ms
         } else {
             self.ui.frame_ms * 0.9 + ms * 0.1
         };
-        self.ui.fps = 1000.0 / self.ui.frame_ms.max(1e-3);
+        self.ui.fps = 1000.0 / self.ui.frame_ms.max(1e-3) * f32::from(dt > 0.0);
 
         // Polling runs the device's callbacks, the device-lost one too.
         let _ = self.gpu.device.poll(wgpu::PollType::Poll);
@@ -681,6 +780,10 @@ impl Running {
             actions.extend(shown.actions);
         });
         self.viewport = viewport;
+        let repaint = out
+            .viewport_output
+            .get(&egui::ViewportId::ROOT)
+            .map_or(std::time::Duration::MAX, |v| v.repaint_delay);
         self.egui_state
             .handle_platform_output(&self.window, out.platform_output);
         for action in actions {
@@ -869,12 +972,48 @@ impl Running {
             // The surface was not drawn this time: not shown, and the next
             // frame comes at once.
             drop(frame);
-            self.window.request_redraw();
             return Ok(());
         }
         self.window.pre_present_notify();
         self.gpu.queue.present(frame);
+        self.next_frame = self.frame_due(now, repaint);
+        let continuous = self.next_frame == Some(now);
+        if self.continuous && !continuous {
+            log::debug!("idle after frame {}", self.frame);
+        }
+        self.continuous = continuous;
         Ok(())
+    }
+
+    /// When the frame after this one (drawn at `now`) is due without an
+    /// event: at once while something moves (a clip or material animation
+    /// playing, flight, a file loading with its progress bar, automation,
+    /// egui's own animations); when egui or a changed file asks for it
+    /// later; else at the next event (input, a loader, dialog or export
+    /// finishing, a change in the open file's folder).
+    fn frame_due(&self, now: Instant, egui_delay: std::time::Duration) -> Option<Instant> {
+        let moving = self.automation
+            || self.ui.timeline.playing
+            || (self.ui.fly && !self.held.is_empty())
+            || self.loading.is_some()
+            || self.screenshot_requested
+            || self.fatal.is_some()
+            || egui_delay.is_zero();
+        if moving {
+            return Some(now);
+        }
+        let egui = now.checked_add(egui_delay);
+        let watch = self.watch.as_ref().and_then(|w| w.due());
+        egui.into_iter().chain(watch).min()
+    }
+
+    /// Something that wakes the window from another thread (its next
+    /// frame polls what changed); a no-op once the window has closed.
+    pub(super) fn waker(&self) -> impl Fn() + Send + 'static {
+        let wake = self.wake.clone();
+        move || {
+            let _ = wake.send_event(());
+        }
     }
 }
 

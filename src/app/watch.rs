@@ -18,16 +18,21 @@ pub struct FileWatch {
 }
 
 impl FileWatch {
-    /// Starts watching `path`; `None` (with a log line) when the platform
-    /// refuses.
-    pub fn new(path: &Path) -> Option<FileWatch> {
+    /// Starts watching `path`, calling `wake` on every event in its folder
+    /// (the window draws only when something changes: it then polls);
+    /// `None` (with a log line) when the platform refuses.
+    pub fn new(path: &Path, wake: impl Fn() + Send + 'static) -> Option<FileWatch> {
         let name = path.file_name()?.to_os_string();
         let dir: PathBuf = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
         };
         let (tx, rx) = channel();
-        let mut watcher = match notify::recommended_watcher(tx) {
+        let handler = move |event: notify::Result<Event>| {
+            let _ = tx.send(event);
+            wake();
+        };
+        let mut watcher = match notify::recommended_watcher(handler) {
             Ok(w) => w,
             Err(e) => {
                 log::warn!("cannot watch {} for changes: {e}", path.display());
@@ -44,6 +49,11 @@ impl FileWatch {
             name,
             changed_at: None,
         })
+    }
+
+    /// When a change seen by the last [`Self::poll`] will have settled.
+    pub fn due(&self) -> Option<Instant> {
+        self.changed_at.map(|t| t + SETTLE)
     }
 
     /// True once per change, when the file has been quiet for [`SETTLE`].

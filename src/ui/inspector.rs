@@ -603,7 +603,7 @@ pub fn inspector(
     egui::CollapsingHeader::new("Frame")
         .default_open(true)
         .show(ui, |ui| {
-            ui.label(format!("{:.0} fps, {:.2} ms", state.fps, state.frame_ms));
+            ui.label(super::frame_rate(state));
             ui.label(format!(
                 "{} draw calls, {} triangles",
                 state.stats.draw_calls, state.stats.triangles

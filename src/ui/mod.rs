@@ -16,6 +16,8 @@ use crate::scene::Scene;
 pub struct UiState {
     pub view: ViewOptions,
     pub stats: FrameStats,
+    /// Frames a second and the frame time, averaged while frames follow
+    /// one another; 0 after an idle wait.
     pub fps: f32,
     pub frame_ms: f32,
     /// egui ids of the scene's textures (previews), when registered.
@@ -426,6 +428,16 @@ fn level_color(level: Level) -> egui::Color32 {
     }
 }
 
+/// The frame rate while frames follow one another; the window draws only
+/// when something changes, and a frame after a wait has no rate.
+pub fn frame_rate(state: &UiState) -> String {
+    if state.fps > 0.0 {
+        format!("{:.0} fps ({:.1} ms)", state.fps, state.frame_ms)
+    } else {
+        "idle (drawn on change)".into()
+    }
+}
+
 /// Non-blocking messages in the top-right corner; they expire after
 /// [`TOAST_SECONDS`] or when clicked.
 pub fn toasts(ctx: &egui::Context, state: &mut UiState) {
@@ -583,7 +595,7 @@ pub fn show(
     egui::Panel::top("toolbar").show(ui, |ui| toolbar(ui, state));
     egui::Panel::bottom("status").show(ui, |ui| {
         ui.horizontal(|ui| {
-            ui.label(format!("{:.0} fps ({:.1} ms)", state.fps, state.frame_ms));
+            ui.label(frame_rate(state));
             ui.separator();
             ui.label(format!("{} draw calls", state.stats.draw_calls));
             ui.separator();
