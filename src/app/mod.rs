@@ -737,7 +737,11 @@ impl Running {
         } else {
             self.ui.frame_ms * 0.9 + ms * 0.1
         };
-        self.ui.fps = 1000.0 / self.ui.frame_ms.max(1e-3) * f32::from(dt > 0.0);
+        self.ui.fps = if dt > 0.0 {
+            1000.0 / self.ui.frame_ms.max(1e-3)
+        } else {
+            0.0
+        };
 
         // Polling runs the device's callbacks, the device-lost one too.
         let _ = self.gpu.device.poll(wgpu::PollType::Poll);
