@@ -810,10 +810,11 @@ fn an_idle_window_draws_only_when_something_changes() {
     let unit = common::shared().join("fixtures/papa/radar_jammer.papa");
     let script = format!(
         r#"
-        FACET_TEST_CLOSE_AFTER_MS=7000 facet '{unit}'
-        export FACET_TEST_CLOSE_AFTER_MS=9000
+        FACET_TEST_CLOSE_AFTER_MS=4000 facet '{unit}'
+        export FACET_TEST_CLOSE_AFTER_MS=8000
         start '{unit}'
-        xdotool key --window "$wid" space
+        xdotool mousemove 300 300
+        xdotool key space
         wait $pid
         "#,
         unit = unit.display()
@@ -837,8 +838,10 @@ fn an_idle_window_draws_only_when_something_changes() {
         log.contains("), playing"),
         "Space did not start the clip:\n{log}"
     );
+    // Most of 8 s of frames: 37-38 here with a CI run beside it, fewer on
+    // a machine busier still.
     assert!(
-        playing >= 20 && playing >= 3 * idle,
+        playing >= 15 && playing >= 3 * idle,
         "the playing window drew {playing} frames (idle: {idle})\n{log}"
     );
 }

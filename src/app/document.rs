@@ -515,6 +515,7 @@ impl Running {
                     // Last, so that whoever waits for this line (the Xvfb
                     // tests) finds the scene, the timeline and the file
                     // watch in place.
+                    self.opened_at = Some(std::time::Instant::now());
                     log::info!("opened {}", path.display());
                     return;
                 }

@@ -95,9 +95,10 @@ fn test_actions() -> Vec<(u32, UiAction)> {
 }
 
 /// Test hook (debug builds only): `FACET_TEST_CLOSE_AFTER_MS=N` closes the
-/// window N ms after it opens, however many frames it drew (the window
-/// draws only when something changes; `--frames` would draw continuously).
-fn test_close_at() -> Option<Instant> {
+/// window N ms after the file it was given opened, however many frames it
+/// drew (the window draws only when something changes; `--frames` would
+/// draw continuously).
+fn test_close_after() -> Option<std::time::Duration> {
     if !cfg!(debug_assertions) {
         return None;
     }
@@ -105,7 +106,7 @@ fn test_close_at() -> Option<Instant> {
         .ok()?
         .parse()
         .ok()?;
-    Instant::now().checked_add(std::time::Duration::from_millis(ms))
+    Some(std::time::Duration::from_millis(ms))
 }
 
 /// What a glTF export's thread answers: the files written and what the
@@ -141,7 +142,7 @@ pub fn run(start: Start, opts: AppOptions) -> anyhow::Result<()> {
         initial,
         test_drop: test_drop(),
         test_actions: test_actions(),
-        test_close_at: test_close_at(),
+        test_close_after: test_close_after(),
         #[cfg(debug_assertions)]
         test_lose_device: std::env::var("FACET_TEST_LOSE_DEVICE")
             .ok()
@@ -188,7 +189,7 @@ struct App {
     error: Option<anyhow::Error>,
     test_drop: Option<(u32, PathBuf)>,
     test_actions: Vec<(u32, UiAction)>,
-    test_close_at: Option<Instant>,
+    test_close_after: Option<std::time::Duration>,
     /// `FACET_TEST_LOSE_DEVICE=N` (debug builds): the frame to lose the device at.
     #[cfg(debug_assertions)]
     test_lose_device: Option<u32>,
@@ -259,6 +260,8 @@ struct Running {
     continuous: bool,
     /// Every frame counts (`--frames`, the test hooks): draw continuously.
     automation: bool,
+    /// When the last file opened (its scene shown).
+    opened_at: Option<Instant>,
     wake: EventLoopProxy<()>,
 }
 
@@ -372,7 +375,10 @@ impl ApplicationHandler for App {
             return;
         };
         let now = Instant::now();
-        if self.test_close_at.is_some_and(|t| t <= now) {
+        let close_at = self
+            .test_close_after
+            .and_then(|d| r.opened_at?.checked_add(d));
+        if close_at.is_some_and(|t| t <= now) {
             log::info!("closing (FACET_TEST_CLOSE_AFTER_MS)");
             event_loop.exit();
             return;
@@ -384,7 +390,7 @@ impl ApplicationHandler for App {
             }
             t => t,
         };
-        event_loop.set_control_flow(match next.into_iter().chain(self.test_close_at).min() {
+        event_loop.set_control_flow(match next.into_iter().chain(close_at).min() {
             Some(t) => ControlFlow::WaitUntil(t),
             None => ControlFlow::Wait,
         });
@@ -571,6 +577,7 @@ impl Running {
             wake,
             continuous: false,
             automation: false,
+            opened_at: None,
         };
         if let Some(p) = &r.settings_path {
             r.settings = crate::app::settings::Settings::load_from(p);
