@@ -4,8 +4,9 @@
 //! software adapter in the rest pose, and, when it has clips, posed by its
 //! first clip. tests/mutation_sweep.rs stops at the scene; what a hostile
 //! scene can do to the upload (its index and vertex lists, bounds, bone
-//! counts, textures) and to the draw is tried here. No case may panic, and
-//! a refused upload must name the file.
+//! counts, textures) and to the draw is tried here. No case may panic or
+//! raise a GPU error outside the upload, and a refused upload must name
+//! the file.
 //!
 //! `FACET_RENDER_SWEEP_CASES=N` sets the cases per file (default below),
 //! `FACET_SWEEP_SEED=S` sweeps other cases, as in the mutation sweep.
@@ -57,10 +58,13 @@ fn every_mutated_file_that_loads_draws_without_panicking() {
                 ..rest.clone()
             });
             for req in std::iter::once(&rest).chain(&clip) {
+                // The upload's own errors are its answer (a refusal, below);
+                // any other GPU error while drawing is a failure.
                 let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    headless::render_with(&gpu, &renderer, scene, req)
+                    gpu.capture(|| headless::render_with(&gpu, &renderer, scene, req))
                 }))
-                .unwrap_or_else(|_| panic!("{label}: panicked drawing {:?}", req.clip));
+                .unwrap_or_else(|_| panic!("{label}: panicked drawing {:?}", req.clip))
+                .unwrap_or_else(|e| panic!("{label}: a GPU error drawing {:?}: {e}", req.clip));
                 match r {
                     Ok((img, _)) => {
                         assert_eq!(img.dimensions(), (SIDE, SIDE), "{label}");
