@@ -109,6 +109,10 @@ fn test_close_after() -> Option<std::time::Duration> {
     Some(std::time::Duration::from_millis(ms))
 }
 
+/// A longer wait after a frame that asked for no other is idle time, not a
+/// frame's: frames that input brings closer together (a drag) are frames.
+const IDLE_GAP: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// What a glTF export's thread answers: the files written and what the
 /// export left out, or why it failed.
 type ExportAnswer = Result<(Vec<PathBuf>, Vec<String>), String>;
@@ -726,9 +730,11 @@ impl Running {
     fn redraw(&mut self, opts: &AppOptions) -> anyhow::Result<()> {
         let now = Instant::now();
         // After an idle wait nothing moved: animation and flight advance by
-        // frame times only, and the rate restarts (0 shows as idle).
-        let dt = if self.continuous {
-            now.duration_since(self.last_frame).as_secs_f32()
+        // frame times only, and the rate restarts (0 shows as idle). Frames
+        // that input brings close together (a drag) keep their rate.
+        let since = now.duration_since(self.last_frame);
+        let dt = if self.continuous || since < IDLE_GAP {
+            since.as_secs_f32()
         } else {
             0.0
         };
