@@ -1013,8 +1013,6 @@ impl Running {
             || self.ui.timeline.playing
             || (self.ui.fly && !self.held.is_empty())
             || self.loading.is_some()
-            || self.screenshot_requested
-            || self.fatal.is_some()
             || egui_delay.is_zero();
         if moving {
             return Some(now);
