@@ -12,15 +12,15 @@ pub const SETTLE: Duration = Duration::from_millis(150);
 
 pub struct FileWatch {
     _watcher: RecommendedWatcher,
-    rx: Receiver<notify::Result<Event>>,
-    name: std::ffi::OsString,
+    /// One message per write to the file.
+    rx: Receiver<()>,
     changed_at: Option<Instant>,
 }
 
 impl FileWatch {
-    /// Starts watching `path`, calling `wake` on every event in its folder
-    /// (the window draws only when something changes: it then polls);
-    /// `None` (with a log line) when the platform refuses.
+    /// Starts watching `path`, calling `wake` when it is written (the
+    /// window draws only when something changes: it then polls); `None`
+    /// (with a log line) when the platform refuses.
     pub fn new(path: &Path, wake: impl Fn() + Send + 'static) -> Option<FileWatch> {
         let name = path.file_name()?.to_os_string();
         let dir: PathBuf = match path.parent() {
@@ -28,9 +28,14 @@ impl FileWatch {
             _ => PathBuf::from("."),
         };
         let (tx, rx) = channel();
+        // Only writes to the file pass: the other files of its folder (a
+        // downloads folder being written) neither wake the window nor queue.
+        let ours = name.clone();
         let handler = move |event: notify::Result<Event>| {
-            let _ = tx.send(event);
-            wake();
+            if event.is_ok_and(|e| writes_to(&e, &ours)) {
+                let _ = tx.send(());
+                wake();
+            }
         };
         let mut watcher = match notify::recommended_watcher(handler) {
             Ok(w) => w,
@@ -46,7 +51,6 @@ impl FileWatch {
         Some(FileWatch {
             _watcher: watcher,
             rx,
-            name,
             changed_at: None,
         })
     }
@@ -58,19 +62,8 @@ impl FileWatch {
 
     /// True once per change, when the file has been quiet for [`SETTLE`].
     pub fn poll(&mut self) -> bool {
-        while let Ok(event) = self.rx.try_recv() {
-            let Ok(event) = event else { continue };
-            let ours = event
-                .paths
-                .iter()
-                .any(|p| p.file_name() == Some(self.name.as_os_str()));
-            let writes = matches!(
-                event.kind,
-                EventKind::Create(_) | EventKind::Modify(_) | EventKind::Any
-            );
-            if ours && writes {
-                self.changed_at = Some(Instant::now());
-            }
+        while self.rx.try_recv().is_ok() {
+            self.changed_at = Some(Instant::now());
         }
         match self.changed_at {
             Some(t) if t.elapsed() >= SETTLE => {
@@ -80,4 +73,14 @@ impl FileWatch {
             _ => false,
         }
     }
+}
+
+/// Whether `event` writes a file named `name` (editors replace a file by
+/// creating one and renaming it over the old).
+fn writes_to(event: &Event, name: &std::ffi::OsStr) -> bool {
+    let writes = matches!(
+        event.kind,
+        EventKind::Create(_) | EventKind::Modify(_) | EventKind::Any
+    );
+    writes && event.paths.iter().any(|p| p.file_name() == Some(name))
 }
