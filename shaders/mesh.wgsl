@@ -7,8 +7,8 @@
 // bump maps.
 
 // What this pipeline's materials use (gpu::materials::shader_features):
-// the base texture, each map, and the matcap with the texture array of
-// texture-switching (animated) materials. A software rasteriser runs both sides of a branch
+// the base texture, each map, specular, and the matcap with the texture
+// array of texture-switching (animated) materials. A software rasteriser runs both sides of a branch
 // on a uniform, so every pixel paid for every unused sample (llvmpipe: a
 // cube's 512-pixel draw 21 -> 8 ms with none). A pipeline with one off is
 // the shader below with that feature's branches taken as false, which they
@@ -20,6 +20,7 @@ override HEIGHT_MAP: bool = true;
 override EMISSION_MAP: bool = true;
 override MATCAP: bool = true;
 override BASE_TEXTURE: bool = true;
+override SPECULAR: bool = true;
 
 @group(1) @binding(0) var<uniform> material: Material;
 @group(1) @binding(1) var base_tex: texture_2d<f32>;
@@ -43,14 +44,47 @@ struct VsIn {
     @location(4) frame: vec4<f32>,
 };
 
-struct VsOut {
+// Everything shading may read of a vertex, interpolated.
+struct Varyings {
+    normal: vec3<f32>,
+    uv: vec2<f32>,
+    color: vec4<f32>,
+    tangent: vec3<f32>,
+    binormal: vec3<f32>,
+    world: vec3<f32>,
+};
+
+// The stage interfaces (gpu::materials::Interface). A pipeline passes only
+// the varyings its features read: drivers do not all drop an output the
+// fragment stage never reads, and a software rasteriser stores and sets up
+// each one per vertex and per triangle (lavapipe: lantea.m3d's thumbnail,
+// 51,548 triangles at 512 pixels, drew in 21 ms with two instead of 29
+// with six, and faulted in 7 MB less). `plain`: a colour, lit;
+// `surface`: adds UVs (textures, maps) and the position (specular, bump
+// maps); `full`: adds the file's tangent frame (normal maps). Each pair
+// reads and writes the same locations.
+struct PlainIo {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) normal: vec3<f32>,
+    @location(1) color: vec4<f32>,
+};
+
+struct SurfaceIo {
     @builtin(position) clip: vec4<f32>,
     @location(0) normal: vec3<f32>,
     @location(1) uv: vec2<f32>,
     @location(2) color: vec4<f32>,
-    @location(3) tangent: vec3<f32>,
-    @location(4) binormal: vec3<f32>,
-    @location(5) world: vec3<f32>,
+    @location(3) world: vec3<f32>,
+};
+
+struct FullIo {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) normal: vec3<f32>,
+    @location(1) uv: vec2<f32>,
+    @location(2) color: vec4<f32>,
+    @location(3) world: vec3<f32>,
+    @location(4) tangent: vec3<f32>,
+    @location(5) binormal: vec3<f32>,
 };
 
 fn srgb_to_linear3(c: vec3<f32>) -> vec3<f32> {
@@ -62,10 +96,12 @@ fn linear_to_srgb3(c: vec3<f32>) -> vec3<f32> {
     return select(1.055 * pow(x, vec3<f32>(1.0 / 2.4)) - 0.055, x * 12.92, x <= vec3<f32>(0.0031308));
 }
 
-@vertex
-fn vs_main(v: VsIn) -> VsOut {
-    var out: VsOut;
-    out.clip = globals.view_proj * vec4<f32>(v.position, 1.0);
+fn clip_of(v: VsIn) -> vec4<f32> {
+    return globals.view_proj * vec4<f32>(v.position, 1.0);
+}
+
+fn varyings(v: VsIn) -> Varyings {
+    var out: Varyings;
     out.normal = oct_decode(v.normal_oct);
     out.uv = v.uv;
     // sRGB -> linear (IEC 61966-2-1), once per vertex.
@@ -76,6 +112,43 @@ fn vs_main(v: VsIn) -> VsOut {
         out.binormal = oct_decode(v.frame.zw);
     }
     return out;
+}
+
+@vertex
+fn vs_plain(v: VsIn) -> PlainIo {
+    let a = varyings(v);
+    return PlainIo(clip_of(v), a.normal, a.color);
+}
+
+@vertex
+fn vs_surface(v: VsIn) -> SurfaceIo {
+    let a = varyings(v);
+    return SurfaceIo(clip_of(v), a.normal, a.uv, a.color, a.world);
+}
+
+@vertex
+fn vs_full(v: VsIn) -> FullIo {
+    let a = varyings(v);
+    return FullIo(clip_of(v), a.normal, a.uv, a.color, a.world, a.tangent, a.binormal);
+}
+
+// What an interface does not pass is never read by the features that use
+// it: zero stands in.
+@fragment
+fn fs_plain(in: PlainIo, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    let none = vec3<f32>(0.0);
+    return shade(Varyings(in.normal, vec2<f32>(0.0), in.color, none, none, none), front);
+}
+
+@fragment
+fn fs_surface(in: SurfaceIo, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    let none = vec3<f32>(0.0);
+    return shade(Varyings(in.normal, in.uv, in.color, none, none, in.world), front);
+}
+
+@fragment
+fn fs_full(in: FullIo, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    return shade(Varyings(in.normal, in.uv, in.color, in.tangent, in.binormal, in.world), front);
 }
 
 // The bound texture, or a layer of the array (`material` is a uniform, so
@@ -116,8 +189,7 @@ fn as_stored(c: vec3<f32>) -> vec4<f32> {
     return vec4<f32>(srgb_to_linear3(c), 1.0);
 }
 
-@fragment
-fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+fn shade(in: Varyings, front: bool) -> vec4<f32> {
     // Derivatives first, in uniform control flow: the per-pixel tangent
     // frame and the bump slope need them.
     let dp_dx = dpdx(in.world);
@@ -237,7 +309,7 @@ fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f
     var specular = vec3<f32>(0.0);
     var spec_color = vec3<f32>(0.0);
     var exponent = 1.0;
-    if ((flags & MAP_SPECULAR) != 0u) {
+    if (SPECULAR && (flags & MAP_SPECULAR) != 0u) {
         spec_color = material.specular.rgb;
         exponent = max(material.specular.w, 1.0);
     }
@@ -248,7 +320,7 @@ fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f
             glow += 2.0 * mat_map.b * albedo.rgb;
         }
     }
-    if (lit > 0.0 && key > 0.0 && any(spec_color > vec3<f32>(0.0))) {
+    if ((SPECULAR || MATERIAL_MAP) && lit > 0.0 && key > 0.0 && any(spec_color > vec3<f32>(0.0))) {
         let v = normalize(globals.eye.xyz - in.world);
         let h = normalize(l + v);
         specular = spec_color * pow(max(dot(n, h), 0.0), exponent) * lit;

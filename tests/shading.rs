@@ -796,19 +796,24 @@ fn a_csg_model_shows_a_real_normal_map() {
 /// Each material draws with a pipeline that has only the mesh shader
 /// features it uses on (override constants: a software rasteriser runs
 /// both sides of a uniform branch, so the full shader sampled every unused
-/// texture a pixel). Such a pipeline must give the full shader's pixels:
-/// real files drawn with their own features, then with every feature on,
-/// match to the byte, textured (viper's PNG) and not, vertex-coloured,
-/// plain, and a PA unit with its diffuse and team mask (bot_sun); and a
-/// material's features are the textures it binds, its matcap or animation.
+/// texture a pixel), passing only the varyings those read (its
+/// `Interface`). Such a pipeline must give the full shader's pixels: real
+/// files drawn with their own features, then with every feature on (the
+/// full interface), match to the byte, textured (viper's PNG) and not,
+/// with Ks and without, vertex-coloured, plain, and a PA unit with its
+/// diffuse and team mask (bot_sun); and a material's features are the
+/// textures it binds, its specular, its matcap or animation.
 #[test]
 fn a_material_draws_the_same_pixels_with_only_its_shader_features() {
-    use facet::gpu::materials::{features, shader_features};
+    use facet::gpu::materials::{Interface, features, shader_features};
     let shot = Shot::new();
     let base = features::BASE_TEXTURE;
+    let ks = features::SPECULAR;
+    let mut interfaces = Vec::new();
     for (file, expected) in [
-        // Its first material has the PNG, the others a colour only.
-        ("fixtures/m3d/viper.m3d", vec![base, 0, 0]),
+        // Its first material has the PNG and Ks, the second Ks, the third
+        // a colour only.
+        ("fixtures/m3d/viper.m3d", vec![base | ks, ks, 0]),
         ("fixtures/m3d/cube_with_vertexcolors.m3d", vec![0]),
         ("fixtures/m3d/suzanne.m3d", vec![0]),
         // The missing texture's checkerboard.
@@ -827,6 +832,7 @@ fn a_material_draws_the_same_pixels_with_only_its_shader_features() {
             .map(|m| shader_features(m, scene.textures.len()))
             .collect();
         assert_eq!(used, expected, "{file}");
+        interfaces.extend(used.iter().map(|&f| Interface::of(f)));
         let mut gs = GpuScene::new(&shot.gpu, &shot.renderer, &scene);
         let camera = OrbitCamera::framing(&scene.bounds(None), 1.0);
         let view = ViewOptions::for_scene(&scene);
@@ -846,6 +852,9 @@ fn a_material_draws_the_same_pixels_with_only_its_shader_features() {
             differ, 0,
             "{file}: {differ} pixels differ from the full shader's"
         );
+    }
+    for i in [Interface::Plain, Interface::Surface] {
+        assert!(interfaces.contains(&i), "no file drew with {i:?}");
     }
     // A material's features.
     assert_eq!(shader_features(&material(None, Maps::default()), 1), 0);
@@ -903,4 +912,149 @@ fn a_material_draws_the_same_pixels_with_only_its_shader_features() {
         ..material(None, Maps::default())
     };
     assert_eq!(shader_features(&matcap, 1), features::MATCAP);
+    // Ks is a colour, not a map: on with or without textures.
+    let shiny = material(
+        None,
+        Maps {
+            specular: Some(([0.5; 3], 16.0)),
+            ..Maps::default()
+        },
+    );
+    assert_eq!(shader_features(&shiny, 0), features::SPECULAR);
+}
+
+/// Each feature alone, on a tilted quad with vertex colours and textures
+/// whose every texel differs (so a wrong or missing UV, position or
+/// tangent frame shows), draws through its own interface the pixels the
+/// full shader draws with every feature on. What each feature reads, as
+/// mesh.wgsl's shading code reads it: textures and maps the UVs, specular
+/// and bump maps the position (the view direction; its derivatives),
+/// normal maps the file's tangent frame (or the derivatives of both).
+#[test]
+fn each_feature_draws_the_full_shaders_pixels_through_its_own_interface() {
+    use facet::gpu::materials::{Interface, features, shader_features};
+    let shot = Shot::new();
+    let ramp = |x: u32, y: u32| {
+        [
+            (x * 37 % 256) as u8,
+            (y * 53 % 256) as u8,
+            ((x + y) * 29 % 256) as u8,
+            255,
+        ]
+    };
+    let maps = |f: fn(&mut Maps)| {
+        let mut maps = Maps::default();
+        f(&mut maps);
+        maps
+    };
+    let plain = |maps| material(None, maps);
+    let cases = [
+        ("colour", plain(Maps::default()), false, Interface::Plain),
+        (
+            "matcap",
+            Material {
+                matcap: Some(0),
+                ..plain(Maps::default())
+            },
+            false,
+            Interface::Plain,
+        ),
+        (
+            "Ks",
+            plain(maps(|m| m.specular = Some(([0.6, 0.5, 0.4], 12.0)))),
+            false,
+            Interface::Surface,
+        ),
+        (
+            "texture",
+            material(Some(0), Maps::default()),
+            false,
+            Interface::Surface,
+        ),
+        (
+            "team mask",
+            plain(maps(|m| m.team_mask = Some(1))),
+            false,
+            Interface::Surface,
+        ),
+        (
+            "material map",
+            plain(maps(|m| m.material = Some((1, MaterialMap::Csg)))),
+            false,
+            Interface::Surface,
+        ),
+        (
+            "bump map",
+            plain(maps(|m| {
+                m.normal = Some((1, NormalMap::Height { strength: 3.0 }))
+            })),
+            false,
+            Interface::Surface,
+        ),
+        (
+            "emission map",
+            plain(maps(|m| m.emission = Some(1))),
+            false,
+            Interface::Surface,
+        ),
+        (
+            "normal map, the file's frame",
+            plain(maps(|m| m.normal = Some((1, NormalMap::Rgb)))),
+            true,
+            Interface::Full,
+        ),
+        (
+            "normal map, a frame from derivatives",
+            plain(maps(|m| m.normal = Some((1, NormalMap::TwoChannel)))),
+            false,
+            Interface::Full,
+        ),
+    ];
+    for (what, m, tangents, interface) in cases {
+        let mut scene = Scene::default();
+        scene.textures.push(texture_of("colour", true, ramp));
+        scene
+            .textures
+            .push(texture_of("map", false, |x, y| ramp(y + 3, x * 5 + 1)));
+        scene.materials.push(m);
+        let mut quad = quad(Vec3::ZERO, Vec3::new(0.4, 0.3, 1.0), tangents, 0);
+        // A stored frame mirrored from the one UV derivatives give, so
+        // that using one for the other shows.
+        if let Some(frames) = &mut quad.tangents {
+            frames.iter_mut().for_each(|f| f.swap(0, 1));
+        }
+        quad.colors = Some(vec![
+            [255, 200, 120, 255],
+            [120, 255, 200, 255],
+            [200, 120, 255, 255],
+            [255, 255, 255, 255],
+        ]);
+        scene.meshes.push(quad);
+        let own = shader_features(&scene.materials[0], scene.textures.len());
+        assert_eq!(Interface::of(own), interface, "{what}: features {own:#b}");
+        let mut gs = GpuScene::new(&shot.gpu, &shot.renderer, &scene);
+        let camera = camera(20.0);
+        let view = view(Lighting::Studio);
+        let mine = shot.take_uploaded(&mut gs, &camera, &view);
+        for m in &mut gs.materials {
+            m.features = features::ALL;
+        }
+        let full = shot.take_uploaded(&mut gs, &camera, &view);
+        let drawn = mine.pixels().filter(|p| p.0 != [0, 0, 0, 255]).count();
+        assert!(drawn > 1000, "{what}: only {drawn} pixels drawn");
+        let differ = mine
+            .pixels()
+            .zip(full.pixels())
+            .filter(|(a, b)| a != b)
+            .count();
+        assert_eq!(
+            differ, 0,
+            "{what}: {differ} pixels differ from the full shader's"
+        );
+    }
+}
+
+/// A 16 x 16 texture from `f(x, y)`.
+fn texture_of(name: &str, srgb: bool, f: impl Fn(u32, u32) -> [u8; 4]) -> Texture {
+    texture(name, 16, 16, srgb, f)
 }

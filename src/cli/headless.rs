@@ -135,6 +135,7 @@ pub fn warm_up(gpu: &Gpu, renderer: &Renderer, side: u32, variants: &[(u32, bool
                     .map(|t| (t, NormalMap::Rgb))
                     .or(on(HEIGHT_MAP).map(|t| (t, NormalMap::Height { strength: 1.0 }))),
                 emission: on(EMISSION_MAP),
+                specular: on(SPECULAR).map(|_| ([1.0; 3], 32.0)),
                 ..Maps::default()
             },
             ..Material::default()

@@ -323,8 +323,11 @@ pub mod features {
     /// The base (diffuse) texture: without one the material's colour is
     /// not multiplied by a white texel.
     pub const BASE_TEXTURE: u32 = 64;
+    /// Specular highlights from the material's colour and exponent (M3D
+    /// Ks and Ns); material maps give theirs under `MATERIAL_MAP`.
+    pub const SPECULAR: u32 = 128;
     /// Each feature's override constant.
-    pub const CONSTANTS: [(&str, u32); 7] = [
+    pub const CONSTANTS: [(&str, u32); 8] = [
         ("TEAM_MAP", TEAM_MAP),
         ("MATERIAL_MAP", MATERIAL_MAP),
         ("NORMAL_MAP", NORMAL_MAP),
@@ -332,8 +335,50 @@ pub mod features {
         ("EMISSION_MAP", EMISSION_MAP),
         ("MATCAP", MATCAP),
         ("BASE_TEXTURE", BASE_TEXTURE),
+        ("SPECULAR", SPECULAR),
     ];
-    pub const ALL: u32 = 127;
+    pub const ALL: u32 = 255;
+}
+
+/// The varyings a mesh pipeline passes from its vertex to its fragment
+/// stage (the entry point pairs of `shaders/mesh.wgsl`): what its features
+/// read, so that no vertex stores, and no triangle sets up, one that
+/// nothing reads. lavapipe keeps every output a vertex stage writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Interface {
+    /// The normal and the vertex colour.
+    Plain,
+    /// Adds the UVs and the model-space position: textures and maps,
+    /// specular (the view direction), bump maps (its derivatives).
+    Surface,
+    /// Adds the file's tangent frame: normal maps.
+    Full,
+}
+
+impl Interface {
+    /// The interface a pipeline with these [`features`] draws with.
+    pub fn of(f: u32) -> Interface {
+        use features::*;
+        if f & NORMAL_MAP != 0 {
+            Interface::Full
+        } else if f
+            & (BASE_TEXTURE | TEAM_MAP | MATERIAL_MAP | HEIGHT_MAP | EMISSION_MAP | SPECULAR)
+            != 0
+        {
+            Interface::Surface
+        } else {
+            Interface::Plain
+        }
+    }
+
+    /// Its vertex and fragment entry points in `shaders/mesh.wgsl`.
+    pub fn entry_points(self) -> (&'static str, &'static str) {
+        match self {
+            Interface::Plain => ("vs_plain", "fs_plain"),
+            Interface::Surface => ("vs_surface", "fs_surface"),
+            Interface::Full => ("vs_full", "fs_full"),
+        }
+    }
 }
 
 /// The mesh shader features `m` draws with ([`features`]): its bound base
@@ -361,6 +406,9 @@ pub fn shader_features(m: &Material, textures: usize) -> u32 {
     }
     if m.texture.is_some_and(|t| t < textures) || m.animation.is_some() {
         f |= features::BASE_TEXTURE;
+    }
+    if bits & SPECULAR != 0 {
+        f |= features::SPECULAR;
     }
     f
 }

@@ -480,13 +480,14 @@ impl MeshPipelines {
             constants: &constants,
             ..Default::default()
         };
+        let (vs, fs) = super::materials::Interface::of(features).entry_points();
         self.device
             .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some("mesh"),
                 layout: Some(&self.layout),
                 vertex: wgpu::VertexState {
                     module: &self.shader,
-                    entry_point: Some("vs_main"),
+                    entry_point: Some(vs),
                     compilation_options: options(),
                     buffers: &[
                         Some(wgpu::VertexBufferLayout {
@@ -520,7 +521,7 @@ impl MeshPipelines {
                 multisample: self.multisample,
                 fragment: Some(wgpu::FragmentState {
                     module: &self.shader,
-                    entry_point: Some("fs_main"),
+                    entry_point: Some(fs),
                     compilation_options: options(),
                     targets: &[Some(wgpu::ColorTargetState {
                         format: self.color_format,
