@@ -122,6 +122,37 @@ impl Shot {
     }
 }
 
+impl Shot {
+    /// Draws `gs` with its materials' own features, then with every feature
+    /// on (the full stage interface): at least `min_drawn` pixels drawn, and
+    /// not one differs.
+    fn draws_as_the_full_shader(
+        &self,
+        gs: &mut GpuScene,
+        camera: &OrbitCamera,
+        view: &ViewOptions,
+        min_drawn: usize,
+        what: &str,
+    ) {
+        let own = self.take_uploaded(gs, camera, view);
+        for m in &mut gs.materials {
+            m.features = facet::gpu::materials::features::ALL;
+        }
+        let full = self.take_uploaded(gs, camera, view);
+        let drawn = own.pixels().filter(|p| p.0 != [0, 0, 0, 255]).count();
+        assert!(drawn > min_drawn, "{what}: only {drawn} pixels drawn");
+        let differ = own
+            .pixels()
+            .zip(full.pixels())
+            .filter(|(a, b)| a != b)
+            .count();
+        assert_eq!(
+            differ, 0,
+            "{what}: {differ} pixels differ from the full shader's"
+        );
+    }
+}
+
 /// Looking at the origin from `yaw` degrees, 3 units away.
 fn camera(yaw: f32) -> OrbitCamera {
     OrbitCamera {
@@ -836,22 +867,7 @@ fn a_material_draws_the_same_pixels_with_only_its_shader_features() {
         let mut gs = GpuScene::new(&shot.gpu, &shot.renderer, &scene);
         let camera = OrbitCamera::framing(&scene.bounds(None), 1.0);
         let view = ViewOptions::for_scene(&scene);
-        let own = shot.take_uploaded(&mut gs, &camera, &view);
-        for m in &mut gs.materials {
-            m.features = features::ALL;
-        }
-        let full = shot.take_uploaded(&mut gs, &camera, &view);
-        let drawn = own.pixels().filter(|p| p.0 != [0, 0, 0, 255]).count();
-        assert!(drawn > 500, "{file}: only {drawn} pixels drawn");
-        let differ = own
-            .pixels()
-            .zip(full.pixels())
-            .filter(|(a, b)| a != b)
-            .count();
-        assert_eq!(
-            differ, 0,
-            "{file}: {differ} pixels differ from the full shader's"
-        );
+        shot.draws_as_the_full_shader(&mut gs, &camera, &view, 500, file);
     }
     for i in [Interface::Plain, Interface::Surface] {
         assert!(interfaces.contains(&i), "no file drew with {i:?}");
@@ -932,7 +948,7 @@ fn a_material_draws_the_same_pixels_with_only_its_shader_features() {
 /// normal maps the file's tangent frame (or the derivatives of both).
 #[test]
 fn each_feature_draws_the_full_shaders_pixels_through_its_own_interface() {
-    use facet::gpu::materials::{Interface, features, shader_features};
+    use facet::gpu::materials::{Interface, shader_features};
     let shot = Shot::new();
     let ramp = |x: u32, y: u32| {
         [
@@ -1035,22 +1051,7 @@ fn each_feature_draws_the_full_shaders_pixels_through_its_own_interface() {
         let mut gs = GpuScene::new(&shot.gpu, &shot.renderer, &scene);
         let camera = camera(20.0);
         let view = view(Lighting::Studio);
-        let mine = shot.take_uploaded(&mut gs, &camera, &view);
-        for m in &mut gs.materials {
-            m.features = features::ALL;
-        }
-        let full = shot.take_uploaded(&mut gs, &camera, &view);
-        let drawn = mine.pixels().filter(|p| p.0 != [0, 0, 0, 255]).count();
-        assert!(drawn > 1000, "{what}: only {drawn} pixels drawn");
-        let differ = mine
-            .pixels()
-            .zip(full.pixels())
-            .filter(|(a, b)| a != b)
-            .count();
-        assert_eq!(
-            differ, 0,
-            "{what}: {differ} pixels differ from the full shader's"
-        );
+        shot.draws_as_the_full_shader(&mut gs, &camera, &view, 1000, what);
     }
 }
 
