@@ -8,11 +8,11 @@
 
 // What this pipeline's materials use (gpu::materials::shader_features):
 // the base texture, each map, specular, and the matcap with the texture
-// array of texture-switching (animated) materials. A software rasteriser runs both sides of a branch
-// on a uniform, so every pixel paid for every unused sample (llvmpipe: a
-// cube's 512-pixel draw 21 -> 8 ms with none). A pipeline with one off is
-// the shader below with that feature's branches taken as false, which they
-// are for the materials drawn with it.
+// array of texture-switching (animated) materials. A software rasteriser
+// runs both sides of a branch on a uniform, so every pixel paid for every
+// unused sample (llvmpipe: a cube's 512-pixel draw 21 -> 8 ms with none).
+// A pipeline with one off is the shader below with that feature's branches
+// taken as false, which they are for the materials drawn with it.
 override TEAM_MAP: bool = true;
 override MATERIAL_MAP: bool = true;
 override NORMAL_MAP: bool = true;

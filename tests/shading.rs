@@ -1028,10 +1028,10 @@ fn each_feature_draws_the_full_shaders_pixels_through_its_own_interface() {
     ];
     for (what, m, tangents, interface) in cases {
         let mut scene = Scene::default();
-        scene.textures.push(texture_of("colour", true, ramp));
+        scene.textures.push(texture("colour", 16, 16, true, ramp));
         scene
             .textures
-            .push(texture_of("map", false, |x, y| ramp(y + 3, x * 5 + 1)));
+            .push(texture("map", 16, 16, false, |x, y| ramp(y + 3, x * 5 + 1)));
         scene.materials.push(m);
         let mut quad = quad(Vec3::ZERO, Vec3::new(0.4, 0.3, 1.0), tangents, 0);
         // A stored frame mirrored from the one UV derivatives give, so
@@ -1053,9 +1053,4 @@ fn each_feature_draws_the_full_shaders_pixels_through_its_own_interface() {
         let view = view(Lighting::Studio);
         shot.draws_as_the_full_shader(&mut gs, &camera, &view, 1000, what);
     }
-}
-
-/// A 16 x 16 texture from `f(x, y)`.
-fn texture_of(name: &str, srgb: bool, f: impl Fn(u32, u32) -> [u8; 4]) -> Texture {
-    texture(name, 16, 16, srgb, f)
 }
