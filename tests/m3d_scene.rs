@@ -1324,6 +1324,59 @@ fn voxel_faces_are_unit_squares_sharing_every_corner() {
     }
 }
 
+/// The voxel meshes' runs by facing (`Mesh::facing`), checked against the
+/// triangles themselves: the runs follow each other over every index; each
+/// triangle of a run faces the run's way (its normal by the right-hand
+/// rule from its corners, which the winding test above ties to the
+/// outside); and the run's offset is the least `normal · p` over its
+/// triangles' corners, worked out here from the positions.
+#[test]
+fn voxel_runs_by_facing_hold_the_sides_they_name() {
+    for file in ["lantea.m3d", "voxel.m3d"] {
+        let s = load(file);
+        let mut runs = 0;
+        for (k, m) in s.meshes.iter().enumerate() {
+            if m.indices.is_empty() {
+                assert!(m.facing.is_empty(), "{file} part {k}: runs of nothing");
+                continue;
+            }
+            let mut at = 0u32;
+            let mut normals = Vec::new();
+            for f in &m.facing {
+                assert_eq!(f.start, at, "{file} part {k}: runs in order, no gap");
+                assert!(
+                    f.end > f.start && (f.end - f.start) % 3 == 0,
+                    "{file} part {k}"
+                );
+                at = f.end;
+                assert!(
+                    !normals.contains(&f.normal),
+                    "{file} part {k}: one run a side"
+                );
+                normals.push(f.normal);
+                let mut least = f32::INFINITY;
+                for t in m.indices[f.start as usize..f.end as usize].chunks_exact(3) {
+                    let [a, b, c] = [0, 1, 2].map(|j| m.positions[t[j] as usize]);
+                    let n = (b - a).cross(c - a).normalize();
+                    assert!(
+                        (n - f.normal).length() < 1e-5,
+                        "{file} part {k}: triangle {a} {b} {c} faces {n}, its run {}",
+                        f.normal
+                    );
+                    least = least
+                        .min(f.normal.dot(a))
+                        .min(f.normal.dot(b))
+                        .min(f.normal.dot(c));
+                }
+                assert_eq!(f.offset, least, "{file} part {k}: run facing {}", f.normal);
+                runs += 1;
+            }
+            assert_eq!(at as usize, m.indices.len(), "{file} part {k}: every index");
+        }
+        assert!(runs > 0, "{file}");
+    }
+}
+
 #[test]
 fn voxel_surfaces_are_drawn_culled_and_look_the_same() {
     // Voxel faces bound the filled cells and face out of them, so drawing
@@ -1358,6 +1411,46 @@ fn voxel_surfaces_are_drawn_culled_and_look_the_same() {
                 "{file} {camera:?}: {differ} of {} pixels differ",
                 a.len() / 4
             );
+        }
+    }
+}
+
+/// Runs of voxel faces that face away from the eye are not drawn: from
+/// every side, above and below, in perspective, the picture is the same
+/// to the byte as drawing every run (the GPU culls those triangles
+/// anyway), with fewer triangles sent.
+#[test]
+fn voxel_runs_facing_away_are_skipped_with_the_same_pixels() {
+    let gpu = common::gpu();
+    for file in ["lantea.m3d", "voxel.m3d"] {
+        let s = load(file);
+        for camera in [(30.0, 20.0), (150.0, -40.0), (-100.0, 70.0), (260.0, 5.0)] {
+            let shot = |facing_cull: bool| {
+                let req = facet::cli::headless::RenderRequest {
+                    camera: Some((camera.0, camera.1, 1.0)),
+                    view: facet::gpu::ViewOptions {
+                        grid: false,
+                        facing_cull,
+                        ..Default::default()
+                    },
+                    ..small()
+                };
+                facet::cli::headless::render(&gpu, &s, &req).unwrap()
+            };
+            let ((all, all_stats), (some, some_stats)) = (shot(false), shot(true));
+            assert_eq!(all_stats.triangles, s.triangle_count() as u64, "{file}");
+            assert!(
+                some_stats.triangles < all_stats.triangles,
+                "{file} {camera:?}: {} of {} triangles sent",
+                some_stats.triangles,
+                all_stats.triangles
+            );
+            let differ = all
+                .pixels()
+                .zip(some.pixels())
+                .filter(|(a, b)| a != b)
+                .count();
+            assert_eq!(differ, 0, "{file} {camera:?}: {differ} pixels differ");
         }
     }
 }

@@ -629,6 +629,93 @@ fn a_closed_surface_is_drawn_with_its_back_faces_culled() {
     );
 }
 
+/// `cube_in_two`'s sides as runs by facing (`Mesh::facing`), each written
+/// here by hand: a side of the cube of side 2 about the origin lies in
+/// the plane `n · p = 1` of its outward normal `n`.
+fn with_runs(mut scene: facet::scene::Scene) -> facet::scene::Scene {
+    for mesh in &mut scene.meshes {
+        mesh.facing = (0..3)
+            .map(|side| facet::scene::Facing {
+                start: 6 * side,
+                end: 6 * side + 6,
+                normal: mesh.normals[4 * side as usize],
+                offset: 1.0,
+            })
+            .collect();
+    }
+    scene
+}
+
+/// Runs of a closed surface's triangles that face away from the eye are
+/// not drawn: the cube's sides the eye can see, counted by hand for each
+/// view, are all that is sent, and the picture is the same to the byte as
+/// when every run is sent and the GPU culls the back faces.
+#[test]
+fn facing_runs_are_drawn_only_where_the_eye_sees_their_front() {
+    let scene = with_runs(cube_in_two(true));
+    let gpu = common::gpu();
+    let format = capture::CAPTURE_FORMAT;
+    let renderer = Renderer::new(&gpu, format, gpu.sample_count(format));
+    let mut gs = GpuScene::new(&gpu, &renderer, &scene);
+    // (yaw, pitch in degrees, orthographic, the eye's distance from the
+    // centre where not the framing one, triangles the eye sees the front
+    // of).
+    let views = [
+        // On the + side of every axis: +X, +Y, +Z, two triangles each.
+        (30.0, 20.0, false, None, 6),
+        // On the - side of every axis: -X, -Y, -Z.
+        (210.0, -20.0, false, None, 6),
+        // On the +X axis: behind the other five sides' planes (n · eye is
+        // 0, their planes' 1).
+        (90.0, 0.0, false, None, 2),
+        // Orthographic, looking the same ways: the direction decides.
+        (30.0, 20.0, true, None, 6),
+        (210.0, -20.0, true, None, 6),
+        // Inside the cube (the eye 0.1 from its centre): behind every side.
+        (30.0, 20.0, false, Some(0.1), 0),
+    ];
+    for (yaw, pitch, ortho, distance, seen) in views {
+        let mut cam = OrbitCamera::framing(&scene.bounds(None), 4.0 / 3.0);
+        cam.yaw = f32::to_radians(yaw);
+        cam.pitch = f32::to_radians(pitch);
+        cam.ortho = ortho;
+        if let Some(d) = distance {
+            cam.distance = d;
+        }
+        let mut shots = Vec::new();
+        for facing_cull in [false, true] {
+            let mut o = ViewOptions::for_scene(&scene);
+            o.grid = false;
+            o.facing_cull = facing_cull;
+            shots.push(frame::render_to_image(
+                &gpu,
+                &renderer,
+                &mut gs,
+                &FrameInput::at_rest(&cam, &o),
+                160,
+                120,
+            ));
+        }
+        let ((all, all_stats), (some, some_stats)) = (&shots[0], &shots[1]);
+        let view = (yaw, pitch, ortho, distance);
+        assert_eq!(all_stats.triangles, 12, "{view:?}");
+        assert_eq!(some_stats.triangles, seen, "{view:?}");
+        let differ = all
+            .pixels()
+            .zip(some.pixels())
+            .filter(|(a, b)| a != b)
+            .count();
+        assert_eq!(differ, 0, "{view:?}: {differ} pixels differ");
+        if seen > 0 {
+            let background = all.get_pixel(0, 0);
+            assert!(
+                all.pixels().any(|p| p != background),
+                "{view:?}: the cube shows"
+            );
+        }
+    }
+}
+
 /// Frustum culling: from near one corner of a generated map looking out of
 /// it, the sectors behind the eye are not drawn (fewer triangles) and the
 /// picture is the same pixel for pixel as drawing everything.

@@ -695,6 +695,7 @@ pub fn animated_materials(n: usize, seed: u64) -> Scene {
     scene.meshes.push(Mesh {
         primitive: Default::default(),
         closed: false,
+        facing: Vec::new(),
         tangents: None,
         extra_uvs: Vec::new(),
         name: "triangle".into(),

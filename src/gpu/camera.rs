@@ -74,6 +74,18 @@ impl OrbitCamera {
         self.target + self.distance * Vec3::new(cp * sy, sp, cp * cy)
     }
 
+    /// Where the camera sees from, for telling front faces from back
+    /// ([`crate::scene::Facing::faces_away_from`]): the eye (w = 1), or for
+    /// an orthographic projection the unit direction towards the viewer
+    /// (w = 0), along which every ray runs.
+    pub fn viewpoint(&self) -> glam::Vec4 {
+        if self.ortho {
+            (self.eye() - self.target).normalize_or(Vec3::Z).extend(0.0)
+        } else {
+            self.eye().extend(1.0)
+        }
+    }
+
     pub fn view(&self) -> Mat4 {
         Mat4::look_at_rh(self.eye(), self.target, Vec3::Y)
     }

@@ -42,6 +42,10 @@ pub struct ViewOptions {
     /// Static triangle meshes wholly out of view are not drawn (the same
     /// pixels; `bench map` turns it off to time drawing everything).
     pub frustum_cull: bool,
+    /// Runs of a closed mesh's triangles that all face away from the eye
+    /// ([`crate::scene::Mesh::facing`]) are not drawn (the same pixels:
+    /// the GPU would cull every one of them).
+    pub facing_cull: bool,
 }
 
 /// What the mesh pass shows (the inspector's Channels view).
@@ -207,6 +211,7 @@ impl Default for ViewOptions {
             channel: Channel::Shaded,
             team_colors: TeamColors::default(),
             frustum_cull: true,
+            facing_cull: true,
         }
     }
 }
@@ -241,6 +246,7 @@ impl ViewOptions {
             channel,
             team_colors,
             frustum_cull,
+            facing_cull,
         } = other;
         self.visible.clone_from(visible);
         self.material_override.clone_from(material_override);
@@ -259,6 +265,7 @@ impl ViewOptions {
         self.channel = *channel;
         self.team_colors = *team_colors;
         self.frustum_cull = *frustum_cull;
+        self.facing_cull = *facing_cull;
     }
 
     pub fn is_visible(&self, mesh: usize) -> bool {
@@ -350,7 +357,7 @@ pub fn record(
         scene,
         &mut order,
         input.view,
-        input.camera.eye(),
+        input.camera,
         view_proj,
     );
     scene.draw_order = order;
@@ -565,6 +572,31 @@ fn sort_draws(blend: crate::scene::BlendMode, order: &mut [(u64, f32, u32)]) {
     }
 }
 
+/// The index ranges of a mesh's runs by facing ([`crate::scene::Facing`])
+/// that do not wholly face away from `viewpoint`, runs next to each other
+/// joined into one range; with no runs, nothing (the caller draws the mesh
+/// whole).
+fn facing_runs(
+    facing: &[crate::scene::Facing],
+    viewpoint: glam::Vec4,
+    mut draw: impl FnMut(std::ops::Range<u32>),
+) {
+    let mut open: Option<std::ops::Range<u32>> = None;
+    for f in facing.iter().filter(|f| !f.faces_away_from(viewpoint)) {
+        match &mut open {
+            Some(r) if r.end == f.start => r.end = f.end,
+            _ => {
+                if let Some(r) = open.replace(f.start..f.end) {
+                    draw(r);
+                }
+            }
+        }
+    }
+    if let Some(r) = open {
+        draw(r);
+    }
+}
+
 /// Records the draws into `pass`: opaque meshes nearest first, alpha-blended
 /// meshes back to front, additive meshes, then the overlays.
 fn draw(
@@ -573,10 +605,11 @@ fn draw(
     scene: &GpuScene,
     order: &mut Vec<(u64, f32, u32)>,
     opts: &ViewOptions,
-    eye: Vec3,
+    camera: &super::OrbitCamera,
     view_proj: glam::Mat4,
 ) -> FrameStats {
     use crate::scene::{BlendMode, Primitive};
+    let (eye, viewpoint) = (camera.eye(), camera.viewpoint());
     let mut stats = FrameStats::default();
     pass.set_bind_group(0, &renderer.globals_bg, &[]);
     let material_of = |i: usize, m: &super::upload::GpuMesh| {
@@ -657,6 +690,17 @@ fn draw(
                         pass.draw_indexed(r, 0, 0..1);
                         stats.draw_calls += 1;
                     }
+                }
+                None if opts.facing_cull
+                    && !m.facing.is_empty()
+                    && m.culled(blend, whole)
+                    && matches!(m.stream, super::upload::Stream::Static(_)) =>
+                {
+                    facing_runs(&m.facing, viewpoint, |r| {
+                        stats.triangles += (r.end - r.start) as u64 / 3;
+                        pass.draw_indexed(r, 0, 0..1);
+                        stats.draw_calls += 1;
+                    });
                 }
                 None => {
                     pass.draw_indexed(0..m.index_count, 0, 0..1);
@@ -746,6 +790,45 @@ fn draw(
 #[cfg(test)]
 mod tests {
     use super::{FrameTimes, ViewOptions};
+
+    /// Six runs by hand, as a voxel mesh orders its sides (-X, -Y, -Z, +X,
+    /// +Y, +Z), each in the plane at 1 along its normal: the ranges drawn
+    /// for eyes on either side of every axis, and on the +X axis.
+    #[test]
+    fn facing_runs_draw_what_faces_the_eye_joined_where_next_to_each_other() {
+        use glam::{Vec3, Vec4};
+        let normals = [
+            Vec3::NEG_X,
+            Vec3::NEG_Y,
+            Vec3::NEG_Z,
+            Vec3::X,
+            Vec3::Y,
+            Vec3::Z,
+        ];
+        let runs: Vec<crate::scene::Facing> = normals
+            .iter()
+            .enumerate()
+            .map(|(i, &normal)| crate::scene::Facing {
+                start: 6 * i as u32,
+                end: 6 * i as u32 + 6,
+                normal,
+                offset: 1.0,
+            })
+            .collect();
+        let drawn = |eye: [f32; 3]| {
+            let mut ranges = Vec::new();
+            super::facing_runs(&runs, Vec3::from(eye).extend(1.0), |r| ranges.push(r));
+            ranges
+        };
+        assert_eq!(drawn([5.0, 5.0, 5.0]), vec![18..36]);
+        assert_eq!(drawn([-5.0, -5.0, -5.0]), vec![0..18]);
+        assert_eq!(drawn([5.0, -5.0, 5.0]), vec![6..12, 18..24, 30..36]);
+        assert_eq!(drawn([5.0, 0.0, 0.0]), vec![18..24]);
+        assert_eq!(drawn([0.0, 0.0, 0.0]), Vec::<std::ops::Range<u32>>::new());
+        let mut none = Vec::new();
+        super::facing_runs(&[], Vec4::W, |r| none.push(r));
+        assert!(none.is_empty());
+    }
 
     #[test]
     fn opaque_draws_nearest_first_within_a_pipeline_alpha_farthest_first() {

@@ -14,7 +14,7 @@ use super::skinning::{self, PosNormal, SkinBatch, SkinVertex};
 use super::texture::{GpuTexture, upload_compressed, upload_texture_as};
 use super::vertex::{BoneVertex, LineVertex, UvColor, push_box};
 use crate::anim::material::MaterialState;
-use crate::scene::{Aabb, BlendMode, Scene};
+use crate::scene::{Aabb, BlendMode, Primitive, Scene};
 use glam::{Mat4, Vec3};
 use std::ops::Range;
 use wgpu::util::DeviceExt;
@@ -48,6 +48,24 @@ pub struct GpuMesh {
     pub primitive: crate::scene::Primitive,
     /// Part of the scene's closed surface ([`crate::scene::Mesh::closed`]).
     pub closed: bool,
+    /// Its triangles' runs by facing ([`crate::scene::Mesh::facing`]),
+    /// where they tile its indices; else none.
+    pub facing: Vec<crate::scene::Facing>,
+}
+
+/// Whether `facing` holds runs of whole triangles that follow each other
+/// from the first index to the last (`count`): only then may the draw
+/// stand them in for the mesh's indices.
+fn tiles_indices(facing: &[crate::scene::Facing], count: usize, primitive: Primitive) -> bool {
+    let mut at = 0u32;
+    primitive == Primitive::Triangles
+        && !facing.is_empty()
+        && facing.iter().all(|f| {
+            let whole = f.start == at && f.end >= f.start && (f.end - f.start) % 3 == 0;
+            at = f.end;
+            whole
+        })
+        && at as usize == count
 }
 
 impl GpuMesh {
@@ -530,6 +548,11 @@ impl GpuScene {
                         aabb: bounds,
                         primitive: m.primitive,
                         closed: m.closed,
+                        facing: if tiles_indices(&m.facing, m.indices.len(), m.primitive) {
+                            m.facing.clone()
+                        } else {
+                            Vec::new()
+                        },
                     }
                 })
             })

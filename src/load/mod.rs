@@ -448,6 +448,7 @@ fn texture_scene(t: scene::Texture, source: SourceInfo) -> Scene {
     let mesh = scene::Mesh {
         primitive: Default::default(),
         closed: false,
+        facing: Vec::new(),
         tangents: None,
         extra_uvs: Vec::new(),
         name: "texture".into(),

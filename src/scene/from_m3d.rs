@@ -495,6 +495,7 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
             Mesh {
                 primitive: Default::default(),
                 closed: false,
+                facing: Vec::new(),
                 tangents: None,
                 extra_uvs: Vec::new(),
                 name: mat.map_or("(no material)".into(), |i| {
@@ -1116,6 +1117,13 @@ const VOXEL_FACES: [([i32; 3], [[i32; 3]; 4]); 6] = [
     ([0, 0, 1], [[0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]]),
 ];
 
+/// The order of a voxel mesh's runs of sides ([`Mesh::facing`], sides
+/// numbered as in `VOXEL_FACES`): the three - sides, then the three +
+/// sides. From an eye on the + side of the grid along every axis, or the -
+/// side along every one, the sides it sees are next to each other and draw
+/// as one range.
+const SIDE_RUNS: [usize; 6] = [0, 2, 4, 1, 3, 5];
+
 /// The vertices made so far at voxel face corners, so that the faces of
 /// one type that face the same way and meet at a corner share its vertex
 /// (a vertex is a position and a normal, and theirs are the same). A
@@ -1289,6 +1297,8 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
         .collect();
     let mut shared = SharedCorners::new(&grid, 4 * faces.iter().sum::<usize>());
     let mut meshes: Vec<(u16, Mesh)> = Vec::with_capacity(first_seen.len());
+    // A type's indices, side by side: see below.
+    let mut by_side: [Vec<u32>; 6] = Default::default();
     for t in first_seen {
         let vt = &m.voxel_types[t as usize];
         let material = match m
@@ -1327,7 +1337,11 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
         if let Some(s) = &mut shared {
             s.next_type();
         }
-        let mut indices: Vec<u32> = Vec::with_capacity(6 * faces[t as usize]);
+        // Each side's faces go to a list of their own, reused from type to
+        // type (a type's lists stay in cache), and the lists are joined
+        // into one run of indices per side (`SIDE_RUNS`). The cells are
+        // visited once, in y order, as the shared corners want.
+        let mut nearest = [i64::MAX; 6];
         for &OpenCell { at: c, open } in cells {
             let cell = shared.as_mut().map(|s| s.cell(c));
             // The open sides, lowest first.
@@ -1351,8 +1365,32 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
                         _ => make(),
                     };
                 }
-                indices.extend([ids[0], ids[1], ids[2], ids[0], ids[2], ids[3]]);
+                // The least `normal · corner` over the side's faces, in
+                // grid units: the cell's far coordinate on a + side, its
+                // near one negated on a - side.
+                let axis = f / 2;
+                let d = if f & 1 == 1 { c[axis] + 1 } else { -c[axis] };
+                nearest[f] = nearest[f].min(d);
+                by_side[f].extend([ids[0], ids[1], ids[2], ids[0], ids[2], ids[3]]);
             }
+        }
+        let mut indices: Vec<u32> = Vec::with_capacity(6 * faces[t as usize]);
+        let mut facing = Vec::with_capacity(6);
+        for f in SIDE_RUNS {
+            if by_side[f].is_empty() {
+                continue;
+            }
+            let start = indices.len() as u32;
+            indices.extend_from_slice(&by_side[f]);
+            by_side[f].clear();
+            let n = VOXEL_FACES[f].0;
+            facing.push(Facing {
+                start,
+                end: indices.len() as u32,
+                normal: Vec3::new(n[0] as f32, n[1] as f32, n[2] as f32),
+                // As the corners are placed: grid units as f32, times w.
+                offset: nearest[f] as f32 * w,
+            });
         }
         positions.shrink_to_fit();
         normals.shrink_to_fit();
@@ -1370,6 +1408,7 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
                 // out of them. Skinned types move apart and open gaps, so
                 // those stay two-sided.
                 closed: skin_of.is_none(),
+                facing,
                 ..Mesh::default()
             },
         ));

@@ -135,6 +135,7 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) ->
             Mesh {
                 primitive: Default::default(),
                 closed: false,
+                facing: Vec::new(),
                 tangents: None,
                 extra_uvs: Vec::new(),
                 name: p.name.clone(),

@@ -442,6 +442,7 @@ pub fn convert(map: &Pmf, mut source: SourceInfo, shading: MapShading) -> Scene 
             scene.meshes.push(Mesh {
                 primitive: Default::default(),
                 closed: false,
+                facing: Vec::new(),
                 tangents: None,
                 extra_uvs: Vec::new(),
                 name: format!("sector {} {coords:?} lightmap {li}", si),

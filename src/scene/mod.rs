@@ -290,6 +290,40 @@ pub struct Mesh {
     /// a front face, so the renderer may cull back faces; game assets
     /// otherwise draw both sides.
     pub closed: bool,
+    /// Runs of `indices` whose triangles all face one way, in order and
+    /// covering every index, or none (M3D voxels: one run per side of the
+    /// cube). Where back faces are culled, a run that wholly faces away
+    /// from the eye is not drawn at all, where the GPU would shade each of
+    /// its vertices and only then drop its triangles.
+    pub facing: Vec<Facing>,
+}
+
+/// A run of a mesh's triangles that all face one way ([`Mesh::facing`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Facing {
+    /// The run's indices: `Mesh::indices[start..end]`, whole triangles.
+    pub start: u32,
+    pub end: u32,
+    /// The triangles' outward (counter-clockwise) unit normal.
+    pub normal: Vec3,
+    /// The least `normal · p` over the run's vertices `p`: each triangle
+    /// lies in a plane `normal · p = d` with `d >= offset`, so an eye with
+    /// `normal · eye < offset` is behind every one of them.
+    pub offset: f32,
+}
+
+impl Facing {
+    /// Whether every triangle of the run shows its back to a viewer at
+    /// `viewpoint`: the eye (w = 1) of a perspective camera, or the unit
+    /// direction towards the viewer (w = 0) of an orthographic one. A
+    /// viewer within a hair of a triangle's plane, who sees it edge-on,
+    /// counts as in front, so no triangle that could cover a pixel is
+    /// dropped by rounding.
+    pub fn faces_away_from(&self, viewpoint: glam::Vec4) -> bool {
+        let along = self.normal.dot(viewpoint.truncate());
+        let plane = self.offset * viewpoint.w;
+        along - plane < -1e-5 * (along.abs() + plane.abs() + 1e-3)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -981,6 +1015,43 @@ mod aabb_tests {
         assert_eq!(b.distance_squared_to(Vec3::new(4.0, 3.0, -3.0)), 12.0); // a corner
         assert_eq!(b.distance_squared_to(Vec3::new(1.5, 0.0, 0.5)), 0.0); // inside
         assert_eq!(Aabb::EMPTY.distance_squared_to(Vec3::ZERO), f32::INFINITY);
+    }
+}
+
+#[cfg(test)]
+mod facing_tests {
+    use super::*;
+    use glam::Vec4;
+
+    /// Triangles in planes x = d, d >= 1, facing +X, by hand.
+    #[test]
+    fn a_run_faces_away_from_an_eye_behind_all_its_planes() {
+        let run = Facing {
+            start: 0,
+            end: 6,
+            normal: Vec3::X,
+            offset: 1.0,
+        };
+        let away = |v: Vec4| run.faces_away_from(v);
+        assert!(!away(Vec4::new(5.0, 3.0, -2.0, 1.0)), "in front");
+        assert!(
+            away(Vec4::new(0.5, 9.0, 9.0, 1.0)),
+            "behind, off to the side"
+        );
+        assert!(away(Vec4::new(-5.0, 0.0, 0.0, 1.0)), "behind");
+        // In the nearest plane the eye sees it edge-on: kept, as it is
+        // a hair behind it.
+        assert!(!away(Vec4::new(1.0, 0.0, 0.0, 1.0)), "edge-on");
+        assert!(!away(Vec4::new(1.0 - 1e-7, 0.0, 0.0, 1.0)), "a hair behind");
+        assert!(
+            away(Vec4::new(0.999, 0.0, 0.0, 1.0)),
+            "behind by a thousandth"
+        );
+        // Orthographic, towards the viewer: only the direction counts.
+        assert!(away(Vec4::new(-1.0, 0.0, 0.0, 0.0)));
+        assert!(away(Vec4::new(-0.6, 0.8, 0.0, 0.0)));
+        assert!(!away(Vec4::new(0.6, 0.8, 0.0, 0.0)));
+        assert!(!away(Vec4::new(0.0, 1.0, 0.0, 0.0)), "edge-on");
     }
 }
 
