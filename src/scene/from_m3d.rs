@@ -1290,15 +1290,23 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
     // hidden still gets its part, empty), each with its cells that show a
     // side.
     let (first_seen, by_type) = grid.open_cells(ntypes);
-    // Each type's visible faces (4 vertices at most, 6 indices each).
-    let faces: Vec<usize> = by_type
+    // Each type's visible faces by side (4 vertices at most, 6 indices
+    // each), counted without a branch.
+    let by_side: Vec<[usize; 6]> = by_type
         .iter()
-        .map(|c| c.iter().map(|c| c.open.count_ones() as usize).sum())
+        .map(|cells| {
+            let mut n = [0; 6];
+            for c in cells {
+                for (f, n) in n.iter_mut().enumerate() {
+                    *n += (c.open >> f) as usize & 1;
+                }
+            }
+            n
+        })
         .collect();
+    let faces: Vec<usize> = by_side.iter().map(|n| n.iter().sum()).collect();
     let mut shared = SharedCorners::new(&grid, 4 * faces.iter().sum::<usize>());
     let mut meshes: Vec<(u16, Mesh)> = Vec::with_capacity(first_seen.len());
-    // A type's indices, side by side: see below.
-    let mut by_side: [Vec<u32>; 6] = Default::default();
     for t in first_seen {
         let vt = &m.voxel_types[t as usize];
         let material = match m
@@ -1337,10 +1345,17 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
         if let Some(s) = &mut shared {
             s.next_type();
         }
-        // Each side's faces go to a list of their own, reused from type to
-        // type (a type's lists stay in cache), and the lists are joined
-        // into one run of indices per side (`SIDE_RUNS`). The cells are
-        // visited once, in y order, as the shared corners want.
+        // Each side's faces are written at a cursor of their own, so that
+        // they make one run of indices (`SIDE_RUNS`), counted above. The
+        // cells are visited once, in y order, as the shared corners want.
+        let mut cursor = [0; 6];
+        let mut at = 0;
+        for f in SIDE_RUNS {
+            cursor[f] = at;
+            at += 6 * by_side[t as usize][f];
+        }
+        let starts = cursor;
+        let mut indices: Vec<u32> = vec![0; at];
         let mut nearest = [i64::MAX; 6];
         for &OpenCell { at: c, open } in cells {
             let cell = shared.as_mut().map(|s| s.cell(c));
@@ -1371,27 +1386,25 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
                 let axis = f / 2;
                 let d = if f & 1 == 1 { c[axis] + 1 } else { -c[axis] };
                 nearest[f] = nearest[f].min(d);
-                by_side[f].extend([ids[0], ids[1], ids[2], ids[0], ids[2], ids[3]]);
+                indices[cursor[f]..cursor[f] + 6]
+                    .copy_from_slice(&[ids[0], ids[1], ids[2], ids[0], ids[2], ids[3]]);
+                cursor[f] += 6;
             }
         }
-        let mut indices: Vec<u32> = Vec::with_capacity(6 * faces[t as usize]);
-        let mut facing = Vec::with_capacity(6);
-        for f in SIDE_RUNS {
-            if by_side[f].is_empty() {
-                continue;
-            }
-            let start = indices.len() as u32;
-            indices.extend_from_slice(&by_side[f]);
-            by_side[f].clear();
-            let n = VOXEL_FACES[f].0;
-            facing.push(Facing {
-                start,
-                end: indices.len() as u32,
-                normal: Vec3::new(n[0] as f32, n[1] as f32, n[2] as f32),
-                // As the corners are placed: grid units as f32, times w.
-                offset: nearest[f] as f32 * w,
-            });
-        }
+        let facing = SIDE_RUNS
+            .into_iter()
+            .filter(|&f| cursor[f] > starts[f])
+            .map(|f| {
+                let n = VOXEL_FACES[f].0;
+                Facing {
+                    start: starts[f] as u32,
+                    end: cursor[f] as u32,
+                    normal: Vec3::new(n[0] as f32, n[1] as f32, n[2] as f32),
+                    // As the corners are placed: grid units as f32, times w.
+                    offset: nearest[f] as f32 * w,
+                }
+            })
+            .collect();
         positions.shrink_to_fit();
         normals.shrink_to_fit();
         meshes.push((
