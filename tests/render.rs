@@ -629,6 +629,29 @@ fn a_closed_surface_is_drawn_with_its_back_faces_culled() {
     );
 }
 
+/// One view of `scene` at 160x120 without the grid, drawn with a culling
+/// option (`set`) off and then on.
+fn off_and_on(
+    gpu: &facet::gpu::Gpu,
+    renderer: &Renderer,
+    gs: &mut GpuScene,
+    scene: &facet::scene::Scene,
+    cam: &OrbitCamera,
+    set: impl Fn(&mut ViewOptions, bool),
+) -> [(image::RgbaImage, facet::gpu::FrameStats); 2] {
+    [false, true].map(|on| {
+        let mut o = ViewOptions::for_scene(scene);
+        o.grid = false;
+        set(&mut o, on);
+        frame::render_to_image(gpu, renderer, gs, &FrameInput::at_rest(cam, &o), 160, 120)
+    })
+}
+
+/// How many pixels of two images of one size differ at all.
+fn differing(a: &image::RgbaImage, b: &image::RgbaImage) -> usize {
+    a.pixels().zip(b.pixels()).filter(|(p, q)| p != q).count()
+}
+
 /// `cube_in_two`'s sides as runs by facing (`Mesh::facing`), each written
 /// here by hand: a side of the cube of side 2 about the origin lies in
 /// the plane `n · p = 1` of its outward normal `n`.
@@ -682,29 +705,14 @@ fn facing_runs_are_drawn_only_where_the_eye_sees_their_front() {
         if let Some(d) = distance {
             cam.distance = d;
         }
-        let mut shots = Vec::new();
-        for facing_cull in [false, true] {
-            let mut o = ViewOptions::for_scene(&scene);
-            o.grid = false;
-            o.facing_cull = facing_cull;
-            shots.push(frame::render_to_image(
-                &gpu,
-                &renderer,
-                &mut gs,
-                &FrameInput::at_rest(&cam, &o),
-                160,
-                120,
-            ));
-        }
-        let ((all, all_stats), (some, some_stats)) = (&shots[0], &shots[1]);
+        let [(all, all_stats), (some, some_stats)] =
+            off_and_on(&gpu, &renderer, &mut gs, &scene, &cam, |o, on| {
+                o.facing_cull = on
+            });
         let view = (yaw, pitch, ortho, distance);
         assert_eq!(all_stats.triangles, 12, "{view:?}");
         assert_eq!(some_stats.triangles, seen, "{view:?}");
-        let differ = all
-            .pixels()
-            .zip(some.pixels())
-            .filter(|(a, b)| a != b)
-            .count();
+        let differ = differing(&all, &some);
         assert_eq!(differ, 0, "{view:?}: {differ} pixels differ");
         if seen > 0 {
             let background = all.get_pixel(0, 0);
@@ -734,21 +742,10 @@ fn frustum_culling_drops_only_what_is_out_of_view() {
     cam.distance = (b.max - b.min).length() * 0.1;
     cam.yaw = std::f32::consts::FRAC_PI_4;
     cam.pitch = 0.3;
-    let mut shots = Vec::new();
-    for cull in [false, true] {
-        let mut o = ViewOptions::for_scene(&scene);
-        o.grid = false;
-        o.frustum_cull = cull;
-        shots.push(frame::render_to_image(
-            &gpu,
-            &renderer,
-            &mut gs,
-            &FrameInput::at_rest(&cam, &o),
-            160,
-            120,
-        ));
-    }
-    let ((all, all_stats), (culled, culled_stats)) = (&shots[0], &shots[1]);
+    let [(all, all_stats), (culled, culled_stats)] =
+        off_and_on(&gpu, &renderer, &mut gs, &scene, &cam, |o, on| {
+            o.frustum_cull = on
+        });
     assert_eq!(all_stats.triangles, scene.triangle_count() as u64);
     assert!(
         culled_stats.triangles < all_stats.triangles && culled_stats.triangles > 0,
@@ -756,12 +753,8 @@ fn frustum_culling_drops_only_what_is_out_of_view() {
         all_stats.triangles - culled_stats.triangles,
         all_stats.triangles
     );
-    let differing = all
-        .pixels()
-        .zip(culled.pixels())
-        .filter(|(a, b)| a != b)
-        .count();
-    assert_eq!(differing, 0, "frustum culling changed {differing} pixels");
+    let changed = differing(&all, &culled);
+    assert_eq!(changed, 0, "frustum culling changed {changed} pixels");
     // Something of the map is on screen, not just the clear colour.
     let background = all.get_pixel(0, 0);
     assert!(all.pixels().any(|p| p != background));
