@@ -752,3 +752,40 @@ fn nice_step(x: f32) -> f32 {
     }
     p * 10.0
 }
+
+#[cfg(test)]
+mod tests {
+    use super::tiles_indices;
+    use crate::scene::{Facing, Primitive};
+    use glam::Vec3;
+
+    fn run(start: u32, end: u32) -> Facing {
+        Facing {
+            start,
+            end,
+            normal: Vec3::X,
+            offset: 0.0,
+        }
+    }
+
+    /// Runs stand in for a mesh's indices only where they are whole
+    /// triangles from the first index to the last, one after the other.
+    #[test]
+    fn runs_stand_in_only_when_they_tile_the_indices() {
+        let tri = Primitive::Triangles;
+        assert!(tiles_indices(&[run(0, 6), run(6, 18)], 18, tri));
+        assert!(!tiles_indices(&[], 18, tri), "no runs");
+        assert!(!tiles_indices(&[run(0, 6), run(9, 18)], 18, tri), "a gap");
+        assert!(
+            !tiles_indices(&[run(0, 6), run(3, 18)], 18, tri),
+            "an overlap"
+        );
+        assert!(!tiles_indices(&[run(0, 6), run(6, 12)], 18, tri), "short");
+        assert!(
+            !tiles_indices(&[run(0, 4), run(4, 18)], 18, tri),
+            "part triangles"
+        );
+        assert!(!tiles_indices(&[run(0, 6), run(6, 3)], 3, tri), "backwards");
+        assert!(!tiles_indices(&[run(0, 6)], 6, Primitive::Lines), "lines");
+    }
+}
