@@ -326,7 +326,7 @@ fn gpu_skin_table(run: &Run) -> String {
     )
 }
 
-fn gpu_skin_h100_table(run: &Run) -> String {
+fn gpu_skin_copy_table(run: &Run) -> String {
     gpu_skin_sweep(
         run,
         "facet bench skin --vertices 1M,...,50M --kernels skin,same-bone,stream,copy16 --copy --iterations 100 --json FILE",
@@ -469,6 +469,37 @@ fn gpu_skin_h100_vec4_table(run: &Run) -> String {
     )
 }
 
+/// Workgroup sizes and vertices per invocation tried on the H200 on
+/// 2026-11-27 (bench candidates of that run's build, not kept; `skin` is
+/// skin.wgsl).
+fn gpu_skin_h200_groups_table(run: &Run) -> String {
+    kernel_columns(
+        run,
+        "facet bench skin --vertices 1M,2M,4M,8M,17M,50M --kernels skin,skin-wg64,skin-wg128,skin-x2,skin-x4,stream --iterations 100 --json FILE",
+        &[
+            ("skin", "skin.wgsl (256 invocations, 1 vertex each)"),
+            ("skin-wg64", "64 invocations"),
+            ("skin-wg128", "128 invocations"),
+            ("skin-x2", "256 invocations, 2 vertices each"),
+            ("skin-x4", "256 invocations, 4 vertices each"),
+            ("stream", "stream (no arithmetic)"),
+        ],
+    )
+}
+
+fn gpu_skin_h200_groups_256_table(run: &Run) -> String {
+    kernel_columns(
+        run,
+        "facet bench skin --vertices 1M,4M,50M --bones 256 --kernels skin,skin-wg64,skin-x2,skin-x4 --iterations 100 --json FILE",
+        &[
+            ("skin", "skin.wgsl, 256 bones"),
+            ("skin-wg64", "64 invocations"),
+            ("skin-x2", "2 vertices each"),
+            ("skin-x4", "4 vertices each"),
+        ],
+    )
+}
+
 fn gpu_skin_h100_256_table(run: &Run) -> String {
     kernel_columns(
         run,
@@ -598,7 +629,7 @@ fn main() {
     let doc_path = root.join("docs/performance.md");
     let mut doc = std::fs::read_to_string(&doc_path).expect("docs/performance.md");
     type Table = fn(&Run) -> String;
-    let tables: [(&str, Table); 16] = [
+    let tables: [(&str, Table); 20] = [
         ("m3d", m3d_table),
         ("papa", papa_table),
         ("p3m", p3m_table),
@@ -606,12 +637,16 @@ fn main() {
         ("thumbnail", thumbnail_table),
         ("scaling", scaling_table),
         ("gpu_skin", gpu_skin_table),
-        ("gpu_skin_h100", gpu_skin_h100_table),
+        ("gpu_skin_h100", gpu_skin_copy_table),
         ("gpu_skin_h100_256", gpu_skin_h100_256_table),
         ("gpu_skin_h100_gather", gpu_skin_h100_gather_table),
         ("gpu_skin_h100_gather_256", gpu_skin_h100_gather_256_table),
         ("gpu_skin_h100_vec4", gpu_skin_h100_vec4_table),
         ("gpu_skin_cold", gpu_skin_cold_table),
+        ("gpu_skin_h200_nov27", gpu_skin_copy_table),
+        ("gpu_skin_h200_groups", gpu_skin_h200_groups_table),
+        ("gpu_skin_h200_groups_256", gpu_skin_h200_groups_256_table),
+        ("gpu_map_h200_nov27", gpu_map_table),
         ("gpu_map", gpu_map_table),
         ("gpu_map_h100", gpu_map_table),
         ("map_llvmpipe", map_llvmpipe_table),
