@@ -117,13 +117,32 @@ pub const SOFTWARE_ADAPTER: &str = "llvmpipe";
 /// A headless device on [`SOFTWARE_ADAPTER`]; fails loudly when there is
 /// none.
 pub fn gpu() -> facet::gpu::Gpu {
-    match facet::gpu::Gpu::headless_named(SOFTWARE_ADAPTER) {
+    gpu_named(SOFTWARE_ADAPTER)
+}
+
+/// The device for tests that hold the GPU's results against the CPU
+/// reference with stated tolerances and compare no pictures (skinning,
+/// material animation): [`SOFTWARE_ADAPTER`], or the adapter
+/// `FACET_TEST_ADAPTER` names (part of its name, as `FACET_ADAPTER` takes
+/// it), so that they can be run on a real GPU too. Picture tests stay on
+/// the software adapter their references were made with.
+pub fn compute_gpu() -> facet::gpu::Gpu {
+    match std::env::var("FACET_TEST_ADAPTER") {
+        Ok(name) if !name.is_empty() => gpu_named(&name),
+        _ => gpu(),
+    }
+}
+
+fn gpu_named(name: &str) -> facet::gpu::Gpu {
+    match facet::gpu::Gpu::headless_named(name) {
         Ok(g) => {
             eprintln!("GPU adapter: {}", g.describe());
             g
         }
         Err(e) => {
-            panic!("this test needs a GPU adapter (scripts/test installs the software one): {e}")
+            panic!(
+                "this test needs the GPU adapter '{name}' (scripts/test installs the software one): {e}"
+            )
         }
     }
 }
