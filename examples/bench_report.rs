@@ -596,6 +596,54 @@ fn map_rows(run: &Run) -> String {
     out
 }
 
+/// `bench materials`' sweep: one frame of material keyframe animation at
+/// each count, beside the CPU reference on the same materials.
+fn material_rows(run: &Run) -> String {
+    let mut out = String::from(
+        "| animated materials | keyframes | GPU (median) | GPU, M materials/s | CPU reference (1 thread), M materials/s |\n\
+         |---:|---:|---:|---:|---:|\n",
+    );
+    for n in field(run, "materials/", 1, count) {
+        let g = |what: &str| {
+            run.values
+                .get(&format!("materials/{n}/{what}"))
+                .copied()
+                .unwrap_or(0.0)
+        };
+        let _ = writeln!(
+            out,
+            "| {n} | {:.0} | {:.1} us | {:.1} | {:.2} |",
+            g("keys"),
+            g("gpu") * 1e3,
+            g("rate"),
+            g("cpu_rate"),
+        );
+    }
+    out
+}
+
+fn gpu_materials_table(run: &Run) -> String {
+    let mut out = String::new();
+    gpu_header(
+        &mut out,
+        run,
+        "facet bench materials --materials 100,1K,10K,100K,1M --iterations 100 --json FILE",
+    );
+    out + &material_rows(run)
+}
+
+fn materials_llvmpipe_table(run: &Run) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Adapter: {}. Command: `facet bench materials --materials 100,1K,10K,100K --iterations 20 \
+         --json target/bench/materials_llvmpipe.json` (release build, 2-core developer VM), {}; \
+         medians after half a second of load. Made by `scripts/bench-report` from `target/bench/`.\n",
+        run.machine, run.date
+    );
+    out + &material_rows(run)
+}
+
 /// `bench map`'s rows from a GPU machine (the H200's and the H100's runs
 /// used the same command).
 fn gpu_map_table(run: &Run) -> String {
@@ -629,7 +677,7 @@ fn main() {
     let doc_path = root.join("docs/performance.md");
     let mut doc = std::fs::read_to_string(&doc_path).expect("docs/performance.md");
     type Table = fn(&Run) -> String;
-    let tables: [(&str, Table); 20] = [
+    let tables: [(&str, Table); 22] = [
         ("m3d", m3d_table),
         ("papa", papa_table),
         ("p3m", p3m_table),
@@ -647,6 +695,8 @@ fn main() {
         ("gpu_skin_h200_groups", gpu_skin_h200_groups_table),
         ("gpu_skin_h200_groups_256", gpu_skin_h200_groups_256_table),
         ("gpu_map_h200_nov27", gpu_map_table),
+        ("gpu_materials_h200", gpu_materials_table),
+        ("materials_llvmpipe", materials_llvmpipe_table),
         ("gpu_map", gpu_map_table),
         ("gpu_map_h100", gpu_map_table),
         ("map_llvmpipe", map_llvmpipe_table),

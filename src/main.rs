@@ -230,10 +230,15 @@ enum BenchWhat {
     },
     /// One frame of material keyframe animation on the GPU and on the CPU reference.
     Materials {
-        #[arg(long, default_value_t = 10_000)]
-        materials: u32,
+        /// Counts to sweep, in one process on one device: `1K,10K,100K`.
+        #[arg(long, value_delimiter = ',', default_value = "10K",
+              value_parser = facet::cli::bench::parse_count)]
+        materials: Vec<u32>,
         #[arg(long, default_value_t = 20)]
         iterations: u32,
+        /// Also write the `target/bench` records (a JSON array) to FILE.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
     },
 }
 
@@ -642,14 +647,19 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 BenchWhat::Materials {
                     materials,
                     iterations,
+                    json,
                 },
         }) => {
             let gpu = Gpu::headless()?;
-            println!(
-                "{}",
-                facet::cli::bench::materials(&gpu, materials, iterations).report()
-            );
-            Ok(())
+            let mut records = Vec::new();
+            for n in materials {
+                let result = facet::cli::bench::materials(&gpu, n, iterations);
+                println!("{}", result.report());
+                if let serde_json::Value::Array(r) = result.records() {
+                    records.extend(r);
+                }
+            }
+            write_records(json.as_deref(), &serde_json::Value::Array(records))
         }
         Some(Command::Bench {
             what:

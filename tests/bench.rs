@@ -166,3 +166,33 @@ fn map_bench_reports_every_way_of_drawing_at_each_sample_count() {
         }
     }
 }
+
+#[test]
+fn material_bench_records_name_each_count() {
+    // 300 materials of the generator, each animated; the records carry
+    // the count as `count_name` writes it, a rate that is the count over
+    // the median, and the adapter as the machine.
+    let gpu = common::gpu();
+    let r = bench::materials(&gpu, 300, 2);
+    assert_eq!(r.materials, 300);
+    assert!(r.keys > 0);
+    assert!(r.gpu_ms_min <= r.gpu_ms_median && r.gpu_ms_median > 0.0);
+    let records = r.records();
+    let records = records.as_array().unwrap();
+    let value = |name: &str| {
+        records
+            .iter()
+            .find(|x| x["name"] == name)
+            .unwrap_or_else(|| panic!("no record {name} in {records:?}"))["value"]
+            .as_f64()
+            .unwrap()
+    };
+    assert_eq!(value("materials/300/gpu"), r.gpu_ms_median);
+    let rate = 300.0 / (r.gpu_ms_median * 1e-3) / 1e6;
+    assert!((value("materials/300/rate") - rate).abs() <= 1e-9 * rate);
+    assert_eq!(value("materials/300/keys"), r.keys as f64);
+    for what in ["gpu_min", "cpu_rate"] {
+        value(&format!("materials/300/{what}"));
+    }
+    assert!(records.iter().all(|x| x["machine"] == r.adapter.as_str()));
+}

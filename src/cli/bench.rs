@@ -740,6 +740,28 @@ impl MaterialBenchResult {
             self.cpu_materials_per_s / 1e6
         )
     }
+
+    /// `materials/<count>/gpu` (median, ms), `gpu_min`, `rate` (GPU, M
+    /// materials/s), `cpu_rate` (the CPU reference, M materials/s) and
+    /// `keys`, as `target/bench` records.
+    pub fn records(&self) -> serde_json::Value {
+        let n = count_name(self.materials);
+        let rate = |ms: f64| self.materials as f64 / (ms * 1e-3) / 1e6;
+        serde_json::Value::Array(
+            [
+                ("gpu", self.gpu_ms_median, "ms"),
+                ("gpu_min", self.gpu_ms_min, "ms"),
+                ("rate", rate(self.gpu_ms_median), "M materials/s"),
+                ("cpu_rate", self.cpu_materials_per_s / 1e6, "M materials/s"),
+                ("keys", self.keys as f64, "keyframes"),
+            ]
+            .into_iter()
+            .map(|(what, value, unit)| {
+                record(&format!("materials/{n}/{what}"), value, unit, &self.adapter)
+            })
+            .collect(),
+        )
+    }
 }
 
 /// One frame of material animation (the compute pass alone) for `n`
