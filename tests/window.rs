@@ -156,16 +156,20 @@ fn under_xvfb(script: &str) -> std::process::Output {
         r#"
         facet() {{ "$FACET" "$@" 2>>"$FACET_LOG"; }}
         # Starts the viewer in the background ($pid), waits until its file
-        # is open and gives its window the keyboard (no window manager).
+        # is open (a line "opened " more than the log held before: an
+        # earlier viewer of the same script wrote its own) and gives its
+        # window the keyboard (no window manager).
         start() {{
+            before=$(grep -cF -- "opened " "$FACET_LOG" || true)
             facet "$@" & pid=$!
             wid=$(xdotool search --sync --name 'facet' | head -1)
-            wait_log "opened "
+            wait_log "opened " $((before + 1))
             xdotool windowfocus --sync "$wid"
         }}
+        # Waits until the log holds $1 on at least $2 lines (default 1).
         wait_log() {{
             i=0
-            until grep -qF -- "$1" "$FACET_LOG"; do
+            until [ "$(grep -cF -- "$1" "$FACET_LOG" || true)" -ge "${{2:-1}}" ]; do
                 i=$((i + 1))
                 if [ $i -gt 400 ]; then
                     echo "timed out waiting for '$1' in the log" >&2
