@@ -137,7 +137,8 @@ fn exit_time(line: &str) -> f32 {
 /// Runs `script` inside one Xvfb display. The script runs the viewer with
 /// the shell function `facet` (its log goes to a file of this run), or
 /// `start` (in the background, focused, its file open), and waits for it
-/// with `wait_log TEXT` (until a log line contains TEXT; fails after 40 s)
+/// with `wait_log TEXT [N]` (until N log lines, default 1, contain TEXT;
+/// fails after 40 s)
 /// rather than with fixed sleeps, which lose the race on a busy machine.
 /// The log is appended to the returned stderr.
 fn under_xvfb(script: &str) -> std::process::Output {
