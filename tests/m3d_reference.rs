@@ -212,7 +212,7 @@ fn triangles_equal_m3d_h_faces_per_material() {
 
 #[test]
 fn skinned_positions_equal_m3d_h_on_the_cpu_and_the_gpu() {
-    let gpu = common::compute_gpu();
+    let gpu = common::gpu_under_test();
     let mut checked = 0;
     for name in FIXTURES {
         let r = common::m3d_reference(name);

@@ -80,7 +80,7 @@ fn compare(want: &MaterialUniform, got: &MaterialUniform) -> Result<f32, String>
 
 #[test]
 fn gpu_matches_cpu_for_every_interpolation_and_loop_mode() {
-    let gpu = common::compute_gpu();
+    let gpu = common::gpu_under_test();
     let scene = facet::cli::bench::animated_materials(300, 7);
     let renderer = Renderer::new(&gpu, capture::CAPTURE_FORMAT, 1);
     let gs = facet::gpu::GpuScene::new(&gpu, &renderer, &scene);
@@ -124,7 +124,7 @@ fn gpu_matches_cpu_for_every_interpolation_and_loop_mode() {
 
 #[test]
 fn static_slots_are_the_materials_own_values() {
-    let gpu = common::compute_gpu();
+    let gpu = common::gpu_under_test();
     let scene = facet::cli::bench::animated_materials(8, 3);
     let renderer = Renderer::new(&gpu, capture::CAPTURE_FORMAT, 1);
     let gs = facet::gpu::GpuScene::new(&gpu, &renderer, &scene);
@@ -159,7 +159,7 @@ fn the_animation_pipeline_is_made_by_the_first_scene_that_animates() {
     // A scene whose materials all stand still uploads without compiling
     // the compute pipeline; the first animated one makes it, and its slots
     // then move.
-    let gpu = common::compute_gpu();
+    let gpu = common::gpu_under_test();
     let renderer = Renderer::new(&gpu, capture::CAPTURE_FORMAT, 1);
     let mut still = facet::cli::bench::animated_materials(4, 3);
     for m in &mut still.materials {
@@ -500,7 +500,7 @@ fn hostile_animation_values_stay_finite() {
     ] {
         assert!(w.contains(text), "missing warning {text:?} in:\n{w}");
     }
-    let gpu = common::compute_gpu();
+    let gpu = common::gpu_under_test();
     let renderer = Renderer::new(&gpu, capture::CAPTURE_FORMAT, 1);
     let gs = facet::gpu::GpuScene::new(&gpu, &renderer, &scene);
     for t in [0.0, 1.5, 1e7] {

@@ -7,7 +7,7 @@
 //! rest is float order).
 //!
 //! The tests that compare with the CPU take their adapter from
-//! `FACET_TEST_ADAPTER` where it is set (`common::compute_gpu`), so that
+//! `FACET_TEST_ADAPTER` where it is set (`common::gpu_under_test`), so that
 //! they run on a real GPU too.
 
 mod common;
@@ -161,7 +161,7 @@ fn random_pose(scene: &Scene, seed: u64) -> Pose {
 
 #[test]
 fn generated_100k_vertices_64_bones_match_the_cpu() {
-    let gpu = common::compute_gpu();
+    let gpu = common::gpu_under_test();
     let scene = generated(120_000, 64, 7);
     for seed in [1, 2] {
         let moved = check_scene(
@@ -184,7 +184,7 @@ fn generated_100k_vertices_64_bones_match_the_cpu() {
 /// another, and back to rest.
 #[test]
 fn an_unchanged_pose_is_not_skinned_again() {
-    let gpu = common::compute_gpu();
+    let gpu = common::gpu_under_test();
     let scene = generated(3_000, 12, 11);
     let renderer = Renderer::new(&gpu, capture::CAPTURE_FORMAT, 1);
     let mut gs = facet::gpu::GpuScene::new(&gpu, &renderer, &scene);
@@ -219,7 +219,7 @@ fn an_unchanged_pose_is_not_skinned_again() {
 #[test]
 fn partial_workgroups_cover_every_vertex() {
     // Sizes around the workgroup size and a partial last group.
-    let gpu = common::compute_gpu();
+    let gpu = common::gpu_under_test();
     for n in [1, 255, 257, 1000] {
         let scene = generated(n, 3, n as u64);
         check_scene(
@@ -233,7 +233,7 @@ fn partial_workgroups_cover_every_vertex() {
 
 #[test]
 fn animated_files_match_the_cpu_at_several_times() {
-    let gpu = common::compute_gpu();
+    let gpu = common::gpu_under_test();
     let demo = facet::load::load_file(&common::repo().join("assets/demo.p3m"))
         .unwrap()
         .scene;
@@ -263,7 +263,7 @@ fn several_dispatches_cover_big_batches() {
     // Past 16.7M vertices the batch is skinned in several dispatches; the same
     // code path runs here with 1,024-vertex dispatches over 10,000 vertices,
     // and skeletons of every size to the 256 a u8 joint can name.
-    let gpu = common::compute_gpu();
+    let gpu = common::gpu_under_test();
     for (n, bones) in [(10_000, 8), (5000, 256)] {
         let scene = generated(n, bones, 11);
         let pose = random_pose(&scene, 4);
@@ -337,7 +337,7 @@ fn bone_rows_lie_apart() {
 fn m3d_characters_match_the_cpu_through_their_actions() {
     // CesiumMan (19 bones, 4 weights per vertex) and aliveai_character
     // (6 bones, one weight per vertex), posed by their M3D frame sequences.
-    let gpu = common::compute_gpu();
+    let gpu = common::gpu_under_test();
     for (file, times) in [
         ("CesiumMan.m3d", &[0.0, 0.3, 0.77, 1.5][..]),
         ("aliveai_character.m3d", &[0.5, 3.3, 9.9][..]),
@@ -363,7 +363,7 @@ fn m3d_characters_match_the_cpu_through_their_actions() {
 fn papa_units_match_the_cpu_through_their_animations() {
     // bot_sun with its idle animation (14 bones, 4 weights a vertex) and
     // radar_jammer with its bind animation, both found next to the model.
-    let gpu = common::compute_gpu();
+    let gpu = common::gpu_under_test();
     for (file, clip, times) in [
         ("bot_sun.papa", "idle", &[0.0, 0.5, 1.7][..]),
         ("radar_jammer.papa", "bind", &[0.0, 0.03][..]),

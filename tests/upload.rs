@@ -18,7 +18,7 @@ const READABLE: wgpu::BufferUsages = wgpu::BufferUsages::VERTEX.union(wgpu::Buff
 
 #[test]
 fn every_element_lands_at_its_index_across_batches() {
-    let gpu = common::gpu();
+    let gpu = common::gpu_under_test();
     // 5,000 twelve-byte elements: more than two of the writer's batches,
     // the last one partial.
     let n = 5000u32;
@@ -40,7 +40,7 @@ fn every_element_lands_at_its_index_across_batches() {
 
 #[test]
 fn a_size_off_the_copy_alignment_is_padded_and_an_empty_buffer_has_16_bytes() {
-    let gpu = common::gpu();
+    let gpu = common::gpu_under_test();
     // Three u16s are 6 bytes; wgpu sizes buffers in multiples of 4.
     let shorts = [0x0201u16, 0x0403, 0x0605];
     let buffer = buffer_from_fn(&gpu.device, "test", READABLE, 3, |i| shorts[i]);
@@ -163,7 +163,7 @@ fn centre_pixel(gpu: &facet::gpu::Gpu, scene: &Scene) -> ([u8; 4], wgpu::IndexFo
 
 #[test]
 fn a_triangle_of_high_indices_draws_with_either_index_width() {
-    let gpu = common::gpu();
+    let gpu = common::gpu_under_test();
     // 0xFFFE is the last vertex a 16-bit list may name; 70,000 vertices
     // need 32 bits (70,000 - 65,536 = 4,464: vertices at the origin).
     for (vertices, want) in [
@@ -178,7 +178,7 @@ fn a_triangle_of_high_indices_draws_with_either_index_width() {
 
 #[test]
 fn a_buffer_the_device_refuses_is_its_error_not_a_panic() {
-    let gpu = common::gpu();
+    let gpu = common::gpu_under_test();
     // One element past the device's largest buffer: wgpu refuses it, and
     // the refusal comes back through the error scope as the upload's error.
     let max = gpu.device.limits().max_buffer_size;
@@ -190,7 +190,7 @@ fn a_buffer_the_device_refuses_is_its_error_not_a_panic() {
 
 #[test]
 fn a_large_grids_edges_found_on_their_own_thread_are_the_grids_edges() {
-    let gpu = common::gpu();
+    let gpu = common::gpu_under_test();
     // A grid of 250 x 220 quads, each split by a diagonal: 110,000
     // triangles (330,000 indices, enough for the upload to find the edges
     // on a second thread). Its edges: 250 along each of 221 rows, 220

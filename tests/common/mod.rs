@@ -120,13 +120,13 @@ pub fn gpu() -> facet::gpu::Gpu {
     gpu_named(SOFTWARE_ADAPTER)
 }
 
-/// The device for tests that hold the GPU's results against the CPU
-/// reference with stated tolerances and compare no pictures (skinning,
-/// material animation): [`SOFTWARE_ADAPTER`], or the adapter
+/// The device for tests that hold the GPU's results against values worked
+/// out on the CPU and compare no pictures with references (skinning,
+/// material animation, uploads): [`SOFTWARE_ADAPTER`], or the adapter
 /// `FACET_TEST_ADAPTER` names (part of its name, as `FACET_ADAPTER` takes
 /// it), so that they can be run on a real GPU too. Picture tests stay on
 /// the software adapter their references were made with.
-pub fn compute_gpu() -> facet::gpu::Gpu {
+pub fn gpu_under_test() -> facet::gpu::Gpu {
     match std::env::var("FACET_TEST_ADAPTER") {
         Ok(name) if !name.is_empty() => gpu_named(&name),
         _ => gpu(),
