@@ -633,15 +633,23 @@ fn gpu_materials_table(run: &Run) -> String {
 }
 
 fn materials_llvmpipe_table(run: &Run) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "Adapter: {}. Command: `facet bench materials --materials 100,1K,10K,100K --iterations 20 \
-         --json target/bench/materials_llvmpipe.json` (release build, 2-core developer VM), {}; \
-         medians after half a second of load. Made by `scripts/bench-report` from `target/bench/`.\n",
+    llvmpipe_header(
+        run,
+        "facet bench materials --materials 100,1K,10K,100K --iterations 20 --json \
+         target/bench/materials_llvmpipe.json",
+        "load",
+    ) + &material_rows(run)
+}
+
+/// The header of a table measured on the software adapter of the
+/// developer VM: the adapter, `command`, and what the half second before
+/// the timing ran (`warm`: "load", "frames").
+fn llvmpipe_header(run: &Run, command: &str, warm: &str) -> String {
+    format!(
+        "Adapter: {}. Command: `{command}` (release build, 2-core developer VM), {}; medians \
+         after half a second of {warm}. Made by `scripts/bench-report` from `target/bench/`.\n\n",
         run.machine, run.date
-    );
-    out + &material_rows(run)
+    )
 }
 
 /// `bench map`'s rows from a GPU machine (the H200's and the H100's runs
@@ -657,15 +665,12 @@ fn gpu_map_table(run: &Run) -> String {
 }
 
 fn map_llvmpipe_table(run: &Run) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "Adapter: {}. Command: `facet bench map --frames 20 --size 1920x1080 --msaa 1 --json \
-         target/bench/map_llvmpipe.json` (release build, 2-core developer VM), {}; medians after \
-         half a second of frames. Made by `scripts/bench-report` from `target/bench/`.\n",
-        run.machine, run.date
-    );
-    out + &map_rows(run)
+    llvmpipe_header(
+        run,
+        "facet bench map --frames 20 --size 1920x1080 --msaa 1 --json \
+         target/bench/map_llvmpipe.json",
+        "frames",
+    ) + &map_rows(run)
 }
 
 fn main() {
