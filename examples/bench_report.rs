@@ -623,13 +623,18 @@ fn material_rows(run: &Run) -> String {
 }
 
 fn gpu_materials_table(run: &Run) -> String {
-    let mut out = String::new();
-    gpu_header(
-        &mut out,
+    headed_gpu_table(
         run,
         "facet bench materials --materials 100,1K,10K,100K,1M --iterations 100 --json FILE",
-    );
-    out + &material_rows(run)
+        material_rows(run),
+    )
+}
+
+/// [`gpu_header`] for `command`, then `rows`.
+fn headed_gpu_table(run: &Run, command: &str, rows: String) -> String {
+    let mut out = String::new();
+    gpu_header(&mut out, run, command);
+    out + &rows
 }
 
 fn materials_llvmpipe_table(run: &Run) -> String {
@@ -655,13 +660,11 @@ fn llvmpipe_header(run: &Run, command: &str, warm: &str) -> String {
 /// `bench map`'s rows from a GPU machine (the H200's and the H100's runs
 /// used the same command).
 fn gpu_map_table(run: &Run) -> String {
-    let mut out = String::new();
-    gpu_header(
-        &mut out,
+    headed_gpu_table(
         run,
         "facet bench map --frames 600 --size 1920x1080,960x540,3840x2160 --msaa 4,1 --json FILE",
-    );
-    out + &map_rows(run)
+        map_rows(run),
+    )
 }
 
 fn map_llvmpipe_table(run: &Run) -> String {
