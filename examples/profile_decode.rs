@@ -94,7 +94,7 @@ fn main() {
     let allocations = ALLOCATIONS.load(Relaxed) as f64 / n.max(1) as f64;
     b.sort_by(f64::total_cmp);
     eprintln!(
-        "{n} loads, {:.1} us each; batches of 200: median {:.1} us, fastest {:.1} us; \
+        "{n} loads, {:.2} us each; batches of 200: median {:.2} us, fastest {:.2} us; \
          {allocations:.1} allocations (reallocations included) a load",
         t.elapsed().as_secs_f64() * 1e6 / n as f64,
         b.get(b.len() / 2).copied().unwrap_or(f64::NAN),

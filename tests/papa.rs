@@ -881,7 +881,9 @@ fn skeleton_rest_matches_bind2bone_in_scene_space() {
     let facet::load::Raw::Papa(raw) = &loaded.raw else {
         panic!()
     };
-    let c = facet::scene::from_papa::axis();
+    // C: -90 degrees about X (Z-up to Y-up), from notes §9, not the
+    // converter's constant.
+    let c = glam::Mat4::from_rotation_x(-std::f32::consts::FRAC_PI_2);
     for (b, pb) in loaded
         .scene
         .skeleton

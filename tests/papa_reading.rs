@@ -306,3 +306,135 @@ fn every_model_is_skinned_with_its_own_skeleton() {
     assert_eq!(joints(0), 1, "model a: arm");
     assert_eq!(joints(1), 3, "model b: leg, not arm");
 }
+
+/// The scene's vertices of model 0's binding 0 (one group of triangles),
+/// each worked out here from the stored bytes: stored vertex `list[j]` of
+/// the mesh's vertex buffer (§5 layouts) for output index `j`, moved by
+/// model2scene x mesh2model (§10, column-major floats, notes §9), normals
+/// by its inverse transpose, tangent and binormal by the matrix itself,
+/// then Z-up to Y-up, `(x, y, z) -> (x, z, -y)` (§5's note). Returns whether
+/// the binding's matrices were the identity.
+fn vertices_match_the_stored_ones(file: &str) -> bool {
+    let b = fixture(file);
+    let f = |at: usize| f32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    let v3 = |at: usize| [f(at), f(at + 4), f(at + 8)];
+    let up = |v: [f32; 3]| glam::Vec3::new(v[0], v[2], -v[1]);
+    let mat = |at: usize| -> [f32; 16] { std::array::from_fn(|k| f(at + 4 * k)) };
+    // m x (v, w): column c of a column-major matrix is m[4c..4c + 4].
+    let mul = |m: &[f32; 16], v: [f32; 3], w: f32| -> [f32; 3] {
+        std::array::from_fn(|r| m[r] * v[0] + m[4 + r] * v[1] + m[8 + r] * v[2] + m[12 + r] * w)
+    };
+    let model = table(&b, 7);
+    let binding = i64_at(&b, model + 72);
+    let (m2s, m2m) = (mat(model + 8), mat(binding + 8));
+    let identity: [f32; 16] = std::array::from_fn(|k| if k % 5 == 0 { 1.0 } else { 0.0 });
+    let place = |v: [f32; 3], w: f32| mul(&m2s, mul(&m2m, v, w), w);
+    // The normals' matrix: the inverse transpose of the placement's 3x3.
+    let column = |k: usize| {
+        let mut e = [0.0; 3];
+        e[k] = 1.0;
+        glam::Vec3::from(place(e, 0.0))
+    };
+    let normal_m = glam::Mat3::from_cols(column(0), column(1), column(2))
+        .inverse()
+        .transpose();
+
+    // §8: mesh 0 names vertex buffer 0 and index buffer 0 here.
+    let mesh = table(&b, 5);
+    assert_eq!((u16_at(&b, mesh), u16_at(&b, mesh + 2)), (0, 0));
+    let vb = table(&b, 2);
+    let (stride, tangents) = match b[vb] {
+        5 => (32, false), // Position3Normal3TexCoord2
+        10 => (64, true), // Position3Normal3Tan3Bin3TexCoord4
+        other => panic!("{file}: vertex format {other}"),
+    };
+    let data = i64_at(&b, vb + 16);
+    // §6: u8 format (0: u16) @0, u32 count @4, i64 data offset @16.
+    let ib = table(&b, 3);
+    assert_eq!(b[ib], 0);
+    let list: Vec<usize> = (0..u32_at(&b, ib + 4))
+        .map(|j| u16_at(&b, i64_at(&b, ib + 16) + 2 * j))
+        .collect();
+
+    let s = scene(&b);
+    let out = &s.meshes[0];
+    assert_eq!(out.indices.len(), list.len(), "{file}");
+    let close = |a: glam::Vec3, e: glam::Vec3, what: &str, j: usize| {
+        assert!(
+            (a - e).length() <= 1e-5 * e.length().max(1.0),
+            "{file}: {what} of index {j}: {a} against {e} worked out here"
+        );
+    };
+    for (j, (&o, &stored)) in out.indices.iter().zip(&list).enumerate() {
+        let (o, at) = (o as usize, data + stored * stride);
+        close(out.positions[o], up(place(v3(at), 1.0)), "position", j);
+        let n = normal_m * glam::Vec3::from(v3(at + 12));
+        close(out.normals[o], up(n.to_array()).normalize(), "normal", j);
+        if tangents {
+            let [t, bt] = out.tangents.as_ref().unwrap()[o];
+            let t_e = up(place(v3(at + 24), 0.0)).normalize();
+            let b_e = up(place(v3(at + 36), 0.0)).normalize();
+            close(t, t_e, "tangent", j);
+            close(bt, b_e, "binormal", j);
+        }
+    }
+    m2s == identity && m2m == identity
+}
+
+#[test]
+fn vertices_are_placed_by_their_binding_or_kept_where_it_is_the_identity() {
+    // basic_cube's binding is the identity (the converter's path that skips
+    // the multiplications); transport's mesh2model is not.
+    assert!(vertices_match_the_stored_ones("basic_cube.papa"));
+    assert!(!vertices_match_the_stored_ones("transport.papa"));
+}
+
+#[test]
+fn the_inspectors_buffer_lists_and_models_rows_name_what_the_file_holds() {
+    let b = fixture("basic_cube.papa");
+    // §5: format 10 is Position3Normal3Tan3Bin3TexCoord4; u32 count @4.
+    let vb = table(&b, 2);
+    assert_eq!(b[vb], 10);
+    let vertices = u32_at(&b, vb + 4);
+    // §6: format 0 is u16; u32 count @4.
+    let ib = table(&b, 3);
+    assert_eq!(b[ib], 0);
+    let indices = u32_at(&b, ib + 4);
+    // §10: the model's name (a string index, §3: the strings table's
+    // entries are u32 length, u32 padding, i64 offset), skeleton @2 (-1:
+    // none), binding count @4; its one binding's mesh @2, map length @4.
+    let model = table(&b, 7);
+    let string = table(&b, 0) + 16 * u16_at(&b, model);
+    let at = i64_at(&b, string + 8);
+    let name = std::str::from_utf8(&b[at..at + u32_at(&b, string)]).unwrap();
+    assert_eq!(i16::from_le_bytes([b[model + 2], b[model + 3]]), -1);
+    assert_eq!(u16_at(&b, model + 4), 1);
+    let binding = i64_at(&b, model + 72);
+    let (mesh, map) = (u16_at(&b, binding + 2), u16_at(&b, binding + 4));
+
+    let s = scene(&b);
+    let detail = |key: &str| {
+        s.source
+            .details
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.to_string())
+    };
+    assert_eq!(
+        detail("vertex buffers").as_deref(),
+        Some(&*format!("Position3Normal3Tan3Bin3TexCoord4 x{vertices}"))
+    );
+    assert_eq!(
+        detail("index buffers").as_deref(),
+        Some(&*format!("u16 x{indices}"))
+    );
+    let (title, rows) = &s.tables[0];
+    assert_eq!(title, "Models");
+    assert_eq!(
+        rows,
+        &[(
+            format!("0: {name}"),
+            format!("skeleton none, 1 binding(s): mesh {mesh} ({map} bone mappings)")
+        )]
+    );
+}

@@ -12,13 +12,19 @@ use super::companions::{Companions, Found, Lookup};
 use super::*;
 use crate::formats::papa::{self, Papa, TexFormat, TextureData};
 use crate::formats::ptf::Texels;
-use glam::{Mat3, Quat};
+use glam::{Mat3, Quat, Vec4};
 use std::fmt::Write as _;
 
-/// Papa's Z-up -> the scene's Y-up.
-pub fn axis() -> Mat4 {
-    Mat4::from_rotation_x(-std::f32::consts::FRAC_PI_2)
-}
+/// Papa's Z-up -> the scene's Y-up: `C`, the rotation of -90 degrees about
+/// X, written out. Its entries are exactly 0 and +-1, as [`to_scene`] moves
+/// a point's coordinates; `Mat4::from_rotation_x` would give cosines of
+/// -4.4e-8 where they are 0, and cost a sine, a cosine and, for `C^-1`, a
+/// general inverse per matrix converted.
+pub const AXIS: Mat4 = Mat4::from_cols(Vec4::X, Vec4::NEG_Z, Vec4::Y, Vec4::W);
+/// `C^-1`, which is `C` transposed: `(x, y, z) -> (x, -z, y)`.
+const AXIS_INVERSE: Mat4 = Mat4::from_cols(Vec4::X, Vec4::Z, Vec4::NEG_Y, Vec4::W);
+const AXIS3: Mat3 = Mat3::from_cols(Vec3::X, Vec3::NEG_Z, Vec3::Y);
+const AXIS3_INVERSE: Mat3 = Mat3::from_cols(Vec3::X, Vec3::Z, Vec3::NEG_Y);
 
 pub fn to_scene(v: [f32; 3]) -> Vec3 {
     Vec3::new(v[0], v[2], -v[1])
@@ -31,8 +37,7 @@ pub fn quat_to_scene(q: [f32; 4]) -> Quat {
 }
 
 fn mat_to_scene(m: &[f32; 16]) -> Mat4 {
-    let c = axis();
-    c * Mat4::from_cols_array(m) * c.inverse()
+    AXIS * Mat4::from_cols_array(m) * AXIS_INVERSE
 }
 
 /// A texture's base level as RGBA8 (DXT through bcdec_rs), or why not.
@@ -550,10 +555,7 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
             (TextureData::Linked, None) => {
                 load_linked_texture(companions, Lookup::PaMedia(&t.name), &mut warnings)
                     .unwrap_or_else(|why| {
-                        warnings.push(format!(
-                            "texture {i} {:?}: {why}; showing a checkerboard",
-                            t.name
-                        ));
+                        warnings.push(checkerboard_warning(i, &t.name, &why));
                         Texture::checkerboard(&t.name, why)
                     })
             }
@@ -564,10 +566,7 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                 &mut warnings,
             )
             .unwrap_or_else(|why| {
-                warnings.push(format!(
-                    "texture {i} {:?}: {why}; showing a checkerboard",
-                    t.name
-                ));
+                warnings.push(checkerboard_warning(i, &t.name, &why));
                 Texture::checkerboard(&t.name, why)
             }),
         };
@@ -610,6 +609,7 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
     let unit_mask = unit_texture("mask", "team-colour mask");
     let unit_material = unit_texture("material", "material map");
 
+    scene.materials.reserve_exact(p.materials.len());
     for m in &p.materials {
         let color = m
             .vectors
@@ -741,7 +741,7 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
             let local = Mat4::from_rotation_translation(
                 quat_to_scene(b.rotation).normalize(),
                 to_scene(b.translation),
-            ) * Mat4::from_mat3(axis_mat3() * s * axis_mat3().inverse());
+            ) * Mat4::from_mat3(AXIS3 * s * AXIS3_INVERSE);
             let w = match b.parent {
                 Some(pa) => world[pa as usize] * local,
                 None => m2s * local,
@@ -788,6 +788,11 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
             let place = m2s * mat_to_scene(&binding.mesh2model);
             let normal_m = Mat3::from_mat4(place).inverse().transpose();
             let tangent_m = Mat3::from_mat4(place);
+            // A binding placed where its mesh is (the identity, as in most
+            // of PA's files) skips the multiplications, a vertex's largest
+            // cost; a placed one goes through them. One loop for each case:
+            // a test per vertex cost more than it saved.
+            let moved = place != Mat4::IDENTITY;
             for (gi, g) in mesh.groups.iter().enumerate() {
                 let (primitive, per) = match g.primitive_type {
                     0 => (Primitive::Points, 1),
@@ -850,17 +855,20 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                     has_file_normals: layout.normal.is_some(),
                     has_file_uvs: layout.uv.is_some(),
                     primitive,
-                    positions: order
-                        .iter()
-                        .map(|&i| place.transform_point3(to_scene(v3(vertex(i), 0))))
-                        .collect(),
+                    positions: if moved {
+                        each(&order, |i| {
+                            place.transform_point3(to_scene(v3(vertex(i), 0)))
+                        })
+                    } else {
+                        each(&order, |i| to_scene(v3(vertex(i), 0)))
+                    },
                     normals: match layout.normal {
-                        Some(at) => order
-                            .iter()
-                            .map(|&i| {
-                                (normal_m * to_scene(v3(vertex(i), at))).normalize_or(Vec3::Y)
-                            })
-                            .collect(),
+                        Some(at) if moved => each(&order, |i| {
+                            (normal_m * to_scene(v3(vertex(i), at))).normalize_or(Vec3::Y)
+                        }),
+                        Some(at) => each(&order, |i| {
+                            to_scene(v3(vertex(i), at)).normalize_or(Vec3::Y)
+                        }),
                         None => Vec::new(),
                     },
                     uvs: match layout.uv {
@@ -900,18 +908,14 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                     (None, None) => None,
                 };
                 if let Some(at) = layout.tangents {
-                    out.tangents = Some(
-                        order
-                            .iter()
-                            .map(|&i| {
-                                let b = vertex(i);
-                                [
-                                    (tangent_m * to_scene(v3(b, at))).normalize_or_zero(),
-                                    (tangent_m * to_scene(v3(b, at + 12))).normalize_or_zero(),
-                                ]
-                            })
-                            .collect(),
-                    );
+                    let pair = |b: &[u8]| [to_scene(v3(b, at)), to_scene(v3(b, at + 12))];
+                    out.tangents = Some(if moved {
+                        each(&order, |i| {
+                            pair(vertex(i)).map(|t| (tangent_m * t).normalize_or_zero())
+                        })
+                    } else {
+                        each(&order, |i| pair(vertex(i)).map(Vec3::normalize_or_zero))
+                    });
                 }
                 if let (Some(base), Some((w_at, j_at))) = (skinned, layout.skin) {
                     // Decode refused influences past the bone map;
@@ -977,18 +981,24 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
         ("models".into(), p.models.len().into()),
         (
             "vertex buffers".into(),
-            joined(&p.vertex_buffers, |s, v| {
-                write!(s, "{} x{}", v.layout().name, v.count)
-            })
-            .into(),
+            Detail::Tally(
+                p.vertex_buffers
+                    .iter()
+                    .map(|v| (v.layout().name, v.count as u64))
+                    .collect(),
+            ),
         ),
         (
             "index buffers".into(),
-            joined(&p.index_buffers, |s, b| {
-                let width = if b.format == 0 { "u16" } else { "u32" };
-                write!(s, "{width} x{}", b.indices.len())
-            })
-            .into(),
+            Detail::Tally(
+                p.index_buffers
+                    .iter()
+                    .map(|b| {
+                        let width = if b.format == 0 { "u16" } else { "u32" };
+                        (width, b.indices.len() as u64)
+                    })
+                    .collect(),
+            ),
         ),
         ("animations".into(), p.animations.len().into()),
     ]);
@@ -1019,54 +1029,114 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
             entries: t.offset.is_some().then_some(t.count as u32),
         })
         .collect();
-    scene.tables.push((
+    scene.tables = vec![(
         "Models".into(),
         p.models
             .iter()
             .enumerate()
             .map(|(i, m)| {
-                // One string a row, sized up front.
+                // One string a row, sized up front, its numbers written by
+                // itoa: through `write!` this one-row table was 7% of a
+                // small file's load.
+                let mut n = itoa::Buffer::new();
                 let mut row = String::with_capacity(40 + 32 * m.bindings.len());
-                let _ = match m.skeleton {
-                    Some(s) => write!(row, "skeleton {s}"),
-                    None => write!(row, "skeleton none"),
-                };
-                let _ = write!(row, ", {} binding(s): ", m.bindings.len());
-                join_into(&mut row, &m.bindings, |s, b| {
-                    write!(s, "mesh {} ({} bone mappings)", b.mesh, b.bone_map.len())
-                });
-                (format!("{i}: {}", m.name), row)
+                row.push_str("skeleton ");
+                row.push_str(m.skeleton.map_or("none", |s| n.format(s)));
+                row.push_str(", ");
+                row.push_str(n.format(m.bindings.len()));
+                row.push_str(" binding(s): ");
+                for (k, b) in m.bindings.iter().enumerate() {
+                    row.push_str(if k > 0 { ", mesh " } else { "mesh " });
+                    row.push_str(n.format(b.mesh));
+                    row.push_str(" (");
+                    row.push_str(n.format(b.bone_map.len()));
+                    row.push_str(" bone mappings)");
+                }
+                let mut key = String::with_capacity(8 + m.name.len());
+                key.push_str(n.format(i));
+                key.push_str(": ");
+                key.push_str(&m.name);
+                (key, row)
             })
             .collect(),
-    ));
+    )];
     scene.source = source;
     scene.warnings = warnings;
     scene
 }
 
-/// `items` written one after the other by `write`, separated by ", ",
-/// into one string (no string per item), with room for 48 bytes an item
-/// from the start (growing it was half its cost).
-fn joined<T>(items: &[T], write: impl FnMut(&mut String, &T) -> std::fmt::Result) -> String {
-    let mut s = String::with_capacity(48 * items.len());
-    join_into(&mut s, items, write);
-    s
-}
-
-/// [`joined`] appended to `s`.
-fn join_into<T>(
-    s: &mut String,
-    items: &[T],
-    mut write: impl FnMut(&mut String, &T) -> std::fmt::Result,
-) {
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            s.push_str(", ");
-        }
-        let _ = write(s, item);
+/// `texture {i} {name:?}: {why}; showing a checkerboard`, written piece by
+/// piece: through `format!` this one line was a sixteenth of a small
+/// file's load, most of it `{:?}` looking at each character of the name.
+/// A name of printable ASCII without `"` or `\` is quoted as `{:?}` would
+/// quote it (it escapes nothing there); any other goes through `{:?}`.
+fn checkerboard_warning(i: usize, name: &str, why: &str) -> String {
+    let mut w = String::with_capacity(name.len() + why.len() + 48);
+    w.push_str("texture ");
+    w.push_str(itoa::Buffer::new().format(i));
+    w.push(' ');
+    // Every byte looked at (no early exit), so the test runs on vectors.
+    let plain = name.bytes().fold(true, |plain, b| {
+        plain & (b' '..=b'~').contains(&b) & (b != b'"') & (b != b'\\')
+    });
+    if plain {
+        w.push('"');
+        w.push_str(name);
+        w.push('"');
+    } else {
+        let _ = write!(w, "{name:?}");
     }
+    w.push_str(": ");
+    w.push_str(why);
+    w.push_str("; showing a checkerboard");
+    w
 }
 
-fn axis_mat3() -> Mat3 {
-    Mat3::from_rotation_x(-std::f32::consts::FRAC_PI_2)
+/// `f` of each stored vertex of `order`, in order.
+fn each<T>(order: &[u32], f: impl Fn(u32) -> T) -> Vec<T> {
+    order.iter().map(|&i| f(i)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_checkerboard_warning_reads_as_format_writes_it() {
+        // std's `{:?}` is the reference for how a name is quoted.
+        for name in [
+            "/pa/terrain/earth_csg/textures/moon_tile_diffuse.papa",
+            "",
+            "say \"cheese\"",
+            "back\\slash",
+            "tab\there",
+            "new\nline",
+            "esc\u{1b}[31m",
+            "del\u{7f}",
+            "平面",
+            "e\u{301}",
+        ] {
+            let why = "not found (no folder to look in)";
+            assert_eq!(
+                checkerboard_warning(7, name, why),
+                format!("texture 7 {name:?}: {why}; showing a checkerboard")
+            );
+        }
+    }
+
+    #[test]
+    fn the_axis_change_is_the_rotation_of_minus_90_degrees_about_x() {
+        let r = Mat4::from_rotation_x(-std::f32::consts::FRAC_PI_2);
+        assert!(AXIS.abs_diff_eq(r, 1e-7), "{AXIS}");
+        assert_eq!(AXIS * AXIS_INVERSE, Mat4::IDENTITY);
+        assert_eq!(Mat4::from_mat3(AXIS3), AXIS);
+        assert_eq!(Mat4::from_mat3(AXIS3_INVERSE), AXIS_INVERSE);
+        // As `to_scene` moves a point, exactly.
+        let v = [1.5, -2.25, 3.125];
+        assert_eq!(
+            AXIS.transform_point3(Vec3::from(v)),
+            Vec3::new(1.5, 3.125, 2.25)
+        );
+        assert_eq!(to_scene(v), Vec3::new(1.5, 3.125, 2.25));
+    }
 }

@@ -50,6 +50,9 @@ pub enum Detail {
     Count(u64, &'static str),
     /// A number and the words after it ("0.5", " m per unit").
     Number(f32, &'static str),
+    /// Named counts, written "name xN" and separated by commas ("u16 x36,
+    /// u32 x1200"): a file's buffers, listed without formatting them.
+    Tally(Vec<(&'static str, u64)>),
 }
 
 impl std::fmt::Display for Detail {
@@ -58,6 +61,13 @@ impl std::fmt::Display for Detail {
             Detail::Text(s) => f.write_str(s),
             Detail::Count(n, after) => write!(f, "{n}{after}"),
             Detail::Number(x, after) => write!(f, "{x}{after}"),
+            Detail::Tally(items) => {
+                for (i, (name, n)) in items.iter().enumerate() {
+                    let comma = if i > 0 { ", " } else { "" };
+                    write!(f, "{comma}{name} x{n}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
