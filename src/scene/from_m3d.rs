@@ -655,31 +655,37 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
                 .iter()
                 .enumerate()
                 .map(|(i, v)| {
-                    use std::fmt::Write;
                     let name = if v.name.is_empty() {
                         "(unnamed)"
                     } else {
                         &v.name
                     };
-                    // One string each, written in place: these rows were a
-                    // fifth of a small voxel file's load (cachegrind), most
-                    // of it formatting machinery.
+                    // One string each, written in place without `fmt`
+                    // (scene::text): through `write!` these rows were a
+                    // fifth of a small voxel file's load (cachegrind).
+                    // "#RRGGBBAA, shape {}, rotation {:#04X}", the colour's
+                    // bytes stored R first.
                     let mut value = String::with_capacity(48);
-                    // The colour as #RRGGBBAA: its bytes are stored R first.
-                    let _ = write!(
-                        value,
-                        "#{:08X}, shape {}, rotation {:#04X}",
-                        u32::from_be_bytes(rgba(v.color)),
-                        v.shape,
-                        v.rotation
-                    );
+                    value.push('#');
+                    text::push_hex(&mut value, u32::from_be_bytes(rgba(v.color)), 8);
+                    value.push_str(", shape ");
+                    text::push_int(&mut value, v.shape);
+                    value.push_str(", rotation 0x");
+                    text::push_hex(&mut value, v.rotation as u32, 2);
                     if v.skin != NONE {
-                        let _ = write!(value, ", skin {}", v.skin);
+                        value.push_str(", skin ");
+                        text::push_int(&mut value, v.skin);
                     }
                     if !v.items.is_empty() {
-                        let _ = write!(value, ", {} items", v.items.len());
+                        value.push_str(", ");
+                        text::push_int(&mut value, v.items.len());
+                        value.push_str(" items");
                     }
-                    (format!("{i}: {name}"), value)
+                    let mut key = String::with_capacity(8 + name.len());
+                    text::push_int(&mut key, i);
+                    key.push_str(": ");
+                    key.push_str(name);
+                    (key, value)
                 })
                 .collect(),
         ));
@@ -1316,15 +1322,16 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
         {
             Some(i) => i,
             None => {
+                // "voxel type {t}", then " {name:?}" for a named type.
+                let mut name = String::with_capacity(24 + vt.name.len());
+                name.push_str("voxel type ");
+                text::push_int(&mut name, t);
+                if !vt.name.is_empty() {
+                    name.push(' ');
+                    text::push_quoted(&mut name, &vt.name);
+                }
                 materials.push(Material {
-                    name: format!(
-                        "voxel type {t}{}",
-                        if vt.name.is_empty() {
-                            String::new()
-                        } else {
-                            format!(" {:?}", vt.name)
-                        }
-                    ),
+                    name,
                     base_color: rgba_f(vt.color),
                     ..Material::default()
                 });
@@ -1410,7 +1417,12 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
         meshes.push((
             t,
             Mesh {
-                name: format!("voxels: type {t}"),
+                name: {
+                    let mut name = String::with_capacity(20);
+                    name.push_str("voxels: type ");
+                    text::push_int(&mut name, t);
+                    name
+                },
                 uvs: vec![Vec2::ZERO; positions.len()],
                 positions,
                 normals,

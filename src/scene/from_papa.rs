@@ -1038,22 +1038,26 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                 // One string a row, sized up front, its numbers written by
                 // itoa: through `write!` this one-row table was 7% of a
                 // small file's load.
-                let mut n = itoa::Buffer::new();
                 let mut row = String::with_capacity(40 + 32 * m.bindings.len());
-                row.push_str("skeleton ");
-                row.push_str(m.skeleton.map_or("none", |s| n.format(s)));
+                match m.skeleton {
+                    Some(s) => {
+                        row.push_str("skeleton ");
+                        text::push_int(&mut row, s);
+                    }
+                    None => row.push_str("skeleton none"),
+                }
                 row.push_str(", ");
-                row.push_str(n.format(m.bindings.len()));
+                text::push_int(&mut row, m.bindings.len());
                 row.push_str(" binding(s): ");
                 for (k, b) in m.bindings.iter().enumerate() {
                     row.push_str(if k > 0 { ", mesh " } else { "mesh " });
-                    row.push_str(n.format(b.mesh));
+                    text::push_int(&mut row, b.mesh);
                     row.push_str(" (");
-                    row.push_str(n.format(b.bone_map.len()));
+                    text::push_int(&mut row, b.bone_map.len());
                     row.push_str(" bone mappings)");
                 }
                 let mut key = String::with_capacity(8 + m.name.len());
-                key.push_str(n.format(i));
+                text::push_int(&mut key, i);
                 key.push_str(": ");
                 key.push_str(&m.name);
                 (key, row)
@@ -1068,24 +1072,12 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
 /// `texture {i} {name:?}: {why}; showing a checkerboard`, written piece by
 /// piece: through `format!` this one line was a sixteenth of a small
 /// file's load, most of it `{:?}` looking at each character of the name.
-/// A name of printable ASCII without `"` or `\` is quoted as `{:?}` would
-/// quote it (it escapes nothing there); any other goes through `{:?}`.
 fn checkerboard_warning(i: usize, name: &str, why: &str) -> String {
     let mut w = String::with_capacity(name.len() + why.len() + 48);
     w.push_str("texture ");
-    w.push_str(itoa::Buffer::new().format(i));
+    text::push_int(&mut w, i);
     w.push(' ');
-    // Every byte looked at (no early exit), so the test runs on vectors.
-    let plain = name.bytes().fold(true, |plain, b| {
-        plain & (b' '..=b'~').contains(&b) & (b != b'"') & (b != b'\\')
-    });
-    if plain {
-        w.push('"');
-        w.push_str(name);
-        w.push('"');
-    } else {
-        let _ = write!(w, "{name:?}");
-    }
+    text::push_quoted(&mut w, name);
     w.push_str(": ");
     w.push_str(why);
     w.push_str("; showing a checkerboard");
@@ -1103,18 +1095,11 @@ mod tests {
 
     #[test]
     fn the_checkerboard_warning_reads_as_format_writes_it() {
-        // std's `{:?}` is the reference for how a name is quoted.
+        // std's `{:?}` is the reference for how a name is quoted
+        // (text.rs checks the quoting for names that need escapes).
         for name in [
             "/pa/terrain/earth_csg/textures/moon_tile_diffuse.papa",
-            "",
-            "say \"cheese\"",
-            "back\\slash",
-            "tab\there",
             "new\nline",
-            "esc\u{1b}[31m",
-            "del\u{7f}",
-            "平面",
-            "e\u{301}",
         ] {
             let why = "not found (no folder to look in)";
             assert_eq!(

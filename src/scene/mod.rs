@@ -15,6 +15,7 @@ pub mod map;
 pub mod map_overlay;
 pub mod map_query;
 pub mod material_anim;
+pub mod text;
 
 pub use clip::Clip;
 pub use images::{DecodedImage, decode_image};
