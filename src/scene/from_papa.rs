@@ -17,9 +17,9 @@ use std::fmt::Write as _;
 
 /// Papa's Z-up -> the scene's Y-up: `C`, the rotation of -90 degrees about
 /// X, written out. Its entries are exactly 0 and +-1, as [`to_scene`] moves
-/// a point's coordinates; `Mat4::from_rotation_x` would give cosines of
-/// -4.4e-8 where they are 0, and cost a sine, a cosine and, for `C^-1`, a
-/// general inverse per matrix converted.
+/// a point's coordinates; `Mat4::from_rotation_x` gives cosines of -4.4e-8
+/// where they are 0, which mixed a converted matrix's y into its z by that
+/// much.
 pub const AXIS: Mat4 = Mat4::from_cols(Vec4::X, Vec4::NEG_Z, Vec4::Y, Vec4::W);
 /// `C^-1`, which is `C` transposed: `(x, y, z) -> (x, -z, y)`.
 const AXIS_INVERSE: Mat4 = Mat4::from_cols(Vec4::X, Vec4::Z, Vec4::NEG_Y, Vec4::W);
