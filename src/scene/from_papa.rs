@@ -863,12 +863,15 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                         each(&order, |i| to_scene(v3(vertex(i), 0)))
                     },
                     normals: match layout.normal {
-                        Some(at) if moved => each(&order, |i| {
-                            (normal_m * to_scene(v3(vertex(i), at))).normalize_or(Vec3::Y)
-                        }),
-                        Some(at) => each(&order, |i| {
-                            to_scene(v3(vertex(i), at)).normalize_or(Vec3::Y)
-                        }),
+                        Some(at) => {
+                            let mut normals = if moved {
+                                each(&order, |i| normal_m * to_scene(v3(vertex(i), at)))
+                            } else {
+                                each(&order, |i| to_scene(v3(vertex(i), at)))
+                            };
+                            vectors::normalize_each(&mut normals, Vec3::Y);
+                            normals
+                        }
                         None => Vec::new(),
                     },
                     uvs: match layout.uv {
@@ -909,13 +912,13 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                 };
                 if let Some(at) = layout.tangents {
                     let pair = |b: &[u8]| [to_scene(v3(b, at)), to_scene(v3(b, at + 12))];
-                    out.tangents = Some(if moved {
-                        each(&order, |i| {
-                            pair(vertex(i)).map(|t| (tangent_m * t).normalize_or_zero())
-                        })
+                    let mut tangents = if moved {
+                        each(&order, |i| pair(vertex(i)).map(|t| tangent_m * t))
                     } else {
-                        each(&order, |i| pair(vertex(i)).map(Vec3::normalize_or_zero))
-                    });
+                        each(&order, |i| pair(vertex(i)))
+                    };
+                    vectors::normalize_each(tangents.as_flattened_mut(), Vec3::ZERO);
+                    out.tangents = Some(tangents);
                 }
                 if let (Some(base), Some((w_at, j_at))) = (skinned, layout.skin) {
                     // Decode refused influences past the bone map;

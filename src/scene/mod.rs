@@ -16,6 +16,7 @@ pub mod map_overlay;
 pub mod map_query;
 pub mod material_anim;
 pub mod text;
+pub mod vectors;
 
 pub use clip::Clip;
 pub use images::{DecodedImage, decode_image};
