@@ -170,10 +170,19 @@ fn conversion_keeps_colours_materials_and_textures() {
             .iter()
             .any(|c| c.magic == "SHPE" && c.note.contains("not rendered"))
     );
-    assert!(
-        s.tables
-            .iter()
-            .any(|(t, rows)| t == "Not rendered" && rows.len() == 1)
+    // The one shape, named "myCurve1" in the file's string table, its
+    // SHPE chunk 62 bytes long (as the chunk list says).
+    let shpe = s.source.chunks.iter().find(|c| c.magic == "SHPE").unwrap();
+    assert_eq!(shpe.size, 62);
+    let rows = s.tables.iter().find(|(t, _)| t == "Not rendered");
+    assert_eq!(
+        rows.map(|(_, rows)| rows.as_slice()),
+        Some(
+            &[(
+                "shape \"myCurve1\"".to_string(),
+                "SHPE, 62 bytes".to_string()
+            )][..]
+        )
     );
 }
 

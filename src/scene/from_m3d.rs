@@ -691,15 +691,29 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         ));
     }
     if !m.shapes.is_empty() || !m.procedures.is_empty() {
+        let named = |what: &str, name: &str| {
+            let mut key = String::with_capacity(what.len() + name.len() + 2);
+            key.push_str(what);
+            text::push_quoted(&mut key, name);
+            key
+        };
         tables.push((
             "Not rendered".into(),
+            // "shape {name:?}", "SHPE, {size} bytes", written by
+            // scene::text (`format!` was 5% of bezier.m3d's load).
             m.shapes
                 .iter()
-                .map(|(n, size)| (format!("shape {n:?}"), format!("SHPE, {size} bytes")))
+                .map(|(n, size)| {
+                    let mut value = String::with_capacity(32);
+                    value.push_str("SHPE, ");
+                    text::push_int(&mut value, *size);
+                    value.push_str(" bytes");
+                    (named("shape ", n), value)
+                })
                 .chain(
                     m.procedures
                         .iter()
-                        .map(|n| (format!("procedure {n:?}"), "PROC script".into())),
+                        .map(|n| (named("procedure ", n), "PROC script".into())),
                 )
                 .collect(),
         ));

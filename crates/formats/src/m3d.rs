@@ -702,7 +702,7 @@ fn chunk_magic(bytes: &[u8; 4]) -> std::borrow::Cow<'static, str> {
     ];
     match KNOWN.iter().find(|k| k.as_bytes() == bytes) {
         Some(k) => (*k).into(),
-        None => String::from_utf8_lossy(bytes).into_owned().into(),
+        None => crate::lossy_string(bytes).into(),
     }
 }
 
@@ -1241,7 +1241,7 @@ impl Payload<'_> {
             )
         })?;
         let len = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-        Ok(String::from_utf8_lossy(&bytes[..len]).into_owned())
+        Ok(crate::lossy_string(&bytes[..len]))
     }
 
     /// A colour: a literal RGBA (4 bytes), or an index into CMAP read
@@ -1321,9 +1321,7 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
         ));
     }
     let strings = &data[16..head_len];
-    let mut fields = strings
-        .split(|&b| b == 0)
-        .map(|s| String::from_utf8_lossy(s).into_owned());
+    let mut fields = strings.split(|&b| b == 0).map(crate::lossy_string);
     m.name = fields.next().unwrap_or_default();
     m.license = fields.next().unwrap_or_default();
     m.author = fields.next().unwrap_or_default();
