@@ -169,7 +169,7 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
             // Kd's alpha or `d` below 1, or a diffuse map with transparent
             // texels: alpha blended.
             let see_through = base[3] < 1.0
-                || texture.is_some_and(|t| textures[t].rgba8.chunks_exact(4).any(|p| p[3] < 255));
+                || texture.is_some_and(|t| super::images::any_translucent(&textures[t].rgba8));
             // Data maps only when they loaded: a checkerboard stands in for
             // colour, not for normals or emission.
             let mut notes = Vec::new();

@@ -28,6 +28,21 @@ impl DecodedImage {
     }
 }
 
+/// Whether any texel of RGBA8 `rgba8` has an alpha under 255 (a trailing
+/// partial texel is not one). A block's texels are ANDed together as
+/// words, whose top byte is then the AND of their alphas, 255 only if each
+/// is: a loop the compiler runs 16 bytes at a time, where testing texel by
+/// texel with an early exit went one at a time (an opaque 256x256 texture,
+/// the usual case, was 8% of viper.m3d's conversion).
+pub fn any_translucent(rgba8: &[u8]) -> bool {
+    rgba8.chunks(4096).any(|block| {
+        let all = block.chunks_exact(4).fold(u32::MAX, |all, t| {
+            all & u32::from_le_bytes([t[0], t[1], t[2], t[3]])
+        });
+        all >> 24 != 255
+    })
+}
+
 /// Decodes `bytes` as `format` as `texels` says.
 pub fn decode_image(
     bytes: &[u8],
@@ -232,4 +247,32 @@ pub fn reduced_warning(name: &str, what: &str, declared: (u32, u32), got: (u32, 
         "texture {name:?}: declares {}x{} {what}; decoded at {}x{} to stay within the texel budget",
         declared.0, declared.1, got.0, got.1
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_translucent_texel_is_found_wherever_it_is() {
+        // Texel by texel is the reference. Opaque images of sizes around
+        // the 4096-byte blocks (and with a partial texel at the end, whose
+        // fourth byte is never an alpha), then one texel made translucent
+        // at each position, with each alpha under 255 that matters (254,
+        // 128, 0) and bytes other than the alpha set to 0.
+        let reference = |rgba8: &[u8]| rgba8.chunks_exact(4).any(|t| t[3] < 255);
+        for len in [0, 3, 4, 8, 4092, 4096, 4100, 8192 + 2, 12288 + 4] {
+            let mut rgba8 = vec![255u8; len];
+            assert!(!super::any_translucent(&rgba8), "{len} opaque bytes");
+            for byte in 0..len {
+                for v in [254, 128, 0] {
+                    rgba8[byte] = v;
+                    assert_eq!(
+                        super::any_translucent(&rgba8),
+                        reference(&rgba8),
+                        "{len} bytes, byte {byte} = {v}"
+                    );
+                }
+                rgba8[byte] = 255;
+            }
+        }
+    }
 }
