@@ -254,10 +254,10 @@ mod tests {
     #[test]
     fn a_translucent_texel_is_found_wherever_it_is() {
         // Texel by texel is the reference. Opaque images of sizes around
-        // the 4096-byte blocks (and with a partial texel at the end, whose
-        // fourth byte is never an alpha), then one texel made translucent
-        // at each position, with each alpha under 255 that matters (254,
-        // 128, 0) and bytes other than the alpha set to 0.
+        // the 4096-byte blocks (some with a partial texel at the end, whose
+        // bytes are never an alpha), then each byte in turn set to 254, 128
+        // or 0: an alpha byte makes its texel translucent, a colour byte
+        // must not.
         let reference = |rgba8: &[u8]| rgba8.chunks_exact(4).any(|t| t[3] < 255);
         for len in [0, 3, 4, 8, 4092, 4096, 4100, 8192 + 2, 12288 + 4] {
             let mut rgba8 = vec![255u8; len];
