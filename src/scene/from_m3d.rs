@@ -1326,7 +1326,7 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
         .collect();
     let faces: Vec<usize> = by_side.iter().map(|n| n.iter().sum()).collect();
     let mut shared = SharedCorners::new(&grid, 4 * faces.iter().sum::<usize>());
-    let mut meshes: Vec<(u16, Mesh)> = Vec::with_capacity(first_seen.len());
+    let mut meshes: Vec<Mesh> = Vec::with_capacity(first_seen.len());
     for t in first_seen {
         let vt = &m.voxel_types[t as usize];
         let material = match m
@@ -1428,49 +1428,44 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
             .collect();
         positions.shrink_to_fit();
         normals.shrink_to_fit();
-        meshes.push((
-            t,
-            Mesh {
-                name: {
-                    let mut name = String::with_capacity(20);
-                    name.push_str("voxels: type ");
-                    text::push_int(&mut name, t);
-                    name
-                },
-                uvs: vec![Vec2::ZERO; positions.len()],
-                positions,
-                normals,
-                indices,
-                material: Some(material),
-                visible: true,
-                // The faces bound the filled cells (of every type) and face
-                // out of them. Skinned types move apart and open gaps, so
-                // those stay two-sided.
-                closed: skin_of.is_none(),
-                facing,
-                ..Mesh::default()
+        // Skinned as a whole: every vertex of a type has the type's skin.
+        let skin = skin_of.map(|skin_of| {
+            let v = m3d::Vertex {
+                pos: [0.0; 4],
+                color: 0,
+                skin: vt.skin,
+            };
+            let (j, wt) = skin_of(&v).unwrap_or(([0; 4], [0; 4]));
+            Skin {
+                joints: vec![j; positions.len()],
+                weights: vec![wt; positions.len()],
+            }
+        });
+        // Pushed as it is made: collected from a list of (type, mesh)
+        // pairs, each mesh was moved twice more and the list made twice.
+        meshes.push(Mesh {
+            name: {
+                let mut name = String::with_capacity(20);
+                name.push_str("voxels: type ");
+                text::push_int(&mut name, t);
+                name
             },
-        ));
+            uvs: vec![Vec2::ZERO; positions.len()],
+            positions,
+            normals,
+            indices,
+            material: Some(material),
+            visible: true,
+            // The faces bound the filled cells (of every type) and face
+            // out of them. Skinned types move apart and open gaps, so
+            // those stay two-sided.
+            closed: skin_of.is_none(),
+            facing,
+            skin,
+            ..Mesh::default()
+        });
     }
     meshes
-        .into_iter()
-        .map(|(t, mut mesh)| {
-            if let Some(skin_of) = skin_of {
-                let v = m3d::Vertex {
-                    pos: [0.0; 4],
-                    color: 0,
-                    skin: m.voxel_types[t as usize].skin,
-                };
-                let (j, wt) = skin_of(&v).unwrap_or(([0; 4], [0; 4]));
-                let n = mesh.positions.len();
-                mesh.skin = Some(Skin {
-                    joints: vec![j; n],
-                    weights: vec![wt; n],
-                });
-            }
-            mesh
-        })
-        .collect()
 }
 
 /// An M3D action as a [`FrameSequence`] clip; its timeline frames are the
