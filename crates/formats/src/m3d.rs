@@ -1097,8 +1097,13 @@ fn read_run<const K: u8, const VI: u8, const TI: u8>(
     // slices (a push per index reloaded each column's length from `faces`).
     let corners = records * n;
     let base = faces.vertex.len();
+    // Room for the rest of the chunk too, were it all records like these
+    // (a bound by its bytes): a mesh whose runs a material or a change of
+    // layout splits (cube_usemtl's three) grew every column at every run.
+    let room = corners + (end - (at + records * len)) / len * n;
     let grow = |col: &mut Vec<u32>, exists: bool| {
         if exists {
+            col.reserve(room);
             col.resize(base + corners, NONE);
         }
     };
@@ -1109,6 +1114,7 @@ fn read_run<const K: u8, const VI: u8, const TI: u8>(
     }
     let has = |bit: u8| faces.columns & bit != 0;
     let (has_uv, has_normal, has_max) = (has(1), has(2), has(4));
+    faces.vertex.reserve(room);
     faces.vertex.resize(base + corners, 0);
     grow(&mut faces.uv, has_uv);
     grow(&mut faces.normal, has_normal);
