@@ -190,7 +190,8 @@ enum BenchWhat {
         /// Kernels to compare at each size: `skin` (the viewer's),
         /// `same-bone` (every joint bone 0: no gather), `stream` (the same
         /// reads and writes, no arithmetic), `copy16` (16-byte loads and
-        /// stores: the device's streaming ceiling).
+        /// stores: the device's streaming ceiling), `empty` (the same grid
+        /// of workgroups doing nothing: the cost of the pass itself).
         #[arg(long, value_delimiter = ',', default_value = "skin",
               value_parser = facet::cli::bench::SkinKernel::parse)]
         kernels: Vec<facet::cli::bench::SkinKernel>,

@@ -43,6 +43,7 @@ fn counts_read_and_print_as_written() {
     assert!(SkinLayout::parse("split-0").is_err());
     assert!(SkinLayout::parse("whole").is_err());
     assert_eq!(SkinKernel::parse("copy16"), Ok(SkinKernel::Copy16));
+    assert_eq!(SkinKernel::parse("empty"), Ok(SkinKernel::Empty));
     assert!(SkinKernel::parse("fast").is_err());
 }
 
@@ -54,15 +55,16 @@ fn skin_sweep_times_every_size_kernel_and_layout() {
         SkinKernel::SameBone,
         SkinKernel::Stream,
         SkinKernel::Copy16,
+        SkinKernel::Empty,
     ];
     let layouts = [SkinLayout::One, SkinLayout::Batches(1024)];
     let r = bench::skin(&gpu, &[3000, 1000], &kernels, &layouts, 16, 2, true).unwrap();
-    assert_eq!(r.rows.len(), 2 * 4 * 2);
+    assert_eq!(r.rows.len(), 2 * 5 * 2);
     // Sizes in the order asked, each with every kernel, each in every layout
     // (named in records as `count_name` writes them: 3000 is "3K").
     for (i, row) in r.rows.iter().enumerate() {
-        assert_eq!(row.vertices, [3000, 1000][i / 8]);
-        assert_eq!(row.kernel, kernels[i / 2 % 4]);
+        assert_eq!(row.vertices, [3000, 1000][i / 10]);
+        assert_eq!(row.kernel, kernels[i / 2 % 5]);
         assert_eq!(row.layout, layouts[i % 2]);
         // 3000 vertices in batches of 1024: 3 batches of 2 buffers.
         let (dispatches, buffers) = match (row.layout, row.vertices) {
@@ -93,6 +95,7 @@ fn skin_sweep_times_every_size_kernel_and_layout() {
         "skin/skin/one/3K/rate",
         "skin/same-bone/split-1024/1K/gpu_max",
         "skin/copy16/one/1K/wall",
+        "skin/empty/split-1024/3K/gpu",
         "copy/3K/ms",
         "copy/1K/rate",
     ] {

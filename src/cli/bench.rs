@@ -89,6 +89,9 @@ pub enum SkinKernel {
     /// shaders/skin_copy16.wgsl: 16 bytes in and 16 out, one aligned
     /// vector load and store per invocation: the device's streaming ceiling.
     Copy16,
+    /// shaders/skin_empty.wgsl: skin.wgsl's grid of workgroups doing
+    /// nothing, the cost of the dispatch itself.
+    Empty,
 }
 
 impl SkinKernel {
@@ -98,9 +101,10 @@ impl SkinKernel {
             "same-bone" => SkinKernel::SameBone,
             "stream" => SkinKernel::Stream,
             "copy16" => SkinKernel::Copy16,
+            "empty" => SkinKernel::Empty,
             _ => {
                 return Err(format!(
-                    "unknown kernel '{s}' (skin, same-bone, stream or copy16)"
+                    "unknown kernel '{s}' (skin, same-bone, stream, copy16 or empty)"
                 ));
             }
         })
@@ -112,6 +116,7 @@ impl SkinKernel {
             SkinKernel::SameBone => "same-bone",
             SkinKernel::Stream => "stream",
             SkinKernel::Copy16 => "copy16",
+            SkinKernel::Empty => "empty",
         }
     }
 
@@ -120,6 +125,7 @@ impl SkinKernel {
             SkinKernel::Skin | SkinKernel::SameBone => "skin.wgsl",
             SkinKernel::Stream => "skin_stream.wgsl",
             SkinKernel::Copy16 => "skin_copy16.wgsl",
+            SkinKernel::Empty => "skin_empty.wgsl",
         }
     }
 }

@@ -61,6 +61,10 @@ pub const SHADERS: &[(&str, &str)] = &[
         "skin_copy16.wgsl",
         shader!("skin_io.wgsl", "skin_copy16.wgsl"),
     ),
+    (
+        "skin_empty.wgsl",
+        shader!("skin_io.wgsl", "skin_empty.wgsl"),
+    ),
     ("bones.wgsl", shader!("globals.wgsl", "bones.wgsl")),
     (
         "material_anim.wgsl",
