@@ -500,6 +500,85 @@ fn gpu_skin_h200_groups_256_table(run: &Run) -> String {
     )
 }
 
+/// A pass's own cost beside the kernels' (H100, 2026-11-27): median time of
+/// a pass for each kernel, `empty` being skin.wgsl's grid of workgroups
+/// doing nothing; then skin.wgsl's rate and the grid-stride loops tried.
+fn gpu_skin_h100_floor_table(run: &Run) -> String {
+    let mut out = String::new();
+    gpu_header(
+        &mut out,
+        run,
+        "facet bench skin --vertices 256,64K,256K,1M,2M,4M,8M,17M,50M --kernels skin,skin-loop-528,skin-loop-2112,same-bone,empty,stream,copy16 --iterations 100 --json FILE",
+    );
+    out.push_str(
+        "| vertices | empty pass | copy16 | stream | same bone for all | skin | skin, G vertices/s (goal >= 45) | skin as a loop over 528 workgroups, G vertices/s | over 2112 |\n\
+         |---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for n in field(run, "skin/empty/one/", 3, count) {
+        let v = |kernel: &str, what: &str| {
+            run.values
+                .get(&format!("skin/{kernel}/one/{n}/{what}"))
+                .copied()
+        };
+        let us =
+            |kernel: &str| v(kernel, "gpu").map_or("-".into(), |ms| format!("{:.1} us", ms * 1e3));
+        // Three places below 1 G vertices/s (the smallest sizes).
+        let rate = |kernel: &str| {
+            v(kernel, "rate").map_or("-".into(), |g| match g < 1.0 {
+                true => format!("{g:.3}"),
+                false => format!("{g:.1}"),
+            })
+        };
+        let _ = writeln!(
+            out,
+            "| {n} | {} | {} | {} | {} | {} | **{}** | {} | {} |",
+            us("empty"),
+            us("copy16"),
+            us("stream"),
+            us("same-bone"),
+            us("skin"),
+            rate("skin"),
+            rate("skin-loop-528"),
+            rate("skin-loop-2112"),
+        );
+    }
+    out
+}
+
+/// skin.wgsl against the same body as a grid-stride loop over at most N
+/// workgroups (a bench candidate of 2026-11-27, not kept), on the H200.
+/// The run's `empty` rows are left out: a rate means nothing for a kernel
+/// that skins nothing.
+const LOOP_KERNELS: [(&str, &str); 6] = [
+    ("skin", "skin.wgsl (one vertex an invocation)"),
+    ("skin-loop-264", "a loop over 264 workgroups"),
+    ("skin-loop-528", "528"),
+    ("skin-loop-1056", "1056"),
+    ("skin-loop-2112", "2112"),
+    ("stream", "stream (no arithmetic)"),
+];
+
+fn gpu_skin_h200_loop_table(run: &Run) -> String {
+    kernel_columns(
+        run,
+        "facet bench skin --vertices 1M,2M,4M,8M,17M,50M --kernels skin,skin-loop-264,skin-loop-528,skin-loop-1056,skin-loop-2112,empty,stream --iterations 100 --json FILE",
+        &LOOP_KERNELS,
+    )
+}
+
+fn gpu_skin_h200_loop_256_table(run: &Run) -> String {
+    kernel_columns(
+        run,
+        "facet bench skin --vertices 1M,4M,50M --bones 256 --kernels skin,skin-loop-528,skin-loop-1056,skin-loop-2112 --iterations 100 --json FILE",
+        &[
+            ("skin", "skin.wgsl, 256 bones"),
+            ("skin-loop-528", "a loop over 528 workgroups"),
+            ("skin-loop-1056", "1056"),
+            ("skin-loop-2112", "2112"),
+        ],
+    )
+}
+
 fn gpu_skin_h100_256_table(run: &Run) -> String {
     kernel_columns(
         run,
@@ -685,7 +764,7 @@ fn main() {
     let doc_path = root.join("docs/performance.md");
     let mut doc = std::fs::read_to_string(&doc_path).expect("docs/performance.md");
     type Table = fn(&Run) -> String;
-    let tables: [(&str, Table); 22] = [
+    let tables: [(&str, Table); 25] = [
         ("m3d", m3d_table),
         ("papa", papa_table),
         ("p3m", p3m_table),
@@ -702,6 +781,9 @@ fn main() {
         ("gpu_skin_h200_nov27", gpu_skin_copy_table),
         ("gpu_skin_h200_groups", gpu_skin_h200_groups_table),
         ("gpu_skin_h200_groups_256", gpu_skin_h200_groups_256_table),
+        ("gpu_skin_h100_floor", gpu_skin_h100_floor_table),
+        ("gpu_skin_h200_loop", gpu_skin_h200_loop_table),
+        ("gpu_skin_h200_loop_256", gpu_skin_h200_loop_256_table),
         ("gpu_map_h200_nov27", gpu_map_table),
         ("gpu_materials_h200", gpu_materials_table),
         ("materials_llvmpipe", materials_llvmpipe_table),
