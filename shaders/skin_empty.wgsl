@@ -1,6 +1,8 @@
 // `facet bench skin --kernels empty`: skin.wgsl's grid of workgroups doing
-// nothing past the bound check: what a dispatch of that size costs before
-// any vertex is read (the floor under every kernel at small sizes).
+// nothing: what a pass of that size costs before any vertex is read (the
+// floor under every kernel at small sizes). The one store is never made
+// (no invocation has id u32::MAX): it keeps the kernel reading its count
+// as skin.wgsl does, so that only the work differs.
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
