@@ -1247,7 +1247,7 @@ impl SharedCorners {
     /// The vertex (in the type's mesh) of side `f`'s corner `k`
     /// (`VOXEL_FACES[f].1[k]`) of `cell`: the one made before, or the one
     /// `make` makes now.
-    #[inline]
+    #[inline(always)]
     fn vertex(
         &mut self,
         cell: &CellCorners,
@@ -1278,6 +1278,56 @@ struct CellCorners {
     plane: [usize; 2],
     at: usize,
     since: [u32; 2],
+}
+
+/// Where `voxel_meshes` writes one type's faces: its vertices, and each
+/// side's run of indices at its own cursor.
+struct SideOut<'a> {
+    positions: &'a mut Vec<Vec3>,
+    normals: &'a mut Vec<Vec3>,
+    indices: &'a mut [u32],
+    cursor: &'a mut [usize; 6],
+    /// The least `normal · corner` over each side's faces, in grid units.
+    nearest: &'a mut [i64; 6],
+    /// Grid units to model units.
+    w: f32,
+}
+
+impl SideOut<'_> {
+    /// Side `F` (`VOXEL_FACES[F]`) of the cell at `c`, its corners shared
+    /// through `shared` where the grid has them.
+    #[inline(always)]
+    fn side<const F: usize>(
+        &mut self,
+        c: [i64; 3],
+        mut shared: Option<(&CellCorners, &mut SharedCorners)>,
+    ) {
+        let (n, corners) = VOXEL_FACES[F];
+        let normal = Vec3::new(n[0] as f32, n[1] as f32, n[2] as f32);
+        let mut ids = [0u32; 4];
+        for (k, id) in ids.iter_mut().enumerate() {
+            let (positions, normals, w) = (&mut *self.positions, &mut *self.normals, self.w);
+            let mut make = || {
+                let d = corners[k];
+                let p = [c[0] + d[0] as i64, c[1] + d[1] as i64, c[2] + d[2] as i64];
+                positions.push(Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32) * w);
+                normals.push(normal);
+                positions.len() as u32 - 1
+            };
+            *id = match &mut shared {
+                Some((cell, s)) => s.vertex(cell, F, k, make),
+                None => make(),
+            };
+        }
+        // The cell's far coordinate on a + side, its near one negated on a
+        // - side.
+        let axis = F / 2;
+        let d = if F & 1 == 1 { c[axis] + 1 } else { -c[axis] };
+        self.nearest[F] = self.nearest[F].min(d);
+        let at = self.cursor[F];
+        self.indices[at..at + 6].copy_from_slice(&[ids[0], ids[1], ids[2], ids[0], ids[2], ids[3]]);
+        self.cursor[F] = at + 6;
+    }
 }
 
 type SkinOf<'a> = &'a dyn Fn(&m3d::Vertex) -> Option<([u16; 4], [u16; 4])>;
@@ -1378,38 +1428,32 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
         let starts = cursor;
         let mut indices: Vec<u32> = vec![0; at];
         let mut nearest = [i64::MAX; 6];
+        let mut out = SideOut {
+            positions: &mut positions,
+            normals: &mut normals,
+            indices: &mut indices,
+            cursor: &mut cursor,
+            nearest: &mut nearest,
+            w,
+        };
         for &OpenCell { at: c, open } in cells {
-            let cell = shared.as_mut().map(|s| s.cell(c));
-            // The open sides, lowest first.
+            let mut cell = shared.as_mut().map(|s| (s.cell(c), s));
+            // The open sides, lowest first, each with its corners known
+            // when compiled (a side looked up at run time made every
+            // corner's slot wait on table loads).
             let mut sides = open;
             while sides != 0 {
-                let f = sides.trailing_zeros() as usize;
+                let f = sides.trailing_zeros();
                 sides &= sides - 1;
-                let (n, corners) = &VOXEL_FACES[f];
-                let normal = Vec3::new(n[0] as f32, n[1] as f32, n[2] as f32);
-                let mut ids = [0u32; 4];
-                for (k, id) in ids.iter_mut().enumerate() {
-                    let mut make = || {
-                        let d = corners[k];
-                        let p = [c[0] + d[0] as i64, c[1] + d[1] as i64, c[2] + d[2] as i64];
-                        positions.push(Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32) * w);
-                        normals.push(normal);
-                        positions.len() as u32 - 1
-                    };
-                    *id = match (&mut shared, &cell) {
-                        (Some(s), Some(cell)) => s.vertex(cell, f, k, make),
-                        _ => make(),
-                    };
+                let corners = cell.as_mut().map(|(cell, s)| (&*cell, &mut **s));
+                match f {
+                    0 => out.side::<0>(c, corners),
+                    1 => out.side::<1>(c, corners),
+                    2 => out.side::<2>(c, corners),
+                    3 => out.side::<3>(c, corners),
+                    4 => out.side::<4>(c, corners),
+                    _ => out.side::<5>(c, corners),
                 }
-                // The least `normal · corner` over the side's faces, in
-                // grid units: the cell's far coordinate on a + side, its
-                // near one negated on a - side.
-                let axis = f / 2;
-                let d = if f & 1 == 1 { c[axis] + 1 } else { -c[axis] };
-                nearest[f] = nearest[f].min(d);
-                indices[cursor[f]..cursor[f] + 6]
-                    .copy_from_slice(&[ids[0], ids[1], ids[2], ids[0], ids[2], ids[3]]);
-                cursor[f] += 6;
             }
         }
         let facing = SIDE_RUNS
