@@ -185,7 +185,8 @@ fn conversion_keeps_colours_materials_and_textures() {
 /// specs/m3d.md lays it out: the file header ("3DMO", its size), then the
 /// zlib-compressed payload, which starts with the model header ("HEAD",
 /// its size, the scale, the variable types, whose bits 4-5 give the
-/// string offsets' width, then the string table at 16); then chunks of a
+/// string offsets' width as the spec's index-type table does, then the
+/// string table at 16); then chunks of a
 /// magic and a length each. SHPE's first field is its name, an offset
 /// into the string table. Returns (name, chunk length).
 fn bezier_shape() -> (String, u32) {
@@ -195,14 +196,20 @@ fn bezier_shape() -> (String, u32) {
     let u32_at = |at: usize| u32::from_le_bytes(payload[at..at + 4].try_into().unwrap());
     assert_eq!(&payload[..4], b"HEAD");
     let strings = 16;
-    let si = 1usize << ((u32_at(12) >> 4) & 3);
+    // si_t: 00, 01, 10 are 1, 2 and 4 bytes; 11 means no string table.
+    let si = match (u32_at(12) >> 4) & 3 {
+        0 => 1,
+        1 => 2,
+        2 => 4,
+        _ => panic!("bezier.m3d declares no string table (si_t 11)"),
+    };
     let mut at = u32_at(4) as usize;
     while &payload[at..at + 4] != b"SHPE" {
         at += u32_at(at + 4) as usize;
     }
-    let mut offset = [0u8; 8];
+    let mut offset = [0u8; 4];
     offset[..si].copy_from_slice(&payload[at + 8..at + 8 + si]);
-    let start = strings + u64::from_le_bytes(offset) as usize;
+    let start = strings + u32::from_le_bytes(offset) as usize;
     let end = start + payload[start..].iter().position(|&b| b == 0).unwrap();
     (
         String::from_utf8(payload[start..end].to_vec()).unwrap(),
