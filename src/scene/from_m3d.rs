@@ -1007,9 +1007,10 @@ impl VoxelGrid {
         };
         match self {
             VoxelGrid::Dense { lo, size, cells } => {
-                // Each of the block's x rows is a run of the grid's.
+                // Each of the block's x rows is a run of the grid's (the
+                // last one short where the block's data ends early).
                 let at = [0, 1, 2].map(|a| (b.pos[a] as i64 - lo[a]) as usize + 1);
-                for (r, row) in b.data.chunks_exact(bx.max(1)).take(by * bz).enumerate() {
+                for (r, row) in b.data.chunks(bx.max(1)).take(by * bz).enumerate() {
                     let (y, z) = (at[1] + r / bz, at[2] + r % bz);
                     let first = (y * size[2] + z) * size[0] + at[0];
                     for (cell, &v) in cells[first..first + bx].iter_mut().zip(row) {
@@ -1018,24 +1019,23 @@ impl VoxelGrid {
                 }
             }
             VoxelGrid::Sparse(map) => {
+                // The voxels the block's data holds (those past its end
+                // are unset), in y, z, x order.
                 let p = b.pos.map(i64::from);
-                let mut j = 0usize;
-                for y in 0..by as i64 {
-                    for z in 0..bz as i64 {
-                        for x in 0..bx as i64 {
-                            let key = [p[0] + x, p[1] + y, p[2] + z];
-                            match b.data[j] {
-                                VOXEL_UNSET => {}
-                                VOXEL_CLEAR => {
-                                    map.remove(&key);
-                                }
-                                t if (t as usize) < ntypes => {
-                                    map.insert(key, t);
-                                }
-                                _ => {}
-                            }
-                            j += 1;
+                let cells = (0..by as i64).flat_map(|y| {
+                    (0..bz as i64).flat_map(move |z| (0..bx as i64).map(move |x| (x, y, z)))
+                });
+                for ((x, y, z), &v) in cells.zip(&b.data) {
+                    let key = [p[0] + x, p[1] + y, p[2] + z];
+                    match v {
+                        VOXEL_UNSET => {}
+                        VOXEL_CLEAR => {
+                            map.remove(&key);
                         }
+                        t if (t as usize) < ntypes => {
+                            map.insert(key, t);
+                        }
+                        _ => {}
                     }
                 }
             }

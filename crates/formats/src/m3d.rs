@@ -602,8 +602,10 @@ pub struct VoxelBlock {
     pub size: [u32; 3],
     pub uncertainty: u8,
     pub group: u8,
-    /// `size` voxels in Y, Z, X order: a voxel type index, or
-    /// [`VOXEL_UNSET`] / [`VOXEL_CLEAR`].
+    /// The voxels in Y, Z, X order: a voxel type index, or
+    /// [`VOXEL_UNSET`] / [`VOXEL_CLEAR`]. At most the product of `size`;
+    /// fewer where the file's RLE data ends early, and the voxels past the
+    /// end are then unset.
     pub data: Vec<u16>,
 }
 
@@ -1762,30 +1764,38 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                         ));
                     }
                     let vp = t.vp.min(2);
-                    let mut data = vec![VOXEL_UNSET; count as usize];
+                    // Only the voxels the records describe: a block's data
+                    // may end before its size does (the rest is unset), and
+                    // a record of one byte or more describes 128 voxels at
+                    // most, so the chunk's bytes bound what is reserved
+                    // (a 117-byte file once claimed 255x255x255 voxels and
+                    // got 32 MiB of them).
+                    let count = count as usize;
+                    let left = body.end.saturating_sub(r.pos());
+                    let mut data = Vec::with_capacity(count.min(left.saturating_mul(128)));
                     // A voxel of `vp` bytes as `index` reads it (m3d.h's sign
                     // extension makes 254 and 255 of a byte CLEAR and
                     // UNSET; no bytes read NONE, UNSET): a literal run is
                     // read as one slice, a repeat run filled at once.
                     let width = vp as usize;
                     let voxel = |b: &[u8]| index_at(b, 0, vp) as u16;
-                    let mut j = 0usize;
-                    while r.pos() < body.end && j < data.len() {
+                    while r.pos() < body.end && data.len() < count {
                         let n = r.u8("RLE record")?;
                         let run = (n & 0x7F) as usize + 1;
-                        let k = run.min(data.len() - j);
+                        let k = run.min(count - data.len());
                         if n & 0x80 != 0 {
                             let v = voxel(r.bytes(width, "voxel")?);
-                            data[j..j + k].fill(v);
+                            data.resize(data.len() + k, v);
                         } else if width == 0 {
-                            data[j..j + k].fill(VOXEL_UNSET);
+                            data.resize(data.len() + k, VOXEL_UNSET);
                         } else {
                             let b = r.bytes(run * width, "voxel")?;
-                            for (d, b) in data[j..j + k].iter_mut().zip(b.chunks_exact(width)) {
+                            let at = data.len();
+                            data.resize(at + k, VOXEL_UNSET);
+                            for (d, b) in data[at..].iter_mut().zip(b.chunks_exact(width)) {
                                 *d = voxel(b);
                             }
                         }
-                        j += k;
                     }
                     m.voxel_blocks.push(VoxelBlock {
                         name,
