@@ -976,16 +976,21 @@ impl VoxelGrid {
         // With a border of one empty cell on every side, so that every
         // solid cell's six neighbours are in the array.
         let padded = size.map(|s| s + 2);
-        let volume = |s: [u64; 3]| s.iter().try_fold(1u64, |v, &s| v.checked_mul(s));
-        match (volume(size), volume(padded)) {
-            // At most 4 cells per block voxel and 256 MiB of cells.
-            (Some(v), Some(p)) if v <= 4 * block_cells as u64 + 4096 && p <= 128 << 20 => {
-                VoxelGrid::Dense {
-                    lo,
-                    size: padded.map(|s| s as usize),
-                    cells: vec![Self::EMPTY; p as usize],
-                }
-            }
+        let volume = padded
+            .iter()
+            .try_fold(1u64, |v, &s| v.checked_mul(s))
+            .unwrap_or(u64::MAX);
+        // Dense with at most 9 cells, the border's included, per voxel the
+        // blocks' data holds (a line one voxel thick pads to 9 a voxel),
+        // and at most 256 MiB of cells. Bounded by the padded volume: a
+        // block 0 voxels wide, 259 high and 33,279 deep has none of its
+        // own but once made a grid of 17M cells from a 117-byte file.
+        match volume {
+            p if p <= 9 * block_cells as u64 + 4096 && p <= 128 << 20 => VoxelGrid::Dense {
+                lo,
+                size: padded.map(|s| s as usize),
+                cells: vec![Self::EMPTY; p as usize],
+            },
             _ => VoxelGrid::Sparse(HashMap::new()),
         }
     }
@@ -1594,5 +1599,22 @@ fn build_clip(m: &M3d, a: &m3d::Action, bind: &[BoneState], warnings: &mut Vec<S
             bones,
         }),
         segments,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::VoxelGrid;
+
+    /// The dense grid is bounded by the voxels the blocks' data holds, its
+    /// border included: a block 0 voxels wide, 259 high and 33,279 deep,
+    /// with no data, gets no array of 17M cells; lantea.m3d's 77 x 32 x 77
+    /// block, all of it in the data, gets its 79 x 34 x 79.
+    #[test]
+    fn the_dense_grid_is_bounded_by_the_data() {
+        let grid = VoxelGrid::new([2, 768, 514], [2, 768 + 259, 514 + 33_279], 0);
+        assert!(matches!(grid, VoxelGrid::Sparse(_)));
+        let grid = VoxelGrid::new([0; 3], [77, 32, 77], 77 * 32 * 77);
+        assert!(matches!(grid, VoxelGrid::Dense { ref cells, .. } if cells.len() == 79 * 34 * 79));
     }
 }
