@@ -545,6 +545,64 @@ fn ptf_2024_form_by_its_five_byte_header() {
     );
 }
 
+// ------------------------------------------------------------ corpus seeds
+
+/// The 2024 P3M layout and the 2025 and current PTF forms, as seeds for the
+/// fuzzer (`scripts/fuzz` seeds each target from `tests/corpus/<format>/`)
+/// and the sweeps (tests/common/mutate.rs takes `tests/corpus/*/seed_*`):
+/// the bundled and shared files are all the current P3M layout and the 2024
+/// PTF form, so the other readers were reached only when a mutation
+/// happened to make their headers. The seeds are the files assembled above
+/// from the specs; `FACET_WRITE_SEEDS=1` writes them again after a change.
+#[test]
+fn the_corpus_seeds_are_the_spec_assembled_files() {
+    let form = |flags: u8, texels: &[u8]| {
+        // 'PTF', version 0, flags, size 0x12 (4 x 2 texels), the LZ4 frame.
+        let mut f = vec![b'P', b'T', b'F', 0, flags, 0x12];
+        f.extend_from_slice(&lz4_frame(texels));
+        f
+    };
+    let seeds = [
+        ("p3m/seed_2024_layout.p3m", p3m_2024([0.0, 0.0, 2.0])),
+        // 24 bytes of 4 x 2 texels: RGB in the 2025 form.
+        (
+            "ptf/seed_2025_form.ptf",
+            form(0, &(0..24).collect::<Vec<u8>>()),
+        ),
+        // 16 bytes with flag 1: IA in the current form.
+        (
+            "ptf/seed_current_form.ptf",
+            form(1, &(0..16).collect::<Vec<u8>>()),
+        ),
+    ];
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    for (path, bytes) in seeds {
+        let p = corpus.join(path);
+        if std::env::var_os("FACET_WRITE_SEEDS").is_some() {
+            std::fs::write(&p, &bytes).unwrap();
+        }
+        let kept = std::fs::read(&p).unwrap_or_default();
+        assert!(
+            kept == bytes,
+            "{} is not this test's file: FACET_WRITE_SEEDS=1 cargo test --test platinum_files writes it",
+            p.display()
+        );
+        facet::load::load_bytes(path, &bytes, None).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let layouts = [
+        format!(
+            "{:?}",
+            p3m::decode(&p3m_2024([0.0, 0.0, 2.0])).unwrap().layout
+        ),
+        format!("{:?}", ptf::decode(&form(0, &[0; 24])).unwrap().layout),
+        format!("{:?}", ptf::decode(&form(1, &[0; 16])).unwrap().layout),
+    ];
+    assert_eq!(
+        layouts,
+        ["Y2024", "Y2025 { version: 0 }", "Current { version: 0 }"]
+    );
+}
+
 // -------------------------------------------------------- resource paths
 
 /// A small PlatinumSrc install:

@@ -95,8 +95,10 @@ pub fn mutate(bytes: &[u8], rng: &mut Rng) -> (Vec<u8>, String) {
     (v, what)
 }
 
-/// Every shared fixture that is a model, animation or texture, and every
-/// bundled asset.
+/// Every shared fixture that is a model, animation or texture, every
+/// bundled asset, and the corpus's seeds of the layouts none of those
+/// has (`tests/corpus/*/seed_*`: the 2024 P3M layout, the 2025 and current
+/// PTF forms).
 pub fn inputs() -> Vec<std::path::PathBuf> {
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let shared = repo.join("../shared/fixtures");
@@ -112,6 +114,18 @@ pub fn inputs() -> Vec<std::path::PathBuf> {
             let p = e.unwrap().path();
             let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
             if p.is_file() && !matches!(ext, "md" | "png") {
+                files.push(p);
+            }
+        }
+    }
+    for e in std::fs::read_dir(repo.join("tests/corpus")).unwrap() {
+        for f in std::fs::read_dir(e.unwrap().path()).unwrap() {
+            let p = f.unwrap().path();
+            if p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("seed_")
+            {
                 files.push(p);
             }
         }
