@@ -144,12 +144,12 @@ pub fn sweep_inputs() -> Vec<(String, Vec<u8>)> {
     files.chain(m3d_inflated()).collect()
 }
 
-/// Every compressed M3D fixture with its chunks stored uncompressed, the
-/// spec's other layout ("3DMO", the file's size, then the HEAD chunk at
-/// offset 8; a preview chunk dropped), named `<fixture>.inflated.m3d`. A
-/// change to a compressed file nearly always ends at the zlib stream's
-/// checksum, so without these the sweep would hardly reach the voxel
-/// mesher, the skins or the actions of the files that have them.
+/// Every compressed M3D fixture with its chunks stored plain
+/// (`facet_formats::fuzz::m3d_plain`: the spec's other layout, HEAD after
+/// the header), named `<fixture>.inflated.m3d`. A change to a compressed
+/// file nearly always ends at the zlib stream's checksum, so without these
+/// the sweeps would hardly reach the voxel mesher, the skins or the actions
+/// of the files that have them.
 pub fn m3d_inflated() -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
     for path in inputs() {
@@ -157,23 +157,10 @@ pub fn m3d_inflated() -> Vec<(String, Vec<u8>)> {
             continue;
         }
         let bytes = std::fs::read(&path).unwrap();
-        // The payload starts after the 8-byte header, or after a preview
-        // chunk (its length at 12) when one comes first.
-        let mut at = 8;
-        if bytes.get(8..12) == Some(b"PRVW") {
-            at += u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+        if let Some(plain) = facet::formats::fuzz::m3d_plain(&bytes) {
+            let stem = path.file_stem().unwrap().to_string_lossy();
+            out.push((format!("{stem}.inflated.m3d"), plain));
         }
-        if bytes.get(at..at + 4) == Some(b"HEAD") {
-            continue;
-        }
-        let chunks = miniz_oxide::inflate::decompress_to_vec_zlib(&bytes[at..])
-            .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
-        assert!(chunks.starts_with(b"HEAD"), "{}", path.display());
-        let mut file = b"3DMO".to_vec();
-        file.extend_from_slice(&(8 + chunks.len() as u32).to_le_bytes());
-        file.extend_from_slice(&chunks);
-        let stem = path.file_stem().unwrap().to_string_lossy();
-        out.push((format!("{stem}.inflated.m3d"), file));
     }
     assert!(
         out.len() >= 10,

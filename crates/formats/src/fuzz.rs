@@ -46,3 +46,28 @@ pub fn pmf(data: &[u8]) {
         (a, b) => panic!("1 thread: {:?}, 4 threads: {:?}", a.err(), b.err()),
     }
 }
+
+/// A compressed M3D file with its chunks stored plain instead: the spec's
+/// other layout (the header, a preview chunk if there is one, then the
+/// HEAD chunk), for seeding the fuzzer and the sweeps. A change to a zlib
+/// stream nearly always ends at its checksum, so neither reaches the
+/// chunks of a compressed file (its voxels, skins, actions) by changing
+/// it. `None` for a file that is stored plain already or does not inflate.
+pub fn m3d_plain(data: &[u8]) -> Option<Vec<u8>> {
+    let mut at = 8;
+    if data.get(8..12) == Some(b"PRVW") {
+        at += u32::from_le_bytes(data.get(12..16)?.try_into().ok()?) as usize;
+    }
+    let body = data.get(at..)?;
+    if body.starts_with(b"HEAD") {
+        return None;
+    }
+    let chunks =
+        miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(body, crate::m3d::MAX_PAYLOAD)
+            .ok()?;
+    let mut file = data.get(..at)?.to_vec();
+    file.extend_from_slice(&chunks);
+    let size = u32::try_from(file.len()).ok()?;
+    file[4..8].copy_from_slice(&size.to_le_bytes());
+    Some(file)
+}

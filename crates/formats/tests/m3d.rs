@@ -143,6 +143,23 @@ fn compressed_and_plain_fixtures_decode_the_same() {
     }
 }
 
+/// `fuzz::m3d_plain` (the seeds of the fuzzer and the sweeps) stores a
+/// compressed file's chunks plain as the M3D tools do: the fixtures'
+/// `_uncompressed` twins, made by those tools, are its output byte for
+/// byte. A file stored plain already gives `None`.
+#[test]
+fn m3d_plain_gives_the_tools_uncompressed_files() {
+    for (a, b) in [
+        ("cube.m3d", "cube_uncompressed.m3d"),
+        ("suzanne.m3d", "suzanne_uncompressed.m3d"),
+        ("CesiumMan.m3d", "CesiumMan_uncompressed.m3d"),
+    ] {
+        let plain = facet_formats::fuzz::m3d_plain(&fixture(a)).unwrap();
+        assert!(plain == fixture(b), "{a} stored plain is not {b}");
+        assert_eq!(facet_formats::fuzz::m3d_plain(&fixture(b)), None);
+    }
+}
+
 /// Inlined asset bytes: the decoder keeps them as they are (PNG decoding
 /// is the scene's), so any bytes will do; a PNG signature and a size tag.
 fn png(w: u32, h: u32) -> Vec<u8> {
