@@ -67,7 +67,7 @@ fn grew(n: usize) {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-/// Cases per file when `FACET_SWEEP_CASES` is not set: about 510,000 in
+/// Cases per file when `FACET_SWEEP_CASES` is not set: about 520,000 in
 /// all, some 25-35 seconds on two cores. 3,000 a file missed an M3D whose
 /// first face was a point (a panic in the converter), found at case 3,389
 /// of cube_uncompressed.m3d.

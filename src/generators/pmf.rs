@@ -50,6 +50,17 @@ impl Params {
         chunk_depth: 2,
         visibility_range: 2,
     };
+    /// The corpus's seed map (`tests/corpus/pmf/seed_small_map.pmf`, for the
+    /// fuzzer and the sweeps): 2 x 1 x 1 sectors of 8^3 voxels, 47 KB,
+    /// with every part a map has, loaded in half a millisecond.
+    pub const SEED: Params = Params {
+        sectors: [2, 1, 1],
+        depth: 3,
+        sector_size_exp: 3,
+        wall_height: 3,
+        chunk_depth: 1,
+        visibility_range: 0,
+    };
     /// A small map for quick tests: 2 x 1 x 2 sectors of 16^3 voxels.
     pub const SMALL: Params = Params {
         sectors: [2, 1, 2],
