@@ -9,7 +9,9 @@
 //! the file.
 //!
 //! `FACET_RENDER_SWEEP_CASES=N` sets the cases per file (default below),
-//! `FACET_SWEEP_SEED=S` sweeps other cases, as in the mutation sweep.
+//! `FACET_SWEEP_SEED=S` sweeps other cases, as in the mutation sweep, and
+//! `FACET_TEST_ADAPTER` names another adapter than the software one (a
+//! real GPU's driver meets the same hostile scenes).
 
 mod common;
 
@@ -27,7 +29,7 @@ const SIDE: u32 = 64;
 
 #[test]
 fn every_mutated_file_that_loads_draws_without_panicking() {
-    let gpu = common::gpu();
+    let gpu = common::gpu_under_test();
     let renderer = headless::thumbnail_renderer(&gpu);
     let cases = from_env("FACET_RENDER_SWEEP_CASES", DEFAULT_CASES);
     let seed = from_env("FACET_SWEEP_SEED", 0) as u64;
