@@ -96,9 +96,9 @@ pub fn mutate(bytes: &[u8], rng: &mut Rng) -> (Vec<u8>, String) {
 }
 
 /// Every shared fixture that is a model, animation or texture, every
-/// bundled asset, and the corpus's seeds of the layouts none of those
-/// has (`tests/corpus/*/seed_*`: the 2024 P3M layout, the 2025 and current
-/// PTF forms).
+/// bundled asset, and the corpus's seeds of what none of those has
+/// (`tests/corpus/*/seed_*`: the 2024 P3M layout, the 2025 and current PTF
+/// forms, a small map).
 pub fn inputs() -> Vec<std::path::PathBuf> {
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let shared = repo.join("../shared/fixtures");
@@ -134,38 +134,34 @@ pub fn inputs() -> Vec<std::path::PathBuf> {
     files
 }
 
-/// What the sweeps change: every file of [`inputs`] by its name, then
-/// [`m3d_inflated`]'s.
-pub fn sweep_inputs() -> Vec<(String, Vec<u8>)> {
-    let files = inputs().into_iter().map(|path| {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        (name, std::fs::read(&path).unwrap())
-    });
-    files.chain(m3d_inflated()).collect()
-}
-
-/// Every compressed M3D fixture with its chunks stored plain
+/// What the sweeps change: every file of [`inputs`] by its name, then each
+/// compressed M3D among them again with its chunks stored plain
 /// (`facet_formats::fuzz::m3d_plain`: the spec's other layout, HEAD after
-/// the header), named `<fixture>.inflated.m3d`. A change to a compressed
-/// file nearly always ends at the zlib stream's checksum, so without these
-/// the sweeps would hardly reach the voxel mesher, the skins or the actions
-/// of the files that have them.
-pub fn m3d_inflated() -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
+/// the header), named `<name>.inflated.m3d`. A change to a compressed file
+/// nearly always ends at the zlib stream's checksum, so without these the
+/// sweeps would hardly reach the voxel mesher, the skins or the actions of
+/// the files that have them.
+pub fn sweep_inputs() -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut inflated = Vec::new();
     for path in inputs() {
-        if path.extension().and_then(|e| e.to_str()) != Some("m3d") {
-            continue;
-        }
         let bytes = std::fs::read(&path).unwrap();
-        if let Some(plain) = facet::formats::fuzz::m3d_plain(&bytes) {
+        if path.extension().and_then(|e| e.to_str()) == Some("m3d")
+            && let Some(plain) = facet::formats::fuzz::m3d_plain(&bytes)
+        {
             let stem = path.file_stem().unwrap().to_string_lossy();
-            out.push((format!("{stem}.inflated.m3d"), plain));
+            inflated.push((format!("{stem}.inflated.m3d"), plain));
         }
+        files.push((
+            path.file_name().unwrap().to_string_lossy().into_owned(),
+            bytes,
+        ));
     }
     assert!(
-        out.len() >= 10,
-        "only {} compressed M3D fixtures",
-        out.len()
+        inflated.len() >= 10,
+        "only {} compressed M3D files",
+        inflated.len()
     );
-    out
+    files.extend(inflated);
+    files
 }
