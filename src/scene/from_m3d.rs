@@ -392,6 +392,8 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
     }
     for (_, b) in &mut groups {
         b.indices.reserve_exact(3 * b.triangles);
+        // Most corners share their vertex: a guess, grown past if need be.
+        b.made.reserve(m.vertices.len().min(3 * b.triangles));
     }
     let mut welder = Welder {
         m,
@@ -766,9 +768,10 @@ struct MeshBuilder {
     joints: Vec<[u16; 4]>,
     weights: Vec<[u16; 4]>,
     indices: Vec<u32>,
-    /// Output vertices made so far (their attributes are filled after the
-    /// faces, by `Welder::fill`).
-    count: u32,
+    /// The corner (VRTS vertex, UV, normal) of each output vertex, in the
+    /// order they are made: their attributes are filled from it after the
+    /// faces, by `Welder::fill`, each list in order.
+    made: Vec<(u32, u32, u32)>,
     /// Triangles the faces give it (counted first, to size `indices`).
     triangles: usize,
     has_uv: bool,
@@ -809,7 +812,6 @@ struct Other {
     group: u32,
     key: (u32, u32),
     index: u32,
-    vertex: u32,
     next: u32,
 }
 
@@ -861,8 +863,8 @@ impl Welder<'_> {
                 o = other.next;
             }
         }
-        let i = b.count;
-        b.count += 1;
+        let i = b.made.len() as u32;
+        b.made.push((vertex, uv, nrm));
         b.has_uv |= uv != NONE;
         if fg == u32::MAX {
             self.first[vertex as usize] = (gi, i);
@@ -874,7 +876,6 @@ impl Welder<'_> {
                 group: gi,
                 key: (uv, nrm),
                 index: i,
-                vertex,
                 next: self.chain[vertex as usize],
             });
             self.chain[vertex as usize] = self.others.len() as u32 - 1;
@@ -882,70 +883,54 @@ impl Welder<'_> {
         i
     }
 
-    /// One output vertex's attributes: `vertex`'s position, colour and
-    /// skin, the UV and normal of `key`. Inlined into both loops of
-    /// [`Welder::fill`] (a closure called per vertex was a fifth of a small
-    /// file's conversion).
-    #[inline(always)]
-    fn put(&self, b: &mut MeshBuilder, i: usize, vertex: u32, (uv, nrm): (u32, u32)) {
-        let m = self.m;
-        let v = &m.vertices[vertex as usize];
-        b.positions[i] = vec3(v);
-        b.normals[i] = if nrm != NONE {
-            vec3(&m.vertices[nrm as usize]).normalize_or(Vec3::Y)
-        } else {
-            self.generated[vertex as usize]
-        };
-        if uv != NONE {
-            let [u, v] = m.tmap[uv as usize];
-            b.uvs[i] = Vec2::new(u, 1.0 - v);
-        }
-        if b.colored {
-            b.colors[i] = rgba(v.color);
-        }
-        if self.skinned {
-            let (j, w) = self
-                .skin_table
-                .get(v.skin as usize)
-                .copied()
-                .unwrap_or(([0; 4], [0; 4]));
-            b.joints[i] = j;
-            b.weights[i] = w;
-        }
-    }
-
     /// Fills every output vertex's attributes once the corners are
-    /// numbered: each group's lists sized to its vertices, then one pass
-    /// over the VRTS vertices (for their first output vertex) and one over
-    /// the others.
+    /// numbered: each list made in one pass over the group's corners in
+    /// output order (written in order, never zeroed first).
     fn fill(&self, groups: &mut [(Option<u32>, MeshBuilder)]) {
+        let m = self.m;
         for (_, b) in groups.iter_mut() {
-            let n = b.count as usize;
-            b.positions = vec![Vec3::ZERO; n];
-            b.normals = vec![Vec3::ZERO; n];
-            b.uvs = vec![Vec2::ZERO; n];
+            let made = &b.made;
+            b.positions = made
+                .iter()
+                .map(|&(v, _, _)| vec3(&m.vertices[v as usize]))
+                .collect();
+            b.normals = made
+                .iter()
+                .map(|&(v, _, n)| {
+                    if n != NONE {
+                        vec3(&m.vertices[n as usize]).normalize_or(Vec3::Y)
+                    } else {
+                        self.generated[v as usize]
+                    }
+                })
+                .collect();
+            b.uvs = made
+                .iter()
+                .map(|&(_, t, _)| {
+                    if t != NONE {
+                        let [u, v] = m.tmap[t as usize];
+                        Vec2::new(u, 1.0 - v)
+                    } else {
+                        Vec2::ZERO
+                    }
+                })
+                .collect();
             if b.colored {
-                b.colors = vec![[0; 4]; n];
+                b.colors = made
+                    .iter()
+                    .map(|&(v, _, _)| rgba(m.vertices[v as usize].color))
+                    .collect();
             }
             if self.skinned {
-                b.joints = vec![[0; 4]; n];
-                b.weights = vec![[0; 4]; n];
+                let skin = |v: u32| {
+                    self.skin_table
+                        .get(m.vertices[v as usize].skin as usize)
+                        .copied()
+                        .unwrap_or(([0; 4], [0; 4]))
+                };
+                b.joints = made.iter().map(|&(v, _, _)| skin(v).0).collect();
+                b.weights = made.iter().map(|&(v, _, _)| skin(v).1).collect();
             }
-        }
-        for (vertex, &(g, i)) in self.first.iter().enumerate() {
-            if g == u32::MAX {
-                continue;
-            }
-            let key = self.first_key.get(vertex).copied().unwrap_or((NONE, NONE));
-            self.put(&mut groups[g as usize].1, i as usize, vertex as u32, key);
-        }
-        for o in &self.others {
-            self.put(
-                &mut groups[o.group as usize].1,
-                o.index as usize,
-                o.vertex,
-                o.key,
-            );
         }
     }
 }
