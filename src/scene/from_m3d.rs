@@ -780,11 +780,12 @@ struct MeshBuilder {
 }
 
 /// Finds or makes the output vertex of each face corner, then fills the
-/// vertices' attributes in one pass ([`Welder::fill`]: the corner loop only
-/// numbers vertices). The first output vertex made from each VRTS vertex
-/// is found through dense tables (`first`: group, index; `first_key`);
-/// only a vertex seen again with another UV, normal or material walks a
-/// short chain, so most lookups are two array reads.
+/// vertices' attributes, a list at a time in output order
+/// ([`Welder::fill`]: the corner loop only numbers vertices). The first
+/// output vertex made from each VRTS vertex is found through dense tables
+/// (`first`: group, index; `first_key`); only a vertex seen again with
+/// another UV, normal or material walks a short chain, so most lookups
+/// are two array reads.
 struct Welder<'a> {
     m: &'a M3d,
     /// Smooth normals per VRTS vertex, for corners that store none.
