@@ -293,6 +293,48 @@ fn files_without_normals_get_smooth_ones() {
 }
 
 #[test]
+fn the_ascii_form_is_refused_saying_what_makes_the_binary_form() {
+    // specs/m3d.md, "File Header Chunk": the ASCII form's magic is the
+    // binary one in lowercase. The two ASCII fixtures (written by the M3D
+    // tools), one of them again under a binary file's extension, and the
+    // spec's first bytes alone.
+    let dir = common::shared().join("fixtures/m3d");
+    let read = |f: &str| std::fs::read(dir.join(f)).unwrap();
+    for (name, bytes) in [
+        (
+            "cube_with_vertexcolors.a3d",
+            read("cube_with_vertexcolors.a3d"),
+        ),
+        ("voxel.a3d", read("voxel.a3d")),
+        ("voxel.m3d", read("voxel.a3d")),
+        ("minimal.a3d", b"3dmodel 1\r\nname\r\n".to_vec()),
+    ] {
+        assert!(bytes.starts_with(b"3dmodel"), "{name}");
+        let e = match facet::load::load_bytes(name, &bytes, None) {
+            Ok(_) => panic!("{name}: loaded"),
+            Err(e) => e.to_string(),
+        };
+        assert_eq!(
+            e,
+            format!(
+                "{name}: Model 3D's ASCII form (\"3dmodel\" text, .a3d) is not read; \
+                 the format's converter makes the binary form of it: \
+                 m3dconv FILE.a3d FILE.m3d"
+            )
+        );
+    }
+    // Through the command line too: one line, a failing status.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_facet"))
+        .arg("info")
+        .arg(dir.join("voxel.a3d"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("voxel.a3d: Model 3D's ASCII form"), "{err}");
+}
+
+#[test]
 fn voxel_types_table_shows_each_types_colour() {
     // voxel.a3d, the same model as text, lists its types' colours as
     // m3d.h's 0xAABBGGRR: #ff743f3f, #ffffffff, #ff2671df; the inspector
