@@ -56,8 +56,8 @@ fn mime_xml_names_every_type_with_globs_and_magic() {
         assert!(block.contains(&format!("value=\"{magic}\"")), "{ty}: magic");
         assert!(block.contains("<comment>"), "{ty}: comment");
     }
-    // Only what Facet reads: not Model 3D's ASCII form.
-    assert!(!xml.contains("3dmo") && !xml.contains("*.a3d"));
+    // Model 3D's ASCII form too.
+    assert!(xml.contains("value=\"3dmo\"") && xml.contains("<glob pattern=\"*.a3d\"/>"));
     // Balanced elements (update-mime-database, run below, parses it too).
     assert_eq!(
         xml.matches("<mime-type ").count(),
@@ -226,13 +226,13 @@ fn install_desktop_registers_types_by_extension_and_magic() {
         assert_eq!(query(&with_ext), ty, "{name} by extension");
         assert_eq!(query(&bare), ty, "{name} by magic");
     }
-    // Model 3D's ASCII form is not read, so not claimed, by its extension
-    // or by its lowercase magic.
+    // Model 3D's ASCII form, by its extension and by its lowercase magic
+    // (text that would otherwise be text/plain).
     let a3d = common::shared().join("fixtures/m3d/voxel.a3d");
     for name in ["voxel.a3d", "voxel_a3d_noext"] {
         let p = dir.join(name);
         std::fs::copy(&a3d, &p).unwrap();
-        assert_ne!(query(&p), "model/x-3d-model", "{name}");
+        assert_eq!(query(&p), "model/x-3d-model", "{name}");
     }
 
     let log = install(&home, true);

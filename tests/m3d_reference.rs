@@ -58,6 +58,19 @@ struct Tri {
 /// Every reference face matched to a scene triangle of the same material,
 /// with the rotation that lines their corners up: `corner c of the face is
 /// vertex v[(c + r) % 3]`. Fails on a face with no match or a triangle left.
+/// The fixtures the M3D tools also wrote in the ASCII form (`NAME.a3d`):
+/// the same model, so m3d.h's figures for the binary file are theirs too.
+const ASCII_TWINS: [&str; 2] = ["cube_with_vertexcolors", "voxel"];
+
+/// Each fixture's file name and the reference it is held to: every binary
+/// fixture, then each ASCII twin against its binary file's reference.
+fn files() -> impl Iterator<Item = (String, &'static str)> {
+    FIXTURES
+        .into_iter()
+        .map(|n| (format!("{n}.m3d"), n))
+        .chain(ASCII_TWINS.into_iter().map(|n| (format!("{n}.a3d"), n)))
+}
+
 fn match_faces(name: &str, scene: &Scene, r: &Value, tol: f32) -> Vec<(Tri, usize)> {
     let faces = r["faces"].as_array().unwrap();
     let plain = |mesh: usize| {
@@ -154,10 +167,11 @@ fn size_of(scene: &Scene) -> f32 {
 
 #[test]
 fn counts_equal_m3d_h() {
-    for name in FIXTURES {
-        let r = common::m3d_reference(name);
-        let l = facet::load::load_file(&common::shared().join(format!("fixtures/m3d/{name}.m3d")))
-            .unwrap();
+    for (file_name, reference) in files() {
+        let name = file_name.as_str();
+        let r = common::m3d_reference(reference);
+        let l =
+            facet::load::load_file(&common::shared().join(format!("fixtures/m3d/{name}"))).unwrap();
         let Raw::M3d(m) = &l.raw else {
             panic!("{name}: not M3D")
         };
@@ -191,15 +205,15 @@ fn counts_equal_m3d_h() {
 
 #[test]
 fn triangles_equal_m3d_h_faces_per_material() {
-    for name in FIXTURES {
-        let r = common::m3d_reference(name);
+    for (file_name, reference) in files() {
+        let name = file_name.as_str();
+        let r = common::m3d_reference(reference);
         if r.get("faces_omitted").is_some() {
             continue; // voxel models: counts only (see counts_equal_m3d_h)
         }
-        let scene =
-            facet::load::load_file(&common::shared().join(format!("fixtures/m3d/{name}.m3d")))
-                .unwrap()
-                .scene;
+        let scene = facet::load::load_file(&common::shared().join(format!("fixtures/m3d/{name}")))
+            .unwrap()
+            .scene;
         let tol = 1e-6 * size_of(&scene);
         let matched = match_faces(name, &scene, &r, tol);
         assert_eq!(

@@ -293,45 +293,263 @@ fn files_without_normals_get_smooth_ones() {
 }
 
 #[test]
-fn the_ascii_form_is_refused_saying_what_makes_the_binary_form() {
-    // specs/m3d.md, "File Header Chunk": the ASCII form's magic is the
-    // binary one in lowercase. The two ASCII fixtures (written by the M3D
-    // tools), one of them again under a binary file's extension, and the
-    // spec's first bytes alone.
-    let dir = common::shared().join("fixtures/m3d");
-    let read = |f: &str| std::fs::read(dir.join(f)).unwrap();
-    for (name, bytes) in [
-        (
-            "cube_with_vertexcolors.a3d",
-            read("cube_with_vertexcolors.a3d"),
-        ),
-        ("voxel.a3d", read("voxel.a3d")),
-        ("voxel.m3d", read("voxel.a3d")),
-        ("minimal.a3d", b"3dmodel 1\r\nname\r\n".to_vec()),
-    ] {
-        assert!(bytes.starts_with(b"3dmodel"), "{name}");
-        let e = match facet::load::load_bytes(name, &bytes, None) {
-            Ok(_) => panic!("{name}: loaded"),
-            Err(e) => e.to_string(),
-        };
-        assert_eq!(
-            e,
-            format!(
-                "{name}: Model 3D's ASCII form (\"3dmodel\" text, .a3d) is not read; \
-                 the format's converter makes the binary form of it: \
-                 m3dconv FILE.a3d FILE.m3d"
-            )
-        );
+fn an_ascii_file_with_every_section_reads_value_by_value() {
+    // tests/corpus/m3d/seed_ascii_sections.a3d, written by hand in the
+    // form m3d.h's exporter writes (CRLF lines, sections to an empty line,
+    // m3d.h lines 5201-5690): every value below is read off its text.
+    let path = common::repo().join("tests/corpus/m3d/seed_ascii_sections.a3d");
+    let bytes = std::fs::read(path).unwrap();
+    let m = m3d::decode(&bytes).unwrap();
+    assert_eq!(m.scale, 0.5);
+    assert_eq!(
+        [&m.name, &m.license, &m.author, &m.description],
+        [
+            "Sections test",
+            "MIT",
+            "Facet tests",
+            "first line\nsecond line"
+        ]
+    );
+    assert_eq!(m.tmap, [[0.0, 0.0], [1.0, 0.5], [0.25, 1.0]]);
+    assert_eq!(m.vertices.len(), 8);
+    assert_eq!(m.vertices[1].pos, [1.0, 0.0, 0.0, 1.0]);
+    assert_eq!(
+        m.vertices.iter().map(|v| v.color).collect::<Vec<_>>(),
+        [0xff0000ff, 0xff00ff00, 0, 0, 0, 0, 0, 0]
+    );
+    // Skins: "0" is bone 0 at weight 1; "0:0.25 1:0.75" sums to 1; "1:2
+    // 0:2" sums to 4, so each is 0.5. As weight bytes (x 255, rounded):
+    // 255; 63.75 -> 64 and 191.25 -> 191; 127.5 -> 128. Voxel type 0's
+    // skin "0" is the first record again. Bone and frame orientations
+    // (vertices 5 and 7) hold quaternions.
+    let inf = |s: &Skin| s.influences().collect::<Vec<_>>();
+    assert_eq!(m.skins.len(), 3);
+    assert_eq!(inf(&m.skins[0]), [(0, 255)]);
+    assert_eq!(inf(&m.skins[1]), [(0, 64), (1, 191)]);
+    assert_eq!(inf(&m.skins[2]), [(1, 128), (0, 128)]);
+    assert_eq!(
+        m.vertices.iter().map(|v| v.skin).collect::<Vec<_>>(),
+        [0, 1, 2, NONE, NONE, QUATERNION, NONE, QUATERNION]
+    );
+    assert_eq!(
+        m.bones,
+        [
+            Bone {
+                parent: None,
+                name: "root".into(),
+                pos: 4,
+                ori: 5
+            },
+            Bone {
+                parent: Some(0),
+                name: "child bone".into(),
+                pos: 6,
+                ori: 7
+            },
+        ]
+    );
+    // One material (its unknown "Xq" skipped with a warning); map_bump is
+    // map_Km's alias (134).
+    assert_eq!(m.materials.len(), 1);
+    assert_eq!(m.materials[0].name, "red metal");
+    let props: Vec<(u8, PropValue)> = m.materials[0]
+        .props
+        .iter()
+        .map(|p| (p.ty, p.value.clone()))
+        .collect();
+    assert_eq!(
+        props,
+        [
+            (0, PropValue::Color(0xff0000ff)),
+            (3, PropValue::Float(12.5)),
+            (8, PropValue::Int(2)),
+            (128, PropValue::Map("red metal.png".into())),
+            (134, PropValue::Map("bumps".into())),
+        ]
+    );
+    assert_eq!(m.procedures, ["stripes"]);
+    // Three triangles: material 0 with UVs and normal 3; none ("use" with
+    // no name), vertices only; none ("nowhere" is not defined), normals.
+    let faces: Vec<(Option<u32>, Vec<FacePoint>)> = m
+        .faces
+        .iter()
+        .map(|f| (f.material, f.points().collect()))
+        .collect();
+    let p = |v, t, n| FacePoint::new(v, t, n, None);
+    assert_eq!(
+        faces,
+        [
+            (
+                Some(0),
+                vec![
+                    p(0, Some(0), Some(3)),
+                    p(1, Some(1), Some(3)),
+                    p(2, Some(2), Some(3))
+                ]
+            ),
+            (
+                None,
+                vec![p(0, None, None), p(2, None, None), p(1, None, None)]
+            ),
+            (
+                None,
+                vec![
+                    p(0, None, Some(3)),
+                    p(2, None, Some(3)),
+                    p(1, None, Some(3))
+                ]
+            ),
+        ]
+    );
+    assert_eq!(m.parameters, ["width"]);
+    // "#ff112233/05/103": rotation 0x05, shape 0x103; "//00a": no
+    // rotation, shape 0x00a; "-": no name.
+    assert_eq!(
+        m.voxel_types,
+        [
+            VoxelType {
+                color: 0xff112233,
+                name: "stone".into(),
+                rotation: 0x05,
+                shape: 0x103,
+                skin: 0,
+                items: vec![(2, "pebble".into()), (1, "key".into())],
+            },
+            VoxelType {
+                color: 0xff445566,
+                name: String::new(),
+                rotation: 0,
+                shape: 0,
+                skin: NONE,
+                items: vec![],
+            },
+            VoxelType {
+                color: 0xff778899,
+                name: "glass".into(),
+                rotation: 0,
+                shape: 0x00a,
+                skin: NONE,
+                items: vec![],
+            },
+        ]
+    );
+    // dim 2 2 1: two layers of one row of two; "." unset, "-" clear;
+    // uncertain 50% is 50 * 255 / 100 = 127 (m3d.h's integer division).
+    assert_eq!(
+        m.voxel_blocks,
+        [VoxelBlock {
+            name: "block one".into(),
+            pos: [-1, 2, 3],
+            size: [2, 2, 1],
+            uncertainty: 127,
+            group: 3,
+            data: vec![0, VOXEL_UNSET, VOXEL_CLEAR, 2],
+        }]
+    );
+    // The Shape section's bytes: "Shape curve", "group 0" and "bezier1 3 0
+    // 1 2" with the two line ends between them: 11 + 2 + 7 + 2 + 15.
+    assert_eq!(m.shapes, [("curve".to_string(), 37)]);
+    let label = |vertex, text: &str| Label {
+        group: "notes".into(),
+        lang: "en".into(),
+        color: 0xff00ff00,
+        vertex,
+        text: text.into(),
+    };
+    assert_eq!(m.labels, [label(0, "origin point"), label(2, "top")]);
+    assert_eq!(m.actions.len(), 1);
+    let a = &m.actions[0];
+    assert_eq!((a.name.as_str(), a.duration_ms), ("wave", 1000));
+    assert_eq!(
+        a.frames
+            .iter()
+            .map(|f| (f.msec, f.transforms.clone()))
+            .collect::<Vec<_>>(),
+        [(0, 0..1), (500, 1..3)]
+    );
+    let tr = |bone, pos, ori| Transform { bone, pos, ori };
+    assert_eq!(a.transforms, [tr(1, 6, 7), tr(0, 4, 5), tr(1, 6, 5)]);
+    // What the text names but keeps outside (the preview, the assets) and
+    // what is not understood, each said.
+    let w = m.warnings.join("\n");
+    for said in ["Preview", "\"stripes.lua\"", "\"Xq\"", "\"nowhere\""] {
+        assert!(w.contains(said), "{said}: {w}");
     }
-    // Through the command line too: one line, a failing status.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_facet"))
-        .arg("info")
-        .arg(dir.join("voxel.a3d"))
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("voxel.a3d: Model 3D's ASCII form"), "{err}");
+    // The header and the 14 sections, each where its keyword line starts.
+    let chunks: Vec<(&str, usize)> = m.chunks.iter().map(|c| (&*c.magic, c.offset)).collect();
+    assert_eq!(chunks.len(), 15, "{chunks:?}");
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    for (magic, at) in &chunks[1..] {
+        assert!(text[*at..].starts_with(magic), "{magic} at {at}");
+    }
+    // Colours, UVs and skins make the types a binary writer would use.
+    assert_eq!(
+        (m.types.ci, m.types.ti, m.types.bi, m.types.nb),
+        (4, 4, 4, 2)
+    );
+}
+
+#[test]
+fn ascii_actions_start_at_0_ms_as_m3d_h_reads_them() {
+    // m3d.h's reader gives every action a first frame at 0 ms and skips
+    // the first frame marker; transforms before any marker are that
+    // frame's. Vertices 0-3, bone 0 at 0 and 1.
+    let text = "3dmodel 1\r\nn\r\nl\r\na\r\n\r\n\
+        Vertex\r\n0 0 0 1\r\n0 0 0 1\r\n0 1 0 1\r\n0 0 0 1\r\n\r\n\
+        Bones\r\n0 1 b\r\n\r\n\
+        Action 100 late\r\nframe 40\r\n0 2 3\r\nframe 80\r\n0 0 1\r\n\r\n\
+        Action 100 bare\r\n0 2 3\r\n";
+    let m = m3d::decode(text.as_bytes()).unwrap();
+    let frames = |a: &Action| {
+        a.frames
+            .iter()
+            .map(|f| (f.msec, f.transforms.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(frames(&m.actions[0]), [(0, 0..1), (80, 1..2)]);
+    assert_eq!(frames(&m.actions[1]), [(0, 0..1)]);
+    assert!(
+        m.warnings
+            .iter()
+            .any(|w| w.contains("first frame is at 0 ms, not 40")),
+        "{:?}",
+        m.warnings
+    );
+}
+
+#[test]
+fn ascii_errors_name_the_section_row_and_offset() {
+    let head = "3dmodel 1\r\nn\r\nl\r\na\r\n\r\n";
+    let at = head.len();
+    let cases = [
+        (
+            // Offsets: "Vertex\r\n" is 8 bytes, the row "0 0 0 1\r\n" 9; the
+            // Mesh line 6; its row's third corner "7" is 4 bytes in.
+            "Vertex\r\n0 0 0 1\r\n\r\nMesh\r\n0 0 7\r\n",
+            at + 8 + 9 + 2 + 6 + 4,
+            "Mesh row 1 at offset {AT}: vertex 7 is out of range (1 vertices)",
+        ),
+        (
+            "Vertices\r\n0 0 0 1\r\n",
+            at,
+            "section at offset {AT}: \"Vertices\" is not a section of the ASCII form",
+        ),
+        (
+            "VoxTypes\r\n#ff000000\r\n\r\nVoxel\r\ndim 3 1 1\r\nlayer\r\n0 0\r\n",
+            at + 10 + 11 + 2 + 7 + 11 + 7,
+            "Voxel row 3 at offset {AT}: 2 voxels in a row of the block's width of 3",
+        ),
+        (
+            "Vertex\r\n0 0 zero 1\r\n",
+            at + 8 + 4,
+            "Vertex row 1 at offset {AT}: z \"zero\" is not a number",
+        ),
+    ];
+    for (body, offset, want) in cases {
+        let bytes = format!("{head}{body}");
+        let e = m3d::decode(bytes.as_bytes()).unwrap_err().to_string();
+        assert_eq!(e, want.replace("{AT}", &format!("{offset:#X}")), "{body:?}");
+    }
 }
 
 #[test]

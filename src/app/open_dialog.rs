@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, TryRecvError};
 
 /// Extensions offered by the dialog's first filter.
-pub const EXTENSIONS: &[&str] = &["p3m", "ptf", "m3d", "papa", "pmf", "glb", "gltf"];
+pub const EXTENSIONS: &[&str] = &["p3m", "ptf", "m3d", "a3d", "papa", "pmf", "glb", "gltf"];
 
 /// An open dialog waiting for the user.
 pub struct OpenDialog {

@@ -18,7 +18,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The extensions `convert DIR` picks up.
-const MODEL_EXTENSIONS: [&str; 4] = ["p3m", "m3d", "papa", "pmf"];
+const MODEL_EXTENSIONS: [&str; 5] = ["p3m", "m3d", "a3d", "papa", "pmf"];
 
 /// How one file went.
 pub struct Converted {

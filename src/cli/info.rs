@@ -250,6 +250,7 @@ fn m3d_json(m: &m3d::M3d) -> Value {
         "name": m.name, "license": m.license, "author": m.author, "description": m.description,
         "scale": m.scale,
         "compressed": m.compressed,
+        "ascii": m.ascii,
         "payload_bytes": m.payload_len,
         "preview_bytes": m.preview.as_ref().map(|p| p.len()),
         "types": {"vc": t.vc, "vi": t.vi, "si": t.si, "ci": t.ci, "ti": t.ti, "bi": t.bi, "nb": t.nb, "sk": t.sk, "fc": t.fc, "hi": t.hi, "fi": t.fi, "vd": t.vd, "vp": t.vp},

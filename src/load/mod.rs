@@ -56,11 +56,6 @@ pub enum LoadError {
     Unknown { file: String },
 }
 
-/// Why a Model 3D file in its ASCII form (`.a3d`) is refused, and what
-/// to do about it.
-pub const A3D_NOT_READ: &str = "Model 3D's ASCII form (\"3dmodel\" text, .a3d) is not read; \
-     the format's converter makes the binary form of it: m3dconv FILE.a3d FILE.m3d";
-
 /// Largest file opened (a documented cap): 1 GiB.
 pub const MAX_FILE_SIZE: u64 = 1 << 30;
 
@@ -218,14 +213,6 @@ fn load_bytes_inner(
         details: Vec::new(),
         chunks: Vec::new(),
     };
-    // Model 3D's ASCII form starts with the magic in lowercase
-    // (specs/m3d.md, "File Header Chunk"): "3dmodel", then the scale.
-    if bytes.starts_with(b"3dmo") {
-        return Err(LoadError::Invalid {
-            file: file.to_string(),
-            why: A3D_NOT_READ.into(),
-        });
-    }
     match Format::detect(bytes, file) {
         Some(Format::P3m) => {
             let mut m = p3m::decode_with(bytes, companions.texels()).map_err(decode_err)?;

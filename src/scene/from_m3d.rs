@@ -617,7 +617,9 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
             "payload".into(),
             Detail::Count(
                 m.payload_len as u64,
-                if m.compressed {
+                if m.ascii {
+                    " bytes of text (the ASCII form, .a3d)"
+                } else if m.compressed {
                     " bytes, zlib-compressed in the file"
                 } else {
                     " bytes, stored plain"

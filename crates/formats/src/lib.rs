@@ -24,6 +24,7 @@
 
 pub mod fuzz;
 pub mod m3d;
+pub mod m3d_ascii;
 pub mod m3d_write;
 pub mod p3m;
 pub mod p3m_write;
@@ -180,7 +181,7 @@ impl Format {
         if data.starts_with(b"PTF") {
             return Some(Format::Ptf);
         }
-        if data.starts_with(b"3DMO") {
+        if data.starts_with(b"3DMO") || data.starts_with(m3d_ascii::MAGIC) {
             return Some(Format::M3d);
         }
         if data.starts_with(papa::MAGIC) {
@@ -199,7 +200,7 @@ impl Format {
         match ext.as_str() {
             "p3m" => Some(Format::P3m),
             "ptf" => Some(Format::Ptf),
-            "m3d" => Some(Format::M3d),
+            "m3d" | "a3d" => Some(Format::M3d),
             "papa" => Some(Format::Papa),
             "pmf" => Some(Format::Pmf),
             "gltf" | "glb" => Some(Format::Gltf),

@@ -112,7 +112,7 @@ pub const MAX_INFLUENCES: usize = 8;
 
 /// Up to `nb` influences: (bone, weight byte), in file order; held inline
 /// (no allocation per record).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Skin {
     bones: [u32; MAX_INFLUENCES],
     weights: [u8; MAX_INFLUENCES],
@@ -689,7 +689,8 @@ pub struct Asset {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChunkInfo {
     /// The four magic bytes as text (the chunks this reader knows need no
-    /// string of their own).
+    /// string of their own); in the ASCII form, the section's keyword
+    /// (`header` for the lines before the first).
     pub magic: std::borrow::Cow<'static, str>,
     pub offset: usize,
     pub size: u32,
@@ -712,6 +713,9 @@ fn chunk_magic(bytes: &[u8; 4]) -> std::borrow::Cow<'static, str> {
 pub struct M3d {
     /// The payload was zlib-compressed in the file.
     pub compressed: bool,
+    /// The file was the ASCII form (`.a3d`, [`crate::m3d_ascii`]): the
+    /// payload is its text.
+    pub ascii: bool,
     /// Bytes of the (inflated) payload, from HEAD to OMD3.
     pub payload_len: usize,
     /// PNG bytes of the PRVW chunk.
@@ -754,7 +758,11 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
 }
 
 /// [`decode`] with another cap on the inflated payload (tests use small ones).
+/// A file in the ASCII form (`3dmodel`) is read by [`crate::m3d_ascii`].
 pub fn decode_with_limit(data: &[u8], max_payload: usize) -> Result<M3d> {
+    if data.starts_with(crate::m3d_ascii::MAGIC) {
+        return crate::m3d_ascii::decode(data);
+    }
     let mut r = Reader::new(data);
     r.magic(b"3DMO", "file magic")?;
     let at = r.pos();

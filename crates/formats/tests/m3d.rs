@@ -354,6 +354,7 @@ fn everything(t: Types) -> M3d {
     };
     M3d {
         compressed: false,
+        ascii: false,
         payload_len: 0,
         preview: Some(png(4, 4)),
         scale: 2.5,

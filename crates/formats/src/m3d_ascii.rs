@@ -1,0 +1,960 @@
+//! Model 3D's ASCII form (`.a3d`): the same model as the binary form, as
+//! text. `specs/m3d.md` names it (its magic is the binary one in lowercase,
+//! `3dmodel`) and links its own document, which `../shared/specs` does not
+//! hold; the grammar here is the reference SDK's: what m3d.h's exporter
+//! writes (`m3d_save` with `M3D_EXP_ASCII`, model3d 0.0.1 m3d.h lines
+//! 5201-5690) and what its reader takes (lines 2445-3190). Where the two
+//! disagree the exporter wins, being what writes the files: m3d.h's reader
+//! reads every voxel written as `.` (unset) or `-` (clear) as type 0 and
+//! every voxel type's rotation and shape as 0. The result is the same
+//! [`M3d`] the binary reader makes, so everything above the decoder treats
+//! both forms alike.
+//!
+//! Sections are a keyword line and rows up to the next empty line. Each
+//! row is read by its own rule; an error names the section, the row's line
+//! and its byte offset. Everything the model holds comes from a row of the
+//! text (one vertex a line, a voxel a value), so no allocation is larger
+//! than a bound by the text's own length.
+
+use crate::m3d::{
+    Action, ChunkInfo, FacePoint, Frame, Label, M3d, Material, NONE, PropValue, Property,
+    QUATERNION, Skin, Transform, Types, VOXEL_CLEAR, VOXEL_UNSET, Vertex, VoxelBlock, VoxelType,
+};
+use crate::{DecodeError, ErrorKind, Result, lossy_string};
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+
+/// The ASCII form's first bytes (m3d.h checks these four).
+pub const MAGIC: &[u8; 4] = b"3dmo";
+
+/// Property keywords: the binary form's property ids by their ASCII names
+/// (m3d.h's `m3d_propertytypes`; a map is its property's id + 128, with
+/// the spec's two aliases).
+const KEYWORDS: &[(&str, u8)] = &[
+    ("Kd", 0),
+    ("Ka", 1),
+    ("Ks", 2),
+    ("Ns", 3),
+    ("Ke", 4),
+    ("Tf", 5),
+    ("Km", 6),
+    ("d", 7),
+    ("il", 8),
+    ("Pr", 64),
+    ("Pm", 65),
+    ("Ps", 66),
+    ("Ni", 67),
+    ("Nt", 68),
+    ("map_Kd", 128),
+    ("map_Ka", 129),
+    ("map_Ks", 130),
+    ("map_Ns", 131),
+    ("map_Ke", 132),
+    ("map_Tf", 133),
+    ("map_Km", 134),
+    ("map_bump", 134),
+    ("map_d", 135),
+    ("map_N", 136),
+    ("map_Pr", 192),
+    ("map_Pm", 193),
+    ("map_refl", 193),
+    ("map_Ps", 194),
+    ("map_Ni", 195),
+    ("map_Nt", 196),
+];
+
+/// One line of the text: where it starts and its bytes without the line
+/// end (`\n` or `\r\n`).
+#[derive(Clone, Copy)]
+struct Line<'a> {
+    at: usize,
+    text: &'a [u8],
+}
+
+struct Lines<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = Line<'a>;
+    fn next(&mut self) -> Option<Line<'a>> {
+        if self.pos >= self.data.len() {
+            return None;
+        }
+        let at = self.pos;
+        let rest = &self.data[at..];
+        let (len, skip) = match rest.iter().position(|&b| b == b'\n') {
+            Some(n) => (n, n + 1),
+            None => (rest.len(), rest.len()),
+        };
+        self.pos += skip;
+        let mut text = &rest[..len];
+        if let [head @ .., b'\r'] = text {
+            text = head;
+        }
+        Some(Line { at, text })
+    }
+}
+
+/// A row's words, split at spaces and tabs, each with its offset.
+fn words(line: Line<'_>) -> impl Iterator<Item = (usize, &[u8])> + '_ {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        let t = line.text;
+        while i < t.len() && (t[i] == b' ' || t[i] == b'\t') {
+            i += 1;
+        }
+        if i >= t.len() {
+            return None;
+        }
+        let start = i;
+        while i < t.len() && t[i] != b' ' && t[i] != b'\t' {
+            i += 1;
+        }
+        Some((line.at + start, &t[start..i]))
+    })
+}
+
+/// The rest of a row after its first `n` words, trimmed (names may hold
+/// spaces).
+fn rest_after(line: Line<'_>, n: usize) -> (usize, &[u8]) {
+    let t = line.text;
+    let mut i = 0;
+    for _ in 0..n {
+        while i < t.len() && (t[i] == b' ' || t[i] == b'\t') {
+            i += 1;
+        }
+        while i < t.len() && t[i] != b' ' && t[i] != b'\t' {
+            i += 1;
+        }
+    }
+    while i < t.len() && (t[i] == b' ' || t[i] == b'\t') {
+        i += 1;
+    }
+    let mut end = t.len();
+    while end > i && (t[end - 1] == b' ' || t[end - 1] == b'\t') {
+        end -= 1;
+    }
+    (line.at + i, &t[i..end])
+}
+
+fn err(at: usize, field: impl Into<String>, why: impl Into<String>) -> DecodeError {
+    DecodeError {
+        offset: at as u64,
+        field: field.into(),
+        kind: ErrorKind::Invalid(why.into()),
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    lossy_string(b)
+}
+
+/// The reader of one section's rows: its name for errors.
+struct Rows<'a> {
+    section: String,
+    rows: Vec<Line<'a>>,
+}
+
+impl Rows<'_> {
+    fn field(&self, row: usize) -> String {
+        format!("{} row {}", self.section, row + 1)
+    }
+}
+
+fn number<T: std::str::FromStr>(at: usize, w: &[u8], field: &str, what: &str) -> Result<T> {
+    std::str::from_utf8(w)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| err(at, field, format!("{what} {:?} is not a number", text(w))))
+}
+
+/// `#aarrggbb` (or without `#`), as m3d.h's `_m3d_gethex`: the value
+/// m3d.h keeps, red in the low byte.
+fn hex(at: usize, w: &[u8], field: &str, what: &str) -> Result<u32> {
+    let digits = w.strip_prefix(b"#").unwrap_or(w);
+    if digits.is_empty() || digits.len() > 8 {
+        return Err(err(
+            at,
+            field,
+            format!("{what} {:?} is not a hex number", text(w)),
+        ));
+    }
+    std::str::from_utf8(digits)
+        .ok()
+        .and_then(|s| u32::from_str_radix(s, 16).ok())
+        .ok_or_else(|| {
+            err(
+                at,
+                field,
+                format!("{what} {:?} is not a hex number", text(w)),
+            )
+        })
+}
+
+/// A skin's words (`bone` or `bone:weight`, at most 8), as m3d.h: a lone
+/// first bone weighs 1, weights are divided by their sum when it is
+/// neither 0 nor 1; kept as the binary form's weight bytes.
+fn skin<'a>(
+    words: impl Iterator<Item = (usize, &'a [u8])>,
+    bones: usize,
+    field: &str,
+) -> Result<Option<Skin>> {
+    let mut inf: Vec<(u32, f32)> = Vec::new();
+    for (at, w) in words {
+        if inf.len() == crate::m3d::MAX_INFLUENCES {
+            return Err(err(at, field, "more than 8 bone influences"));
+        }
+        let (b, wt) = match w.iter().position(|&c| c == b':') {
+            Some(i) => (
+                number::<u32>(at, &w[..i], field, "bone")?,
+                number::<f32>(at + i + 1, &w[i + 1..], field, "weight")?,
+            ),
+            None => (
+                number::<u32>(at, w, field, "bone")?,
+                if inf.is_empty() { 1.0 } else { 0.0 },
+            ),
+        };
+        if b as usize >= bones {
+            return Err(err(
+                at,
+                field,
+                format!("bone {b} is out of range ({bones} bones)"),
+            ));
+        }
+        inf.push((b, wt));
+    }
+    let Some(&(_, w0)) = inf.first() else {
+        return Ok(None);
+    };
+    // m3d.h keeps a skin only when its first weight is above 0 (NaN is not).
+    if w0.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+        return Ok(None);
+    }
+    let sum: f32 = inf.iter().map(|x| x.1).sum();
+    let scale = if sum != 1.0 && sum != 0.0 {
+        1.0 / sum
+    } else {
+        1.0
+    };
+    let bytes: Vec<(u32, u8)> = inf
+        .iter()
+        .filter(|x| x.1 > 0.0)
+        .map(|&(b, w)| (b, (w * scale * 255.0).round().clamp(0.0, 255.0) as u8))
+        .collect();
+    Ok(Some(Skin::new(&bytes)))
+}
+
+/// The index of `s` in `skins`, added if new (m3d.h shares equal
+/// records); `seen` finds it without a walk of every record.
+fn skin_index(skins: &mut Vec<Skin>, seen: &mut HashMap<Skin, u32>, s: Skin) -> u32 {
+    *seen.entry(s).or_insert_with(|| {
+        skins.push(s);
+        skins.len() as u32 - 1
+    })
+}
+
+/// Reads a Model 3D file in its ASCII form.
+pub fn decode(data: &[u8]) -> Result<M3d> {
+    if !data.starts_with(MAGIC) {
+        let found = &data[..data.len().min(4)];
+        return Err(DecodeError {
+            offset: 0,
+            field: "file magic".into(),
+            kind: ErrorKind::BadMagic {
+                expected: "\"3dmo\"".into(),
+                found: format!("{:02X?}", found),
+            },
+        });
+    }
+    let mut lines = Lines { data, pos: 0 }.peekable();
+    let mut m = M3d {
+        ascii: true,
+        payload_len: data.len(),
+        ..M3d::default()
+    };
+    // The header: "3dmodel SCALE", the name, the licence, the author, then
+    // the description's lines up to an empty line.
+    let first = lines.next().expect("the magic is there");
+    let scale = words(first)
+        .nth(1)
+        .map(|(at, w)| number::<f32>(at, w, "header", "scale"))
+        .transpose()?
+        .unwrap_or(1.0);
+    m.scale = if scale > 0.0 { scale } else { 1.0 };
+    let mut header = [String::new(), String::new(), String::new()];
+    for h in &mut header {
+        match lines.peek() {
+            Some(l) if !l.text.is_empty() => {
+                *h = text(l.text);
+                lines.next();
+            }
+            _ => break,
+        }
+    }
+    [m.name, m.license, m.author] = header;
+    let mut description = Vec::new();
+    while let Some(l) = lines.next_if(|l| !l.text.is_empty()) {
+        description.push(text(l.text));
+    }
+    m.description = description.join("\n");
+    m.chunks.push(ChunkInfo {
+        magic: Cow::Borrowed("header"),
+        offset: 0,
+        size: lines.peek().map_or(data.len(), |l| l.at) as u32,
+    });
+
+    // Names looked up by every row that uses them: in maps, so that no
+    // file makes the reading quadratic.
+    let mut undefined: HashSet<String> = HashSet::new();
+    let mut material_of: HashMap<String, u32> = HashMap::new();
+    let mut parameters: HashSet<String> = HashSet::new();
+    let mut seen_skins: HashMap<Skin, u32> = HashMap::new();
+    // Vertices with a skin: (vertex, its row, words before the skin, the
+    // row's name for errors).
+    let mut skins: Vec<(usize, Line<'_>, usize, String)> = Vec::new();
+    loop {
+        // Empty lines between sections.
+        while lines.next_if(|l| l.text.is_empty()).is_some() {}
+        let Some(head) = lines.next() else { break };
+        if head.text.starts_with(b"End") {
+            break;
+        }
+        let mut rows = Vec::new();
+        while let Some(l) = lines.next_if(|l| !l.text.is_empty()) {
+            rows.push(l);
+        }
+        let end = rows
+            .last()
+            .map_or(head.at + head.text.len(), |l| l.at + l.text.len());
+        let (kat, keyword) = words(head).next().unwrap_or((head.at, b""));
+        let (_, arg) = rest_after(head, 1);
+        let known: &'static str = match keyword {
+            b"Preview" => "Preview",
+            b"Textmap" => "Textmap",
+            b"Vertex" => "Vertex",
+            b"Bones" => "Bones",
+            b"Material" => "Material",
+            b"Procedural" => "Procedural",
+            b"Mesh" => "Mesh",
+            b"VoxTypes" | b"Voxtypes" => "VoxTypes",
+            b"Voxel" => "Voxel",
+            b"Shape" => "Shape",
+            b"Labels" => "Labels",
+            b"Action" => "Action",
+            b"Assets" => "Assets",
+            b"Extra" => "Extra",
+            _ => {
+                return Err(err(
+                    kat,
+                    "section",
+                    format!("{:?} is not a section of the ASCII form", text(keyword)),
+                ));
+            }
+        };
+        m.chunks.push(ChunkInfo {
+            magic: Cow::Borrowed(known),
+            offset: head.at,
+            size: (end - head.at) as u32,
+        });
+        let section = if arg.is_empty() {
+            known.to_string()
+        } else {
+            format!("{known} {:?}", text(arg))
+        };
+        let rows = Rows { section, rows };
+        match known {
+            "Preview" => m.warnings.push(format!(
+                "Preview at {:#X}: names an image file, which the ASCII form keeps outside the model; not read",
+                head.at
+            )),
+            "Assets" => {
+                for l in &rows.rows {
+                    m.warnings.push(format!(
+                        "Assets at {:#X}: {:?} names a file to inline, which the ASCII form keeps outside the model; not read",
+                        l.at,
+                        text(l.text)
+                    ));
+                }
+            }
+            "Extra" => {}
+            "Textmap" => {
+                if !m.tmap.is_empty() {
+                    return Err(err(head.at, "Textmap", "a second Textmap section"));
+                }
+                m.tmap.reserve(rows.rows.len());
+                for (i, &l) in rows.rows.iter().enumerate() {
+                    let f = rows.field(i);
+                    let mut w = words(l);
+                    let mut next = |what: &str| -> Result<f32> {
+                        let (at, w) = w
+                            .next()
+                            .ok_or_else(|| err(l.at, &f, format!("no {what}")))?;
+                        number(at, w, &f, what)
+                    };
+                    m.tmap.push([next("u")?, next("v")?]);
+                }
+            }
+            "Vertex" => {
+                if !m.vertices.is_empty() {
+                    return Err(err(head.at, "Vertex", "a second Vertex section"));
+                }
+                m.vertices.reserve(rows.rows.len());
+                for (i, &l) in rows.rows.iter().enumerate() {
+                    let f = rows.field(i);
+                    let mut w = words(l).peekable();
+                    let mut pos = [0f32; 4];
+                    for (k, p) in pos.iter_mut().enumerate() {
+                        let what = ["x", "y", "z", "w"][k];
+                        let (at, v) = w
+                            .next()
+                            .ok_or_else(|| err(l.at, &f, format!("no {what}")))?;
+                        *p = number(at, v, &f, what)?;
+                    }
+                    let mut color = 0;
+                    let mut skip = 4;
+                    if let Some((at, c)) = w.next_if(|(_, c)| c.starts_with(b"#")) {
+                        color = hex(at, c, &f, "colour")?;
+                        skip = 5;
+                    }
+                    // The skin's bones come in the Bones section, after
+                    // this one: read once they are known.
+                    if w.next().is_some() {
+                        skins.push((m.vertices.len(), l, skip, f));
+                    }
+                    m.vertices.push(Vertex {
+                        pos,
+                        color,
+                        skin: NONE,
+                    });
+                }
+            }
+            "Bones" => {
+                if !m.bones.is_empty() {
+                    return Err(err(head.at, "Bones", "a second Bones section"));
+                }
+                // The bone last seen at each depth (`/` per level).
+                let mut stack: Vec<u32> = Vec::new();
+                for (i, &l) in rows.rows.iter().enumerate() {
+                    let f = rows.field(i);
+                    let level = l.text.iter().take_while(|&&c| c == b'/').count();
+                    if level > stack.len() {
+                        return Err(err(
+                            l.at,
+                            &f,
+                            format!("{level} levels deep under a bone {} deep", stack.len()),
+                        ));
+                    }
+                    stack.truncate(level);
+                    let body = Line {
+                        at: l.at + level,
+                        text: &l.text[level..],
+                    };
+                    let mut w = words(body);
+                    let nv = m.vertices.len();
+                    let mut index = |what: &str| -> Result<u32> {
+                        let (at, v) = w
+                            .next()
+                            .ok_or_else(|| err(body.at, &f, format!("no {what} vertex")))?;
+                        let v: u32 = number(at, v, &f, what)?;
+                        if v as usize >= nv {
+                            return Err(err(
+                                at,
+                                &f,
+                                format!("{what} vertex {v} is out of range ({nv} vertices)"),
+                            ));
+                        }
+                        Ok(v)
+                    };
+                    let pos = index("position")?;
+                    let ori = index("orientation")?;
+                    let (_, name) = rest_after(body, 2);
+                    if name.is_empty() {
+                        return Err(err(body.at, &f, "no bone name"));
+                    }
+                    m.vertices[ori as usize].skin = QUATERNION;
+                    m.bones.push(crate::m3d::Bone {
+                        parent: stack.last().copied(),
+                        name: text(name),
+                        pos,
+                        ori,
+                    });
+                    stack.push(m.bones.len() as u32 - 1);
+                }
+            }
+            "Material" => {
+                let name = text(arg);
+                if name.is_empty() {
+                    return Err(err(head.at, "Material", "no material name"));
+                }
+                if material_of.contains_key(&name) {
+                    m.warnings.push(format!(
+                        "Material {name:?} at {:#X}: defined before; this one is skipped",
+                        head.at
+                    ));
+                    continue;
+                }
+                let mut props = Vec::new();
+                for (i, &l) in rows.rows.iter().enumerate() {
+                    let f = rows.field(i);
+                    let mut w = words(l);
+                    let Some((kat, key)) = w.next() else { continue };
+                    let Some(&(_, ty)) = KEYWORDS.iter().find(|(k, _)| k.as_bytes() == key) else {
+                        m.warnings.push(format!(
+                            "{f} at {kat:#X}: unknown material property {:?}; skipped",
+                            text(key)
+                        ));
+                        continue;
+                    };
+                    let (vat, value) = rest_after(l, 1);
+                    if value.is_empty() {
+                        return Err(err(vat, &f, format!("no value for {:?}", text(key))));
+                    }
+                    let first = words(Line { at: vat, text: value }).next().unwrap_or((vat, value));
+                    let value = match ty {
+                        128.. => PropValue::Map(text(value)),
+                        0 | 1 | 2 | 4 | 5 => PropValue::Color(hex(first.0, first.1, &f, "colour")?),
+                        8 => PropValue::Int(number(first.0, first.1, &f, "value")?),
+                        _ => PropValue::Float(number(first.0, first.1, &f, "value")?),
+                    };
+                    props.push(Property { ty, value });
+                }
+                // As m3d.h: a material without properties is dropped.
+                if !props.is_empty() {
+                    material_of.insert(name.clone(), m.materials.len() as u32);
+                    m.materials.push(Material { name, props });
+                }
+            }
+            "Procedural" => {
+                if let Some(l) = rows.rows.first() {
+                    m.procedures.push(text(rest_after(*l, 0).1));
+                }
+            }
+            "Mesh" => {
+                let (nv, nt) = (m.vertices.len() as u32, m.tmap.len() as u32);
+                let mut material: Option<u32> = None;
+                for (i, &l) in rows.rows.iter().enumerate() {
+                    let f = rows.field(i);
+                    let Some((_, first)) = words(l).next() else {
+                        continue; // spaces only
+                    };
+                    if first == b"use" || first == b"usemtl" {
+                        let name = text(rest_after(l, 1).1);
+                        material = material_of.get(&name).copied();
+                        if material.is_none() && !name.is_empty() && !undefined.contains(&name) {
+                            m.warnings.push(format!("material {name:?} (used at {:#X}) is not defined (a material library would define it); drawn with vertex colours", l.at));
+                            undefined.insert(name);
+                        }
+                        continue;
+                    }
+                    if first == b"par" || first == b"p" {
+                        let name = text(rest_after(l, 1).1);
+                        if !name.is_empty() && parameters.insert(name.clone()) {
+                            m.parameters.push(name);
+                        }
+                        continue;
+                    }
+                    // Triangles, as m3d.h reads and writes them:
+                    // v[/t][/n][/max] three times.
+                    let mut points = [FacePoint::vertex(0); 3];
+                    let mut w = words(l);
+                    for (j, p) in points.iter_mut().enumerate() {
+                        let (at, c) = w
+                            .next()
+                            .ok_or_else(|| err(l.at, &f, format!("{j} corners of a triangle's 3")))?;
+                        let mut parts = c.split(|&b| b == b'/');
+                        let mut index = |what: &str, limit: u32, of: &str| -> Result<Option<u32>> {
+                            match parts.next() {
+                                None | Some(b"") => Ok(None),
+                                Some(v) => {
+                                    let v: u32 = number(at, v, &f, what)?;
+                                    if v >= limit {
+                                        return Err(err(
+                                            at,
+                                            &f,
+                                            format!("{what} {v} is out of range ({limit} {of})"),
+                                        ));
+                                    }
+                                    Ok(Some(v))
+                                }
+                            }
+                        };
+                        let v = index("vertex", nv, "vertices")?
+                            .ok_or_else(|| err(at, &f, "a corner without its vertex"))?;
+                        let t = index("texture coordinate", nt, "in the Textmap")?;
+                        let n = index("normal", nv, "vertices")?;
+                        let x = index("maximum vertex", nv, "vertices")?;
+                        *p = FacePoint::new(v, t, n, x);
+                    }
+                    if let Some((at, _)) = w.next() {
+                        return Err(err(at, &f, "more than a triangle's 3 corners"));
+                    }
+                    m.faces.push(material, &points);
+                }
+            }
+            "VoxTypes" => {
+                if !m.voxel_types.is_empty() {
+                    return Err(err(head.at, "VoxTypes", "a second VoxTypes section"));
+                }
+                for (i, &l) in rows.rows.iter().enumerate() {
+                    let f = rows.field(i);
+                    let mut w = words(l).peekable();
+                    let Some((cat, c)) = w.next() else {
+                        continue; // spaces only
+                    };
+                    // #colour[/rotation[/shape]], the last two in hex.
+                    let mut parts = c.split(|&b| b == b'/');
+                    let color = hex(cat, parts.next().unwrap_or(b""), &f, "colour")?;
+                    let mut field = |what: &str, max: u32| -> Result<u32> {
+                        match parts.next() {
+                            None | Some(b"") => Ok(0),
+                            Some(v) => {
+                                let x = hex(cat, v, &f, what)?;
+                                if x > max {
+                                    return Err(err(cat, &f, format!("{what} {x:#x} is over {max:#x}")));
+                                }
+                                Ok(x)
+                            }
+                        }
+                    };
+                    let rotation = field("rotation", 0xFF)? as u8;
+                    let shape = field("shape", 0x1FF)? as u16;
+                    // A name, or "-" (none), then an optional skin, then
+                    // optional items in braces.
+                    let name = match w.next_if(|(_, x)| !x.starts_with(b"{")) {
+                        Some((_, b"-")) | None => String::new(),
+                        Some((_, x)) => text(x),
+                    };
+                    let mut skin_words = Vec::new();
+                    while let Some(x) = w.next_if(|(_, x)| !x.starts_with(b"{")) {
+                        skin_words.push(x);
+                    }
+                    let mut items = Vec::new();
+                    if let Some((bat, _)) = w.next() {
+                        let rest: Vec<(usize, &[u8])> = w.collect();
+                        let Some(((_, b"}"), list)) = rest.split_last() else {
+                            return Err(err(bat, &f, "items without their closing \"}\""));
+                        };
+                        if list.len() % 2 != 0 {
+                            return Err(err(bat, &f, "an item count without its name"));
+                        }
+                        for pair in list.chunks_exact(2) {
+                            let n: u16 = number(pair[0].0, pair[0].1, &f, "item count")?;
+                            items.push((n, text(pair[1].1)));
+                        }
+                    }
+                    let skin = match skin(skin_words.into_iter(), m.bones.len(), &f)? {
+                        Some(s) => skin_index(&mut m.skins, &mut seen_skins, s),
+                        None => NONE,
+                    };
+                    m.voxel_types.push(VoxelType {
+                        color,
+                        name,
+                        rotation,
+                        shape,
+                        skin,
+                        items,
+                    });
+                }
+            }
+            "Voxel" => voxel_block(&mut m, text(arg), &rows)?,
+            "Shape" => {
+                let name = text(arg);
+                if name.is_empty() {
+                    return Err(err(head.at, "Shape", "no shape name"));
+                }
+                m.shapes.push((name, (end - head.at) as u32));
+            }
+            "Labels" => {
+                let group = text(arg);
+                let (mut color, mut lang) = (0u32, String::new());
+                let nv = m.vertices.len();
+                for (i, &l) in rows.rows.iter().enumerate() {
+                    let f = rows.field(i);
+                    let Some((wat, first)) = words(l).next() else {
+                        continue; // spaces only
+                    };
+                    match first {
+                        b"c" | b"color" => {
+                            let (at, c) = words(l)
+                                .nth(1)
+                                .ok_or_else(|| err(wat, &f, "no colour"))?;
+                            color = hex(at, c, &f, "colour")?;
+                        }
+                        b"l" | b"lang" => lang = text(rest_after(l, 1).1),
+                        _ => {
+                            let vertex: u32 = number(wat, first, &f, "vertex")?;
+                            if vertex as usize >= nv {
+                                return Err(err(
+                                    wat,
+                                    &f,
+                                    format!("vertex {vertex} is out of range ({nv} vertices)"),
+                                ));
+                            }
+                            m.labels.push(Label {
+                                group: group.clone(),
+                                lang: lang.clone(),
+                                color,
+                                vertex,
+                                text: text(rest_after(l, 1).1),
+                            });
+                        }
+                    }
+                }
+            }
+            "Action" => {
+                let mut w = words(head).skip(1);
+                let (dat, d) = w
+                    .next()
+                    .ok_or_else(|| err(head.at, "Action", "no duration"))?;
+                let duration_ms: u32 = number(dat, d, "Action", "duration")?;
+                let (_, name) = rest_after(head, 2);
+                let name = text(name);
+                let section = format!("Action {name:?}");
+                let (nb_, nv) = (m.bones.len(), m.vertices.len());
+                let mut frames: Vec<Frame> = Vec::new();
+                let mut transforms: Vec<Transform> = Vec::new();
+                for (i, &l) in rows.rows.iter().enumerate() {
+                    let f = format!("{section} row {}", i + 1);
+                    let mut w = words(l);
+                    let Some((at, first)) = w.next() else {
+                        continue; // spaces only
+                    };
+                    if first == b"frame" || first == b"f" {
+                        let (mat, ms) = w.next().ok_or_else(|| err(at, &f, "no frame time"))?;
+                        let msec: u32 = number(mat, ms, &f, "frame time")?;
+                        if frames.is_empty() {
+                            // As m3d.h reads it (m3d.h line 3110): an
+                            // action's first frame is at 0 ms, its marker
+                            // skipped.
+                            if msec != 0 {
+                                m.warnings.push(format!(
+                                    "{f} at {at:#X}: the first frame is at 0 ms, not {msec} (as m3d.h reads it)"
+                                ));
+                            }
+                            frames.push(Frame {
+                                msec: 0,
+                                transforms: 0..0,
+                            });
+                        } else {
+                            let n = transforms.len() as u32;
+                            frames.push(Frame {
+                                msec,
+                                transforms: n..n,
+                            });
+                        }
+                        continue;
+                    }
+                    // Transforms before any marker are the first frame's.
+                    if frames.is_empty() {
+                        frames.push(Frame {
+                            msec: 0,
+                            transforms: 0..0,
+                        });
+                    }
+                    let frame = frames.last_mut().expect("pushed above");
+                    let bone: u32 = number(at, first, &f, "bone")?;
+                    let mut vertex = |what: &str| -> Result<u32> {
+                        let (vat, v) = w.next().ok_or_else(|| err(at, &f, format!("no {what} vertex")))?;
+                        let v: u32 = number(vat, v, &f, what)?;
+                        if v as usize >= nv {
+                            return Err(err(vat, &f, format!("{what} vertex {v} is out of range ({nv} vertices)")));
+                        }
+                        Ok(v)
+                    };
+                    let pos = vertex("position")?;
+                    let ori = vertex("orientation")?;
+                    if bone as usize >= nb_ {
+                        return Err(err(at, &f, format!("bone {bone} is out of range ({nb_} bones)")));
+                    }
+                    transforms.push(Transform { bone, pos, ori });
+                    frame.transforms.end = transforms.len() as u32;
+                }
+                for t in &transforms {
+                    m.vertices[t.ori as usize].skin = QUATERNION;
+                }
+                m.actions.push(Action {
+                    name,
+                    duration_ms,
+                    frames,
+                    transforms,
+                });
+            }
+            _ => unreachable!("every known section is matched"),
+        }
+    }
+    for (v, l, skip, f) in skins {
+        // A bone's or a frame's orientation keeps its mark (m3d.h sets it
+        // after the skin).
+        if let Some(s) = skin(words(l).skip(skip), m.bones.len(), &f)?
+            && m.vertices[v].skin != QUATERNION
+        {
+            m.vertices[v].skin = skin_index(&mut m.skins, &mut seen_skins, s);
+        }
+    }
+    m.types = types_of(&m);
+    Ok(m)
+}
+
+/// The binary form's type sizes this model would be written with: what
+/// the scene reads from them (whether vertices have colours) follows the
+/// text.
+fn types_of(m: &M3d) -> Types {
+    let some = |b: bool| if b { 4 } else { 0 };
+    let most = m.skins.iter().map(|s| s.len()).max().unwrap_or(1);
+    Types {
+        vc: 4,
+        vi: 4,
+        si: 4,
+        ci: some(m.vertices.iter().any(|v| v.color != 0)),
+        ti: some(!m.tmap.is_empty()),
+        bi: some(!m.bones.is_empty()),
+        nb: most.next_power_of_two().clamp(1, 8) as u8,
+        sk: some(!m.skins.is_empty()),
+        fc: some(!m.actions.is_empty()),
+        hi: some(!m.shapes.is_empty()),
+        fi: some(!m.labels.is_empty()),
+        vd: 4,
+        vp: 2,
+    }
+}
+
+/// A `Voxel` section: `uncertain`, `pos` and `dim` rows, then each layer
+/// (y) as `layer` and a row per z of `dim`'s width of values: a type's
+/// number, `.` for unset or `-` for clear (the exporter's marks). The last
+/// layer given may end early (as a binary block's data may); a layer
+/// before it may not, nor may a row.
+fn voxel_block(m: &mut M3d, name: String, rows: &Rows<'_>) -> Result<()> {
+    if m.voxel_types.is_empty() {
+        return Err(err(
+            rows.rows.first().map_or(0, |l| l.at),
+            &rows.section,
+            "voxel data before the VoxTypes section",
+        ));
+    }
+    let types = m.voxel_types.len();
+    let mut b = VoxelBlock {
+        name,
+        pos: [0; 3],
+        size: [0; 3],
+        uncertainty: 0,
+        group: 0,
+        data: Vec::new(),
+    };
+    // Layers begun, and rows of the current one.
+    let (mut layers, mut row) = (0u64, 0u64);
+    for (i, &l) in rows.rows.iter().enumerate() {
+        let f = rows.field(i);
+        let mut w = words(l);
+        let Some((at, first)) = w.next() else {
+            continue; // spaces only
+        };
+        let mut int = |what: &str| -> Result<i64> {
+            let (a, v) = w.next().ok_or_else(|| err(at, &f, format!("no {what}")))?;
+            number(a, v, &f, what)
+        };
+        match first {
+            b"uncertain" | b"u" => {
+                let pct = int("uncertainty")?;
+                b.uncertainty = ((if pct > 0 && pct < 256 { pct } else { 0 }) * 255 / 100) as u8;
+                let g = words(l)
+                    .nth(2)
+                    .map(|(a, v)| number::<i64>(a, v, &f, "group"))
+                    .transpose()?;
+                b.group = g.filter(|&g| g > 0 && g < 256).unwrap_or(0) as u8;
+            }
+            b"pos" | b"p" => {
+                for k in 0..3 {
+                    let v = int(["x", "y", "z"][k])?;
+                    b.pos[k] = i32::try_from(v)
+                        .map_err(|_| err(at, &f, format!("position {v} is out of 32 bits")))?;
+                }
+            }
+            b"dim" | b"d" => {
+                if layers > 0 {
+                    return Err(err(at, &f, "a size after the layers began"));
+                }
+                for k in 0..3 {
+                    let v = int(["width", "height", "depth"][k])?;
+                    b.size[k] = u32::try_from(v)
+                        .ok()
+                        .filter(|&v| v > 0)
+                        .ok_or_else(|| err(at, &f, format!("size {v} is not 1 to 2^32 - 1")))?;
+                }
+            }
+            b"layer" | b"l" => {
+                if b.size.contains(&0) {
+                    return Err(err(at, &f, "a layer before the block's size (dim)"));
+                }
+                if layers > 0 && row < b.size[2] as u64 {
+                    return Err(err(
+                        at,
+                        &f,
+                        format!("layer {layers} ends after {row} of its {} rows", b.size[2]),
+                    ));
+                }
+                if layers == b.size[1] as u64 {
+                    return Err(err(
+                        at,
+                        &f,
+                        format!("more than the block's {} layers", b.size[1]),
+                    ));
+                }
+                layers += 1;
+                row = 0;
+            }
+            _ => {
+                if layers == 0 {
+                    return Err(err(at, &f, "voxels before the first layer"));
+                }
+                if row == b.size[2] as u64 {
+                    return Err(err(
+                        at,
+                        &f,
+                        format!("more than the layer's {} rows", b.size[2]),
+                    ));
+                }
+                let width = b.size[0] as usize;
+                let before = b.data.len();
+                for (a, v) in words(l) {
+                    if b.data.len() - before == width {
+                        return Err(err(
+                            a,
+                            &f,
+                            format!("more than the block's width of {width} voxels"),
+                        ));
+                    }
+                    b.data.push(match v {
+                        b"." => VOXEL_UNSET,
+                        b"-" => VOXEL_CLEAR,
+                        _ => {
+                            let t: u32 = number(a, v, &f, "voxel type")?;
+                            if t as usize >= types || t >= VOXEL_CLEAR as u32 {
+                                return Err(err(
+                                    a,
+                                    &f,
+                                    format!("voxel type {t} is out of range ({types} types)"),
+                                ));
+                            }
+                            t as u16
+                        }
+                    });
+                }
+                if b.data.len() - before < width {
+                    return Err(err(
+                        at,
+                        &f,
+                        format!(
+                            "{} voxels in a row of the block's width of {width}",
+                            b.data.len() - before
+                        ),
+                    ));
+                }
+                row += 1;
+            }
+        }
+    }
+    m.voxel_blocks.push(b);
+    Ok(())
+}
