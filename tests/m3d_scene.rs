@@ -518,6 +518,20 @@ fn ascii_actions_start_at_0_ms_as_m3d_h_reads_them() {
 }
 
 #[test]
+fn ascii_header_lines_are_read_by_position() {
+    // As m3d.h reads them and its exporter writes them: name, licence and
+    // author a line each, empty or not, then the description (here empty)
+    // and the empty line that ends the header.
+    let text = "3dmodel 2\r\n\r\nMIT\r\nbzt\r\n\r\n\r\nVertex\r\n0 0 0 1\r\n";
+    let m = m3d::decode(text.as_bytes()).unwrap();
+    assert_eq!(
+        [&m.name, &m.license, &m.author, &m.description],
+        ["", "MIT", "bzt", ""]
+    );
+    assert_eq!((m.scale, m.vertices.len()), (2.0, 1));
+}
+
+#[test]
 fn ascii_errors_name_the_section_row_and_offset() {
     let head = "3dmodel 1\r\nn\r\nl\r\na\r\n\r\n";
     let at = head.len();

@@ -139,10 +139,10 @@ fn rest_after(line: Line<'_>, n: usize) -> (usize, &[u8]) {
     (line.at + i, &t[i..end])
 }
 
-fn err(at: usize, field: impl Into<String>, why: impl Into<String>) -> DecodeError {
+fn err(at: usize, field: &dyn std::fmt::Display, why: impl Into<String>) -> DecodeError {
     DecodeError {
         offset: at as u64,
-        field: field.into(),
+        field: field.to_string(),
         kind: ErrorKind::Invalid(why.into()),
     }
 }
@@ -158,12 +158,34 @@ struct Rows<'a> {
 }
 
 impl Rows<'_> {
-    fn field(&self, row: usize) -> String {
-        format!("{} row {}", self.section, row + 1)
+    /// Row `row`'s name for errors, made into text only for one.
+    fn field(&self, row: usize) -> RowName<'_> {
+        RowName {
+            section: &self.section,
+            row,
+        }
     }
 }
 
-fn number<T: std::str::FromStr>(at: usize, w: &[u8], field: &str, what: &str) -> Result<T> {
+/// "SECTION row N" (rows counted from 1).
+#[derive(Clone, Copy)]
+struct RowName<'a> {
+    section: &'a str,
+    row: usize,
+}
+
+impl std::fmt::Display for RowName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} row {}", self.section, self.row + 1)
+    }
+}
+
+fn number<T: std::str::FromStr>(
+    at: usize,
+    w: &[u8],
+    field: &dyn std::fmt::Display,
+    what: &str,
+) -> Result<T> {
     std::str::from_utf8(w)
         .ok()
         .and_then(|s| s.parse().ok())
@@ -172,7 +194,7 @@ fn number<T: std::str::FromStr>(at: usize, w: &[u8], field: &str, what: &str) ->
 
 /// `#aarrggbb` (or without `#`), as m3d.h's `_m3d_gethex`: the value
 /// m3d.h keeps, red in the low byte.
-fn hex(at: usize, w: &[u8], field: &str, what: &str) -> Result<u32> {
+fn hex(at: usize, w: &[u8], field: &dyn std::fmt::Display, what: &str) -> Result<u32> {
     let digits = w.strip_prefix(b"#").unwrap_or(w);
     if digits.is_empty() || digits.len() > 8 {
         return Err(err(
@@ -199,7 +221,7 @@ fn hex(at: usize, w: &[u8], field: &str, what: &str) -> Result<u32> {
 fn skin<'a>(
     words: impl Iterator<Item = (usize, &'a [u8])>,
     bones: usize,
-    field: &str,
+    field: &dyn std::fmt::Display,
 ) -> Result<Option<Skin>> {
     let mut inf: Vec<(u32, f32)> = Vec::new();
     for (at, w) in words {
@@ -274,24 +296,20 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
         payload_len: data.len(),
         ..M3d::default()
     };
-    // The header: "3dmodel SCALE", the name, the licence, the author, then
-    // the description's lines up to an empty line.
+    // The header: "3dmodel SCALE", then the name, the licence and the
+    // author, a line each whatever they hold (as m3d.h reads them; the
+    // exporter writes every one, empty or not), then the description's
+    // lines up to an empty line.
     let first = lines.next().expect("the magic is there");
     let scale = words(first)
         .nth(1)
-        .map(|(at, w)| number::<f32>(at, w, "header", "scale"))
+        .map(|(at, w)| number::<f32>(at, w, &"header", "scale"))
         .transpose()?
         .unwrap_or(1.0);
     m.scale = if scale > 0.0 { scale } else { 1.0 };
     let mut header = [String::new(), String::new(), String::new()];
-    for h in &mut header {
-        match lines.peek() {
-            Some(l) if !l.text.is_empty() => {
-                *h = text(l.text);
-                lines.next();
-            }
-            _ => break,
-        }
+    for (h, l) in header.iter_mut().zip(lines.by_ref()) {
+        *h = text(l.text);
     }
     [m.name, m.license, m.author] = header;
     let mut description = Vec::new();
@@ -312,8 +330,8 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
     let mut parameters: HashSet<String> = HashSet::new();
     let mut seen_skins: HashMap<Skin, u32> = HashMap::new();
     // Vertices with a skin: (vertex, its row, words before the skin, the
-    // row's name for errors).
-    let mut skins: Vec<(usize, Line<'_>, usize, String)> = Vec::new();
+    // row's number in the Vertex section).
+    let mut skins: Vec<(usize, Line<'_>, usize, usize)> = Vec::new();
     loop {
         // Empty lines between sections.
         while lines.next_if(|l| l.text.is_empty()).is_some() {}
@@ -348,7 +366,7 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
             _ => {
                 return Err(err(
                     kat,
-                    "section",
+                    &"section",
                     format!("{:?} is not a section of the ASCII form", text(keyword)),
                 ));
             }
@@ -381,7 +399,7 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
             "Extra" => {}
             "Textmap" => {
                 if !m.tmap.is_empty() {
-                    return Err(err(head.at, "Textmap", "a second Textmap section"));
+                    return Err(err(head.at, &"Textmap", "a second Textmap section"));
                 }
                 m.tmap.reserve(rows.rows.len());
                 for (i, &l) in rows.rows.iter().enumerate() {
@@ -398,7 +416,7 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
             }
             "Vertex" => {
                 if !m.vertices.is_empty() {
-                    return Err(err(head.at, "Vertex", "a second Vertex section"));
+                    return Err(err(head.at, &"Vertex", "a second Vertex section"));
                 }
                 m.vertices.reserve(rows.rows.len());
                 for (i, &l) in rows.rows.iter().enumerate() {
@@ -421,7 +439,7 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                     // The skin's bones come in the Bones section, after
                     // this one: read once they are known.
                     if w.next().is_some() {
-                        skins.push((m.vertices.len(), l, skip, f));
+                        skins.push((m.vertices.len(), l, skip, i));
                     }
                     m.vertices.push(Vertex {
                         pos,
@@ -432,7 +450,7 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
             }
             "Bones" => {
                 if !m.bones.is_empty() {
-                    return Err(err(head.at, "Bones", "a second Bones section"));
+                    return Err(err(head.at, &"Bones", "a second Bones section"));
                 }
                 // The bone last seen at each depth (`/` per level).
                 let mut stack: Vec<u32> = Vec::new();
@@ -486,7 +504,7 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
             "Material" => {
                 let name = text(arg);
                 if name.is_empty() {
-                    return Err(err(head.at, "Material", "no material name"));
+                    return Err(err(head.at, &"Material", "no material name"));
                 }
                 if material_of.contains_key(&name) {
                     m.warnings.push(format!(
@@ -595,7 +613,7 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
             }
             "VoxTypes" => {
                 if !m.voxel_types.is_empty() {
-                    return Err(err(head.at, "VoxTypes", "a second VoxTypes section"));
+                    return Err(err(head.at, &"VoxTypes", "a second VoxTypes section"));
                 }
                 for (i, &l) in rows.rows.iter().enumerate() {
                     let f = rows.field(i);
@@ -662,7 +680,7 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
             "Shape" => {
                 let name = text(arg);
                 if name.is_empty() {
-                    return Err(err(head.at, "Shape", "no shape name"));
+                    return Err(err(head.at, &"Shape", "no shape name"));
                 }
                 m.shapes.push((name, (end - head.at) as u32));
             }
@@ -707,8 +725,8 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                 let mut w = words(head).skip(1);
                 let (dat, d) = w
                     .next()
-                    .ok_or_else(|| err(head.at, "Action", "no duration"))?;
-                let duration_ms: u32 = number(dat, d, "Action", "duration")?;
+                    .ok_or_else(|| err(head.at, &"Action", "no duration"))?;
+                let duration_ms: u32 = number(dat, d, &"Action", "duration")?;
                 let (_, name) = rest_after(head, 2);
                 let name = text(name);
                 let section = format!("Action {name:?}");
@@ -716,7 +734,10 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                 let mut frames: Vec<Frame> = Vec::new();
                 let mut transforms: Vec<Transform> = Vec::new();
                 for (i, &l) in rows.rows.iter().enumerate() {
-                    let f = format!("{section} row {}", i + 1);
+                    let f = RowName {
+                        section: &section,
+                        row: i,
+                    };
                     let mut w = words(l);
                     let Some((at, first)) = w.next() else {
                         continue; // spaces only
@@ -784,7 +805,11 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
             _ => unreachable!("every known section is matched"),
         }
     }
-    for (v, l, skip, f) in skins {
+    for (v, l, skip, row) in skins {
+        let f = RowName {
+            section: "Vertex",
+            row,
+        };
         // A bone's or a frame's orientation keeps its mark (m3d.h sets it
         // after the skin).
         if let Some(s) = skin(words(l).skip(skip), m.bones.len(), &f)?
@@ -829,7 +854,7 @@ fn voxel_block(m: &mut M3d, name: String, rows: &Rows<'_>) -> Result<()> {
     if m.voxel_types.is_empty() {
         return Err(err(
             rows.rows.first().map_or(0, |l| l.at),
-            &rows.section,
+            &rows.section.as_str(),
             "voxel data before the VoxTypes section",
         ));
     }
