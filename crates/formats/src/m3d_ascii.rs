@@ -461,7 +461,13 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                         return Err(err(
                             l.at,
                             &f,
-                            format!("{level} levels deep under a bone {} deep", stack.len()),
+                            match stack.len() {
+                                0 => format!("the first bone is {level} levels deep, under no bone"),
+                                d => format!(
+                                    "{level} levels deep, more than one under the bone before ({} deep)",
+                                    d - 1
+                                ),
+                            },
                         ));
                     }
                     stack.truncate(level);
@@ -557,7 +563,8 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                     let Some((_, first)) = words(l).next() else {
                         continue; // spaces only
                     };
-                    if first == b"use" || first == b"usemtl" {
+                    // As m3d.h tells rows apart: by their first letter.
+                    if first[0] == b'u' {
                         let name = text(rest_after(l, 1).1);
                         material = material_of.get(&name).copied();
                         if material.is_none() && !name.is_empty() && !undefined.contains(&name) {
@@ -566,7 +573,7 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                         }
                         continue;
                     }
-                    if first == b"par" || first == b"p" {
+                    if first[0] == b'p' {
                         let name = text(rest_after(l, 1).1);
                         if !name.is_empty() && parameters.insert(name.clone()) {
                             m.parameters.push(name);
@@ -693,14 +700,14 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                     let Some((wat, first)) = words(l).next() else {
                         continue; // spaces only
                     };
-                    match first {
-                        b"c" | b"color" => {
+                    match first[0] {
+                        b'c' => {
                             let (at, c) = words(l)
                                 .nth(1)
                                 .ok_or_else(|| err(wat, &f, "no colour"))?;
                             color = hex(at, c, &f, "colour")?;
                         }
-                        b"l" | b"lang" => lang = text(rest_after(l, 1).1),
+                        b'l' => lang = text(rest_after(l, 1).1),
                         _ => {
                             let vertex: u32 = number(wat, first, &f, "vertex")?;
                             if vertex as usize >= nv {
@@ -742,7 +749,7 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                     let Some((at, first)) = w.next() else {
                         continue; // spaces only
                     };
-                    if first == b"frame" || first == b"f" {
+                    if first[0] == b'f' {
                         let (mat, ms) = w.next().ok_or_else(|| err(at, &f, "no frame time"))?;
                         let msec: u32 = number(mat, ms, &f, "frame time")?;
                         if frames.is_empty() {
@@ -879,8 +886,9 @@ fn voxel_block(m: &mut M3d, name: String, rows: &Rows<'_>) -> Result<()> {
             let (a, v) = w.next().ok_or_else(|| err(at, &f, format!("no {what}")))?;
             number(a, v, &f, what)
         };
-        match first {
-            b"uncertain" | b"u" => {
+        // As m3d.h tells rows apart: by their first letter.
+        match first[0] {
+            b'u' => {
                 let pct = int("uncertainty")?;
                 b.uncertainty = ((if pct > 0 && pct < 256 { pct } else { 0 }) * 255 / 100) as u8;
                 let g = words(l)
@@ -889,14 +897,14 @@ fn voxel_block(m: &mut M3d, name: String, rows: &Rows<'_>) -> Result<()> {
                     .transpose()?;
                 b.group = g.filter(|&g| g > 0 && g < 256).unwrap_or(0) as u8;
             }
-            b"pos" | b"p" => {
+            b'p' => {
                 for k in 0..3 {
                     let v = int(["x", "y", "z"][k])?;
                     b.pos[k] = i32::try_from(v)
                         .map_err(|_| err(at, &f, format!("position {v} is out of 32 bits")))?;
                 }
             }
-            b"dim" | b"d" => {
+            b'd' => {
                 if layers > 0 {
                     return Err(err(at, &f, "a size after the layers began"));
                 }
@@ -908,7 +916,7 @@ fn voxel_block(m: &mut M3d, name: String, rows: &Rows<'_>) -> Result<()> {
                         .ok_or_else(|| err(at, &f, format!("size {v} is not 1 to 2^32 - 1")))?;
                 }
             }
-            b"layer" | b"l" => {
+            b'l' => {
                 if b.size.contains(&0) {
                     return Err(err(at, &f, "a layer before the block's size (dim)"));
                 }
