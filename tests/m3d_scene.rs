@@ -518,6 +518,26 @@ fn ascii_actions_start_at_0_ms_as_m3d_h_reads_them() {
 }
 
 #[test]
+fn ascii_fixtures_draw_as_their_binary_twins() {
+    // The same models written by the M3D tools in both forms: the same
+    // pixels (the binary files' renders are held to references above).
+    for name in ["cube_with_vertexcolors", "voxel"] {
+        let ascii = render(&load(&format!("{name}.a3d")), small());
+        let binary = render(&load(&format!("{name}.m3d")), small());
+        let differ = ascii
+            .pixels()
+            .zip(binary.pixels())
+            .filter(|(a, b)| a != b)
+            .count();
+        assert_eq!(differ, 0, "{name}: {differ} pixels differ");
+        // Not an empty frame: pixels other than the corner's background.
+        let bg = *ascii.get_pixel(0, 0);
+        let drawn = ascii.pixels().filter(|&&p| p != bg).count();
+        assert!(drawn > 1000, "{name}: {drawn} pixels drawn");
+    }
+}
+
+#[test]
 fn ascii_header_lines_are_read_by_position() {
     // As m3d.h reads them and its exporter writes them: name, licence and
     // author a line each, empty or not, then the description (here empty)
