@@ -421,7 +421,7 @@ fn ctrl_o_opens_the_file_the_dialog_returns() {
         .unwrap_or_else(|e| panic!("the dialog never ran zenity ({e}):\n{log}"));
     assert!(args.contains("--file-selection"), "{args}");
     assert!(
-        args.contains("Models and maps | *.p3m *.ptf *.m3d *.papa *.pmf"),
+        args.contains("Models and maps | *.p3m *.ptf *.m3d *.a3d *.papa *.pmf"),
         "{args}"
     );
     assert!(
