@@ -202,7 +202,8 @@ fn every_fixture_and_asset_uploads_without_a_gpu_error() {
     for e in std::fs::read_dir(common::repo().join("assets")).unwrap() {
         files.push(e.unwrap().path());
     }
-    // The fuzz corpora: inputs that decode (none do today) are uploaded too.
+    // The fuzz corpora: inputs that decode (the seeds; the kept crash
+    // inputs do not) are uploaded too.
     for dir in std::fs::read_dir(common::repo().join("tests/corpus")).unwrap() {
         for e in std::fs::read_dir(dir.unwrap().path()).unwrap() {
             files.push(e.unwrap().path());
