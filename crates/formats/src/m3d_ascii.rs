@@ -192,6 +192,20 @@ fn number<T: std::str::FromStr>(
         .ok_or_else(|| err(at, field, format!("{what} {:?} is not a number", text(w))))
 }
 
+/// The row's next word as a number; `at` (the row's start) for an error
+/// when there is none.
+fn next_number<'a, T: std::str::FromStr>(
+    w: &mut impl Iterator<Item = (usize, &'a [u8])>,
+    at: usize,
+    field: &dyn std::fmt::Display,
+    what: &str,
+) -> Result<T> {
+    let (a, v) = w
+        .next()
+        .ok_or_else(|| err(at, field, format!("no {what}")))?;
+    number(a, v, field, what)
+}
+
 /// `#aarrggbb` (or without `#`), as m3d.h's `_m3d_gethex`: the value
 /// m3d.h keeps, red in the low byte.
 fn hex(at: usize, w: &[u8], field: &dyn std::fmt::Display, what: &str) -> Result<u32> {
@@ -405,13 +419,8 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                 for (i, &l) in rows.rows.iter().enumerate() {
                     let f = rows.field(i);
                     let mut w = words(l);
-                    let mut next = |what: &str| -> Result<f32> {
-                        let (at, w) = w
-                            .next()
-                            .ok_or_else(|| err(l.at, &f, format!("no {what}")))?;
-                        number(at, w, &f, what)
-                    };
-                    m.tmap.push([next("u")?, next("v")?]);
+                    let u = next_number(&mut w, l.at, &f, "u")?;
+                    m.tmap.push([u, next_number(&mut w, l.at, &f, "v")?]);
                 }
             }
             "Vertex" => {
@@ -423,12 +432,8 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                     let f = rows.field(i);
                     let mut w = words(l).peekable();
                     let mut pos = [0f32; 4];
-                    for (k, p) in pos.iter_mut().enumerate() {
-                        let what = ["x", "y", "z", "w"][k];
-                        let (at, v) = w
-                            .next()
-                            .ok_or_else(|| err(l.at, &f, format!("no {what}")))?;
-                        *p = number(at, v, &f, what)?;
+                    for (p, what) in pos.iter_mut().zip(["x", "y", "z", "w"]) {
+                        *p = next_number(&mut w, l.at, &f, what)?;
                     }
                     let mut color = 0;
                     let mut skip = 4;
@@ -882,10 +887,7 @@ fn voxel_block(m: &mut M3d, name: String, rows: &Rows<'_>) -> Result<()> {
         let Some((at, first)) = w.next() else {
             continue; // spaces only
         };
-        let mut int = |what: &str| -> Result<i64> {
-            let (a, v) = w.next().ok_or_else(|| err(at, &f, format!("no {what}")))?;
-            number(a, v, &f, what)
-        };
+        let mut int = |what: &str| -> Result<i64> { next_number(&mut w, at, &f, what) };
         // As m3d.h tells rows apart: by their first letter.
         match first[0] {
             b'u' => {
