@@ -925,14 +925,16 @@ impl Welder<'_> {
                     .collect();
             }
             if self.skinned {
-                let skin = |v: u32| {
-                    self.skin_table
-                        .get(m.vertices[v as usize].skin as usize)
-                        .copied()
-                        .unwrap_or(([0; 4], [0; 4]))
-                };
-                b.joints = made.iter().map(|&(v, _, _)| skin(v).0).collect();
-                b.weights = made.iter().map(|&(v, _, _)| skin(v).1).collect();
+                // Each vertex's skin looked up once, for both lists.
+                (b.joints, b.weights) = made
+                    .iter()
+                    .map(|&(v, _, _)| {
+                        self.skin_table
+                            .get(m.vertices[v as usize].skin as usize)
+                            .copied()
+                            .unwrap_or(([0; 4], [0; 4]))
+                    })
+                    .unzip();
             }
         }
     }
