@@ -17,8 +17,9 @@
 //! than a bound by the text's own length.
 
 use crate::m3d::{
-    Action, ChunkInfo, FacePoint, Frame, Label, M3d, Material, NONE, PropValue, Property,
-    QUATERNION, Skin, Transform, Types, VOXEL_CLEAR, VOXEL_UNSET, Vertex, VoxelBlock, VoxelType,
+    Action, ChunkInfo, FacePoint, Frame, Label, M3d, Material, NONE, PROPERTIES, PropValue,
+    Property, QUATERNION, Skin, Transform, Types, VOXEL_CLEAR, VOXEL_UNSET, Vertex, VoxelBlock,
+    VoxelType,
 };
 use crate::{DecodeError, ErrorKind, Result, lossy_string};
 use std::borrow::Cow;
@@ -27,41 +28,87 @@ use std::collections::{HashMap, HashSet};
 /// The ASCII form's first bytes (m3d.h checks these four).
 pub const MAGIC: &[u8; 4] = b"3dmo";
 
-/// Property keywords: the binary form's property ids by their ASCII names
-/// (m3d.h's `m3d_propertytypes`; a map is its property's id + 128, with
-/// the spec's two aliases).
-const KEYWORDS: &[(&str, u8)] = &[
-    ("Kd", 0),
-    ("Ka", 1),
-    ("Ks", 2),
-    ("Ns", 3),
-    ("Ke", 4),
-    ("Tf", 5),
-    ("Km", 6),
-    ("d", 7),
-    ("il", 8),
-    ("Pr", 64),
-    ("Pm", 65),
-    ("Ps", 66),
-    ("Ni", 67),
-    ("Nt", 68),
-    ("map_Kd", 128),
-    ("map_Ka", 129),
-    ("map_Ks", 130),
-    ("map_Ns", 131),
-    ("map_Ke", 132),
-    ("map_Tf", 133),
-    ("map_Km", 134),
-    ("map_bump", 134),
-    ("map_d", 135),
-    ("map_N", 136),
-    ("map_Pr", 192),
-    ("map_Pm", 193),
-    ("map_refl", 193),
-    ("map_Ps", 194),
-    ("map_Ni", 195),
-    ("map_Nt", 196),
-];
+/// A material property's id by its ASCII keyword: the first word of its
+/// name in [`PROPERTIES`] (`Kd`, `map_Kd`...), or one of the spec's two
+/// aliases, `map_bump` (`map_Km`) and `map_refl` (`map_Pm`).
+fn property_of(key: &[u8]) -> Option<u8> {
+    match key {
+        b"map_bump" => return Some(134),
+        b"map_refl" => return Some(193),
+        _ => {}
+    }
+    PROPERTIES
+        .iter()
+        .find(|(_, name)| name.split(' ').next().is_some_and(|k| k.as_bytes() == key))
+        .map(|&(ty, _)| ty)
+}
+
+/// The form's sections, by their keywords.
+#[derive(Clone, Copy)]
+enum Section {
+    Preview,
+    Textmap,
+    Vertex,
+    Bones,
+    Material,
+    Procedural,
+    Mesh,
+    VoxTypes,
+    Voxel,
+    Shape,
+    Labels,
+    Action,
+    Assets,
+    Extra,
+}
+
+impl Section {
+    const ALL: [Section; 14] = [
+        Section::Preview,
+        Section::Textmap,
+        Section::Vertex,
+        Section::Bones,
+        Section::Material,
+        Section::Procedural,
+        Section::Mesh,
+        Section::VoxTypes,
+        Section::Voxel,
+        Section::Shape,
+        Section::Labels,
+        Section::Action,
+        Section::Assets,
+        Section::Extra,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Section::Preview => "Preview",
+            Section::Textmap => "Textmap",
+            Section::Vertex => "Vertex",
+            Section::Bones => "Bones",
+            Section::Material => "Material",
+            Section::Procedural => "Procedural",
+            Section::Mesh => "Mesh",
+            Section::VoxTypes => "VoxTypes",
+            Section::Voxel => "Voxel",
+            Section::Shape => "Shape",
+            Section::Labels => "Labels",
+            Section::Action => "Action",
+            Section::Assets => "Assets",
+            Section::Extra => "Extra",
+        }
+    }
+
+    /// The section a keyword line names (m3d.h also takes `Voxtypes`).
+    fn of(keyword: &[u8]) -> Option<Section> {
+        if keyword == b"Voxtypes" {
+            return Some(Section::VoxTypes);
+        }
+        Section::ALL
+            .into_iter()
+            .find(|s| s.name().as_bytes() == keyword)
+    }
+}
 
 /// One line of the text: where it starts and its bytes without the line
 /// end (`\n` or `\r\n`).
@@ -119,24 +166,10 @@ fn words(line: Line<'_>) -> impl Iterator<Item = (usize, &[u8])> + '_ {
 /// The rest of a row after its first `n` words, trimmed (names may hold
 /// spaces).
 fn rest_after(line: Line<'_>, n: usize) -> (usize, &[u8]) {
-    let t = line.text;
-    let mut i = 0;
-    for _ in 0..n {
-        while i < t.len() && (t[i] == b' ' || t[i] == b'\t') {
-            i += 1;
-        }
-        while i < t.len() && t[i] != b' ' && t[i] != b'\t' {
-            i += 1;
-        }
+    match words(line).nth(n) {
+        Some((at, _)) => (at, line.text[at - line.at..].trim_ascii_end()),
+        None => (line.at + line.text.len(), &[]),
     }
-    while i < t.len() && (t[i] == b' ' || t[i] == b'\t') {
-        i += 1;
-    }
-    let mut end = t.len();
-    while end > i && (t[end - 1] == b' ' || t[end - 1] == b'\t') {
-        end -= 1;
-    }
-    (line.at + i, &t[i..end])
 }
 
 fn err(at: usize, field: &dyn std::fmt::Display, why: impl Into<String>) -> DecodeError {
@@ -206,6 +239,40 @@ fn next_number<'a, T: std::str::FromStr>(
     number(a, v, field, what)
 }
 
+/// A word as an index below `limit`, the count of what it indexes (`of`).
+fn index(
+    at: usize,
+    w: &[u8],
+    field: &dyn std::fmt::Display,
+    what: &str,
+    (limit, of): (usize, &str),
+) -> Result<u32> {
+    let v: u32 = number(at, w, field, what)?;
+    if v as usize >= limit {
+        return Err(err(
+            at,
+            field,
+            format!("{what} {v} is out of range ({limit} {of})"),
+        ));
+    }
+    Ok(v)
+}
+
+/// The row's next word as an index below `limit` ([`index`]); `at` (the
+/// row's start) for an error when there is none.
+fn next_index<'a>(
+    w: &mut impl Iterator<Item = (usize, &'a [u8])>,
+    at: usize,
+    field: &dyn std::fmt::Display,
+    what: &str,
+    limit: (usize, &str),
+) -> Result<u32> {
+    let (a, v) = w
+        .next()
+        .ok_or_else(|| err(at, field, format!("no {what}")))?;
+    index(a, v, field, what, limit)
+}
+
 /// `#aarrggbb` (or without `#`), as m3d.h's `_m3d_gethex`: the value
 /// m3d.h keeps, red in the low byte.
 fn hex(at: usize, w: &[u8], field: &dyn std::fmt::Display, what: &str) -> Result<u32> {
@@ -244,21 +311,14 @@ fn skin<'a>(
         }
         let (b, wt) = match w.iter().position(|&c| c == b':') {
             Some(i) => (
-                number::<u32>(at, &w[..i], field, "bone")?,
+                index(at, &w[..i], field, "bone", (bones, "bones"))?,
                 number::<f32>(at + i + 1, &w[i + 1..], field, "weight")?,
             ),
             None => (
-                number::<u32>(at, w, field, "bone")?,
+                index(at, w, field, "bone", (bones, "bones"))?,
                 if inf.is_empty() { 1.0 } else { 0.0 },
             ),
         };
-        if b as usize >= bones {
-            return Err(err(
-                at,
-                field,
-                format!("bone {b} is out of range ({bones} bones)"),
-            ));
-        }
         inf.push((b, wt));
     }
     let Some(&(_, w0)) = inf.first() else {
@@ -314,7 +374,8 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
     // author, a line each whatever they hold (as m3d.h reads them; the
     // exporter writes every one, empty or not), then the description's
     // lines up to an empty line.
-    let first = lines.next().expect("the magic is there");
+    // The first line holds the magic, so there is one.
+    let first = lines.next().unwrap_or(Line { at: 0, text: &[] });
     let scale = words(first)
         .nth(1)
         .map(|(at, w)| number::<f32>(at, w, &"header", "scale"))
@@ -362,46 +423,30 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
             .map_or(head.at + head.text.len(), |l| l.at + l.text.len());
         let (kat, keyword) = words(head).next().unwrap_or((head.at, b""));
         let (_, arg) = rest_after(head, 1);
-        let known: &'static str = match keyword {
-            b"Preview" => "Preview",
-            b"Textmap" => "Textmap",
-            b"Vertex" => "Vertex",
-            b"Bones" => "Bones",
-            b"Material" => "Material",
-            b"Procedural" => "Procedural",
-            b"Mesh" => "Mesh",
-            b"VoxTypes" | b"Voxtypes" => "VoxTypes",
-            b"Voxel" => "Voxel",
-            b"Shape" => "Shape",
-            b"Labels" => "Labels",
-            b"Action" => "Action",
-            b"Assets" => "Assets",
-            b"Extra" => "Extra",
-            _ => {
-                return Err(err(
-                    kat,
-                    &"section",
-                    format!("{:?} is not a section of the ASCII form", text(keyword)),
-                ));
-            }
+        let Some(known) = Section::of(keyword) else {
+            return Err(err(
+                kat,
+                &"section",
+                format!("{:?} is not a section of the ASCII form", text(keyword)),
+            ));
         };
         m.chunks.push(ChunkInfo {
-            magic: Cow::Borrowed(known),
+            magic: Cow::Borrowed(known.name()),
             offset: head.at,
             size: (end - head.at) as u32,
         });
         let section = if arg.is_empty() {
-            known.to_string()
+            known.name().to_string()
         } else {
-            format!("{known} {:?}", text(arg))
+            format!("{} {:?}", known.name(), text(arg))
         };
         let rows = Rows { section, rows };
         match known {
-            "Preview" => m.warnings.push(format!(
+            Section::Preview => m.warnings.push(format!(
                 "Preview at {:#X}: names an image file, which the ASCII form keeps outside the model; not read",
                 head.at
             )),
-            "Assets" => {
+            Section::Assets => {
                 for l in &rows.rows {
                     m.warnings.push(format!(
                         "Assets at {:#X}: {:?} names a file to inline, which the ASCII form keeps outside the model; not read",
@@ -410,8 +455,8 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                     ));
                 }
             }
-            "Extra" => {}
-            "Textmap" => {
+            Section::Extra => {}
+            Section::Textmap => {
                 if !m.tmap.is_empty() {
                     return Err(err(head.at, &"Textmap", "a second Textmap section"));
                 }
@@ -423,7 +468,7 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                     m.tmap.push([u, next_number(&mut w, l.at, &f, "v")?]);
                 }
             }
-            "Vertex" => {
+            Section::Vertex => {
                 if !m.vertices.is_empty() {
                     return Err(err(head.at, &"Vertex", "a second Vertex section"));
                 }
@@ -453,7 +498,7 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                     });
                 }
             }
-            "Bones" => {
+            Section::Bones => {
                 if !m.bones.is_empty() {
                     return Err(err(head.at, &"Bones", "a second Bones section"));
                 }
@@ -481,23 +526,9 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                         text: &l.text[level..],
                     };
                     let mut w = words(body);
-                    let nv = m.vertices.len();
-                    let mut index = |what: &str| -> Result<u32> {
-                        let (at, v) = w
-                            .next()
-                            .ok_or_else(|| err(body.at, &f, format!("no {what} vertex")))?;
-                        let v: u32 = number(at, v, &f, what)?;
-                        if v as usize >= nv {
-                            return Err(err(
-                                at,
-                                &f,
-                                format!("{what} vertex {v} is out of range ({nv} vertices)"),
-                            ));
-                        }
-                        Ok(v)
-                    };
-                    let pos = index("position")?;
-                    let ori = index("orientation")?;
+                    let vertices = (m.vertices.len(), "vertices");
+                    let pos = next_index(&mut w, body.at, &f, "position vertex", vertices)?;
+                    let ori = next_index(&mut w, body.at, &f, "orientation vertex", vertices)?;
                     let (_, name) = rest_after(body, 2);
                     if name.is_empty() {
                         return Err(err(body.at, &f, "no bone name"));
@@ -512,7 +543,7 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                     stack.push(m.bones.len() as u32 - 1);
                 }
             }
-            "Material" => {
+            Section::Material => {
                 let name = text(arg);
                 if name.is_empty() {
                     return Err(err(head.at, &"Material", "no material name"));
@@ -529,7 +560,7 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                     let f = rows.field(i);
                     let mut w = words(l);
                     let Some((kat, key)) = w.next() else { continue };
-                    let Some(&(_, ty)) = KEYWORDS.iter().find(|(k, _)| k.as_bytes() == key) else {
+                    let Some(ty) = property_of(key) else {
                         m.warnings.push(format!(
                             "{f} at {kat:#X}: unknown material property {:?}; skipped",
                             text(key)
@@ -555,13 +586,13 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                     m.materials.push(Material { name, props });
                 }
             }
-            "Procedural" => {
+            Section::Procedural => {
                 if let Some(l) = rows.rows.first() {
                     m.procedures.push(text(rest_after(*l, 0).1));
                 }
             }
-            "Mesh" => {
-                let (nv, nt) = (m.vertices.len() as u32, m.tmap.len() as u32);
+            Section::Mesh => {
+                let (vertices, nt) = ((m.vertices.len(), "vertices"), m.tmap.len());
                 let mut material: Option<u32> = None;
                 for (i, &l) in rows.rows.iter().enumerate() {
                     let f = rows.field(i);
@@ -594,27 +625,17 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                             .next()
                             .ok_or_else(|| err(l.at, &f, format!("{j} corners of a triangle's 3")))?;
                         let mut parts = c.split(|&b| b == b'/');
-                        let mut index = |what: &str, limit: u32, of: &str| -> Result<Option<u32>> {
+                        let mut part = |what: &str, limit| -> Result<Option<u32>> {
                             match parts.next() {
                                 None | Some(b"") => Ok(None),
-                                Some(v) => {
-                                    let v: u32 = number(at, v, &f, what)?;
-                                    if v >= limit {
-                                        return Err(err(
-                                            at,
-                                            &f,
-                                            format!("{what} {v} is out of range ({limit} {of})"),
-                                        ));
-                                    }
-                                    Ok(Some(v))
-                                }
+                                Some(v) => index(at, v, &f, what, limit).map(Some),
                             }
                         };
-                        let v = index("vertex", nv, "vertices")?
+                        let v = part("vertex", vertices)?
                             .ok_or_else(|| err(at, &f, "a corner without its vertex"))?;
-                        let t = index("texture coordinate", nt, "in the Textmap")?;
-                        let n = index("normal", nv, "vertices")?;
-                        let x = index("maximum vertex", nv, "vertices")?;
+                        let t = part("texture coordinate", (nt, "in the Textmap"))?;
+                        let n = part("normal", vertices)?;
+                        let x = part("maximum vertex", vertices)?;
                         *p = FacePoint::new(v, t, n, x);
                     }
                     if let Some((at, _)) = w.next() {
@@ -623,7 +644,7 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                     m.faces.push(material, &points);
                 }
             }
-            "VoxTypes" => {
+            Section::VoxTypes => {
                 if !m.voxel_types.is_empty() {
                     return Err(err(head.at, &"VoxTypes", "a second VoxTypes section"));
                 }
@@ -688,15 +709,15 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                     });
                 }
             }
-            "Voxel" => voxel_block(&mut m, text(arg), &rows)?,
-            "Shape" => {
+            Section::Voxel => voxel_block(&mut m, text(arg), &rows)?,
+            Section::Shape => {
                 let name = text(arg);
                 if name.is_empty() {
                     return Err(err(head.at, &"Shape", "no shape name"));
                 }
                 m.shapes.push((name, (end - head.at) as u32));
             }
-            "Labels" => {
+            Section::Labels => {
                 let group = text(arg);
                 let (mut color, mut lang) = (0u32, String::new());
                 let nv = m.vertices.len();
@@ -714,14 +735,7 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                         }
                         b'l' => lang = text(rest_after(l, 1).1),
                         _ => {
-                            let vertex: u32 = number(wat, first, &f, "vertex")?;
-                            if vertex as usize >= nv {
-                                return Err(err(
-                                    wat,
-                                    &f,
-                                    format!("vertex {vertex} is out of range ({nv} vertices)"),
-                                ));
-                            }
+                            let vertex = index(wat, first, &f, "vertex", (nv, "vertices"))?;
                             m.labels.push(Label {
                                 group: group.clone(),
                                 lang: lang.clone(),
@@ -733,7 +747,7 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                     }
                 }
             }
-            "Action" => {
+            Section::Action => {
                 let mut w = words(head).skip(1);
                 let (dat, d) = w
                     .next()
@@ -742,7 +756,6 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                 let (_, name) = rest_after(head, 2);
                 let name = text(name);
                 let section = format!("Action {name:?}");
-                let (nb_, nv) = (m.bones.len(), m.vertices.len());
                 let mut frames: Vec<Frame> = Vec::new();
                 let mut transforms: Vec<Transform> = Vec::new();
                 for (i, &l) in rows.rows.iter().enumerate() {
@@ -779,30 +792,19 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                         }
                         continue;
                     }
-                    // Transforms before any marker are the first frame's.
-                    if frames.is_empty() {
-                        frames.push(Frame {
-                            msec: 0,
-                            transforms: 0..0,
-                        });
-                    }
-                    let frame = frames.last_mut().expect("pushed above");
-                    let bone: u32 = number(at, first, &f, "bone")?;
-                    let mut vertex = |what: &str| -> Result<u32> {
-                        let (vat, v) = w.next().ok_or_else(|| err(at, &f, format!("no {what} vertex")))?;
-                        let v: u32 = number(vat, v, &f, what)?;
-                        if v as usize >= nv {
-                            return Err(err(vat, &f, format!("{what} vertex {v} is out of range ({nv} vertices)")));
-                        }
-                        Ok(v)
-                    };
-                    let pos = vertex("position")?;
-                    let ori = vertex("orientation")?;
-                    if bone as usize >= nb_ {
-                        return Err(err(at, &f, format!("bone {bone} is out of range ({nb_} bones)")));
-                    }
+                    let bone = index(at, first, &f, "bone", (m.bones.len(), "bones"))?;
+                    let vertices = (m.vertices.len(), "vertices");
+                    let pos = next_index(&mut w, at, &f, "position vertex", vertices)?;
+                    let ori = next_index(&mut w, at, &f, "orientation vertex", vertices)?;
                     transforms.push(Transform { bone, pos, ori });
-                    frame.transforms.end = transforms.len() as u32;
+                    // Transforms before any marker are the first frame's.
+                    match frames.last_mut() {
+                        Some(frame) => frame.transforms.end = transforms.len() as u32,
+                        None => frames.push(Frame {
+                            msec: 0,
+                            transforms: 0..transforms.len() as u32,
+                        }),
+                    }
                 }
                 for t in &transforms {
                     m.vertices[t.ori as usize].skin = QUATERNION;
@@ -814,7 +816,6 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                     transforms,
                 });
             }
-            _ => unreachable!("every known section is matched"),
         }
     }
     for (v, l, skip, row) in skins {
@@ -964,15 +965,9 @@ fn voxel_block(m: &mut M3d, name: String, rows: &Rows<'_>) -> Result<()> {
                         b"." => VOXEL_UNSET,
                         b"-" => VOXEL_CLEAR,
                         _ => {
-                            let t: u32 = number(a, v, &f, "voxel type")?;
-                            if t as usize >= types || t >= VOXEL_CLEAR as u32 {
-                                return Err(err(
-                                    a,
-                                    &f,
-                                    format!("voxel type {t} is out of range ({types} types)"),
-                                ));
-                            }
-                            t as u16
+                            // Below the two marks' values, too.
+                            let limit = types.min(VOXEL_CLEAR as usize);
+                            index(a, v, &f, "voxel type", (limit, "types"))? as u16
                         }
                     });
                 }
