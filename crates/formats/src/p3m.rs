@@ -1236,7 +1236,14 @@ fn read_udf_array(
                 UdfType::U64 => UdfScalar::U64(r.u64(f)?),
                 UdfType::F32 => UdfScalar::F32(r.f32(f)?),
                 UdfType::F64 => UdfScalar::F64(r.f64(f)?),
-                UdfType::Str => unreachable!("handled above"),
+                // Read as strings above; named here so that no type panics.
+                UdfType::Str => {
+                    return Err(crate::DecodeError {
+                        offset: start as u64,
+                        field: f.into(),
+                        kind: crate::ErrorKind::Invalid("a string read as a number".into()),
+                    });
+                }
             })
         })
         .collect::<Result<Vec<_>>>()
