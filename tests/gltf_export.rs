@@ -1089,3 +1089,25 @@ fn the_importer_reads_a_gltf_assembled_from_the_specification() {
     let moved = pose.skin[0].transform_point3(Vec3::X);
     assert!(moved.abs_diff_eq(Vec3::Y, 1e-5), "{moved}");
 }
+
+/// An attribute naming an accessor the file lacks is an error: gltf-json's
+/// validation once panicked on it (looking up the POSITION accessor before
+/// checking it; found by the mutation sweep).
+#[test]
+fn an_attribute_naming_no_accessor_is_an_error() {
+    let json = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "scenes": [{"nodes": [0]}],
+        "nodes": [{"mesh": 0}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 2}}]}]
+    });
+    let bytes = serde_json::to_vec(&json).unwrap();
+    let e = std::panic::catch_unwind(|| facet::load::load_bytes("t.gltf", &bytes, None))
+        .expect("no panic")
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "t.gltf: meshes[0].primitives[0].attributes[\"POSITION\"]: no accessor 2 (the file has 0)"
+    );
+}

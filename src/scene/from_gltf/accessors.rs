@@ -68,6 +68,28 @@ impl Buffers {
 /// Every index between objects in range (the crate parses them unchecked).
 pub(super) fn check_references(doc: &gltf::Document) -> Result<(), String> {
     use gltf::json::validation::Validate;
+    let json = doc.as_json();
+    // gltf-json's own validation looks up a primitive's POSITION accessor
+    // before it checks that it exists (gltf-json 1.4.1, mesh.rs:151: a
+    // panic on a file naming accessor 2 of 0): every attribute's accessor
+    // is checked here first.
+    for (m, mesh) in json.meshes.iter().enumerate() {
+        for (p, primitive) in mesh.primitives.iter().enumerate() {
+            for (semantic, accessor) in &primitive.attributes {
+                if accessor.value() >= json.accessors.len() {
+                    let name = match semantic {
+                        gltf::json::validation::Checked::Valid(s) => s.to_string(),
+                        gltf::json::validation::Checked::Invalid => "?".into(),
+                    };
+                    return Err(format!(
+                        "meshes[{m}].primitives[{p}].attributes[\"{name}\"]: no accessor {} (the file has {})",
+                        accessor.value(),
+                        json.accessors.len()
+                    ));
+                }
+            }
+        }
+    }
     let mut errors = Vec::new();
     doc.as_json()
         .validate(doc.as_json(), gltf::json::Path::new, &mut |path, err| {
@@ -75,7 +97,6 @@ pub(super) fn check_references(doc: &gltf::Document) -> Result<(), String> {
         });
     // gltf-json validates an animation's samplers and channel samplers but
     // not its channels' targets: checked here (the crate unwraps them).
-    let json = doc.as_json();
     for (a, anim) in json.animations.iter().enumerate() {
         for (c, ch) in anim.channels.iter().enumerate() {
             if ch.target.node.value() >= json.nodes.len() {
