@@ -1090,9 +1090,264 @@ fn the_importer_reads_a_gltf_assembled_from_the_specification() {
     assert!(moved.abs_diff_eq(Vec3::Y, 1e-5), "{moved}");
 }
 
+/// A glTF file of tests/corpus/gltf (files made by others: see SOURCES.md
+/// there), opened as a file manager would hand it over, with no directory:
+/// everything it holds is inside it.
+fn embedded(name: &str) -> Scene {
+    let path = common::repo().join("tests/corpus/gltf").join(name);
+    let bytes = std::fs::read(&path).unwrap();
+    let loaded = facet::load::load_bytes(name, &bytes, None).unwrap();
+    assert!(
+        loaded.scene.warnings.is_empty(),
+        "{name}: {:?}",
+        loaded.scene.warnings
+    );
+    loaded.scene
+}
+
+/// Khronos' SimpleSkin (glTF Tutorial, "A Simple Skin"): four buffers, each
+/// a `data:application/gltf-buffer;base64,` URI. A strip of 8 triangles,
+/// two joints, one clip turning the second joint about Z. Every expected
+/// value is the tutorial's own: the accessors' min and max, and the
+/// vertices, weights and keys it lists, worked through glTF's skinning
+/// equation here.
+#[test]
+fn khronos_simple_skin_reads_its_base64_buffers() {
+    let scene = embedded("seed_simple_skin_embedded.gltf");
+    assert_eq!(scene.meshes.len(), 1);
+    let mesh = &scene.meshes[0];
+    // Ten vertices: x = 0 and 1 on each of y = 0, 0.5, 1, 1.5, 2 (the
+    // accessor's min [0, 0, 0] and max [1, 2, 0]).
+    let grid: Vec<Vec3> = (0..10)
+        .map(|i| Vec3::new((i % 2) as f32, (i / 2) as f32 * 0.5, 0.0))
+        .collect();
+    assert_eq!(mesh.positions, grid);
+    // The strip's quads: (2k, 2k+1, 2k+3) and (2k, 2k+3, 2k+2).
+    let quads: Vec<u32> = (0..4u32)
+        .flat_map(|k| {
+            let a = 2 * k;
+            [a, a + 1, a + 3, a, a + 3, a + 2]
+        })
+        .collect();
+    assert_eq!(mesh.indices, quads);
+    // The two joints and their ancestor, the node the mesh hangs on.
+    assert_eq!(scene.skeleton.bones.len(), 3);
+    assert_eq!(scene.clips.len(), 1);
+    assert_eq!(scene.clips[0].duration_s, 5.5, "the times' max");
+
+    // glTF's equation, by hand: joint 0 is node 1 (translated by (0, 1, 0)),
+    // joint 1 its child node 2, turned by the clip; both inverse bind
+    // matrices translate by (-0.5, -1, 0); row 2k of the weights is
+    // (1 - k/4, k/4). At 1 s (the third key) joint 1 has turned 90 degrees.
+    let ibm = Mat4::from_translation(Vec3::new(-0.5, -1.0, 0.0));
+    let joint0 = Mat4::from_translation(Vec3::Y);
+    let gltf_at = |turn: f32| -> Vec<Vec3> {
+        let joint1 = joint0 * Mat4::from_rotation_z(turn);
+        let (m0, m1) = (joint0 * ibm, joint1 * ibm);
+        grid.iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                let w1 = (i / 2) as f32 / 4.0;
+                m0.transform_point3(v) * (1.0 - w1) + m1.transform_point3(v) * w1
+            })
+            .collect()
+    };
+    let skin = mesh.skin.as_ref().unwrap();
+    let mut pose = facet::anim::Pose::new(&scene.skeleton);
+    for (t, turn) in [(0.0, 0.0f32), (1.0, 90.0), (2.5, 0.0), (4.0, -90.0)] {
+        pose.evaluate(&scene.skeleton, Some(&scene.clips[0]), t);
+        let mut ours = vec![Vec3::ZERO; grid.len()];
+        let mut normals = vec![Vec3::ZERO; grid.len()];
+        facet::anim::skin_vertices(
+            &pose.skin,
+            skin,
+            &grid,
+            &vec![Vec3::Z; grid.len()],
+            &mut ours,
+            &mut normals,
+        );
+        // The viewer shows a skinned part in its bind space: where this
+        // file's default pose (joint 0 at x = 0) and its bind matrices (x
+        // = 0.5) disagree, the whole mesh sits 0.5 further along x than
+        // the equation puts it, the same at every time.
+        let expected = gltf_at(turn.to_radians());
+        for (i, (o, e)) in ours.iter().zip(&expected).enumerate() {
+            let offset = *o - *e;
+            assert!(
+                offset.abs_diff_eq(Vec3::new(0.5, 0.0, 0.0), 1e-5),
+                "vertex {i} at {t} s: {o} against glTF's {e}"
+            );
+        }
+    }
+}
+
+/// Khronos' BoxTextured, glTF-Embedded form (COLLADA2GLTF): its buffer
+/// and its PNG are both `data:` URIs.
+#[test]
+fn khronos_box_textured_reads_its_embedded_png() {
+    let scene = embedded("seed_box_textured_embedded.gltf");
+    let mesh = &scene.meshes[0];
+    assert_eq!((mesh.positions.len(), mesh.indices.len()), (24, 36));
+    // The accessor's bounds, +-0.5, through the node's quarter turn about X
+    // (y' = -z, z' = y): still +-0.5 on every axis.
+    let (lo, hi) = mesh
+        .positions
+        .iter()
+        .fold((Vec3::MAX, Vec3::MIN), |(l, h), p| (l.min(*p), h.max(*p)));
+    assert!(lo.abs_diff_eq(Vec3::splat(-0.5), 1e-6) && hi.abs_diff_eq(Vec3::splat(0.5), 1e-6));
+    // The UVs' max, as the accessor says (6, 1).
+    let u = mesh.uvs.iter().map(|v| v.x).fold(0.0, f32::max);
+    assert!((u - 6.0).abs() < 1e-6, "{u}");
+    // The PNG's header says 256 x 256 (IHDR in the URI's first bytes).
+    let material = &scene.materials[mesh.material.unwrap()];
+    let tex = &scene.textures[material.texture.expect("the base colour texture")];
+    assert_eq!((tex.width, tex.height), (256, 256));
+    assert!(matches!(tex.source, facet::scene::TextureSource::Embedded));
+    assert_eq!(tex.format, "image/png 256x256");
+}
+
+/// `data:` URIs in the other forms RFC 2397 allows, assembled here: bytes
+/// percent-encoded rather than base64, a scheme in capitals, and base64
+/// broken across lines; then the ones that cannot be read.
+#[test]
+fn data_uris_in_every_form_and_their_errors() {
+    // One triangle: indices 0, 1, 2 (u16) and 2 bytes of padding, then
+    // (0,0,0), (1,0,0), (0,1,0) as floats.
+    let mut bin: Vec<u8> = [0u16, 1, 2].iter().flat_map(|i| i.to_le_bytes()).collect();
+    bin.extend([0, 0]);
+    for p in [[0.0f32, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]] {
+        bin.extend(p.iter().flat_map(|c| c.to_le_bytes()));
+    }
+    let percent: String = bin.iter().map(|b| format!("%{b:02X}")).collect();
+    // Standard base64 (RFC 4648 §4), written out here.
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut b64 = String::new();
+    for c in bin.chunks(3) {
+        let n = (c[0] as u32) << 16
+            | (*c.get(1).unwrap_or(&0) as u32) << 8
+            | *c.get(2).unwrap_or(&0) as u32;
+        for k in 0..4 {
+            b64.push(if k <= c.len() {
+                ALPHABET[(n >> (18 - 6 * k) & 63) as usize] as char
+            } else {
+                '='
+            });
+        }
+    }
+    let file = |uri: &str, image: Option<serde_json::Value>| {
+        let mut json = serde_json::json!({
+            "asset": {"version": "2.0"},
+            "scenes": [{"nodes": [0]}],
+            "nodes": [{"mesh": 0}],
+            "meshes": [{"primitives": [{"attributes": {"POSITION": 1}, "indices": 0}]}],
+            "buffers": [{"uri": uri, "byteLength": 44}],
+            "bufferViews": [
+                {"buffer": 0, "byteOffset": 0, "byteLength": 6},
+                {"buffer": 0, "byteOffset": 8, "byteLength": 36}
+            ],
+            "accessors": [
+                {"bufferView": 0, "componentType": 5123, "count": 3, "type": "SCALAR"},
+                {"bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC3",
+                 "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0]}
+            ]
+        });
+        if let Some(mut image) = image {
+            image["name"] = "skin".into();
+            if let Some(png) = image.get("png").cloned() {
+                // Bytes in a view of a second buffer.
+                let n = image["length"].clone();
+                json["buffers"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(serde_json::json!({"uri": png, "byteLength": n}));
+                json["bufferViews"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(serde_json::json!({"buffer": 1, "byteLength": n}));
+                image = serde_json::json!({"bufferView": 2, "name": "skin"});
+            }
+            json["images"] = serde_json::json!([image]);
+            json["textures"] = serde_json::json!([{"source": 0}]);
+            json["materials"] =
+                serde_json::json!([{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}]);
+            json["meshes"][0]["primitives"][0]["material"] = 0.into();
+        }
+        facet::load::load_bytes("t.gltf", &serde_json::to_vec(&json).unwrap(), None)
+    };
+    let triangle = [Vec3::ZERO, Vec3::X, Vec3::Y];
+    let (wrapped_head, wrapped_tail) = b64.split_at(20);
+    for uri in [
+        format!("data:application/octet-stream,{percent}"),
+        format!("DATA:application/gltf-buffer;base64,{b64}"),
+        format!("data:;base64,{wrapped_head}\n  {wrapped_tail}"),
+    ] {
+        let scene = file(&uri, None)
+            .unwrap_or_else(|e| panic!("{uri}: {e}"))
+            .scene;
+        assert_eq!(scene.meshes[0].positions, triangle, "{uri}");
+        assert_eq!(scene.meshes[0].indices, [0, 1, 2], "{uri}");
+    }
+    let error = |uri: &str| file(uri, None).map(|_| ()).unwrap_err().to_string();
+    assert_eq!(
+        error("data:application/octet-stream;base64,AAA*"),
+        "t.gltf: buffer 0: its data: URI: not valid base64"
+    );
+    assert_eq!(
+        error("data:application/octet-stream;base64"),
+        "t.gltf: buffer 0: its data: URI: data url is missing comma delimiting attributes and body"
+    );
+    // Fewer bytes than the buffer's byteLength says.
+    assert_eq!(
+        error("data:application/octet-stream;base64,AAAA"),
+        "t.gltf: buffer 0: 3 bytes, the file says 44"
+    );
+    // An image that cannot be read is a warning and a checkerboard: the
+    // model still opens.
+    let good = format!("data:;base64,{b64}");
+    let uri = |u: &str| Some(serde_json::json!({ "uri": u }));
+    for (image, says) in [
+        (
+            uri("data:image/png;base64,%%%"),
+            "image \"skin\": its data: URI: not valid base64",
+        ),
+        (
+            uri("data:image/webp;base64,UklGRg=="),
+            "image \"skin\": image/webp is not an image type glTF's core names (PNG or JPEG)",
+        ),
+        // Neither of the two sources the specification allows.
+        (
+            Some(serde_json::json!({"mimeType": "image/png"})),
+            "image \"skin\": neither a uri nor a bufferView",
+        ),
+    ] {
+        let scene = file(&good, image).unwrap().scene;
+        assert_eq!(scene.warnings.len(), 1, "{:?}", scene.warnings);
+        assert!(scene.warnings[0].starts_with(says), "{}", scene.warnings[0]);
+        assert!(matches!(
+            scene.textures[0].source,
+            facet::scene::TextureSource::Missing(_)
+        ));
+    }
+    // A view without the mimeType the specification asks for beside it:
+    // BoxTextured's PNG, read for what its bytes are.
+    let box_gltf: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(common::repo().join("tests/corpus/gltf/seed_box_textured_embedded.gltf"))
+            .unwrap(),
+    )
+    .unwrap();
+    let png = box_gltf["images"][0]["uri"].clone();
+    let scene = file(&good, Some(serde_json::json!({"png": png, "length": 3750})))
+        .unwrap()
+        .scene;
+    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+    let tex = &scene.textures[0];
+    assert_eq!((tex.width, tex.height), (256, 256));
+    assert!(matches!(tex.source, facet::scene::TextureSource::Embedded));
+}
+
 /// An attribute naming an accessor the file lacks is an error: gltf-json's
 /// validation once panicked on it (looking up the POSITION accessor before
-/// checking it; found by the mutation sweep).
+/// checking it; found by the mutation sweep from the BoxTextured seed).
 #[test]
 fn an_attribute_naming_no_accessor_is_an_error() {
     let json = serde_json::json!({

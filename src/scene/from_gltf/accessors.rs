@@ -1,5 +1,5 @@
-//! Bytes of a glTF file: its buffers (the GLB chunk or files beside it),
-//! every view and accessor range checked before it is read.
+//! Bytes of a glTF file: its buffers (the GLB chunk, `data:` URIs or files
+//! beside it), every view and accessor range checked before it is read.
 
 use crate::scene::companions::{Companions, Found, Lookup};
 
@@ -7,7 +7,7 @@ use crate::scene::companions::{Companions, Found, Lookup};
 pub(super) struct Buffers(Vec<Vec<u8>>);
 
 impl Buffers {
-    /// The GLB's binary chunk, or files beside the model.
+    /// The GLB's binary chunk, `data:` URIs, or files beside the model.
     pub(super) fn load(
         doc: &gltf::Document,
         blob: Option<Vec<u8>>,
@@ -20,8 +20,10 @@ impl Buffers {
                 gltf::buffer::Source::Bin => blob
                     .take()
                     .ok_or("buffer 0 is the binary chunk, which the file lacks")?,
-                gltf::buffer::Source::Uri(uri) if uri.starts_with("data:") => {
-                    return Err(format!("buffer {}: data: URIs are not read", b.index()));
+                gltf::buffer::Source::Uri(uri) if is_data_uri(uri) => {
+                    data_uri(uri)
+                        .map_err(|e| format!("buffer {}: {e}", b.index()))?
+                        .0
                 }
                 gltf::buffer::Source::Uri(uri) => {
                     match companions.find(Lookup::Beside(&percent_decode(uri))) {
@@ -116,6 +118,25 @@ pub(super) fn check_references(doc: &gltf::Document) -> Result<(), String> {
         Some(e) => Err(format!("{e} (and {} more problems)", errors.len() - 1)),
         None => Ok(()),
     }
+}
+
+/// Whether `uri` is a `data:` URI (the scheme is case-insensitive).
+pub(super) fn is_data_uri(uri: &str) -> bool {
+    uri.get(..5)
+        .is_some_and(|s| s.eq_ignore_ascii_case("data:"))
+}
+
+/// The bytes of a `data:` URI and its media type (`type/subtype`), read as
+/// the Fetch standard reads them (RFC 2397's `;base64` or percent-encoded
+/// bytes; whitespace in base64 skipped). The bytes are at most the URI's
+/// length: the file's own size bounds them.
+pub(super) fn data_uri(uri: &str) -> Result<(Vec<u8>, String), String> {
+    let url = data_url::DataUrl::process(uri).map_err(|e| format!("its data: URI: {e}"))?;
+    let (bytes, _fragment) = url
+        .decode_to_vec()
+        .map_err(|_| "its data: URI: not valid base64".to_string())?;
+    let mime = url.mime_type();
+    Ok((bytes, format!("{}/{}", mime.type_, mime.subtype)))
 }
 
 /// `%20` and friends in a URI, decoded.

@@ -1,7 +1,7 @@
 //! Materials and their textures: sRGB factors from glTF's linear ones,
 //! images decoded once each (PNG or JPEG, in the file or beside it).
 
-use super::accessors::{Buffers, percent_decode};
+use super::accessors::{Buffers, data_uri, is_data_uri, percent_decode};
 use crate::scene::companions::{Companions, Found, Lookup};
 use crate::scene::*;
 
@@ -20,36 +20,65 @@ impl Textures {
         }
     }
 
-    /// The scene texture of image `img`: decoded the first time, a
-    /// checkerboard (and a warning) when it cannot be.
+    /// The scene texture of image `index`: decoded the first time, a
+    /// checkerboard (and a warning) when it cannot be. Read from the JSON
+    /// itself, not `gltf::Image::source`, which unwraps the `uri` it
+    /// expects where there is no `bufferView` and the `mimeType` the
+    /// specification asks for beside one (a hostile or careless file has
+    /// neither: the bytes say what they are).
     pub(super) fn image(
         &mut self,
-        img: gltf::Image,
+        doc: &gltf::Document,
+        index: usize,
         buffers: &Buffers,
         companions: &dyn Companions,
         warnings: &mut Vec<String>,
     ) -> Option<usize> {
-        if let Some(t) = self.of_image[img.index()] {
+        if let Some(t) = self.of_image[index] {
             return Some(t);
         }
-        let name = img
-            .name()
-            .map(str::to_owned)
-            .unwrap_or_else(|| format!("image {}", img.index()));
-        let (bytes, mime, source) = match img.source() {
-            gltf::image::Source::View { view, mime_type } => match buffers.view(&view) {
-                Ok(b) => (b.to_vec(), mime_type.to_string(), TextureSource::Embedded),
-                Err(e) => {
-                    warnings.push(format!("image {name:?}: {e}"));
-                    return None;
+        let json = &doc.as_json().images[index];
+        let name = json
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("image {index}"));
+        let declared = json.mime_type.as_ref().map(|m| m.0.as_str());
+        let missing = |this: &mut Self, warnings: &mut Vec<String>, e: String| {
+            warnings.push(format!("image {name:?}: {e}; showing a checkerboard"));
+            Some(this.push(index, Texture::checkerboard(&name, e)))
+        };
+        let (bytes, mime, source) = match (&json.buffer_view, json.uri.as_deref()) {
+            (Some(v), _) => {
+                let view = doc.views().nth(v.value())?; // in range: check_references
+                match buffers.view(&view) {
+                    Ok(b) => (
+                        b.to_vec(),
+                        declared.unwrap_or_default().to_owned(),
+                        TextureSource::Embedded,
+                    ),
+                    Err(e) => {
+                        warnings.push(format!("image {name:?}: {e}"));
+                        return None;
+                    }
                 }
+            }
+            (None, None) => {
+                return missing(self, warnings, "neither a uri nor a bufferView".into());
+            }
+            (None, Some(uri)) if is_data_uri(uri) => match data_uri(uri) {
+                Ok((bytes, of_uri)) => (
+                    bytes,
+                    declared.map_or(of_uri, str::to_owned),
+                    TextureSource::Embedded,
+                ),
+                Err(e) => return missing(self, warnings, e),
             },
-            gltf::image::Source::Uri { uri, mime_type } => {
+            (None, Some(uri)) => {
                 let file = percent_decode(uri);
                 match companions.find(Lookup::Beside(&file)) {
                     Ok(Found { path, bytes }) => (
                         bytes,
-                        mime_type.map(str::to_owned).unwrap_or_else(|| {
+                        declared.map(str::to_owned).unwrap_or_else(|| {
                             if file.to_ascii_lowercase().ends_with(".png") {
                                 "image/png".into()
                             } else {
@@ -58,20 +87,23 @@ impl Textures {
                         }),
                         TextureSource::External(path),
                     ),
-                    Err(missing) => {
-                        warnings.push(format!("image {name:?}: {missing}; showing a checkerboard"));
-                        self.list
-                            .push(Texture::checkerboard(&name, missing.to_string()));
-                        self.of_image[img.index()] = Some(self.list.len() - 1);
-                        return Some(self.list.len() - 1);
-                    }
+                    Err(not_found) => return missing(self, warnings, not_found.to_string()),
                 }
             }
         };
-        let format = if mime == "image/png" {
-            image::ImageFormat::Png
-        } else {
-            image::ImageFormat::Jpeg
+        // The bytes say what they are where they can (a PNG named or typed
+        // as a JPEG happens); the declared type otherwise.
+        let format = match image::guess_format(&bytes) {
+            Ok(f @ (image::ImageFormat::Png | image::ImageFormat::Jpeg)) => f,
+            _ if mime == "image/png" => image::ImageFormat::Png,
+            _ if mime == "image/jpeg" => image::ImageFormat::Jpeg,
+            _ => {
+                let e = match mime.as_str() {
+                    "" => "no mimeType, and the bytes are neither PNG nor JPEG".to_string(),
+                    _ => format!("{mime} is not an image type glTF's core names (PNG or JPEG)"),
+                };
+                return missing(self, warnings, e);
+            }
         };
         let tex = match crate::scene::decode_image(&bytes, format, companions.texels()) {
             Ok(img) => Texture {
@@ -89,9 +121,14 @@ impl Textures {
                 Texture::checkerboard(&name, e)
             }
         };
+        Some(self.push(index, tex))
+    }
+
+    /// `tex` as image `image`'s texture: its index in the list.
+    fn push(&mut self, image: usize, tex: Texture) -> usize {
         self.list.push(tex);
-        self.of_image[img.index()] = Some(self.list.len() - 1);
-        Some(self.list.len() - 1)
+        self.of_image[image] = Some(self.list.len() - 1);
+        self.list.len() - 1
     }
 }
 
@@ -109,19 +146,37 @@ pub(super) fn materials(
         let pbr = m.pbr_metallic_roughness();
         let c = pbr.base_color_factor();
         let e = m.emissive_factor();
-        let texture = pbr
-            .base_color_texture()
-            .and_then(|t| textures.image(t.texture().source(), buffers, companions, warnings));
+        let texture = pbr.base_color_texture().and_then(|t| {
+            textures.image(
+                doc,
+                t.texture().source().index(),
+                buffers,
+                companions,
+                warnings,
+            )
+        });
         let mut maps = Maps::default();
         if let Some(n) = m.normal_texture()
-            && let Some(t) = textures.image(n.texture().source(), buffers, companions, warnings)
+            && let Some(t) = textures.image(
+                doc,
+                n.texture().source().index(),
+                buffers,
+                companions,
+                warnings,
+            )
         {
             textures.list[t].srgb = false;
             maps.normal = Some((t, NormalMap::Rgb));
         }
-        maps.emission = m
-            .emissive_texture()
-            .and_then(|t| textures.image(t.texture().source(), buffers, companions, warnings));
+        maps.emission = m.emissive_texture().and_then(|t| {
+            textures.image(
+                doc,
+                t.texture().source().index(),
+                buffers,
+                companions,
+                warnings,
+            )
+        });
         if matches!(m.alpha_mode(), gltf::material::AlphaMode::Mask) {
             maps.notes.push("alpha mask (cutoff) drawn opaque".into());
         }
