@@ -126,10 +126,37 @@ pub fn gpu() -> facet::gpu::Gpu {
 /// `FACET_TEST_ADAPTER` names (part of its name, as `FACET_ADAPTER` takes
 /// it), so that they can be run on a real GPU too. Picture tests stay on
 /// the software adapter their references were made with.
-pub fn gpu_under_test() -> facet::gpu::Gpu {
+///
+/// A named adapter's device is made once for the whole test binary and
+/// kept to its end. NVIDIA's driver (580.159.04, on an H200) deadlocked in
+/// about half of the runs of tests/upload.rs when its tests, side by side
+/// on their threads, each made and dropped a device of their own: one
+/// thread in `vkDestroyDevice`, one in `vkDestroyInstance`, two creating
+/// render pipelines and one exiting, all waiting on the driver's locks
+/// (docs/robustness.md). wgpu's error scopes are per thread, so tests
+/// sharing one device still see only their own errors. The software
+/// adapter keeps a device a test.
+pub fn gpu_under_test() -> TestGpu {
+    static SHARED: std::sync::OnceLock<facet::gpu::Gpu> = std::sync::OnceLock::new();
     match std::env::var("FACET_TEST_ADAPTER") {
-        Ok(name) if !name.is_empty() => gpu_named(&name),
-        _ => gpu(),
+        Ok(name) if !name.is_empty() => TestGpu::Shared(SHARED.get_or_init(|| gpu_named(&name))),
+        _ => TestGpu::Own(gpu()),
+    }
+}
+
+/// [`gpu_under_test`]'s device: a test's own, or the one the binary shares.
+pub enum TestGpu {
+    Own(facet::gpu::Gpu),
+    Shared(&'static facet::gpu::Gpu),
+}
+
+impl std::ops::Deref for TestGpu {
+    type Target = facet::gpu::Gpu;
+    fn deref(&self) -> &facet::gpu::Gpu {
+        match self {
+            TestGpu::Own(g) => g,
+            TestGpu::Shared(g) => g,
+        }
     }
 }
 
