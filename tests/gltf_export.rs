@@ -1206,6 +1206,26 @@ fn khronos_box_textured_reads_its_embedded_png() {
     assert_eq!(tex.format, "image/png 256x256");
 }
 
+/// Standard base64 with padding (RFC 4648 §4), written out here from the
+/// RFC rather than taken from the crate the importer reads it with.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for c in bytes.chunks(3) {
+        let n = (c[0] as u32) << 16
+            | (*c.get(1).unwrap_or(&0) as u32) << 8
+            | *c.get(2).unwrap_or(&0) as u32;
+        for k in 0..4 {
+            out.push(if k <= c.len() {
+                ALPHABET[(n >> (18 - 6 * k) & 63) as usize] as char
+            } else {
+                '='
+            });
+        }
+    }
+    out
+}
+
 /// `data:` URIs in the other forms RFC 2397 allows, assembled here: bytes
 /// percent-encoded rather than base64, a scheme in capitals, and base64
 /// broken across lines; then the ones that cannot be read.
@@ -1219,21 +1239,7 @@ fn data_uris_in_every_form_and_their_errors() {
         bin.extend(p.iter().flat_map(|c| c.to_le_bytes()));
     }
     let percent: String = bin.iter().map(|b| format!("%{b:02X}")).collect();
-    // Standard base64 (RFC 4648 §4), written out here.
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut b64 = String::new();
-    for c in bin.chunks(3) {
-        let n = (c[0] as u32) << 16
-            | (*c.get(1).unwrap_or(&0) as u32) << 8
-            | *c.get(2).unwrap_or(&0) as u32;
-        for k in 0..4 {
-            b64.push(if k <= c.len() {
-                ALPHABET[(n >> (18 - 6 * k) & 63) as usize] as char
-            } else {
-                '='
-            });
-        }
-    }
+    let b64 = base64(&bin);
     let file = |uri: &str, image: Option<serde_json::Value>| {
         let mut json = serde_json::json!({
             "asset": {"version": "2.0"},
@@ -1364,5 +1370,87 @@ fn an_attribute_naming_no_accessor_is_an_error() {
     assert_eq!(
         e.to_string(),
         "t.gltf: meshes[0].primitives[0].attributes[\"POSITION\"]: no accessor 2 (the file has 0)"
+    );
+}
+
+/// KHR_mesh_quantization (the extension's specification, assembled here
+/// field by field): positions as unnormalized 16-bit integers scaled back
+/// by their node, normals as normalized bytes, UVs as normalized unsigned
+/// shorts; each attribute's stride a multiple of 4, as the extension asks.
+/// Khronos' validator checks the file; the importer reads it as floats.
+/// A file requiring an extension the importer does not read is refused by
+/// name.
+#[test]
+fn quantized_attributes_read_as_their_floats() {
+    let dir = out_dir().join("quantized");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut bin = Vec::new();
+    // Positions: (0,0,0), (1000,0,0), (0,1000,0) as i16, 2 bytes of
+    // padding each (stride 8).
+    for p in [[0i16, 0, 0], [1000, 0, 0], [0, 1000, 0]] {
+        bin.extend(p.iter().flat_map(|c| c.to_le_bytes()));
+        bin.extend([0, 0]);
+    }
+    let normals_at = bin.len(); // (0, 0, 127) as i8, 1 byte of padding each
+    for _ in 0..3 {
+        bin.extend([0u8, 0, 127, 0]);
+    }
+    let uvs_at = bin.len(); // u16 pairs, normalized: 65535 is 1
+    for uv in [[0u16, 0], [65535, 0], [0, 65535]] {
+        bin.extend(uv.iter().flat_map(|c| c.to_le_bytes()));
+    }
+    let b64 = base64(&bin);
+    let gltf = |required: &str| {
+        serde_json::json!({
+            "asset": {"version": "2.0", "generator": "tests/gltf_export.rs, by hand"},
+            "extensionsUsed": [required],
+            "extensionsRequired": [required],
+            "scene": 0,
+            "scenes": [{"nodes": [0]}],
+            "nodes": [{"mesh": 0, "scale": [0.001, 0.001, 0.001]}],
+            "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "NORMAL": 1, "TEXCOORD_0": 2}}]}],
+            "buffers": [{"uri": format!("data:application/gltf-buffer;base64,{b64}"), "byteLength": bin.len()}],
+            "bufferViews": [
+                {"buffer": 0, "byteOffset": 0, "byteLength": normals_at, "byteStride": 8, "target": 34962},
+                {"buffer": 0, "byteOffset": normals_at, "byteLength": uvs_at - normals_at, "byteStride": 4, "target": 34962},
+                {"buffer": 0, "byteOffset": uvs_at, "byteLength": bin.len() - uvs_at, "byteStride": 4, "target": 34962}
+            ],
+            "accessors": [
+                {"bufferView": 0, "componentType": 5122, "count": 3, "type": "VEC3", "min": [0, 0, 0], "max": [1000, 1000, 0]},
+                {"bufferView": 1, "componentType": 5120, "normalized": true, "count": 3, "type": "VEC3"},
+                {"bufferView": 2, "componentType": 5123, "normalized": true, "count": 3, "type": "VEC2"}
+            ]
+        })
+    };
+    let file = dir.join("quantized.gltf");
+    let text = serde_json::to_vec_pretty(&gltf("KHR_mesh_quantization")).unwrap();
+    std::fs::write(&file, &text).unwrap();
+    let report = &validate(std::slice::from_ref(&file))[0];
+    assert_eq!(report["errors"], 0, "the hand-made file itself: {report}");
+    assert_eq!(report["warnings"], 0, "the hand-made file itself: {report}");
+
+    let scene = facet::load::load_bytes("quantized.gltf", &text, None)
+        .unwrap()
+        .scene;
+    let mesh = &scene.meshes[0];
+    // 1000 x 0.001 = 1 (to float rounding of the node's scale).
+    let want = [Vec3::ZERO, Vec3::X, Vec3::Y];
+    for (got, want) in mesh.positions.iter().zip(want) {
+        assert!(got.abs_diff_eq(want, 1e-6), "{got} against {want}");
+    }
+    assert!(mesh.normals.iter().all(|n| n.abs_diff_eq(Vec3::Z, 1e-6)));
+    assert_eq!(mesh.uvs[1], glam::Vec2::new(1.0, 0.0));
+    assert_eq!(mesh.uvs[2], glam::Vec2::new(0.0, 1.0));
+
+    let e = facet::load::load_bytes(
+        "draco.gltf",
+        &serde_json::to_vec(&gltf("KHR_draco_mesh_compression")).unwrap(),
+        None,
+    )
+    .map(|_| ())
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "draco.gltf: the file requires the extension KHR_draco_mesh_compression, which Facet does not read"
     );
 }
