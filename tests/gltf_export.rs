@@ -1454,3 +1454,60 @@ fn quantized_attributes_read_as_their_floats() {
         "draco.gltf: the file requires the extension KHR_draco_mesh_compression, which Facet does not read"
     );
 }
+
+/// Khronos' SimpleSparseAccessor (glTF-Embedded): a 7 x 2 grid of
+/// vertices whose positions accessor is sparse, three of its vertices
+/// (8, 10 and 12, the sample's description) moved up to make a zigzag.
+/// The accessor's own max, y = 4, holds only with them substituted.
+#[test]
+fn khronos_simple_sparse_accessor_substitutes_its_vertices() {
+    let scene = embedded("seed_simple_sparse_accessor_embedded.gltf");
+    let mut want: Vec<Vec3> = (0..14)
+        .map(|i| Vec3::new((i % 7) as f32, (i / 7) as f32, 0.0))
+        .collect();
+    want[8] = Vec3::new(1.0, 2.0, 0.0);
+    want[10] = Vec3::new(3.0, 3.0, 0.0);
+    want[12] = Vec3::new(5.0, 4.0, 0.0);
+    let mesh = &scene.meshes[0];
+    assert_eq!(mesh.positions, want);
+    assert_eq!(mesh.indices.len(), 36);
+    let top = mesh.positions.iter().map(|p| p.y).fold(0.0, f32::max);
+    assert_eq!(top, 4.0, "the accessor's max");
+
+    // Broken forms: a sparse count past what its views hold, and an index
+    // past the accessor's elements.
+    let text = std::fs::read_to_string(
+        common::repo().join("tests/corpus/gltf/seed_simple_sparse_accessor_embedded.gltf"),
+    )
+    .unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    json["accessors"][1]["sparse"]["count"] = 4.into();
+    let e = facet::load::load_bytes("s.gltf", &serde_json::to_vec(&json).unwrap(), None)
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "s.gltf: accessor 1: its 4 sparse indices or values run past their views"
+    );
+    json["accessors"][1]["sparse"]["count"] = 3.into();
+    json["accessors"][1]["count"] = 12.into();
+    let e = facet::load::load_bytes("s.gltf", &serde_json::to_vec(&json).unwrap(), None)
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "s.gltf: accessor 1: sparse index 2 is 12, past its 12 elements"
+    );
+    // Morph targets (here the same accessor as a target) are named in a
+    // warning, the base shape shown.
+    json["accessors"][1]["count"] = 14.into();
+    json["meshes"][0]["primitives"][0]["targets"] = serde_json::json!([{"POSITION": 1}]);
+    let scene = facet::load::load_bytes("s.gltf", &serde_json::to_vec(&json).unwrap(), None)
+        .unwrap()
+        .scene;
+    assert_eq!(scene.meshes[0].positions, want);
+    assert_eq!(
+        scene.warnings,
+        ["part \"mesh 0\": 1 morph target is not read; shown in its base shape"]
+    );
+}

@@ -183,19 +183,14 @@ pub(super) fn percent_decode(uri: &str) -> String {
 }
 
 /// An accessor's elements as raw component bytes, every range checked
-/// first: (each element's bytes, component size).
-pub(super) fn elements<'a>(
+/// first: (each element's bytes, component size). A sparse accessor's
+/// substitutions are [`substitutions`].
+fn elements<'a>(
     a: &gltf::Accessor,
     buffers: &'a Buffers,
     comps: usize,
 ) -> Result<(impl ExactSizeIterator<Item = &'a [u8]> + 'a, usize), String> {
     use gltf::accessor::DataType;
-    if a.sparse().is_some() {
-        return Err(format!(
-            "accessor {}: sparse accessors are not read",
-            a.index()
-        ));
-    }
     let size = match a.data_type() {
         DataType::I8 | DataType::U8 => 1,
         DataType::I16 | DataType::U16 => 2,
@@ -245,6 +240,83 @@ pub(super) fn elements<'a>(
     ))
 }
 
+/// A sparse accessor's substitutions (glTF 2.0 §3.6.2.3): each changed
+/// element's index and its bytes, tightly packed in the values' view.
+/// Every index is below the accessor's count, and both views hold their
+/// `count` entries, checked before anything is allocated. Only a sparse
+/// accessor over a view is read: one without (zeros of any count the
+/// JSON names, which no byte of the file backs) is refused by
+/// [`elements`].
+fn substitutions<'a>(
+    a: &gltf::Accessor,
+    buffers: &'a Buffers,
+    elem: usize,
+) -> Result<Vec<(usize, &'a [u8])>, String> {
+    use gltf::accessor::sparse::IndexType;
+    let Some(sparse) = a.sparse() else {
+        return Ok(Vec::new());
+    };
+    let n = sparse.count();
+    let (indices, values) = (sparse.indices(), sparse.values());
+    let width = match indices.index_type() {
+        IndexType::U8 => 1,
+        IndexType::U16 => 2,
+        IndexType::U32 => 4,
+    };
+    let index_bytes = buffers.view(&indices.view())?;
+    let value_bytes = buffers.view(&values.view())?;
+    let holds = |bytes: &[u8], offset: usize, size: usize| {
+        n.checked_mul(size)
+            .and_then(|len| len.checked_add(offset))
+            .is_some_and(|end| end <= bytes.len())
+    };
+    if !holds(index_bytes, indices.offset(), width) || !holds(value_bytes, values.offset(), elem) {
+        return Err(format!(
+            "accessor {}: its {n} sparse indices or values run past their views",
+            a.index()
+        ));
+    }
+    let mut out = Vec::with_capacity(n);
+    for k in 0..n {
+        // Little-endian, 1, 2 or 4 bytes wide.
+        let mut le = [0u8; 4];
+        le[..width].copy_from_slice(&index_bytes[indices.offset() + k * width..][..width]);
+        let i = u32::from_le_bytes(le) as usize;
+        if i >= a.count() {
+            return Err(format!(
+                "accessor {}: sparse index {k} is {i}, past its {} elements",
+                a.index(),
+                a.count()
+            ));
+        }
+        out.push((i, &value_bytes[values.offset() + k * elem..][..elem]));
+    }
+    Ok(out)
+}
+
+/// An accessor's components, each converted by `component`: its elements,
+/// then a sparse accessor's substitutions over them.
+fn components<T>(
+    a: &gltf::Accessor,
+    buffers: &Buffers,
+    comps: usize,
+    component: impl Fn(&[u8]) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
+    let (elems, size) = elements(a, buffers, comps)?;
+    let mut out = Vec::with_capacity(elems.len() * comps);
+    for e in elems {
+        for c in e.chunks_exact(size) {
+            out.push(component(c)?);
+        }
+    }
+    for (i, e) in substitutions(a, buffers, size * comps)? {
+        for (k, c) in e.chunks_exact(size).enumerate() {
+            out[i * comps + k] = component(c)?;
+        }
+    }
+    Ok(out)
+}
+
 /// An accessor as floats (normalized integers converted as glTF says).
 pub(super) fn floats(
     a: &gltf::Accessor,
@@ -252,30 +324,26 @@ pub(super) fn floats(
     comps: usize,
 ) -> Result<Vec<f32>, String> {
     use gltf::accessor::DataType;
-    let (elems, size) = elements(a, buffers, comps)?;
     let norm = a.normalized();
-    let mut out = Vec::with_capacity(elems.len() * comps);
-    for e in elems {
-        for c in e.chunks_exact(size) {
-            out.push(match a.data_type() {
-                DataType::F32 => f32::from_le_bytes([c[0], c[1], c[2], c[3]]),
-                DataType::U8 => c[0] as f32 / if norm { 255.0 } else { 1.0 },
-                DataType::I8 => {
-                    let v = c[0] as i8 as f32;
-                    if norm { (v / 127.0).max(-1.0) } else { v }
-                }
-                DataType::U16 => {
-                    u16::from_le_bytes([c[0], c[1]]) as f32 / if norm { 65535.0 } else { 1.0 }
-                }
-                DataType::I16 => {
-                    let v = i16::from_le_bytes([c[0], c[1]]) as f32;
-                    if norm { (v / 32767.0).max(-1.0) } else { v }
-                }
-                DataType::U32 => u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f32,
-            });
-        }
-    }
-    Ok(out)
+    let data_type = a.data_type();
+    components(a, buffers, comps, |c| {
+        Ok(match data_type {
+            DataType::F32 => f32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+            DataType::U8 => c[0] as f32 / if norm { 255.0 } else { 1.0 },
+            DataType::I8 => {
+                let v = c[0] as i8 as f32;
+                if norm { (v / 127.0).max(-1.0) } else { v }
+            }
+            DataType::U16 => {
+                u16::from_le_bytes([c[0], c[1]]) as f32 / if norm { 65535.0 } else { 1.0 }
+            }
+            DataType::I16 => {
+                let v = i16::from_le_bytes([c[0], c[1]]) as f32;
+                if norm { (v / 32767.0).max(-1.0) } else { v }
+            }
+            DataType::U32 => u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f32,
+        })
+    })
 }
 
 /// An accessor of unsigned integers (indices, joints).
@@ -285,17 +353,11 @@ pub(super) fn uints(
     comps: usize,
 ) -> Result<Vec<u32>, String> {
     use gltf::accessor::DataType;
-    let (elems, size) = elements(a, buffers, comps)?;
-    let mut out = Vec::with_capacity(elems.len() * comps);
-    for e in elems {
-        for c in e.chunks_exact(size) {
-            out.push(match a.data_type() {
-                DataType::U8 => c[0] as u32,
-                DataType::U16 => u16::from_le_bytes([c[0], c[1]]) as u32,
-                DataType::U32 => u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
-                _ => return Err(format!("accessor {}: integers expected", a.index())),
-            });
-        }
-    }
-    Ok(out)
+    let data_type = a.data_type();
+    components(a, buffers, comps, |c| match data_type {
+        DataType::U8 => Ok(c[0] as u32),
+        DataType::U16 => Ok(u16::from_le_bytes([c[0], c[1]]) as u32),
+        DataType::U32 => Ok(u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+        _ => Err(format!("accessor {}: integers expected", a.index())),
+    })
 }

@@ -63,6 +63,17 @@ pub(super) fn parts(
                 warnings.push(format!("part {name:?}: no positions; skipped"));
                 continue;
             };
+            let targets = p.morph_targets().len();
+            if targets > 0 {
+                let (s, are) = if targets == 1 {
+                    ("", "is")
+                } else {
+                    ("s", "are")
+                };
+                warnings.push(format!(
+                    "part {name:?}: {targets} morph target{s} {are} not read; shown in its base shape"
+                ));
+            }
             let mut positions: Vec<Vec3> = floats(&pos, buffers, 3)?
                 .chunks_exact(3)
                 .map(Vec3::from_slice)
