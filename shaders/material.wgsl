@@ -25,7 +25,7 @@ struct Material {
     specular: vec4<f32>,
     // x: which maps are bound (MAP_* bits); the compute pass leaves it.
     maps: vec4<u32>,
-    // x: bump strength (MAP_HEIGHT).
+    // x: bump strength (MAP_HEIGHT), y: alpha cutoff (0: none).
     extra: vec4<f32>,
 };
 

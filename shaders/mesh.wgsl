@@ -21,6 +21,7 @@ override EMISSION_MAP: bool = true;
 override MATCAP: bool = true;
 override BASE_TEXTURE: bool = true;
 override SPECULAR: bool = true;
+override ALPHA_CUTOFF: bool = true;
 
 @group(1) @binding(0) var<uniform> material: Material;
 @group(1) @binding(1) var base_tex: texture_2d<f32>;
@@ -225,6 +226,11 @@ fn shade(in: Varyings, front: bool) -> vec4<f32> {
         }
     }
     var albedo = in.color * material.base_color * tex;
+    // The alpha test (glTF MASK), after the derivatives above: a pixel
+    // below the cutoff is not drawn, the rest are opaque.
+    if (ALPHA_CUTOFF && albedo.a < material.extra.y) {
+        discard;
+    }
     let diffuse = albedo.rgb;
     var glow = vec3<f32>(0.0);
     if (TEAM_MAP && textures && (flags & MAP_TEAM) != 0u) {

@@ -1204,6 +1204,38 @@ fn khronos_box_textured_reads_its_embedded_png() {
     assert_eq!((tex.width, tex.height), (256, 256));
     assert!(matches!(tex.source, facet::scene::TextureSource::Embedded));
     assert_eq!(tex.format, "image/png 256x256");
+    assert_eq!(material.alpha_cutoff, None, "OPAQUE, the default");
+
+    // The same box as MASK: the file's cutoff, or 0.5 where it gives none
+    // (the specification's default); exported back as MASK with it.
+    let text =
+        std::fs::read(common::repo().join("tests/corpus/gltf/seed_box_textured_embedded.gltf"))
+            .unwrap();
+    let mut json: serde_json::Value = serde_json::from_slice(&text).unwrap();
+    json["materials"][0]["alphaMode"] = "MASK".into();
+    for (cutoff, want) in [(Some(0.3), 0.3), (None, 0.5)] {
+        if let Some(c) = cutoff {
+            json["materials"][0]["alphaCutoff"] = c.into();
+        } else if let Some(m) = json["materials"][0].as_object_mut() {
+            m.remove("alphaCutoff");
+        }
+        let scene = facet::load::load_bytes("mask.gltf", &serde_json::to_vec(&json).unwrap(), None)
+            .unwrap()
+            .scene;
+        assert_eq!(scene.materials[0].alpha_cutoff, Some(want), "{cutoff:?}");
+        let glb = export(&scene).unwrap().glb();
+        let (out, _) = glb_chunks(&glb);
+        assert_eq!(out["materials"][0]["alphaMode"], "MASK");
+        let file = out_dir().join(format!("mask_{want}.glb"));
+        std::fs::write(&file, &glb).unwrap();
+        let report = &validate(std::slice::from_ref(&file))[0];
+        assert_eq!(
+            (&report["errors"], &report["warnings"]),
+            (&0.into(), &0.into()),
+            "{report}"
+        );
+        assert!((out["materials"][0]["alphaCutoff"].as_f64().unwrap() - want as f64).abs() < 1e-6);
+    }
 }
 
 /// Standard base64 with padding (RFC 4648 §4), written out here from the

@@ -494,6 +494,66 @@ fn a_transparent_material_shows_what_is_behind_it() {
     close(got, [0, 188, 137, 255], 2, "sorted back to front");
 }
 
+/// glTF's MASK: a pixel whose alpha is below the cutoff is not drawn (the
+/// red quad behind shows), the others are opaque blue whatever their
+/// alpha. The front quad's texture is alpha 64/255 on its left half and
+/// 200/255 on its right.
+#[test]
+fn an_alpha_tested_material_draws_only_where_alpha_reaches_its_cutoff() {
+    use facet::gpu::materials::{features, shader_features};
+    let shot = Shot::new();
+    let cam = camera(0.0);
+    let mut scene = Scene::default();
+    scene.textures.push(texture("cut", 8, 1, true, |x, _| {
+        [0, 0, 255, if x < 4 { 64 } else { 200 }]
+    }));
+    let mut red = material(None, Maps::default());
+    red.base_color = [1.0, 0.0, 0.0, 1.0];
+    scene
+        .materials
+        .extend([material(Some(0), Maps::default()), red]);
+    scene
+        .meshes
+        .push(quad(Vec3::new(0.0, 0.0, 0.5), Vec3::Z, false, 0));
+    scene.meshes.push(quad(Vec3::ZERO, Vec3::Z, false, 1));
+    // Where a point of the front quad lands: U runs along +X, so x = -0.5
+    // is the left half's texels and x = 0.5 the right half's.
+    let vp = cam.view_proj(W as f32 / H as f32);
+    let at = |x: f32| {
+        let c = vp.project_point3(Vec3::new(x, 0.0, 0.5));
+        (
+            ((c.x * 0.5 + 0.5) * W as f32) as u32,
+            ((0.5 - c.y * 0.5) * H as f32) as u32,
+        )
+    };
+    let (left, right) = (at(-0.5), at(0.5));
+    let (blue, red) = ([0, 0, 255, 255], [255, 0, 0, 255]);
+    for (cutoff, want_left, want_right) in [
+        (None, blue, blue),
+        (Some(0.5), red, blue),
+        (Some(0.1), blue, blue),
+        (Some(0.9), red, red),
+    ] {
+        scene.materials[0].alpha_cutoff = cutoff;
+        let has = shader_features(&scene.materials[0], 1) & features::ALPHA_CUTOFF != 0;
+        assert_eq!(has, cutoff.is_some(), "only alpha-tested materials discard");
+        let img = shot.take(&scene, &cam, &view(Lighting::Flat));
+        let what = format!("cutoff {cutoff:?}");
+        close(
+            img.get_pixel(left.0, left.1).0,
+            want_left,
+            2,
+            &format!("{what}, left"),
+        );
+        close(
+            img.get_pixel(right.0, right.1).0,
+            want_right,
+            2,
+            &format!("{what}, right"),
+        );
+    }
+}
+
 #[test]
 fn specular_from_material_maps_and_ks_only_brightens() {
     let shot = Shot::new();
@@ -1010,6 +1070,15 @@ fn each_feature_draws_the_full_shaders_pixels_through_its_own_interface() {
         (
             "emission map",
             plain(maps(|m| m.emission = Some(1))),
+            false,
+            Interface::Surface,
+        ),
+        (
+            "alpha test",
+            Material {
+                alpha_cutoff: Some(0.5),
+                ..material(Some(0), Maps::default())
+            },
             false,
             Interface::Surface,
         ),

@@ -688,6 +688,7 @@ pub fn animated_materials(n: usize, seed: u64) -> Scene {
             shading: byte(&mut rng),
             texture: pick(&mut rng),
             matcap: pick(&mut rng),
+            alpha_cutoff: None,
             blend: if i % 4 == 0 {
                 BlendMode::Additive
             } else {

@@ -479,8 +479,10 @@ pub fn to_text(l: &Loaded) -> String {
         let c = |x: f32| (x * 255.0).round() as u8;
         let _ = writeln!(
             o,
-            "  {i}: {:?} color #{:02X}{:02X}{:02X}{:02X}, emission #{:02X}{:02X}{:02X}, shading {:.2}, texture {}, matcap {}{}{}",
+            "  {i}: {:?}{} color #{:02X}{:02X}{:02X}{:02X}, emission #{:02X}{:02X}{:02X}, shading {:.2}, texture {}, matcap {}{}{}",
             m.blend,
+            m.alpha_cutoff
+                .map_or(String::new(), |c| format!(" (alpha test at {c})")),
             c(m.base_color[0]),
             c(m.base_color[1]),
             c(m.base_color[2]),

@@ -47,7 +47,7 @@ pub struct MaterialUniform {
     pub specular: [f32; 4],
     /// x: the `MAP_*` bits of the maps bound (the compute pass leaves them).
     pub maps: [u32; 4],
-    /// x: bump strength.
+    /// x: bump strength, y: alpha cutoff (0: none).
     pub extra: [f32; 4],
 }
 
@@ -266,6 +266,8 @@ pub fn uniform(
     let material = scene.materials.get(index);
     let additive = material.is_some_and(|m| m.blend == BlendMode::Additive);
     let (bits, bump) = material.map_or((0, 0.0), |m| map_flags(m, scene.textures.len()));
+    // 0 passes every pixel (alpha is never below it).
+    let cutoff = material.and_then(|m| m.alpha_cutoff).unwrap_or(0.0);
     let specular = material
         .and_then(|m| m.maps.specular)
         .map_or([0.0; 4], |(c, e)| {
@@ -305,7 +307,7 @@ pub fn uniform(
         matcap_rect: layers.rect(ml),
         specular,
         maps: [bits, 0, 0, 0],
-        extra: [bump, 0.0, 0.0, 0.0],
+        extra: [bump, cutoff, 0.0, 0.0],
     }
 }
 
@@ -326,8 +328,11 @@ pub mod features {
     /// Specular highlights from the material's colour and exponent (M3D
     /// Ks and Ns); material maps give theirs under `MATERIAL_MAP`.
     pub const SPECULAR: u32 = 128;
+    /// The alpha test (`Material::alpha_cutoff`): only its pipelines
+    /// discard, so every other keeps the early depth test.
+    pub const ALPHA_CUTOFF: u32 = 256;
     /// Each feature's override constant.
-    pub const CONSTANTS: [(&str, u32); 8] = [
+    pub const CONSTANTS: [(&str, u32); 9] = [
         ("TEAM_MAP", TEAM_MAP),
         ("MATERIAL_MAP", MATERIAL_MAP),
         ("NORMAL_MAP", NORMAL_MAP),
@@ -336,8 +341,9 @@ pub mod features {
         ("MATCAP", MATCAP),
         ("BASE_TEXTURE", BASE_TEXTURE),
         ("SPECULAR", SPECULAR),
+        ("ALPHA_CUTOFF", ALPHA_CUTOFF),
     ];
-    pub const ALL: u32 = 255;
+    pub const ALL: u32 = 511;
 }
 
 /// The varyings a mesh pipeline passes from its vertex to its fragment
@@ -409,6 +415,9 @@ pub fn shader_features(m: &Material, textures: usize) -> u32 {
     }
     if bits & SPECULAR != 0 {
         f |= features::SPECULAR;
+    }
+    if m.alpha_cutoff.is_some() {
+        f |= features::ALPHA_CUTOFF;
     }
     f
 }

@@ -222,6 +222,7 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
                 shading: if unlit { 0.0 } else { 1.0 },
                 texture,
                 matcap: None,
+                alpha_cutoff: None,
                 blend: if see_through {
                     BlendMode::Alpha
                 } else {

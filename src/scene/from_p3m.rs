@@ -101,6 +101,7 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) ->
                 shading: mat.data.shading as f32 / 255.0,
                 texture: mat.data.texture.map(usize::from),
                 matcap: mat.data.matcap.map(usize::from),
+                alpha_cutoff: None,
                 blend: match mat.render_mode {
                     p3m::RenderMode::Normal => BlendMode::Opaque,
                     p3m::RenderMode::Add => BlendMode::Additive,

@@ -427,6 +427,10 @@ pub struct Material {
     pub texture: Option<usize>,
     pub matcap: Option<usize>,
     pub blend: BlendMode,
+    /// Alpha test (glTF's `MASK`): a pixel whose alpha (vertex colour x
+    /// base colour x texture) is below this is not drawn; the rest are
+    /// opaque. Foliage, hair cards, fences.
+    pub alpha_cutoff: Option<f32>,
     /// Normal, mask, material and emission maps, specular.
     pub maps: Maps,
     /// Keyframes over the values above (which are the initial values).
@@ -494,6 +498,7 @@ impl Default for Material {
             shading: 1.0,
             texture: None,
             matcap: None,
+            alpha_cutoff: None,
             blend: BlendMode::Opaque,
             maps: Maps::default(),
             animation: None,

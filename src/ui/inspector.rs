@@ -370,11 +370,16 @@ pub fn inspector(
                                 ui.monospace(format!("{:.2}", m.shading));
                                 ui.end_row();
                                 ui.label("render mode");
-                                ui.label(match m.blend {
-                                    BlendMode::Opaque => "normal",
-                                    BlendMode::Additive => "add (additive)",
-                                    BlendMode::Alpha => "alpha blended (sorted back to front)",
-                                });
+                                match (m.blend, m.alpha_cutoff) {
+                                    (BlendMode::Opaque, Some(cutoff)) => ui.label(format!(
+                                        "alpha tested (drawn where alpha >= {cutoff:.2})"
+                                    )),
+                                    (BlendMode::Opaque, None) => ui.label("normal"),
+                                    (BlendMode::Additive, _) => ui.label("add (additive)"),
+                                    (BlendMode::Alpha, _) => {
+                                        ui.label("alpha blended (sorted back to front)")
+                                    }
+                                };
                                 ui.end_row();
                                 ui.label("animated");
                                 ui.label(if m.animation.is_some() {

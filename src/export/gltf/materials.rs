@@ -109,7 +109,12 @@ impl Writer<'_> {
                 None => {}
             }
             match m.blend {
-                BlendMode::Opaque => {}
+                BlendMode::Opaque => {
+                    if let Some(cutoff) = m.alpha_cutoff {
+                        out["alphaMode"] = json!("MASK");
+                        out["alphaCutoff"] = json!(cutoff);
+                    }
+                }
                 BlendMode::Alpha => out["alphaMode"] = json!("BLEND"),
                 BlendMode::Additive => {
                     out["alphaMode"] = json!("BLEND");

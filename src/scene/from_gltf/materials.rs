@@ -177,9 +177,9 @@ pub(super) fn materials(
                 warnings,
             )
         });
-        if matches!(m.alpha_mode(), gltf::material::AlphaMode::Mask) {
-            maps.notes.push("alpha mask (cutoff) drawn opaque".into());
-        }
+        // MASK: the cutoff the file gives, 0.5 where it gives none (§5.19).
+        let alpha_cutoff = matches!(m.alpha_mode(), gltf::material::AlphaMode::Mask)
+            .then(|| m.alpha_cutoff().unwrap_or(0.5));
         materials.push(Material {
             name: m
                 .name()
@@ -189,6 +189,7 @@ pub(super) fn materials(
             emission: [srgb(e[0]), srgb(e[1]), srgb(e[2])],
             shading: 1.0,
             texture,
+            alpha_cutoff,
             blend: if matches!(m.alpha_mode(), gltf::material::AlphaMode::Blend) {
                 BlendMode::Alpha
             } else {
