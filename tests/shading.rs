@@ -537,6 +537,10 @@ fn an_alpha_tested_material_draws_only_where_alpha_reaches_its_cutoff() {
         scene.materials[0].alpha_cutoff = cutoff;
         let has = shader_features(&scene.materials[0], 1) & features::ALPHA_CUTOFF != 0;
         assert_eq!(has, cutoff.is_some(), "only alpha-tested materials discard");
+        // The thumbnailer's warm-up draws a stand-in material with each
+        // feature set a scene uses (and checks it has those features).
+        let variants = facet::cli::headless::shader_variants(&scene);
+        facet::cli::headless::warm_up(&shot.gpu, &shot.renderer, 16, &variants);
         let img = shot.take(&scene, &cam, &view(Lighting::Flat));
         let what = format!("cutoff {cutoff:?}");
         close(

@@ -128,6 +128,7 @@ pub fn warm_up(gpu: &Gpu, renderer: &Renderer, side: u32, variants: &[(u32, bool
         scene.materials.push(Material {
             texture: on(BASE_TEXTURE),
             matcap: on(MATCAP),
+            alpha_cutoff: on(ALPHA_CUTOFF).map(|_| 0.5),
             maps: Maps {
                 team_mask: on(TEAM_MAP),
                 material: on(MATERIAL_MAP).map(|t| (t, MaterialMap::Unit)),
