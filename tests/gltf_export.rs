@@ -1543,3 +1543,84 @@ fn khronos_simple_sparse_accessor_substitutes_its_vertices() {
         ["part \"mesh 0\": 1 morph target is not read; shown in its base shape"]
     );
 }
+
+/// KHR_texture_transform (the extension's specification, assembled here):
+/// a quad whose base colour texture is scaled by (2, 3), turned a quarter
+/// turn and moved by (0.5, 0). The specification's matrix T * R * S, with
+/// R = [cos, sin; -sin, cos], worked by hand for a quarter turn: u' = 3v +
+/// 0.5, v' = -2u. A file that requires the extension opens.
+#[test]
+fn a_texture_transform_is_baked_into_the_uvs() {
+    let dir = out_dir().join("texture_transform");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut bin = Vec::new();
+    for p in [
+        [0.0f32, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [1.0, 1.0, 0.0],
+        [0.0, 1.0, 0.0],
+    ] {
+        bin.extend(p.iter().flat_map(|c| c.to_le_bytes()));
+    }
+    let uvs_at = bin.len();
+    for uv in [[0.0f32, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]] {
+        bin.extend(uv.iter().flat_map(|c| c.to_le_bytes()));
+    }
+    let indices_at = bin.len();
+    bin.extend([0u16, 1, 2, 0, 2, 3].iter().flat_map(|i| i.to_le_bytes()));
+    // A 1x1 PNG would do; the checkerboard of a missing image does too,
+    // but the file must be valid: a view of real PNG bytes from the box.
+    let box_gltf: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(common::repo().join("tests/corpus/gltf/seed_box_textured_embedded.gltf"))
+            .unwrap(),
+    )
+    .unwrap();
+    let transform = serde_json::json!({"KHR_texture_transform": {
+        "offset": [0.5, 0.0], "rotation": std::f32::consts::FRAC_PI_2, "scale": [2.0, 3.0]
+    }});
+    let gltf = serde_json::json!({
+        "asset": {"version": "2.0", "generator": "tests/gltf_export.rs, by hand"},
+        "extensionsUsed": ["KHR_texture_transform"],
+        "extensionsRequired": ["KHR_texture_transform"],
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": [{"mesh": 0}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "TEXCOORD_0": 1}, "indices": 2, "material": 0}]}],
+        "materials": [{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0, "extensions": transform}}}],
+        "textures": [{"source": 0}],
+        "images": [{"uri": box_gltf["images"][0]["uri"]}],
+        "buffers": [{"uri": format!("data:application/gltf-buffer;base64,{}", base64(&bin)), "byteLength": bin.len()}],
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": uvs_at, "target": 34962},
+            {"buffer": 0, "byteOffset": uvs_at, "byteLength": indices_at - uvs_at, "target": 34962},
+            {"buffer": 0, "byteOffset": indices_at, "byteLength": 12, "target": 34963}
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 4, "type": "VEC3", "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0]},
+            {"bufferView": 1, "componentType": 5126, "count": 4, "type": "VEC2"},
+            {"bufferView": 2, "componentType": 5123, "count": 6, "type": "SCALAR"}
+        ]
+    });
+    let file = dir.join("texture_transform.gltf");
+    let text = serde_json::to_vec_pretty(&gltf).unwrap();
+    std::fs::write(&file, &text).unwrap();
+    let report = &validate(std::slice::from_ref(&file))[0];
+    assert_eq!(
+        (&report["errors"], &report["warnings"]),
+        (&0.into(), &0.into()),
+        "the hand-made file itself: {report}"
+    );
+    let scene = facet::load::load_bytes("texture_transform.gltf", &text, None)
+        .unwrap()
+        .scene;
+    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+    let want = [
+        glam::Vec2::new(0.5, 0.0),
+        glam::Vec2::new(0.5, -2.0),
+        glam::Vec2::new(3.5, -2.0),
+        glam::Vec2::new(3.5, 0.0),
+    ];
+    for (got, want) in scene.meshes[0].uvs.iter().zip(want) {
+        assert!(got.abs_diff_eq(want, 1e-6), "{got} against {want}");
+    }
+}

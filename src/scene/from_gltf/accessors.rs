@@ -71,7 +71,9 @@ impl Buffers {
 /// `KHR_mesh_quantization` lets positions, normals, tangents and UVs be
 /// stored as (normalized or not) 8- and 16-bit integers, which [`floats`]
 /// reads whatever their component type; gltfpack writes it by default.
-const READ_REQUIRED: &[&str] = &["KHR_mesh_quantization"];
+/// `KHR_texture_transform` moves, turns and scales a texture's UVs: the
+/// base colour texture's is baked into them (`parts::uv_transform`).
+const READ_REQUIRED: &[&str] = &["KHR_mesh_quantization", "KHR_texture_transform"];
 
 /// Every index between objects in range (the crate parses them unchecked).
 pub(super) fn check_references(doc: &gltf::Document) -> Result<(), String> {

@@ -146,6 +146,20 @@ pub(super) fn materials(
         let pbr = m.pbr_metallic_roughness();
         let c = pbr.base_color_factor();
         let e = m.emissive_factor();
+        // The base colour texture's KHR_texture_transform is baked into the
+        // UVs (parts.rs); an emission map moved another way is named.
+        let moved = |t: Option<gltf::texture::Info>| {
+            t.and_then(|t| t.texture_transform())
+                .map(|t| (t.offset(), t.rotation(), t.scale()))
+        };
+        let base_moved = moved(pbr.base_color_texture());
+        let emission_moved = moved(m.emissive_texture());
+        if emission_moved.is_some() && emission_moved != base_moved {
+            warnings.push(format!(
+                "material {:?}: its emission map's texture transform differs from the base colour's, which both are drawn with",
+                m.name().unwrap_or("")
+            ));
+        }
         let texture = pbr.base_color_texture().and_then(|t| {
             textures.image(
                 doc,

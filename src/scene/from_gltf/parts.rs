@@ -87,10 +87,21 @@ pub(super) fn parts(
                 None => Vec::new(),
             };
             let has_normals = normals.len() == n;
+            // KHR_texture_transform on the base colour texture, baked into
+            // the UVs (the material's other maps share them).
+            let transform = p
+                .material()
+                .pbr_metallic_roughness()
+                .base_color_texture()
+                .and_then(|t| t.texture_transform())
+                .map(|t| uv_transform(t.offset(), t.rotation(), t.scale()));
             let uvs: Vec<Vec2> = match attr(gltf::Semantic::TexCoords(0)) {
                 Some(a) => floats(&a, buffers, 2)?
                     .chunks_exact(2)
-                    .map(Vec2::from_slice)
+                    .map(|uv| {
+                        let uv = Vec2::from_slice(uv);
+                        transform.map_or(uv, |m| m.transform_point2(uv))
+                    })
                     .collect(),
                 None => Vec::new(),
             };
@@ -233,4 +244,20 @@ pub(super) fn parts(
         }
     }
     Ok(meshes)
+}
+
+/// KHR_texture_transform's matrix, T * R * S: scale, then a rotation of
+/// `rotation` radians counter-clockwise in UV space (whose V runs down),
+/// then the offset; the extension's specification writes R as
+/// [cos, sin; -sin, cos].
+pub(super) fn uv_transform(offset: [f32; 2], rotation: f32, scale: [f32; 2]) -> glam::Affine2 {
+    let (s, c) = rotation.sin_cos();
+    glam::Affine2::from_cols_array(&[
+        c * scale[0],
+        -s * scale[0],
+        s * scale[1],
+        c * scale[1],
+        offset[0],
+        offset[1],
+    ])
 }
