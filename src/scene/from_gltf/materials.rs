@@ -160,37 +160,22 @@ pub(super) fn materials(
                 m.name().unwrap_or("")
             ));
         }
-        let texture = pbr.base_color_texture().and_then(|t| {
-            textures.image(
-                doc,
-                t.texture().source().index(),
-                buffers,
-                companions,
-                warnings,
+        let (texture, normal, emission) = {
+            let mut image = |t: gltf::Texture| {
+                textures.image(doc, t.source().index(), buffers, companions, warnings)
+            };
+            (
+                pbr.base_color_texture().and_then(|t| image(t.texture())),
+                m.normal_texture().and_then(|n| image(n.texture())),
+                m.emissive_texture().and_then(|t| image(t.texture())),
             )
-        });
+        };
         let mut maps = Maps::default();
-        if let Some(n) = m.normal_texture()
-            && let Some(t) = textures.image(
-                doc,
-                n.texture().source().index(),
-                buffers,
-                companions,
-                warnings,
-            )
-        {
+        if let Some(t) = normal {
             textures.list[t].srgb = false;
             maps.normal = Some((t, NormalMap::Rgb));
         }
-        maps.emission = m.emissive_texture().and_then(|t| {
-            textures.image(
-                doc,
-                t.texture().source().index(),
-                buffers,
-                companions,
-                warnings,
-            )
-        });
+        maps.emission = emission;
         // MASK: the cutoff the file gives, 0.5 where it gives none (§5.19).
         let alpha_cutoff = matches!(m.alpha_mode(), gltf::material::AlphaMode::Mask)
             .then(|| m.alpha_cutoff().unwrap_or(0.5));
