@@ -1,5 +1,6 @@
 //! Parts: every primitive of every node with a mesh in the default scene,
-//! placed by its node (skinned ones stay in bind space); strips, fans and
+//! placed by its node (skinned ones in bind space, or where the file's
+//! default pose puts them when that is one transform); strips, fans and
 //! loops as lists.
 
 use super::accessors::{Buffers, floats, uints};
@@ -207,9 +208,17 @@ pub(super) fn parts(
                     skin = Some(Skin { joints, weights });
                 }
             }
-            if skin.is_none() {
+            // Unskinned parts go where their node puts them; skinned ones
+            // stay in bind space, unless the default pose moves them all
+            // by one transform (skeleton::Rig::bind_to_default).
+            let placed = match (&skin, rig.bind_to_default) {
+                (None, _) => Some((g, normal_m)),
+                (Some(_), Some(c)) => Some((c, glam::Mat3::from_mat4(c).inverse().transpose())),
+                (Some(_), None) => None,
+            };
+            if let Some((m, normal_m)) = placed {
                 for p in &mut positions {
-                    *p = g.transform_point3(*p);
+                    *p = m.transform_point3(*p);
                 }
                 for nrm in &mut normals {
                     *nrm = (normal_m * *nrm).normalize_or(Vec3::Y);

@@ -19,6 +19,10 @@ pub(super) struct Rig {
     pub(super) bone_of_node: Vec<Option<usize>>,
     /// The first skin's joint index -> bone.
     pub(super) skin_joints: Vec<Option<usize>>,
+    /// Where the file's default pose puts its skinned vertices, when that
+    /// is one transform of them (`C`, below): applied to the skinned
+    /// parts, whose bones then rest at their nodes' default transforms.
+    pub(super) bind_to_default: Option<Mat4>,
 }
 
 /// The hierarchy: one parent a node at most, no loops.
@@ -100,6 +104,7 @@ pub(super) fn rig(
     let mut bone_of_node: Vec<Option<usize>> = vec![None; nodes.len()];
     let mut bone_nodes: Vec<usize> = Vec::new();
     let mut joint_rest: Vec<Option<Mat4>> = Vec::new();
+    let mut bind_to_default = None;
     if let Some(skin) = skins.first() {
         let ibm: Vec<Mat4> = match skin.inverse_bind_matrices() {
             Some(a) => floats(&a, buffers, 16)?
@@ -140,6 +145,34 @@ pub(super) fn rig(
                 }
             }
         }
+        // glTF skins a vertex by sum w_j * G_j * IBM_j, G_j the joint's
+        // global transform. In the default pose that is sum w_j * C_j with
+        // C_j = G_j * IBM_j: the identity where the bind matrices match the
+        // nodes (every exporter's usual case: the bones rest at the inverse
+        // bind matrices, as above). Where every C_j is one transform C other
+        // than that, the default pose is the bind pose moved by C: the
+        // skinned vertices are moved by C and the bones rest at their
+        // nodes' default transforms, which is glTF's equation exactly at
+        // every pose. Where they differ, no one transform does: the bind
+        // pose is shown, as before.
+        let c: Vec<Mat4> = joints
+            .iter()
+            .zip(&ibm)
+            .map(|(&j, m)| global[j] * *m)
+            .collect();
+        let near = |a: &Mat4, b: &Mat4| {
+            let size = a.to_cols_array().iter().fold(1f32, |m, x| m.max(x.abs()));
+            a.abs_diff_eq(*b, 1e-5 * size)
+        };
+        if let Some(first) = c.first()
+            && c.len() == joints.len()
+            && first.is_finite()
+            && c.iter().all(|m| near(m, first))
+            && !near(first, &Mat4::IDENTITY)
+        {
+            bind_to_default = Some(*first);
+            joint_rest.iter_mut().for_each(|r| *r = None);
+        }
     }
     let rest: Vec<Mat4> = bone_nodes
         .iter()
@@ -166,5 +199,6 @@ pub(super) fn rig(
         bones,
         bone_of_node,
         skin_joints,
+        bind_to_default,
     })
 }
