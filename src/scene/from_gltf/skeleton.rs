@@ -82,7 +82,9 @@ pub(super) fn tree<'a>(doc: &'a gltf::Document) -> Result<Tree<'a>, String> {
 
 /// The first skin's joints and their ancestors (so the hierarchy is
 /// whole), parents first: a joint's rest is the inverse of its inverse
-/// bind matrix, any other node's its default global transform.
+/// bind matrix, any other node's its default global transform; every
+/// bone's is its node's where the skinned parts move to the default pose
+/// (`Rig::bind_to_default`).
 pub(super) fn rig(
     doc: &gltf::Document,
     tree: &Tree,
