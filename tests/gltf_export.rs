@@ -1207,6 +1207,7 @@ fn khronos_box_textured_reads_its_embedded_png() {
     assert!(matches!(tex.source, facet::scene::TextureSource::Embedded));
     assert_eq!(tex.format, "image/png 256x256");
     assert_eq!(material.alpha_cutoff, None, "OPAQUE, the default");
+    assert_eq!(material.shading, 1.0, "lit");
 
     // The same box as MASK: the file's cutoff, or 0.5 where it gives none
     // (the specification's default); exported back as MASK with it.
@@ -1214,6 +1215,19 @@ fn khronos_box_textured_reads_its_embedded_png() {
         std::fs::read(common::repo().join("tests/corpus/gltf/seed_box_textured_embedded.gltf"))
             .unwrap();
     let mut json: serde_json::Value = serde_json::from_slice(&text).unwrap();
+    // KHR_materials_unlit, required: the colour drawn as it is.
+    let mut unlit = json.clone();
+    unlit["extensionsUsed"] = serde_json::json!(["KHR_materials_unlit"]);
+    unlit["extensionsRequired"] = serde_json::json!(["KHR_materials_unlit"]);
+    unlit["materials"][0]["extensions"] = serde_json::json!({"KHR_materials_unlit": {}});
+    let file = out_dir().join("unlit.gltf");
+    std::fs::write(&file, serde_json::to_vec(&unlit).unwrap()).unwrap();
+    let report = &validate(std::slice::from_ref(&file))[0];
+    assert_eq!(report["errors"], 0, "{report}");
+    let scene = facet::load::load_bytes("unlit.gltf", &serde_json::to_vec(&unlit).unwrap(), None)
+        .unwrap()
+        .scene;
+    assert_eq!(scene.materials[0].shading, 0.0, "unlit");
     json["materials"][0]["alphaMode"] = "MASK".into();
     for (cutoff, want) in [(Some(0.3), 0.3), (None, 0.5)] {
         if let Some(c) = cutoff {

@@ -494,6 +494,39 @@ fn a_transparent_material_shows_what_is_behind_it() {
     close(got, [0, 188, 137, 255], 2, "sorted back to front");
 }
 
+/// Shading 0 (glTF's KHR_materials_unlit, and P3M's evenly lit
+/// materials): the colour is drawn as it is, under any light and from any
+/// side, where shading 1 lights a tilted quad to another value.
+#[test]
+fn an_unlit_material_draws_its_colour_as_it_is() {
+    let shot = Shot::new();
+    let mut scene = Scene::default();
+    let mut m = material(None, Maps::default());
+    m.base_color = [0.5, 0.25, 0.75, 1.0];
+    scene.materials.push(m);
+    scene
+        .meshes
+        .push(quad(Vec3::ZERO, Vec3::new(0.6, 0.5, 1.0), false, 0));
+    // sRGB 0.5, 0.25, 0.75 as bytes.
+    let colour = [128, 64, 191, 255];
+    let mut lit = Vec::new();
+    for yaw in [0.0, 60.0, 120.0] {
+        let cam = camera(yaw);
+        scene.materials[0].shading = 0.0;
+        let unlit = centre(&shot.take(&scene, &cam, &view(Lighting::Studio)));
+        close(unlit, colour, 1, &format!("unlit from {yaw} degrees"));
+        scene.materials[0].shading = 1.0;
+        lit.push(centre(&shot.take(&scene, &cam, &view(Lighting::Studio))));
+    }
+    // The light turns with the camera: lit, the quad's value changes with
+    // the view; unlit, it did not.
+    assert!(
+        lit.iter()
+            .any(|l| (0..3).any(|c| l[c].abs_diff(colour[c]) > 8)),
+        "lit: {lit:?}, every view near {colour:?}"
+    );
+}
+
 /// glTF's MASK: a pixel whose alpha is below the cutoff is not drawn (the
 /// red quad behind shows), the others are opaque blue whatever their
 /// alpha. The front quad's texture is alpha 64/255 on its left half and

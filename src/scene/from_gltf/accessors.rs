@@ -73,7 +73,13 @@ impl Buffers {
 /// reads whatever their component type; gltfpack writes it by default.
 /// `KHR_texture_transform` moves, turns and scales a texture's UVs: the
 /// base colour texture's is baked into them (`parts::uv_transform`).
-const READ_REQUIRED: &[&str] = &["KHR_mesh_quantization", "KHR_texture_transform"];
+/// `KHR_materials_unlit` draws a material's colour as it is, unlit
+/// (`Material::shading` 0).
+const READ_REQUIRED: &[&str] = &[
+    "KHR_mesh_quantization",
+    "KHR_texture_transform",
+    "KHR_materials_unlit",
+];
 
 /// Every index between objects in range (the crate parses them unchecked).
 pub(super) fn check_references(doc: &gltf::Document) -> Result<(), String> {

@@ -186,7 +186,9 @@ pub(super) fn materials(
                 .unwrap_or_else(|| format!("material {}", materials.len())),
             base_color: [srgb(c[0]), srgb(c[1]), srgb(c[2]), c[3].clamp(0.0, 1.0)],
             emission: [srgb(e[0]), srgb(e[1]), srgb(e[2])],
-            shading: 1.0,
+            // KHR_materials_unlit: the colour as it is (the shader's light
+            // is 1 at shading 0).
+            shading: if m.unlit() { 0.0 } else { 1.0 },
             texture,
             alpha_cutoff,
             blend: if matches!(m.alpha_mode(), gltf::material::AlphaMode::Blend) {
