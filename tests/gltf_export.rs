@@ -1181,6 +1181,27 @@ fn khronos_simple_skin_reads_its_base64_buffers() {
             assert_eq!(mesh.positions, moved);
         }
     }
+
+    // Joint 1 moved up by 0.5 in the default pose: its G * IBM is now a
+    // translation by (-0.5, 0.5, 0), joint 0's still (-0.5, 0, 0). No one
+    // transform takes the bind pose to the default pose: the bind pose is
+    // shown, and a warning says so.
+    let text =
+        std::fs::read(common::repo().join("tests/corpus/gltf/seed_simple_skin_embedded.gltf"))
+            .unwrap();
+    let mut json: serde_json::Value = serde_json::from_slice(&text).unwrap();
+    json["nodes"][2]["translation"] = serde_json::json!([0.0, 0.5, 0.0]);
+    let scene = facet::load::load_bytes("apart.gltf", &serde_json::to_vec(&json).unwrap(), None)
+        .unwrap()
+        .scene;
+    assert_eq!(scene.meshes[0].positions, grid, "bind space");
+    assert_eq!(scene.warnings.len(), 1, "{:?}", scene.warnings);
+    assert!(
+        scene.warnings[0]
+            .starts_with("the skin's inverse bind matrices and its joints' default pose differ"),
+        "{}",
+        scene.warnings[0]
+    );
 }
 
 /// Khronos' BoxTextured, glTF-Embedded form (COLLADA2GLTF): its buffer

@@ -169,11 +169,18 @@ pub(super) fn rig(
         if let Some(first) = c.first()
             && c.len() == joints.len()
             && first.is_finite()
-            && c.iter().all(|m| near(m, first))
-            && !near(first, &Mat4::IDENTITY)
         {
-            bind_to_default = Some(*first);
-            joint_rest.iter_mut().for_each(|r| *r = None);
+            if !c.iter().all(|m| near(m, first)) {
+                warnings.push(
+                    "the skin's inverse bind matrices and its joints' default pose differ \
+                     joint by joint, not by one transform: the bind pose is shown, and the \
+                     animations move the bones from it"
+                        .into(),
+                );
+            } else if !near(first, &Mat4::IDENTITY) {
+                bind_to_default = Some(*first);
+                joint_rest.iter_mut().for_each(|r| *r = None);
+            }
         }
     }
     let rest: Vec<Mat4> = bone_nodes
