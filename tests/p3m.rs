@@ -216,6 +216,33 @@ fn every_field_round_trips_through_the_writer() {
     assert_eq!(decoded.string_table.0 + decoded.string_table.1, bytes.len());
 }
 
+/// A string array field (specs/p3m.txt, "User-defined field": an array
+/// of strings is an offset to its first element in the string table, the
+/// elements NUL-terminated one after another) written and read back; its
+/// bytes in the string table are the spec's, spelled out here.
+#[test]
+fn a_string_array_field_is_its_strings_back_to_back_in_the_string_table() {
+    let mut model = facet::generators::p3m::demo_model();
+    model.user_fields.push(UserField {
+        name: "tags".into(),
+        ty: UdfType::Str,
+        is_array: true,
+        value: UdfValue::Array(vec![
+            UdfScalar::Str("ab".into()),
+            UdfScalar::Str("c".into()),
+        ]),
+    });
+    let bytes = p3m_write::encode(&model).unwrap();
+    let decoded = p3m::decode(&bytes).unwrap();
+    assert_eq!(decoded.user_fields.last(), model.user_fields.last());
+    let (start, len) = decoded.string_table;
+    let table = &bytes[start..start + len];
+    assert!(
+        table.windows(5).any(|w| w == b"ab\0c\0"),
+        "the elements back to back in the string table"
+    );
+}
+
 #[test]
 fn bundled_demo_is_what_the_generator_writes() {
     let on_disk = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.p3m")).unwrap();

@@ -272,13 +272,7 @@ pub fn encode(m: &P3m) -> Result<Vec<u8>, String> {
                 w.count16(items.len() - 1, "array elements")?;
                 let mut bytes = Vec::new();
                 for it in items {
-                    match it {
-                        UdfScalar::Str(s) => {
-                            bytes.extend_from_slice(s.as_bytes());
-                            bytes.push(0);
-                        }
-                        s => bytes.extend_from_slice(&scalar_bytes(s)),
-                    }
+                    bytes.extend_from_slice(&scalar_bytes(it));
                 }
                 let off = w.s.add_raw(&bytes)?;
                 w.u16(off);
@@ -293,9 +287,12 @@ pub fn encode(m: &P3m) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
+/// A value's bytes as an array element stores them: a string inline with
+/// its NUL (a scalar string field is a string-table offset instead, which
+/// the caller writes).
 fn scalar_bytes(s: &UdfScalar) -> Vec<u8> {
     match s {
-        UdfScalar::Str(_) => unreachable!("strings are offsets"),
+        UdfScalar::Str(v) => [v.as_bytes(), &[0]].concat(),
         UdfScalar::Bool(v) => vec![*v as u8],
         UdfScalar::I8(v) => v.to_le_bytes().to_vec(),
         UdfScalar::I16(v) => v.to_le_bytes().to_vec(),
