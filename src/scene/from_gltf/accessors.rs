@@ -106,8 +106,9 @@ pub(super) fn check_references(doc: &gltf::Document) -> Result<(), String> {
             }
         }
     }
-    // The extensions a file cannot be read without: gltf-json knows none
-    // of them with the features used here; the importer reads one.
+    // The extensions a file cannot be read without: the importer reads
+    // those of READ_REQUIRED, and gltf-json's own verdict on them (it knows
+    // only the ones whose crate features are on) is left out below.
     for ext in &json.extensions_required {
         if !READ_REQUIRED.contains(&ext.as_str()) {
             return Err(format!(
