@@ -108,7 +108,7 @@ pub(super) fn clips(
         }
         if not_bones > 0 {
             warnings.push(format!(
-                "animation {name:?}: {not_bones} channels move nodes that are not bones of the skin; not shown"
+                "animation {name:?}: {not_bones} channels move nodes outside the skeleton; not shown"
             ));
         }
         if channels.is_empty() {

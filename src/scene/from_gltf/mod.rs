@@ -7,11 +7,11 @@
 //! primitives of every node with a mesh in the default scene (else every
 //! root), placed by their node's global transform; skinned parts stay in
 //! bind space, or go where the default pose puts them when that is one
-//! transform of the bind pose (`skeleton::Rig::bind_to_default`). The
-//! skeleton is the first skin's joints and their ancestors (so the
-//! hierarchy is whole): a joint's rest is the inverse of its inverse bind
-//! matrix (its node's default global transform where the parts moved),
-//! any other node's its default global transform.
+//! transform of the bind pose (`skeleton::ToRig`). The skeleton is every
+//! skin's joints and their ancestors (so the hierarchy is whole), one bone
+//! a node: a joint's rest is the inverse of its inverse bind matrix (its
+//! node's default global transform where the parts moved), any other
+//! node's its default global transform.
 //! Animations become clips of local translation, rotation (slerp) and scale
 //! tracks; STEP keys hold, CUBICSPLINE keys keep their values and are
 //! blended linearly (noted).

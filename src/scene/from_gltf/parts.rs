@@ -4,9 +4,9 @@
 //! loops as lists.
 
 use super::accessors::{Buffers, floats, uints};
-use super::skeleton::{Rig, Tree};
+use super::skeleton::{Rig, ToRig, Tree};
 use crate::scene::*;
-use glam::{Vec2, Vec3};
+use glam::{Mat4, Vec2, Vec3};
 
 pub(super) fn parts(
     doc: &gltf::Document,
@@ -21,9 +21,6 @@ pub(super) fn parts(
         parent,
         global,
     } = tree;
-    let Rig {
-        bones, skin_joints, ..
-    } = rig;
     let srgb = |c: f32| linear_to_srgb(c.clamp(0.0, 1.0));
     let scene_roots: Vec<usize> = match doc.default_scene().or_else(|| doc.scenes().next()) {
         Some(s) => s.nodes().map(|n| n.index()).collect(),
@@ -40,13 +37,12 @@ pub(super) fn parts(
     let mut meshes: Vec<Mesh> = Vec::new();
     for node in nodes.iter().filter(|n| in_scene[n.index()]) {
         let Some(mesh) = node.mesh() else { continue };
-        let skinned = node.skin().is_some_and(|s| s.index() == 0) && !bones.is_empty();
+        let on_rig = node.skin().and_then(|s| rig.skins.get(s.index()));
         let hidden = node
             .extras()
             .as_ref()
             .is_some_and(|e| e.get().contains("\"hidden\":true"));
         let g = global[node.index()];
-        let normal_m = glam::Mat3::from_mat4(g).inverse().transpose();
         let count = mesh.primitives().count();
         for (pi, p) in mesh.primitives().enumerate() {
             let base = node
@@ -170,7 +166,12 @@ pub(super) fn parts(
                 indices.truncate(indices.len() / 3 * 3);
             }
             let mut skin = None;
-            if skinned {
+            // Unskinned parts go where their node puts them; skinned ones
+            // stay in bind space, moved into the rig's where their skin's
+            // differs from it (skeleton::ToRig).
+            let mut moved = Moved::By(g);
+            if let Some(on_rig) = on_rig {
+                let skin_joints = &on_rig.joints;
                 let j = attr(gltf::Semantic::Joints(0))
                     .map(|a| uints(&a, buffers, 4))
                     .transpose()?;
@@ -205,23 +206,48 @@ pub(super) fn parts(
                         joints.push(jj);
                         weights.push(quantize_weights(ww));
                     }
+                    // Into the rig's bind space (skeleton::ToRig).
+                    moved = match &on_rig.to_rig {
+                        ToRig::Same => Moved::Not,
+                        ToRig::One(d) => Moved::By(*d),
+                        ToRig::PerJoint(d) => Moved::PerVertex(
+                            (0..n)
+                                .map(|v| {
+                                    let ww = &w[4 * v..4 * v + 4];
+                                    let sum: f32 = ww.iter().map(|x| x.max(0.0)).sum();
+                                    if !(sum > 0.0 && sum.is_finite()) {
+                                        return Mat4::IDENTITY;
+                                    }
+                                    (0..4).fold(Mat4::ZERO, |m, k| {
+                                        let dk = d.get(j[4 * v + k] as usize).copied();
+                                        m + dk.unwrap_or(Mat4::IDENTITY) * (ww[k].max(0.0) / sum)
+                                    })
+                                })
+                                .collect(),
+                        ),
+                    };
                     skin = Some(Skin { joints, weights });
                 }
             }
-            // Unskinned parts go where their node puts them; skinned ones
-            // stay in bind space, unless the default pose moves them all
-            // by one transform (skeleton::Rig::bind_to_default).
-            let placed = match (&skin, rig.bind_to_default) {
-                (None, _) => Some((g, normal_m)),
-                (Some(_), Some(c)) => Some((c, glam::Mat3::from_mat4(c).inverse().transpose())),
-                (Some(_), None) => None,
-            };
-            if let Some((m, normal_m)) = placed {
-                for p in &mut positions {
-                    *p = m.transform_point3(*p);
+            match moved {
+                Moved::Not => {}
+                Moved::By(m) => {
+                    let normal_m = glam::Mat3::from_mat4(m).inverse().transpose();
+                    positions
+                        .iter_mut()
+                        .for_each(|p| *p = m.transform_point3(*p));
+                    for nrm in &mut normals {
+                        *nrm = (normal_m * *nrm).normalize_or(Vec3::Y);
+                    }
                 }
-                for nrm in &mut normals {
-                    *nrm = (normal_m * *nrm).normalize_or(Vec3::Y);
+                Moved::PerVertex(m) => {
+                    for (p, m) in positions.iter_mut().zip(&m) {
+                        *p = m.transform_point3(*p);
+                    }
+                    for (nrm, m) in normals.iter_mut().zip(&m) {
+                        let normal_m = glam::Mat3::from_mat4(*m).inverse().transpose();
+                        *nrm = (normal_m * *nrm).normalize_or(Vec3::Y);
+                    }
                 }
             }
             let material = p.material().index().filter(|&m| m < plain).unwrap_or(plain);
@@ -253,6 +279,13 @@ pub(super) fn parts(
         }
     }
     Ok(meshes)
+}
+
+/// How a part's vertices are placed.
+enum Moved {
+    Not,
+    By(Mat4),
+    PerVertex(Vec<Mat4>),
 }
 
 /// KHR_texture_transform's matrix, T * R * S: scale, then a rotation of

@@ -12,17 +12,37 @@ pub(super) struct Tree<'a> {
     pub(super) global: Vec<Mat4>,
 }
 
-/// The skeleton and how the file's nodes and joints map onto its bones.
+/// Where a skin's parts go relative to the rig: the scene skins a vertex by
+/// `pose_b * rest_b^-1`, glTF by `G_j * IBM_j`; `D_j = rest_b * IBM_j`
+/// takes the skin's bind space into the rig's.
+#[derive(Clone, Debug)]
+pub(super) enum ToRig {
+    /// Every `D_j` is the identity: the parts stay as the file has them.
+    Same,
+    /// Every `D_j` is this one transform: the parts are moved by it, and
+    /// glTF's equation holds exactly at every pose.
+    One(Mat4),
+    /// They differ joint by joint (the skin shares joints with another
+    /// skin bound elsewhere): each vertex is moved by the blend of its
+    /// joints' `D_j` by its weights, exact at the rest pose and for every
+    /// vertex whose joints agree.
+    PerJoint(Vec<Mat4>),
+}
+
+/// One glTF skin on the rig.
+pub(super) struct SkinOnRig {
+    /// The skin's joint index -> bone.
+    pub(super) joints: Vec<Option<usize>>,
+    pub(super) to_rig: ToRig,
+}
+
+/// The skeleton and how the file's nodes and skins map onto its bones.
 pub(super) struct Rig {
     pub(super) bones: Vec<Bone>,
     /// glTF node -> bone.
     pub(super) bone_of_node: Vec<Option<usize>>,
-    /// The first skin's joint index -> bone.
-    pub(super) skin_joints: Vec<Option<usize>>,
-    /// Where the file's default pose puts its skinned vertices, when that
-    /// is one transform of them (`C`, below): applied to the skinned
-    /// parts, whose bones then rest at their nodes' default transforms.
-    pub(super) bind_to_default: Option<Mat4>,
+    /// Every skin of the file, in its order.
+    pub(super) skins: Vec<SkinOnRig>,
 }
 
 /// The hierarchy: one parent a node at most, no loops.
@@ -80,11 +100,22 @@ pub(super) fn tree<'a>(doc: &'a gltf::Document) -> Result<Tree<'a>, String> {
     })
 }
 
-/// The first skin's joints and their ancestors (so the hierarchy is
-/// whole), parents first: a joint's rest is the inverse of its inverse
-/// bind matrix, any other node's its default global transform; every
-/// bone's is its node's where the skinned parts move to the default pose
-/// (`Rig::bind_to_default`).
+/// Every skin's joints and their ancestors (so the hierarchy is whole),
+/// parents first, one bone a node however many skins name it.
+///
+/// glTF skins a vertex by sum w_j * G_j * IBM_j, G_j the joint's global
+/// transform. In the default pose that is sum w_j * C_j with
+/// C_j = G_j * IBM_j: the identity where the bind matrices match the nodes
+/// (every exporter's usual case), and there a joint's bone rests at the
+/// inverse of its inverse bind matrix. Where every C_j of a skin is one
+/// transform C other than that, the default pose is the bind pose moved by
+/// C: its joints' bones rest at their nodes' default transforms and the
+/// parts are moved by C, which is glTF's equation exactly at every pose.
+/// Where they differ joint by joint, no one transform does: the bind pose
+/// is shown (a warning says so). A joint that several skins share takes
+/// its rest from the first; the others' parts are then moved into it
+/// (`ToRig`). Nodes that are no skin's joints rest at their default global
+/// transforms.
 pub(super) fn rig(
     doc: &gltf::Document,
     tree: &Tree,
@@ -96,98 +127,139 @@ pub(super) fn rig(
         parent,
         global,
     } = tree;
-    let skins: Vec<gltf::Skin> = doc.skins().collect();
-    if skins.len() > 1 {
-        warnings.push(format!(
-            "{} skins: the first one's skeleton is shown; parts of the others are drawn unskinned",
-            skins.len()
-        ));
-    }
-    let mut bone_of_node: Vec<Option<usize>> = vec![None; nodes.len()];
-    let mut bone_nodes: Vec<usize> = Vec::new();
-    let mut joint_rest: Vec<Option<Mat4>> = Vec::new();
-    let mut bind_to_default = None;
-    if let Some(skin) = skins.first() {
-        let ibm: Vec<Mat4> = match skin.inverse_bind_matrices() {
+    let skin_count = doc.skins().len();
+    let label = |s: usize| {
+        if skin_count == 1 {
+            "the skin".to_owned()
+        } else {
+            format!("skin {s}")
+        }
+    };
+    // Each skin's joints and inverse bind matrices (the identity where the
+    // file gives none, as the specification says).
+    let mut skins: Vec<(Vec<usize>, Vec<Mat4>)> = Vec::with_capacity(skin_count);
+    for skin in doc.skins() {
+        let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
+        let mut ibm: Vec<Mat4> = match skin.inverse_bind_matrices() {
             Some(a) => floats(&a, buffers, 16)?
                 .chunks_exact(16)
                 .map(Mat4::from_cols_slice)
                 .collect(),
             None => Vec::new(),
         };
-        let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
-        let mut wanted = vec![false; nodes.len()];
-        for &j in &joints {
-            let mut at = Some(j);
-            while let Some(n) = at {
-                wanted[n] = true;
-                at = parent[n];
+        if !ibm.is_empty() && ibm.len() < joints.len() {
+            return Err(format!(
+                "skin {}: {} inverse bind matrices for {} joints",
+                skin.index(),
+                ibm.len(),
+                joints.len()
+            ));
+        }
+        ibm.resize(joints.len(), Mat4::IDENTITY);
+        skins.push((joints, ibm));
+    }
+
+    let mut wanted = vec![false; nodes.len()];
+    for &j in skins.iter().flat_map(|(joints, _)| joints) {
+        let mut at = Some(j);
+        while let Some(n) = at.filter(|&n| !wanted[n]) {
+            wanted[n] = true;
+            at = parent[n];
+        }
+    }
+    // Parents first: depth-first from the roots.
+    let mut bone_of_node: Vec<Option<usize>> = vec![None; nodes.len()];
+    let mut bone_nodes: Vec<usize> = Vec::new();
+    let mut stack: Vec<usize> = (0..nodes.len())
+        .filter(|&i| parent[i].is_none() && wanted[i])
+        .rev()
+        .collect();
+    while let Some(n) = stack.pop() {
+        bone_of_node[n] = Some(bone_nodes.len());
+        bone_nodes.push(n);
+        for c in nodes[n].children().collect::<Vec<_>>().into_iter().rev() {
+            if wanted[c.index()] {
+                stack.push(c.index());
             }
         }
-        // Parents first: depth-first from the roots.
-        let mut stack: Vec<usize> = (0..nodes.len())
-            .filter(|&i| parent[i].is_none() && wanted[i])
-            .rev()
-            .collect();
-        while let Some(n) = stack.pop() {
-            bone_of_node[n] = Some(bone_nodes.len());
-            bone_nodes.push(n);
-            joint_rest.push(None);
-            for c in nodes[n].children().collect::<Vec<_>>().into_iter().rev() {
-                if wanted[c.index()] {
-                    stack.push(c.index());
-                }
-            }
-        }
-        for (k, &j) in joints.iter().enumerate() {
-            if let (Some(b), Some(m)) = (bone_of_node[j], ibm.get(k)) {
-                let inv = m.inverse();
-                if inv.is_finite() {
-                    joint_rest[b] = Some(inv);
-                }
-            }
-        }
-        // glTF skins a vertex by sum w_j * G_j * IBM_j, G_j the joint's
-        // global transform. In the default pose that is sum w_j * C_j with
-        // C_j = G_j * IBM_j: the identity where the bind matrices match the
-        // nodes (every exporter's usual case: the bones rest at the inverse
-        // bind matrices, as above). Where every C_j is one transform C other
-        // than that, the default pose is the bind pose moved by C: the
-        // skinned vertices are moved by C and the bones rest at their
-        // nodes' default transforms, which is glTF's equation exactly at
-        // every pose. Where they differ, no one transform does: the bind
-        // pose is shown, as before.
+    }
+
+    let near = |a: &Mat4, b: &Mat4| {
+        let size = a.to_cols_array().iter().fold(1f32, |m, x| m.max(x.abs()));
+        a.abs_diff_eq(*b, 1e-5 * size)
+    };
+    let mut rest: Vec<Option<Mat4>> = vec![None; bone_nodes.len()];
+    for (s, (joints, ibm)) in skins.iter().enumerate() {
         let c: Vec<Mat4> = joints
             .iter()
-            .zip(&ibm)
+            .zip(ibm)
             .map(|(&j, m)| global[j] * *m)
             .collect();
-        let near = |a: &Mat4, b: &Mat4| {
-            let size = a.to_cols_array().iter().fold(1f32, |m, x| m.max(x.abs()));
-            a.abs_diff_eq(*b, 1e-5 * size)
-        };
-        if let Some(first) = c.first()
-            && c.len() == joints.len()
-            && first.is_finite()
-        {
-            if !c.iter().all(|m| near(m, first)) {
-                warnings.push(
-                    "the skin's inverse bind matrices and its joints' default pose differ \
-                     joint by joint, not by one transform: the bind pose is shown, and the \
-                     animations move the bones from it"
-                        .into(),
-                );
-            } else if !near(first, &Mat4::IDENTITY) {
-                bind_to_default = Some(*first);
-                joint_rest.iter_mut().for_each(|r| *r = None);
+        let one = c
+            .first()
+            .filter(|c0| c0.is_finite() && c.iter().all(|m| near(m, c0)));
+        let at_nodes = one.is_some_and(|c0| !near(c0, &Mat4::IDENTITY));
+        let mut claimed = false;
+        for (&j, m) in joints.iter().zip(ibm) {
+            let Some(b) = bone_of_node[j] else { continue };
+            if rest[b].is_none() {
+                let inv = m.inverse();
+                rest[b] = Some(if at_nodes || !inv.is_finite() {
+                    global[j]
+                } else {
+                    inv
+                });
+                claimed = true;
             }
+        }
+        // A skin whose joints all rest where an earlier skin put them is
+        // moved into that pose instead (`ToRig`).
+        if one.is_none() && claimed {
+            warnings.push(format!(
+                "{}'s inverse bind matrices and its joints' default pose differ joint by \
+                 joint, not by one transform: the bind pose is shown, and the animations \
+                 move the bones from it",
+                label(s)
+            ));
         }
     }
     let rest: Vec<Mat4> = bone_nodes
         .iter()
-        .zip(&joint_rest)
+        .zip(&rest)
         .map(|(&n, r)| r.unwrap_or(global[n]))
         .collect();
+
+    let skins: Vec<SkinOnRig> = skins
+        .iter()
+        .enumerate()
+        .map(|(s, (joints, ibm))| {
+            let bones: Vec<Option<usize>> = joints.iter().map(|&j| bone_of_node[j]).collect();
+            let d: Vec<Mat4> = bones
+                .iter()
+                .zip(ibm)
+                .map(|(b, m)| b.map_or(Mat4::IDENTITY, |b| rest[b] * *m))
+                .collect();
+            let to_rig = match d.first() {
+                None => ToRig::Same,
+                Some(d0) if !d.iter().all(|m| near(m, d0)) => {
+                    warnings.push(format!(
+                        "{} shares joints with another skin bound in another pose: its \
+                         vertices are moved into the skeleton's rest pose joint by joint, \
+                         exactly where a vertex's joints agree",
+                        label(s)
+                    ));
+                    ToRig::PerJoint(d)
+                }
+                Some(d0) if near(d0, &Mat4::IDENTITY) => ToRig::Same,
+                Some(d0) => ToRig::One(*d0),
+            };
+            SkinOnRig {
+                joints: bones,
+                to_rig,
+            }
+        })
+        .collect();
+
     let bone_parents: Vec<Option<usize>> = bone_nodes
         .iter()
         .map(|&n| parent[n].and_then(|p| bone_of_node[p]))
@@ -199,15 +271,10 @@ pub(super) fn rig(
             Bone::from_rest(i, nodes[n].name().unwrap_or(""), &bone_parents, &rest, 0.05)
         })
         .collect();
-    let skin_joints: Vec<Option<usize>> = skins
-        .first()
-        .map(|s| s.joints().map(|j| bone_of_node[j.index()]).collect())
-        .unwrap_or_default();
 
     Ok(Rig {
         bones,
         bone_of_node,
-        skin_joints,
-        bind_to_default,
+        skins,
     })
 }
