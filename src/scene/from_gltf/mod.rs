@@ -35,6 +35,19 @@ pub fn convert(
     mut source: SourceInfo,
     companions: &dyn Companions,
 ) -> Result<Scene, String> {
+    // gltf 1.4.1's GLB reader takes the header's 12 bytes from the length
+    // the header states before it checks it (binary.rs:252), which panics
+    // in a build with overflow checks on a length under 12.
+    if let Some(length) = bytes
+        .strip_prefix(b"glTF")
+        .and_then(|b| b.get(4..8))
+        .map(|l| u32::from_le_bytes([l[0], l[1], l[2], l[3]]))
+        .filter(|&l| l < 12)
+    {
+        return Err(format!(
+            "GLB header at offset 0x8: length {length} is shorter than the header itself (12 bytes)"
+        ));
+    }
     let g = gltf::Gltf::from_slice_without_validation(bytes)
         .map_err(|e| format!("not a glTF file this viewer can read: {e}"))?;
     let doc = g.document;
