@@ -1940,3 +1940,384 @@ fn every_skin_of_a_file_moves_its_own_parts() {
         }
     }
 }
+
+/// Runs gltfpack (meshoptimizer's glTF tool, npm `gltfpack`, installed by
+/// scripts/test) on `input` with `args`, writing `output`.
+fn gltfpack(input: &Path, output: &Path, args: &[&str]) {
+    let run = Command::new("node")
+        .arg(common::repo().join("target/npm/node_modules/gltfpack/cli.js"))
+        .arg("-i")
+        .arg(input)
+        .arg("-o")
+        .arg(output)
+        .args(args)
+        .output()
+        .expect("Node.js is needed for gltfpack (scripts/test installs both)");
+    assert!(
+        run.status.success() && output.exists(),
+        "gltfpack {args:?}: {}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
+/// Each part's vertices skinned by the scene's first clip at `t` (its rest
+/// pose without clips).
+fn skinned_at(scene: &Scene, t: f32) -> Vec<Vec<(Vec3, Vec3)>> {
+    let mut pose = facet::anim::Pose::new(&scene.skeleton);
+    pose.evaluate(&scene.skeleton, scene.clips.first(), t);
+    scene
+        .meshes
+        .iter()
+        .map(|m| {
+            let n = m.positions.len();
+            let (mut p, mut q) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
+            match &m.skin {
+                Some(s) => facet::anim::skin_vertices(
+                    &pose.skin,
+                    s,
+                    &m.positions,
+                    &m.normals,
+                    &mut p,
+                    &mut q,
+                ),
+                None => {
+                    p.copy_from_slice(&m.positions);
+                    q.copy_from_slice(&m.normals);
+                }
+            }
+            p.into_iter().zip(q).collect()
+        })
+        .collect()
+}
+
+/// Files as gltfpack writes them (meshoptimizer 1.3's tool, the usual way
+/// glTF is compressed for three.js and Babylon): `-c` (EXT_meshopt_compression,
+/// attribute codec version 0, no filters), `-cc` (adds the OCTAHEDRAL,
+/// QUATERNION and EXPONENTIAL filters) and `-cz` (KHR_meshopt_compression,
+/// attribute codec version 1), each with KHR_mesh_quantization and a
+/// fallback buffer that holds no bytes. The source is CesiumMan.m3d (a
+/// shared fixture) as the viewer exports it; each packed file must read as
+/// that source does, to gltfpack's own quantization: every triangle's
+/// corners at the source's (positions at 14 bits over the model's size,
+/// gltfpack's default), every vertex's normal within 8-bit octahedral
+/// error, and every vertex skinned by the resampled clip (30 Hz, 12-bit
+/// rotations) where the source's is, within 1% of the model's height.
+#[test]
+fn gltfpack_compressed_files_read_as_their_source() {
+    let dir = out_dir().join("gltfpack");
+    std::fs::create_dir_all(&dir).unwrap();
+    let source_file = dir.join("CesiumMan.glb");
+    let m3d = common::shared().join("fixtures/m3d/CesiumMan.m3d");
+    let out = facet(&[
+        "convert".as_ref(),
+        m3d.as_os_str(),
+        "-o".as_ref(),
+        source_file.as_os_str(),
+    ]);
+    assert!(
+        source_file.exists(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let source = load(&source_file);
+    let (lo, hi) = source.meshes[0]
+        .positions
+        .iter()
+        .fold((Vec3::MAX, Vec3::MIN), |(l, h), p| (l.min(*p), h.max(*p)));
+    let size = (hi - lo).max_element();
+
+    for (flag, extension, header, filters) in [
+        ("-c", "EXT_meshopt_compression", 0xa0u8, &[][..]),
+        (
+            "-cc",
+            "EXT_meshopt_compression",
+            0xa0,
+            &["EXPONENTIAL", "OCTAHEDRAL", "QUATERNION"][..],
+        ),
+        (
+            "-cz",
+            "KHR_meshopt_compression",
+            0xa1,
+            &["EXPONENTIAL", "OCTAHEDRAL", "QUATERNION"][..],
+        ),
+    ] {
+        let packed_file = dir.join(format!("CesiumMan{flag}.glb"));
+        gltfpack(&source_file, &packed_file, &[flag]);
+        // What gltfpack wrote: the extension required, its views compressed
+        // with the codec version and filters named above.
+        let bytes = std::fs::read(&packed_file).unwrap();
+        let (json, bin) = glb_chunks(&bytes);
+        assert!(
+            json["extensionsRequired"]
+                .as_array()
+                .unwrap()
+                .contains(&serde_json::json!(extension)),
+            "{flag}: {}",
+            json["extensionsRequired"]
+        );
+        let exts: Vec<&serde_json::Value> = json["bufferViews"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|v| v["extensions"].get(extension))
+            .collect();
+        let attribute_headers: std::collections::BTreeSet<u8> = exts
+            .iter()
+            .filter(|e| e["mode"] == "ATTRIBUTES")
+            .map(|e| bin[e["byteOffset"].as_u64().unwrap_or(0) as usize])
+            .collect();
+        assert_eq!(
+            attribute_headers,
+            [header].into(),
+            "{flag}: attribute codec version"
+        );
+        for f in filters {
+            assert!(
+                exts.iter().any(|e| e["filter"] == *f),
+                "{flag}: no {f} view"
+            );
+        }
+        assert!(
+            json["buffers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|b| b.get("uri").is_none() && b["extensions"][extension]["fallback"] == true),
+            "{flag}: a fallback buffer without bytes"
+        );
+
+        let packed = facet::load::load_bytes("packed.glb", &bytes, None)
+            .unwrap_or_else(|e| panic!("{flag}: {e}"))
+            .scene;
+        assert!(packed.warnings.is_empty(), "{flag}: {:?}", packed.warnings);
+        assert_eq!(packed.meshes.len(), 1, "{flag}");
+        assert_eq!(
+            packed.skeleton.bones.len(),
+            source.skeleton.bones.len(),
+            "{flag}"
+        );
+        let (s, p) = (&source.meshes[0], &packed.meshes[0]);
+        // gltfpack merges equal vertices and drops triangles that then
+        // repeat a corner: never more triangles, and at most a few fewer.
+        let (ns, np) = (s.indices.len() / 3, p.indices.len() / 3);
+        assert!(
+            np <= ns && np * 100 >= ns * 99,
+            "{flag}: {np} triangles of {ns}"
+        );
+
+        // Each packed vertex is a source vertex: of those nearest by
+        // position (within the 14-bit grid: a step is size / 16383; seams
+        // hold several), the one whose normal is nearest.
+        let grid = size / 16383.0;
+        let of: Vec<usize> = p
+            .positions
+            .iter()
+            .zip(&p.normals)
+            .map(|(q, n)| {
+                let d = |a: usize| s.positions[a].distance(*q);
+                let nearest = (0..s.positions.len()).map(d).fold(f32::MAX, f32::min);
+                (0..s.positions.len())
+                    .filter(|&a| d(a) <= nearest + grid)
+                    .max_by(|&a, &b| s.normals[a].dot(*n).total_cmp(&s.normals[b].dot(*n)))
+                    .unwrap()
+            })
+            .collect();
+        for (i, q) in p.positions.iter().enumerate() {
+            let d = s.positions[of[i]].distance(*q);
+            assert!(
+                d <= grid,
+                "{flag}: vertex {i} is {d} from the source's nearest (grid {grid})"
+            );
+        }
+        // Every packed triangle is a source triangle, corners in order.
+        let key = |m: &facet::scene::Mesh, t: &[u32], k: usize| -> [Vec3; 3] {
+            [0, 1, 2].map(|c| m.positions[t[(c + k) % 3] as usize])
+        };
+        let mut source_triangles: Vec<[Vec3; 3]> =
+            s.indices.chunks_exact(3).map(|t| key(s, t, 0)).collect();
+        source_triangles.sort_by(|a, b| a[0].x.total_cmp(&b[0].x));
+        for (i, t) in p.indices.chunks_exact(3).enumerate() {
+            let found = (0..3).any(|k| {
+                let c = key(p, t, k);
+                let from = source_triangles.partition_point(|s| s[0].x < c[0].x - grid);
+                source_triangles[from..]
+                    .iter()
+                    .take_while(|s| s[0].x <= c[0].x + grid)
+                    .any(|s| (0..3).all(|j| s[j].distance(c[j]) <= grid))
+            });
+            assert!(
+                found,
+                "{flag}: triangle {i} {:?} is none of the source's",
+                key(p, t, 0)
+            );
+        }
+        // Normals: 8-bit octahedral (gltfpack's -vn 8, OCTAHEDRAL filter
+        // with -cc and -cz): within 2 degrees of the source vertex's.
+        for (i, n) in p.normals.iter().enumerate() {
+            let dot = n.dot(s.normals[of[i]]);
+            assert!(
+                dot > 2f32.to_radians().cos(),
+                "{flag}: vertex {i} normal off by {} degrees",
+                dot.acos().to_degrees()
+            );
+        }
+        // The clip, resampled at 30 Hz with 12-bit rotations (QUATERNION
+        // with -cc and -cz) and 16-bit translations (EXPONENTIAL).
+        assert_eq!(packed.clips.len(), 1);
+        let duration = source.clips[0].duration_s;
+        assert!(
+            (packed.clips[0].duration_s - duration).abs() < 1.0 / 30.0,
+            "{flag}"
+        );
+        for k in 0..=8 {
+            let t = duration * k as f32 / 8.0;
+            let (ss, ps) = (skinned_at(&source, t), skinned_at(&packed, t));
+            let worst = (0..p.positions.len())
+                .map(|i| ss[0][of[i]].0.distance(ps[0][i].0))
+                .fold(0.0, f32::max);
+            assert!(
+                worst <= 0.01 * size,
+                "{flag}: at {t} s a vertex is {worst} from the source's (size {size})"
+            );
+        }
+    }
+}
+
+/// A `.glb` of `json` and `bin` (GLB §4.4: a 12-byte header, then a JSON
+/// chunk padded with spaces and a BIN chunk padded with zeros, each to 4).
+fn glb(json: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
+    let mut j = serde_json::to_vec(json).unwrap();
+    j.resize(j.len().div_ceil(4) * 4, b' ');
+    let mut b = bin.to_vec();
+    b.resize(b.len().div_ceil(4) * 4, 0);
+    let total = 12 + 8 + j.len() + 8 + b.len();
+    let mut out = Vec::with_capacity(total);
+    out.extend(b"glTF");
+    out.extend(2u32.to_le_bytes());
+    out.extend((total as u32).to_le_bytes());
+    out.extend((j.len() as u32).to_le_bytes());
+    out.extend(b"JSON");
+    out.extend(j);
+    out.extend((b.len() as u32).to_le_bytes());
+    out.extend(b"BIN\0");
+    out.extend(b);
+    out
+}
+
+/// gltfpack's `-cc` output, damaged: each rule the extension's
+/// specification sets on a compressed view broken in turn is an error that
+/// names the view and the rule (meshoptimizer asserts on them, so they are
+/// checked before it is called), and compressed bytes changed at random
+/// (meshoptimizer's decoders are safe on untrusted input) give a scene or
+/// an error, never a panic or an abort.
+#[test]
+fn damaged_meshopt_views_give_errors_not_panics() {
+    let dir = out_dir().join("gltfpack-damaged");
+    std::fs::create_dir_all(&dir).unwrap();
+    let source_file = dir.join("suzanne.glb");
+    let m3d = common::shared().join("fixtures/m3d/suzanne.m3d");
+    facet(&[
+        "convert".as_ref(),
+        m3d.as_os_str(),
+        "-o".as_ref(),
+        source_file.as_os_str(),
+    ]);
+    let packed_file = dir.join("suzanne-cc.glb");
+    gltfpack(&source_file, &packed_file, &["-cc"]);
+    let (json, bin) = glb_chunks(&std::fs::read(&packed_file).unwrap());
+    let ext = "EXT_meshopt_compression";
+    let views = json["bufferViews"].as_array().unwrap();
+    let find = |mode: &str, filter: &str| {
+        views
+            .iter()
+            .position(|v| {
+                v["extensions"][ext]["mode"] == mode
+                    && v["extensions"][ext]
+                        .get("filter")
+                        .map_or("NONE", |f| f.as_str().unwrap())
+                        == filter
+            })
+            .unwrap_or_else(|| panic!("no {mode} {filter} view"))
+    };
+    let attributes = find("ATTRIBUTES", "NONE");
+    let octahedral = find("ATTRIBUTES", "OCTAHEDRAL");
+    let triangles = find("TRIANGLES", "NONE");
+    let read = |json: &serde_json::Value, bin: &[u8]| {
+        facet::load::load_bytes("damaged.glb", &glb(json, bin), None).map(|_| ())
+    };
+    assert!(read(&json, &bin).is_ok(), "the undamaged file");
+
+    let cases: [(usize, &str, serde_json::Value, &str); 7] = [
+        (
+            attributes,
+            "byteStride",
+            serde_json::json!(6),
+            "ATTRIBUTES with byteStride 6, not a multiple of 4 up to 256",
+        ),
+        (attributes, "count", serde_json::json!(1), "elements of"),
+        (
+            attributes,
+            "mode",
+            serde_json::json!("STRIPS"),
+            "mode \"STRIPS\" is not ATTRIBUTES, TRIANGLES or INDICES",
+        ),
+        (
+            attributes,
+            "byteLength",
+            serde_json::json!(20),
+            "does not decode",
+        ),
+        (
+            octahedral,
+            "filter",
+            serde_json::json!("QUATERNION"),
+            "filter QUATERNION with byteStride 4",
+        ),
+        (
+            triangles,
+            "filter",
+            serde_json::json!("OCTAHEDRAL"),
+            "TRIANGLES with filter OCTAHEDRAL, not NONE",
+        ),
+        (
+            triangles,
+            "byteOffset",
+            serde_json::json!(1u64 << 40),
+            "run past buffer 0",
+        ),
+    ];
+    for (view, key, value, want) in cases {
+        let mut damaged = json.clone();
+        damaged["bufferViews"][view]["extensions"][ext][key] = value.clone();
+        let e = read(&damaged, &bin).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("buffer view {view} ({ext}): ")) && e.contains(want),
+            "{key} = {value}: {e}"
+        );
+    }
+
+    // Bytes changed at random inside the compressed data (a fixed
+    // sequence, so a failure names a case that reproduces).
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let (mut ok, mut errors) = (0, 0);
+    for case in 0..300 {
+        let mut damaged = bin.clone();
+        for _ in 0..1 + next() % 8 {
+            let at = (next() % damaged.len() as u64) as usize;
+            damaged[at] = next() as u8;
+        }
+        match std::panic::catch_unwind(|| read(&json, &damaged)) {
+            Ok(Ok(())) => ok += 1,
+            Ok(Err(_)) => errors += 1,
+            Err(_) => panic!("case {case}: a panic"),
+        }
+    }
+    assert!(errors > 0 && ok > 0, "{ok} read, {errors} refused");
+}

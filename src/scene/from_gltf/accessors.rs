@@ -3,19 +3,47 @@
 
 use crate::scene::companions::{Companions, Found, Lookup};
 
-/// The file's buffers, whole.
-pub(super) struct Buffers(Vec<Vec<u8>>);
+/// The file's buffers, whole, and the views stored compressed, decoded.
+pub(super) struct Buffers {
+    buffers: Vec<Vec<u8>>,
+    /// Per view: its bytes decoded where it is stored with
+    /// `EXT_meshopt_compression` or `KHR_meshopt_compression`.
+    decoded: Vec<Option<Vec<u8>>>,
+}
+
+/// The two names of meshopt compression: the vendor extension gltfpack
+/// writes by default, and Khronos' ratified one (which adds the COLOR
+/// filter and the version 1 attribute codec).
+const MESHOPT: [&str; 2] = ["EXT_meshopt_compression", "KHR_meshopt_compression"];
 
 impl Buffers {
-    /// The GLB's binary chunk, `data:` URIs, or files beside the model.
+    /// The GLB's binary chunk, `data:` URIs, or files beside the model;
+    /// then every compressed view decoded.
     pub(super) fn load(
         doc: &gltf::Document,
         blob: Option<Vec<u8>>,
         companions: &dyn Companions,
     ) -> Result<Buffers, String> {
+        let meshopt = doc.extensions_used().any(|e| MESHOPT.contains(&e));
         let mut buffers: Vec<Vec<u8>> = Vec::new();
         let mut blob = blob;
         for b in doc.buffers() {
+            // A meshopt fallback buffer holds the views' uncompressed form
+            // for readers without the extension: it may have no bytes at
+            // all (no URI, not the GLB chunk), and a reader that decodes
+            // the views need not load it.
+            let fallback = MESHOPT.iter().any(|e| {
+                b.extension_value(e)
+                    .and_then(|v| v.get("fallback"))
+                    .and_then(|f| f.as_bool())
+                    == Some(true)
+            });
+            let placeholder = matches!(b.source(), gltf::buffer::Source::Bin)
+                && (b.index() > 0 || blob.is_none());
+            if meshopt && (fallback || placeholder) {
+                buffers.push(Vec::new());
+                continue;
+            }
             let data = match b.source() {
                 gltf::buffer::Source::Bin => blob
                     .take()
@@ -42,12 +70,28 @@ impl Buffers {
             }
             buffers.push(data);
         }
-        Ok(Buffers(buffers))
+        let mut decoded = vec![None; doc.views().len()];
+        if meshopt {
+            for v in doc.views() {
+                if let Some((name, ext)) = MESHOPT
+                    .iter()
+                    .find_map(|e| v.extension_value(e).map(|x| (*e, x)))
+                {
+                    let bytes = meshopt_view(&v, ext, &buffers)
+                        .map_err(|e| format!("buffer view {} ({name}): {e}", v.index()))?;
+                    decoded[v.index()] = Some(bytes);
+                }
+            }
+        }
+        Ok(Buffers { buffers, decoded })
     }
 
-    /// A view's bytes.
+    /// A view's bytes (decoded, where it is stored compressed).
     pub(super) fn view(&self, v: &gltf::buffer::View) -> Result<&[u8], String> {
-        let buf = self.0.get(v.buffer().index()).ok_or_else(|| {
+        if let Some(Some(bytes)) = self.decoded.get(v.index()) {
+            return Ok(bytes);
+        }
+        let buf = self.buffers.get(v.buffer().index()).ok_or_else(|| {
             format!(
                 "buffer view {}: no buffer {}",
                 v.index(),
@@ -67,6 +111,163 @@ impl Buffers {
     }
 }
 
+/// The most bytes a compressed view may decode to per compressed byte (and
+/// a floor for tiny views): meshoptimizer's attribute codec stores a block
+/// lane of 256 equal bytes in 2 bits, its index codecs at least a byte a
+/// triangle or an index. A view claiming more is refused before anything is
+/// allocated.
+const MESHOPT_MAX_RATIO: usize = 1024;
+const MESHOPT_FLOOR: usize = 1 << 16;
+
+/// A view stored with meshopt compression, decoded as the extension's
+/// specification says: `count` elements of `byteStride` bytes from the
+/// compressed range, by `mode` (ATTRIBUTES, TRIANGLES, INDICES), then
+/// `filter` (NONE, OCTAHEDRAL, QUATERNION, EXPONENTIAL; COLOR for the
+/// Khronos extension). Every rule the specification lists on these is
+/// checked first: meshoptimizer asserts on them.
+fn meshopt_view(
+    v: &gltf::buffer::View,
+    ext: &serde_json::Value,
+    buffers: &[Vec<u8>],
+) -> Result<Vec<u8>, String> {
+    let int = |key: &str, default: Option<u64>| -> Result<usize, String> {
+        match ext.get(key) {
+            Some(x) => x
+                .as_u64()
+                .and_then(|x| usize::try_from(x).ok())
+                .ok_or_else(|| format!("{key} is not a count of bytes: {x}")),
+            None => default
+                .map(|d| d as usize)
+                .ok_or_else(|| format!("no {key}")),
+        }
+    };
+    let text = |key: &str, default: &'static str| -> Result<String, String> {
+        match ext.get(key) {
+            Some(x) => x
+                .as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| format!("{key} is not a string: {x}")),
+            None => Ok(default.to_owned()),
+        }
+    };
+    let (buffer, offset, length) = (
+        int("buffer", None)?,
+        int("byteOffset", Some(0))?,
+        int("byteLength", None)?,
+    );
+    let (stride, count) = (int("byteStride", None)?, int("count", None)?);
+    let (mode, filter) = (text("mode", "")?, text("filter", "NONE")?);
+    // The specification's rules on mode, filter and stride, which
+    // meshoptimizer asserts.
+    match mode.as_str() {
+        "ATTRIBUTES" => {
+            if stride == 0 || stride > 256 || stride % 4 != 0 {
+                return Err(format!(
+                    "ATTRIBUTES with byteStride {stride}, not a multiple of 4 up to 256"
+                ));
+            }
+        }
+        "TRIANGLES" | "INDICES" => {
+            if stride != 2 && stride != 4 {
+                return Err(format!("{mode} with byteStride {stride}, not 2 or 4"));
+            }
+            if filter != "NONE" {
+                return Err(format!("{mode} with filter {filter}, not NONE"));
+            }
+            if mode == "TRIANGLES" && count % 3 != 0 {
+                return Err(format!("TRIANGLES with count {count}, not a multiple of 3"));
+            }
+        }
+        other => {
+            return Err(format!(
+                "mode {other:?} is not ATTRIBUTES, TRIANGLES or INDICES"
+            ));
+        }
+    }
+    let ok = match filter.as_str() {
+        "NONE" => true,
+        "OCTAHEDRAL" | "COLOR" => stride == 4 || stride == 8,
+        "QUATERNION" => stride == 8,
+        "EXPONENTIAL" => stride % 4 == 0,
+        other => return Err(format!("filter {other:?} is not one the extension defines")),
+    };
+    if !ok {
+        return Err(format!("filter {filter} with byteStride {stride}"));
+    }
+    let src = buffers
+        .get(buffer)
+        .ok_or_else(|| format!("no buffer {buffer}"))?;
+    let src = offset
+        .checked_add(length)
+        .and_then(|end| src.get(offset..end))
+        .ok_or_else(|| {
+            format!(
+                "compressed bytes {offset}..+{length} run past buffer {buffer} ({} bytes)",
+                src.len()
+            )
+        })?;
+    let size = stride
+        .checked_mul(count)
+        .filter(|&s| s == v.length())
+        .ok_or_else(|| {
+            format!(
+                "{count} elements of {stride} bytes are not the view's {} bytes",
+                v.length()
+            )
+        })?;
+    if v.stride().is_some_and(|s| s != stride) {
+        return Err(format!(
+            "byteStride {stride} is not the view's {}",
+            v.stride().unwrap_or(0)
+        ));
+    }
+    if size
+        > src
+            .len()
+            .saturating_mul(MESHOPT_MAX_RATIO)
+            .max(MESHOPT_FLOOR)
+    {
+        return Err(format!(
+            "{size} bytes from {} compressed: more than the codecs can hold",
+            src.len()
+        ));
+    }
+    let mut out = vec![0u8; size];
+    let (dst, src_ptr) = (out.as_mut_ptr().cast::<std::ffi::c_void>(), src.as_ptr());
+    let code = match mode.as_str() {
+        // SAFETY: `out` holds count * stride bytes, the size each decoder
+        // writes; mode, stride and count are checked above as the library
+        // asserts them; `src` is a live slice of its length.
+        "ATTRIBUTES" => unsafe {
+            meshopt::ffi::meshopt_decodeVertexBuffer(dst, count, stride, src_ptr, src.len())
+        },
+        "TRIANGLES" => unsafe {
+            meshopt::ffi::meshopt_decodeIndexBuffer(dst, count, stride, src_ptr, src.len())
+        },
+        _ => unsafe {
+            meshopt::ffi::meshopt_decodeIndexSequence(dst, count, stride, src_ptr, src.len())
+        },
+    };
+    if code != 0 {
+        return Err(format!(
+            "the {mode} data does not decode (meshoptimizer's code {code})"
+        ));
+    }
+    let dst = out.as_mut_ptr().cast::<std::ffi::c_void>();
+    // SAFETY: each filter works in place on count * stride bytes, the
+    // strides checked above as the library asserts them.
+    unsafe {
+        match filter.as_str() {
+            "OCTAHEDRAL" => meshopt::ffi::meshopt_decodeFilterOct(dst, count, stride),
+            "QUATERNION" => meshopt::ffi::meshopt_decodeFilterQuat(dst, count, stride),
+            "EXPONENTIAL" => meshopt::ffi::meshopt_decodeFilterExp(dst, count, stride),
+            "COLOR" => meshopt::ffi::meshopt_decodeFilterColor(dst, count, stride),
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
 /// Extensions a file may require that the importer reads.
 /// `KHR_mesh_quantization` lets positions, normals, tangents and UVs be
 /// stored as (normalized or not) 8- and 16-bit integers, which [`floats`]
@@ -75,8 +276,13 @@ impl Buffers {
 /// base colour texture's is baked into them (`parts::uv_transform`).
 /// `KHR_materials_unlit` draws a material's colour as it is, unlit
 /// (`Material::shading` 0).
+/// `EXT_meshopt_compression` and `KHR_meshopt_compression` store views
+/// compressed (gltfpack's `-c`): decoded by meshoptimizer as the file is
+/// opened (`meshopt_view`).
 const READ_REQUIRED: &[&str] = &[
     "KHR_mesh_quantization",
+    "EXT_meshopt_compression",
+    "KHR_meshopt_compression",
     "KHR_texture_transform",
     "KHR_materials_unlit",
 ];
