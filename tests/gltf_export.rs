@@ -2321,3 +2321,122 @@ fn damaged_meshopt_views_give_errors_not_panics() {
     }
     assert!(errors > 0 && ok > 0, "{ok} read, {errors} refused");
 }
+
+/// sRGB from linear, by the formula (IEC 61966-2-1), for expected values.
+fn to_srgb(x: f32) -> f32 {
+    if x <= 0.003_130_8 {
+        12.92 * x
+    } else {
+        1.055 * x.powf(1.0 / 2.4) - 0.055
+    }
+}
+
+/// Two material extensions assembled from their specifications and
+/// checked by Khronos' validator. KHR_materials_pbrSpecularGlossiness
+/// (older Sketchfab, Unity and 3ds Max exports): its diffuse factor and
+/// texture are the base colour, over the metallic-roughness block beside
+/// it; its specular colour and glossiness the specular term, glossiness
+/// 0.5 giving roughness 0.5, alpha 0.25 and exponent 2 / 0.25^2 - 2 = 30.
+/// KHR_materials_emissive_strength (Blender's, for an emission strength
+/// over 1): the factor times the strength, up to 1.
+#[test]
+fn specular_glossiness_and_emissive_strength_read_as_their_extensions_say() {
+    let mut png = Vec::new();
+    image::RgbaImage::from_pixel(2, 1, image::Rgba([10, 20, 30, 255]))
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    // Positions, then UVs (the diffuse texture needs TEXCOORD_0).
+    let pos = [0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    let uvs = [0.0f32, 0.0, 1.0, 0.0, 0.0, 1.0];
+    let bin: Vec<u8> = pos
+        .iter()
+        .chain(&uvs)
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let spec_gloss = serde_json::json!({
+        "diffuseFactor": [0.214_041, 0.5, 1.0, 0.5],
+        "diffuseTexture": {"index": 0},
+        "specularFactor": [1.0, 0.0, 0.0],
+        "glossinessFactor": 0.5
+    });
+    let gltf = serde_json::json!({
+        "asset": {"version": "2.0", "generator": "tests/gltf_export.rs, by hand"},
+        "extensionsUsed": ["KHR_materials_pbrSpecularGlossiness", "KHR_materials_emissive_strength"],
+        "scene": 0,
+        "scenes": [{"nodes": [0, 1, 2]}],
+        "nodes": [{"mesh": 0}, {"mesh": 1}, {"mesh": 2}],
+        "meshes": (0..3).map(|m| serde_json::json!({"primitives": [{"attributes": {"POSITION": 0, "TEXCOORD_0": 1}, "material": m}]})).collect::<Vec<_>>(),
+        "materials": [
+            {"name": "spec-gloss", "pbrMetallicRoughness": {"baseColorFactor": [0.0, 1.0, 0.0, 1.0]},
+             "extensions": {"KHR_materials_pbrSpecularGlossiness": spec_gloss}},
+            {"name": "glow", "emissiveFactor": [0.1, 0.2, 0.5],
+             "extensions": {"KHR_materials_emissive_strength": {"emissiveStrength": 2.0}}},
+            {"name": "bright", "emissiveFactor": [0.5, 0.5, 0.5],
+             "extensions": {"KHR_materials_emissive_strength": {"emissiveStrength": 4.0}}}
+        ],
+        "textures": [{"source": 0}],
+        "images": [{"uri": format!("data:image/png;base64,{}", base64(&png))}],
+        "buffers": [{"uri": format!("data:application/gltf-buffer;base64,{}", base64(&bin)), "byteLength": bin.len()}],
+        "bufferViews": [
+            {"buffer": 0, "byteLength": 36, "target": 34962},
+            {"buffer": 0, "byteOffset": 36, "byteLength": 24, "target": 34962}
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0]},
+            {"bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC2"}
+        ]
+    });
+    let dir = out_dir().join("material-extensions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("materials.gltf");
+    let text = serde_json::to_vec_pretty(&gltf).unwrap();
+    std::fs::write(&file, &text).unwrap();
+    let report = &validate(std::slice::from_ref(&file))[0];
+    assert_eq!(report["errors"], 0, "the hand-made file itself: {report}");
+    assert_eq!(report["warnings"], 0, "the hand-made file itself: {report}");
+
+    let scene = facet::load::load_bytes("materials.gltf", &text, None)
+        .unwrap()
+        .scene;
+    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+    let near = |a: &[f32], b: &[f32], what: &str| {
+        assert!(
+            a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-4),
+            "{what}: {a:?} against {b:?}"
+        );
+    };
+    let m = &scene.materials[0];
+    near(
+        &m.base_color,
+        &[to_srgb(0.214_041), to_srgb(0.5), 1.0, 0.5],
+        "diffuse",
+    );
+    let tex = &scene.textures[m.texture.expect("the diffuse texture")];
+    assert_eq!((tex.width, tex.height), (2, 1));
+    let (k, n) = m.maps.specular.expect("a specular term");
+    near(&k, &[1.0, 0.0, 0.0], "specular colour");
+    assert!((n - 30.0).abs() < 1e-3, "exponent {n}");
+    near(
+        &scene.materials[1].emission,
+        &[to_srgb(0.2), to_srgb(0.4), 1.0],
+        "0.1, 0.2, 0.5 x 2",
+    );
+    near(
+        &scene.materials[2].emission,
+        &[1.0, 1.0, 1.0],
+        "0.5 x 4, up to 1",
+    );
+
+    // A diffuse texture the file does not have is an error (the gltf crate
+    // would unwrap it).
+    let mut bad = gltf.clone();
+    bad["materials"][0]["extensions"]["KHR_materials_pbrSpecularGlossiness"]["diffuseTexture"]["index"] =
+        serde_json::json!(7);
+    let e = std::panic::catch_unwind(|| {
+        facet::load::load_bytes("bad.gltf", &serde_json::to_vec(&bad).unwrap(), None).map(|_| ())
+    })
+    .expect("no panic")
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("diffuseTexture"), "{e}");
+}

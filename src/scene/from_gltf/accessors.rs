@@ -279,8 +279,12 @@ fn meshopt_view(
 /// `EXT_meshopt_compression` and `KHR_meshopt_compression` store views
 /// compressed (gltfpack's `-c`): decoded by meshoptimizer as the file is
 /// opened (`meshopt_view`).
+/// `KHR_materials_pbrSpecularGlossiness` and
+/// `KHR_materials_emissive_strength`: material terms (`materials.rs`).
 const READ_REQUIRED: &[&str] = &[
     "KHR_mesh_quantization",
+    "KHR_materials_pbrSpecularGlossiness",
+    "KHR_materials_emissive_strength",
     "EXT_meshopt_compression",
     "KHR_meshopt_compression",
     "KHR_texture_transform",

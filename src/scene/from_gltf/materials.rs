@@ -144,15 +144,26 @@ pub(super) fn materials(
     let mut materials: Vec<Material> = Vec::new();
     for m in doc.materials() {
         let pbr = m.pbr_metallic_roughness();
-        let c = pbr.base_color_factor();
-        let e = m.emissive_factor();
+        // KHR_materials_pbrSpecularGlossiness (archived, but in older
+        // Sketchfab, Unity and 3ds Max exports, often with no metallic-
+        // roughness fallback): its diffuse is the base colour, its specular
+        // colour and glossiness the specular term (below).
+        let spec_gloss = m.pbr_specular_glossiness();
+        let c = spec_gloss
+            .as_ref()
+            .map_or(pbr.base_color_factor(), |s| s.diffuse_factor());
+        // KHR_materials_emissive_strength (Blender writes it for an
+        // emission strength over 1): the factor times the strength, shown
+        // up to 1 (the viewer's emission is not HDR).
+        let strength = m.emissive_strength().unwrap_or(1.0);
+        let e = m.emissive_factor().map(|e| e * strength);
         // The base colour texture's KHR_texture_transform is baked into the
         // UVs (parts.rs); an emission map moved another way is named.
         let moved = |t: Option<gltf::texture::Info>| {
             t.and_then(|t| t.texture_transform())
                 .map(|t| (t.offset(), t.rotation(), t.scale()))
         };
-        let base_moved = moved(pbr.base_color_texture());
+        let base_moved = moved(base_color_texture(&m));
         let emission_moved = moved(m.emissive_texture());
         if emission_moved.is_some() && emission_moved != base_moved {
             warnings.push(format!(
@@ -165,7 +176,7 @@ pub(super) fn materials(
                 textures.image(doc, t.source().index(), buffers, companions, warnings)
             };
             (
-                pbr.base_color_texture().and_then(|t| image(t.texture())),
+                base_color_texture(&m).and_then(|t| image(t.texture())),
                 m.normal_texture().and_then(|n| image(n.texture())),
                 m.emissive_texture().and_then(|t| image(t.texture())),
             )
@@ -176,6 +187,20 @@ pub(super) fn materials(
             maps.normal = Some((t, NormalMap::Rgb));
         }
         maps.emission = emission;
+        if let Some(s) = &spec_gloss {
+            // Glossiness g to a Blinn-Phong exponent: roughness 1 - g,
+            // alpha its square, n = 2 / alpha^2 - 2 (the usual equivalence),
+            // within what the shader's exponent holds.
+            let alpha = (1.0 - s.glossiness_factor().clamp(0.0, 1.0)).powi(2);
+            let n = (2.0 / (alpha * alpha).max(1e-6) - 2.0).clamp(1.0, 2048.0);
+            let k = s.specular_factor();
+            maps.specular = Some(([srgb(k[0]), srgb(k[1]), srgb(k[2])], n));
+            if s.specular_glossiness_texture().is_some() {
+                maps.notes.push(
+                    "its specular-glossiness map is not read; its specular and glossiness factors are".into(),
+                );
+            }
+        }
         // MASK: the cutoff the file gives, 0.5 where it gives none (§5.19).
         let alpha_cutoff = matches!(m.alpha_mode(), gltf::material::AlphaMode::Mask)
             .then(|| m.alpha_cutoff().unwrap_or(0.5));
@@ -201,4 +226,15 @@ pub(super) fn materials(
         });
     }
     materials
+}
+
+/// A material's base colour texture: the specular-glossiness extension's
+/// diffuse texture where the material has that extension, which takes
+/// precedence (the extension's specification), else the metallic-roughness
+/// base colour texture.
+pub(super) fn base_color_texture<'a>(m: &gltf::Material<'a>) -> Option<gltf::texture::Info<'a>> {
+    match m.pbr_specular_glossiness() {
+        Some(s) => s.diffuse_texture(),
+        None => m.pbr_metallic_roughness().base_color_texture(),
+    }
 }

@@ -86,10 +86,7 @@ pub(super) fn parts(
             let has_normals = normals.len() == n;
             // KHR_texture_transform on the base colour texture, baked into
             // the UVs (the material's other maps share them).
-            let transform = p
-                .material()
-                .pbr_metallic_roughness()
-                .base_color_texture()
+            let transform = super::materials::base_color_texture(&p.material())
                 .and_then(|t| t.texture_transform())
                 .map(|t| uv_transform(t.offset(), t.rotation(), t.scale()));
             let uvs: Vec<Vec2> = match attr(gltf::Semantic::TexCoords(0)) {
