@@ -2440,3 +2440,95 @@ fn specular_glossiness_and_emissive_strength_read_as_their_extensions_say() {
     .to_string();
     assert!(e.contains("diffuseTexture"), "{e}");
 }
+
+/// Samplers (§5.26), assembled here and checked by Khronos' validator:
+/// material 0's texture is NEAREST (minified NEAREST_MIPMAP_NEAREST),
+/// CLAMP_TO_EDGE along S and MIRRORED_REPEAT along T; material 1's texture,
+/// the same image, names no sampler (linear filtering and REPEAT, the
+/// specification's wrap default). Each material keeps its own; the export
+/// writes them back as samplers of those values, the image once, valid for
+/// the validator, and reads back the same.
+#[test]
+fn samplers_read_and_export_as_the_file_names_them() {
+    use facet::scene::{Sampling, Wrap};
+    let mut png = Vec::new();
+    image::RgbaImage::from_pixel(2, 2, image::Rgba([200, 100, 50, 255]))
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let pos = [0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    let uvs = [0.0f32, 0.0, 1.0, 0.0, 0.0, 1.0];
+    let bin: Vec<u8> = pos
+        .iter()
+        .chain(&uvs)
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let gltf = serde_json::json!({
+        "asset": {"version": "2.0", "generator": "tests/gltf_export.rs, by hand"},
+        "scene": 0,
+        "scenes": [{"nodes": [0, 1]}],
+        "nodes": [{"mesh": 0}, {"mesh": 1}],
+        "meshes": (0..2).map(|m| serde_json::json!({"primitives": [{"attributes": {"POSITION": 0, "TEXCOORD_0": 1}, "material": m}]})).collect::<Vec<_>>(),
+        "materials": [
+            {"name": "pixel art", "pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}},
+            {"name": "smooth", "pbrMetallicRoughness": {"baseColorTexture": {"index": 1}}}
+        ],
+        "samplers": [{"magFilter": 9728, "minFilter": 9984, "wrapS": 33071, "wrapT": 33648}],
+        "textures": [{"source": 0, "sampler": 0}, {"source": 0}],
+        "images": [{"uri": format!("data:image/png;base64,{}", base64(&png))}],
+        "buffers": [{"uri": format!("data:application/gltf-buffer;base64,{}", base64(&bin)), "byteLength": bin.len()}],
+        "bufferViews": [
+            {"buffer": 0, "byteLength": 36, "target": 34962},
+            {"buffer": 0, "byteOffset": 36, "byteLength": 24, "target": 34962}
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0]},
+            {"bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC2"}
+        ]
+    });
+    let dir = out_dir().join("samplers");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("samplers.gltf");
+    let text = serde_json::to_vec_pretty(&gltf).unwrap();
+    std::fs::write(&file, &text).unwrap();
+    let report = &validate(std::slice::from_ref(&file))[0];
+    assert_eq!(report["errors"], 0, "the hand-made file itself: {report}");
+    assert_eq!(report["warnings"], 0, "the hand-made file itself: {report}");
+
+    let pixel_art = Sampling {
+        nearest_mag: true,
+        nearest_min: true,
+        wrap: [Wrap::Clamp, Wrap::Mirror],
+    };
+    let scene = facet::load::load_bytes("samplers.gltf", &text, None)
+        .unwrap()
+        .scene;
+    assert_eq!(scene.materials[0].sampling, pixel_art);
+    assert_eq!(scene.materials[1].sampling, Sampling::default());
+
+    let glb = export(&scene).unwrap().glb();
+    let exported = dir.join("samplers-export.glb");
+    std::fs::write(&exported, &glb).unwrap();
+    let report = &validate(std::slice::from_ref(&exported))[0];
+    assert_eq!(report["errors"], 0, "the export: {report}");
+    assert_eq!(report["warnings"], 0, "the export: {report}");
+    let (json, _) = glb_chunks(&glb);
+    assert_eq!(json["images"].as_array().unwrap().len(), 1, "one image");
+    let sampler_of = |m: usize| {
+        let t = &json["materials"][m]["pbrMetallicRoughness"]["baseColorTexture"]["index"];
+        let s = &json["textures"][t.as_u64().unwrap() as usize]["sampler"];
+        json["samplers"][s.as_u64().unwrap() as usize].clone()
+    };
+    assert_eq!(
+        sampler_of(0),
+        serde_json::json!({"magFilter": 9728, "minFilter": 9728, "wrapS": 33071, "wrapT": 33648})
+    );
+    assert_eq!(
+        sampler_of(1),
+        serde_json::json!({"magFilter": 9729, "minFilter": 9987, "wrapS": 10497, "wrapT": 10497})
+    );
+    let back = facet::load::load_bytes("samplers-export.glb", &glb, None)
+        .unwrap()
+        .scene;
+    let sampling: Vec<Sampling> = back.materials.iter().map(|m| m.sampling).collect();
+    assert_eq!(sampling[..2], [pixel_art, Sampling::default()]);
+}

@@ -1160,3 +1160,87 @@ fn each_feature_draws_the_full_shaders_pixels_through_its_own_interface() {
         shot.draws_as_the_full_shader(&mut gs, &camera, &view, 1000, what);
     }
 }
+
+/// A material's sampling (glTF's samplers). A 2 x 1 texture, red | blue,
+/// on an unlit quad: filtered linearly, the row across it blends the two;
+/// with NEAREST, every pixel is one texel or the other. Then U running
+/// from -1 to 2 across the quad, NEAREST, at four points worked by hand
+/// (u = -0.75, -0.25, 1.25, 1.75): REPEAT reads texels at 0.25, 0.75,
+/// 0.25, 0.75 (red, blue, red, blue); CLAMP_TO_EDGE the edge texels (red,
+/// red, blue, blue); MIRRORED_REPEAT 0.75, 0.25, 0.75, 0.25 (blue, red,
+/// blue, red).
+#[test]
+fn a_materials_sampling_picks_texels_and_wraps_as_it_says() {
+    use facet::scene::{Sampling, Wrap};
+    let shot = Shot::new();
+    let cam = camera(0.0);
+    let mut scene = Scene::default();
+    scene
+        .textures
+        .push(texture("red | blue", 2, 1, true, |x, _| {
+            if x == 0 {
+                [255, 0, 0, 255]
+            } else {
+                [0, 0, 255, 255]
+            }
+        }));
+    let mut m = material(Some(0), Maps::default());
+    m.shading = 0.0;
+    scene.materials.push(m);
+    scene.meshes.push(quad(Vec3::ZERO, Vec3::Z, false, 0));
+    let vp = cam.view_proj(W as f32 / H as f32);
+    let at = |x: f32| {
+        let c = vp.project_point3(Vec3::new(x, 0.0, 0.0));
+        (
+            ((c.x * 0.5 + 0.5) * W as f32) as u32,
+            ((0.5 - c.y * 0.5) * H as f32) as u32,
+        )
+    };
+    let (left, right) = (at(-0.9).0, at(0.9).0);
+    let row_y = at(0.0).1;
+    let mixed = |img: &image::RgbaImage| {
+        (left..=right)
+            .filter(|&x| {
+                let p = img.get_pixel(x, row_y).0;
+                p[0] > 40 && p[2] > 40
+            })
+            .count()
+    };
+    let linear = shot.take(&scene, &cam, &view(Lighting::Studio));
+    assert!(
+        mixed(&linear) > 4,
+        "linear: {} blended pixels",
+        mixed(&linear)
+    );
+    scene.materials[0].sampling = Sampling {
+        nearest_mag: true,
+        nearest_min: true,
+        ..Sampling::default()
+    };
+    let nearest = shot.take(&scene, &cam, &view(Lighting::Studio));
+    assert_eq!(mixed(&nearest), 0, "nearest: blended pixels");
+
+    for uv in &mut scene.meshes[0].uvs {
+        uv.x = uv.x * 3.0 - 1.0;
+    }
+    let (red, blue) = ([255, 0, 0, 255], [0, 0, 255, 255]);
+    // x on the quad where u = -0.75, -0.25, 1.25, 1.75 (u = 3 (x + 1) / 2 - 1).
+    let points = [-0.75f32, -0.25, 1.25, 1.75].map(|u| (u + 1.0) / 1.5 - 1.0);
+    for (wrap, want) in [
+        (Wrap::Repeat, [red, blue, red, blue]),
+        (Wrap::Clamp, [red, red, blue, blue]),
+        (Wrap::Mirror, [blue, red, blue, red]),
+    ] {
+        scene.materials[0].sampling.wrap = [wrap, Wrap::Repeat];
+        let img = shot.take(&scene, &cam, &view(Lighting::Studio));
+        for (x, want) in points.iter().zip(want) {
+            let (px, py) = at(*x);
+            close(
+                img.get_pixel(px, py).0,
+                want,
+                2,
+                &format!("{wrap:?} at x = {x}"),
+            );
+        }
+    }
+}

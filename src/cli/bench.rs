@@ -677,6 +677,7 @@ pub fn animated_materials(n: usize, seed: u64) -> Scene {
         }
         scene.materials.push(Material {
             maps: Default::default(),
+            sampling: Default::default(),
             name: format!("m{i}"),
             base_color: [
                 byte(&mut rng),

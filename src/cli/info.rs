@@ -500,6 +500,9 @@ pub fn to_text(l: &Loaded) -> String {
             },
             added_note(s.added.material(i))
         );
+        if m.sampling != crate::scene::Sampling::default() {
+            let _ = writeln!(o, "     sampling: {}", m.sampling.describe());
+        }
         if let Some(a) = &m.animation {
             let _ = writeln!(
                 o,

@@ -35,6 +35,8 @@ pub struct MaterialTextures<'a> {
     pub array: Option<&'a wgpu::TextureView>,
     /// Team-colour mask, material map, normal map, emission map.
     pub maps: [Option<&'a wgpu::TextureView>; 4],
+    /// How they are all sampled.
+    pub sampling: crate::scene::Sampling,
 }
 
 pub struct Renderer {
@@ -54,7 +56,9 @@ pub struct Renderer {
     bones_bgl: wgpu::BindGroupLayout,
     pub skinner: Skinner,
     pub material_animator: MaterialAnimator,
-    sampler: wgpu::Sampler,
+    /// One sampler per way of sampling a material asks for, made when
+    /// first asked (most scenes use one).
+    samplers: std::sync::Mutex<std::collections::HashMap<crate::scene::Sampling, wgpu::Sampler>>,
     white: wgpu::TextureView,
     /// Bound where a scene has no texture array.
     white_array: wgpu::TextureView,
@@ -283,16 +287,6 @@ impl Renderer {
                 attributes: &bone_attrs,
             },
         );
-        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
-            label: Some("material sampler"),
-            address_mode_u: wgpu::AddressMode::Repeat,
-            address_mode_v: wgpu::AddressMode::Repeat,
-            mag_filter: wgpu::FilterMode::Linear,
-            min_filter: wgpu::FilterMode::Linear,
-            // Only BC textures from files carry mip levels.
-            mipmap_filter: wgpu::MipmapFilterMode::Linear,
-            ..Default::default()
-        });
         let white = super::texture::upload_texture(gpu, "white", 1, 1, &[255; 4]).view;
         let (_, white_array) = super::texture::upload_layers(gpu, "white layers", 1, 1, &[255; 4]);
         Renderer {
@@ -310,7 +304,7 @@ impl Renderer {
             bones_bgl,
             skinner: Skinner::new(device),
             material_animator: MaterialAnimator::new(device),
-            sampler,
+            samplers: Default::default(),
             white,
             white_array,
         }
@@ -344,7 +338,15 @@ impl Renderer {
             matcap,
             array,
             maps,
+            sampling,
         } = textures;
+        let mut samplers = self
+            .samplers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let sampler = samplers
+            .entry(sampling)
+            .or_insert_with(|| device.create_sampler(&sampler_descriptor(sampling)));
         let [mask, material, normal, emission] = maps.map(|m| m.unwrap_or(&self.white));
         device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("material"),
@@ -368,7 +370,7 @@ impl Renderer {
                 },
                 wgpu::BindGroupEntry {
                     binding: 3,
-                    resource: wgpu::BindingResource::Sampler(&self.sampler),
+                    resource: wgpu::BindingResource::Sampler(sampler),
                 },
                 wgpu::BindGroupEntry {
                     binding: 4,
@@ -532,5 +534,37 @@ impl MeshPipelines {
                 multiview_mask: None,
                 cache: None,
             })
+    }
+}
+
+/// A material's sampler: linear and repeating unless its file says
+/// otherwise (`scene::Sampling`). Only BC textures from files and none of
+/// glTF's carry mip levels.
+fn sampler_descriptor(s: crate::scene::Sampling) -> wgpu::SamplerDescriptor<'static> {
+    use crate::scene::Wrap;
+    let filter = |nearest: bool| {
+        if nearest {
+            wgpu::FilterMode::Nearest
+        } else {
+            wgpu::FilterMode::Linear
+        }
+    };
+    let address = |w: Wrap| match w {
+        Wrap::Repeat => wgpu::AddressMode::Repeat,
+        Wrap::Clamp => wgpu::AddressMode::ClampToEdge,
+        Wrap::Mirror => wgpu::AddressMode::MirrorRepeat,
+    };
+    wgpu::SamplerDescriptor {
+        label: Some("material sampler"),
+        address_mode_u: address(s.wrap[0]),
+        address_mode_v: address(s.wrap[1]),
+        mag_filter: filter(s.nearest_mag),
+        min_filter: filter(s.nearest_min),
+        mipmap_filter: if s.nearest_min {
+            wgpu::MipmapFilterMode::Nearest
+        } else {
+            wgpu::MipmapFilterMode::Linear
+        },
+        ..Default::default()
     }
 }

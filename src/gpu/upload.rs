@@ -398,6 +398,7 @@ impl GpuScene {
                                 m.maps.emission,
                             ]
                             .map(|t| t.and_then(|i| textures.get(i)).map(|t| &t.view)),
+                            sampling: m.sampling,
                         },
                     ),
                     blend: m.blend,

@@ -229,6 +229,7 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
                     BlendMode::Opaque
                 },
                 maps,
+                sampling: Sampling::default(),
                 animation: None,
                 properties: mat
                     .props

@@ -95,6 +95,7 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) ->
             let e = color(&mat.data.emission);
             Material {
                 maps: Default::default(),
+                sampling: Default::default(),
                 name: format!("material {i}"),
                 base_color: [c[0], c[1], c[2], c[3]],
                 emission: [e[0], e[1], e[2]],

@@ -433,10 +433,60 @@ pub struct Material {
     pub alpha_cutoff: Option<f32>,
     /// Normal, mask, material and emission maps, specular.
     pub maps: Maps,
+    /// How its textures are sampled.
+    pub sampling: Sampling,
     /// Keyframes over the values above (which are the initial values).
     pub animation: Option<MaterialAnim>,
     /// Every property as stored, for the inspector.
     pub properties: Vec<Property>,
+}
+
+/// How a material's textures are sampled: glTF's samplers (Blockbench's
+/// and voxel editors' pixel art is magnified as squares, decals are
+/// clamped); every other format filters linearly and repeats.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Sampling {
+    /// Magnified texels drawn as squares, not blended.
+    pub nearest_mag: bool,
+    /// Minified texels (and mip levels) picked, not blended.
+    pub nearest_min: bool,
+    /// Along U, then V.
+    pub wrap: [Wrap; 2],
+}
+
+impl Sampling {
+    /// In words, for the inspector and `info`: "linear, repeat",
+    /// "nearest, clamp to edge along U, mirrored repeat along V".
+    pub fn describe(&self) -> String {
+        let filter = match (self.nearest_mag, self.nearest_min) {
+            (true, true) => "nearest",
+            (false, false) => "linear",
+            (true, false) => "nearest when magnified, else linear",
+            (false, true) => "nearest when minified, else linear",
+        };
+        let name = |w: Wrap| match w {
+            Wrap::Repeat => "repeat",
+            Wrap::Clamp => "clamp to edge",
+            Wrap::Mirror => "mirrored repeat",
+        };
+        let [u, v] = self.wrap;
+        if u == v {
+            format!("{filter}, {}", name(u))
+        } else {
+            format!("{filter}, {} along U, {} along V", name(u), name(v))
+        }
+    }
+}
+
+/// What a texture coordinate outside 0..1 samples.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Wrap {
+    #[default]
+    Repeat,
+    /// The edge texel.
+    Clamp,
+    /// Every other repeat flipped.
+    Mirror,
 }
 
 /// A material property as the file stores it, for the inspector (which
@@ -501,6 +551,7 @@ impl Default for Material {
             alpha_cutoff: None,
             blend: BlendMode::Opaque,
             maps: Maps::default(),
+            sampling: Sampling::default(),
             animation: None,
             properties: Vec::new(),
         }

@@ -381,6 +381,9 @@ pub fn inspector(
                                     }
                                 };
                                 ui.end_row();
+                                ui.label("sampling");
+                                ui.label(m.sampling.describe());
+                                ui.end_row();
                                 ui.label("animated");
                                 ui.label(if m.animation.is_some() {
                                     "yes (values above are the initial ones)"

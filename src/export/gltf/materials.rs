@@ -3,7 +3,7 @@
 
 use super::Writer;
 use crate::anim::color::srgb_to_linear;
-use crate::scene::{BlendMode, NormalMap, Texture};
+use crate::scene::{BlendMode, NormalMap, Sampling, Texture};
 use serde_json::{Value, json};
 
 /// sRGB to linear, clamped into 0..=1.
@@ -38,33 +38,51 @@ fn map_material(lightmap: &str, texture: usize) -> Value {
 }
 
 impl Writer<'_> {
-    /// The glTF texture of scene texture `i`: one PNG image each, made
-    /// the first time a material uses it.
-    pub(super) fn texture(&mut self, i: usize) -> Option<usize> {
-        if let Some(t) = self.texture_of.get(i).copied().flatten() {
+    /// The glTF texture of scene texture `i` sampled as `sampling`: one
+    /// PNG image a scene texture and one sampler a way of sampling, each
+    /// made the first time a material uses it.
+    pub(super) fn texture(&mut self, i: usize, sampling: Sampling) -> Option<usize> {
+        if let Some(&(_, t)) = self.texture_of.iter().find(|(k, _)| *k == (i, sampling)) {
             return Some(t);
         }
-        let t = self.scene.textures.get(i)?;
-        // Made once: BC blocks and the checkerboard are decoded on request.
-        let pixels = t.pixels();
-        if pixels.len() != t.rgba8_len() || t.width == 0 {
-            self.dropped
-                .push(format!("texture {:?}: no decoded texels to write", t.name));
-            return None;
-        }
-        let bytes = match png(t, &pixels) {
-            Ok(b) => b,
-            Err(e) => {
-                self.dropped.push(e);
-                return None;
+        let image = match self.image_of.get(i).copied().flatten() {
+            Some(image) => image,
+            None => {
+                let t = self.scene.textures.get(i)?;
+                // Made once: BC blocks and the checkerboard are decoded on
+                // request.
+                let pixels = t.pixels();
+                if pixels.len() != t.rgba8_len() || t.width == 0 {
+                    self.dropped
+                        .push(format!("texture {:?}: no decoded texels to write", t.name));
+                    return None;
+                }
+                let bytes = match png(t, &pixels) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        self.dropped.push(e);
+                        return None;
+                    }
+                };
+                self.pngs.push(bytes);
+                self.images
+                    .push(json!({"name": t.name, "mimeType": "image/png"}));
+                self.image_of[i] = Some(self.images.len() - 1);
+                self.images.len() - 1
             }
         };
-        self.pngs.push(bytes);
-        self.images
-            .push(json!({"name": t.name, "mimeType": "image/png"}));
+        let sampler = match self.samplers.iter().position(|s| *s == sampling) {
+            Some(s) => s,
+            None => {
+                self.samplers.push(sampling);
+                self.samplers.len() - 1
+            }
+        };
+        let name = &self.scene.textures[i].name;
         self.textures
-            .push(json!({"source": self.images.len() - 1, "sampler": 0, "name": t.name}));
-        self.texture_of[i] = Some(self.textures.len() - 1);
+            .push(json!({"source": image, "sampler": sampler, "name": name}));
+        self.texture_of
+            .push(((i, sampling), self.textures.len() - 1));
         Some(self.textures.len() - 1)
     }
 
@@ -78,7 +96,7 @@ impl Writer<'_> {
                 "metallicFactor": 0.0,
                 "roughnessFactor": 1.0,
             });
-            if let Some(t) = m.texture.and_then(|t| self.texture(t)) {
+            if let Some(t) = m.texture.and_then(|t| self.texture(t, m.sampling)) {
                 pbr["baseColorTexture"] = json!({"index": t});
             }
             let mut out = json!({
@@ -90,7 +108,7 @@ impl Writer<'_> {
             if e.iter().any(|&x| x > 0.0) {
                 out["emissiveFactor"] = json!([linear(e[0]), linear(e[1]), linear(e[2])]);
             }
-            if let Some(t) = m.maps.emission.and_then(|t| self.texture(t)) {
+            if let Some(t) = m.maps.emission.and_then(|t| self.texture(t, m.sampling)) {
                 out["emissiveTexture"] = json!({"index": t});
                 if e.iter().all(|&x| x <= 0.0) {
                     out["emissiveFactor"] = json!([1.0, 1.0, 1.0]);
@@ -98,7 +116,7 @@ impl Writer<'_> {
             }
             match m.maps.normal {
                 Some((t, NormalMap::Rgb)) => {
-                    if let Some(t) = self.texture(t) {
+                    if let Some(t) = self.texture(t, m.sampling) {
                         out["normalTexture"] = json!({"index": t});
                     }
                 }
@@ -141,7 +159,7 @@ impl Writer<'_> {
                     .texture
                     .keys
                     .iter()
-                    .map(|k| json!({"frame": k.frame, "texture": k.value.and_then(|t| self.texture(t))}))
+                    .map(|k| json!({"frame": k.frame, "texture": k.value.and_then(|t| self.texture(t, m.sampling))}))
                     .collect();
                 out["extras"] = json!({"facet_material_animation": {
                     "seconds_per_frame": a.seconds_per_frame,
@@ -168,7 +186,7 @@ impl Writer<'_> {
         if let Some(&(_, m)) = self.lightmap_materials.iter().find(|(t, _)| *t == lightmap) {
             return Some(m);
         }
-        let t = self.texture(lightmap)?;
+        let t = self.texture(lightmap, Sampling::default())?;
         let name = &self.scene.textures[lightmap].name;
         self.materials.push(map_material(name, t));
         self.lightmap_materials

@@ -32,7 +32,7 @@ mod blob;
 mod materials;
 mod nodes;
 
-use crate::scene::Scene;
+use crate::scene::{Sampling, Scene, Wrap};
 use blob::Blob;
 use glam::Mat4;
 use serde_json::{Value, json};
@@ -116,8 +116,12 @@ struct Writer<'a> {
     /// Each image's PNG bytes, in `images` order.
     pngs: Vec<Vec<u8>>,
     textures: Vec<Value>,
-    /// Scene texture -> glTF texture, once written.
-    texture_of: Vec<Option<usize>>,
+    /// Scene texture -> glTF image, once written.
+    image_of: Vec<Option<usize>>,
+    /// (Scene texture, how it is sampled) -> glTF texture, once written.
+    texture_of: Vec<((usize, Sampling), usize)>,
+    /// Each glTF sampler's way of sampling, in `samplers` order.
+    samplers: Vec<Sampling>,
     materials: Vec<Value>,
     /// Scene materials with keyframe animation.
     material_anims: Vec<usize>,
@@ -145,7 +149,9 @@ fn export_scene(scene: &Scene, options: Options) -> Result<Export, String> {
         images: Vec::new(),
         pngs: Vec::new(),
         textures: Vec::new(),
-        texture_of: vec![None; scene.textures.len()],
+        image_of: vec![None; scene.textures.len()],
+        texture_of: Vec::new(),
+        samplers: Vec::new(),
         materials: Vec::new(),
         material_anims: Vec::new(),
         lightmap_materials: Vec::new(),
@@ -193,8 +199,7 @@ impl Writer<'_> {
         if !self.textures.is_empty() {
             root["textures"] = json!(self.textures);
             root["images"] = json!(self.images);
-            root["samplers"] =
-                json!([{"magFilter": 9729, "minFilter": 9987, "wrapS": 10497, "wrapT": 10497}]);
+            root["samplers"] = self.samplers.iter().map(|s| sampler_json(*s)).collect();
         }
         if !self.skins.is_empty() {
             root["skins"] = json!(self.skins);
@@ -358,4 +363,20 @@ fn glb(json: &Value, bin: &[u8]) -> Vec<u8> {
         out.extend(bin);
     }
     out
+}
+
+/// A glTF sampler (§5.26) for a way of sampling: linear filtering with
+/// linear mips, or nearest; REPEAT, CLAMP_TO_EDGE or MIRRORED_REPEAT.
+fn sampler_json(s: Sampling) -> Value {
+    let wrap = |w: Wrap| match w {
+        Wrap::Repeat => 10497,
+        Wrap::Clamp => 33071,
+        Wrap::Mirror => 33648,
+    };
+    json!({
+        "magFilter": if s.nearest_mag { 9728 } else { 9729 },
+        "minFilter": if s.nearest_min { 9728 } else { 9987 },
+        "wrapS": wrap(s.wrap[0]),
+        "wrapT": wrap(s.wrap[1]),
+    })
 }

@@ -201,6 +201,15 @@ pub(super) fn materials(
                 );
             }
         }
+        // The sampler of the base colour texture (else the normal map's,
+        // else the emission map's): one a material (§5.26; the specification
+        // leaves filters to the viewer where the file gives none).
+        let sampling = base_color_texture(&m)
+            .map(|t| t.texture())
+            .or_else(|| m.normal_texture().map(|t| t.texture()))
+            .or_else(|| m.emissive_texture().map(|t| t.texture()))
+            .map(|t| sampling(&t.sampler()))
+            .unwrap_or_default();
         // MASK: the cutoff the file gives, 0.5 where it gives none (§5.19).
         let alpha_cutoff = matches!(m.alpha_mode(), gltf::material::AlphaMode::Mask)
             .then(|| m.alpha_cutoff().unwrap_or(0.5));
@@ -222,6 +231,7 @@ pub(super) fn materials(
                 BlendMode::Opaque
             },
             maps,
+            sampling,
             ..Material::default()
         });
     }
@@ -236,5 +246,28 @@ pub(super) fn base_color_texture<'a>(m: &gltf::Material<'a>) -> Option<gltf::tex
     match m.pbr_specular_glossiness() {
         Some(s) => s.diffuse_texture(),
         None => m.pbr_metallic_roughness().base_color_texture(),
+    }
+}
+
+/// A glTF sampler as the scene's: NEAREST (and the mip modes that pick
+/// texels, NEAREST_MIPMAP_*) draws texels as squares; wrap modes as named.
+fn sampling(s: &gltf::texture::Sampler) -> Sampling {
+    use gltf::texture::{MagFilter, MinFilter, WrappingMode};
+    let wrap = |w: WrappingMode| match w {
+        WrappingMode::Repeat => Wrap::Repeat,
+        WrappingMode::ClampToEdge => Wrap::Clamp,
+        WrappingMode::MirroredRepeat => Wrap::Mirror,
+    };
+    Sampling {
+        nearest_mag: s.mag_filter() == Some(MagFilter::Nearest),
+        nearest_min: matches!(
+            s.min_filter(),
+            Some(
+                MinFilter::Nearest
+                    | MinFilter::NearestMipmapNearest
+                    | MinFilter::NearestMipmapLinear
+            )
+        ),
+        wrap: [wrap(s.wrap_s()), wrap(s.wrap_t())],
     }
 }
