@@ -1677,6 +1677,64 @@ fn a_texture_transform_is_baked_into_the_uvs() {
     for (got, want) in scene.meshes[0].uvs.iter().zip(want) {
         assert!(got.abs_diff_eq(want, 1e-6), "{got} against {want}");
     }
+
+    // A second UV set, TEXCOORD_1, of (2u, 2v). A base colour texture that
+    // names texCoord 1 is drawn with it; a transform's own texCoord
+    // overrides the texture's (the extension's specification): the same
+    // matrix on (2u, 2v), u' = 6v + 0.5, v' = -4u.
+    let mut bin2 = bin.clone();
+    let uv1_at = bin2.len();
+    for uv in [[0.0f32, 0.0], [2.0, 0.0], [2.0, 2.0], [0.0, 2.0]] {
+        bin2.extend(uv.iter().flat_map(|c| c.to_le_bytes()));
+    }
+    let mut two = gltf.clone();
+    two["buffers"][0] = serde_json::json!({"uri": format!("data:application/gltf-buffer;base64,{}", base64(&bin2)), "byteLength": bin2.len()});
+    two["bufferViews"].as_array_mut().unwrap().push(
+        serde_json::json!({"buffer": 0, "byteOffset": uv1_at, "byteLength": 32, "target": 34962}),
+    );
+    two["accessors"].as_array_mut().unwrap().push(
+        serde_json::json!({"bufferView": 3, "componentType": 5126, "count": 4, "type": "VEC2"}),
+    );
+    two["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_1"] = serde_json::json!(3);
+    let by_texture = {
+        let mut g = two.clone();
+        g["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"] =
+            serde_json::json!({"index": 0, "texCoord": 1});
+        g
+    };
+    let by_transform = {
+        let mut g = two.clone();
+        g["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"]["extensions"]["KHR_texture_transform"]
+            ["texCoord"] = serde_json::json!(1);
+        g
+    };
+    for (name, g, want) in [
+        (
+            "texcoord1.gltf",
+            by_texture,
+            [(0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (0.0, 2.0)],
+        ),
+        (
+            "transform_texcoord1.gltf",
+            by_transform,
+            [(0.5, 0.0), (0.5, -4.0), (6.5, -4.0), (6.5, 0.0)],
+        ),
+    ] {
+        let file = dir.join(name);
+        let text = serde_json::to_vec_pretty(&g).unwrap();
+        std::fs::write(&file, &text).unwrap();
+        let report = &validate(std::slice::from_ref(&file))[0];
+        assert_eq!(
+            (&report["errors"], &report["warnings"]),
+            (&0.into(), &0.into()),
+            "{name} itself: {report}"
+        );
+        let scene = facet::load::load_bytes(name, &text, None).unwrap().scene;
+        for (got, (u, v)) in scene.meshes[0].uvs.iter().zip(want) {
+            let want = glam::Vec2::new(u, v);
+            assert!(got.abs_diff_eq(want, 1e-6), "{name}: {got} against {want}");
+        }
+    }
 }
 
 /// Several skins (FBX2glTF and UnityGLTF write one a skinned mesh; Khronos'

@@ -84,12 +84,21 @@ pub(super) fn parts(
                 None => Vec::new(),
             };
             let has_normals = normals.len() == n;
-            // KHR_texture_transform on the base colour texture, baked into
-            // the UVs (the material's other maps share them).
-            let transform = super::materials::base_color_texture(&p.material())
+            // The UV set the base colour texture names (its texCoord, or
+            // its KHR_texture_transform's, which overrides it), with that
+            // transform baked in (the material's other maps share them).
+            let base = super::materials::base_color_texture(&p.material());
+            let transform = base
+                .as_ref()
                 .and_then(|t| t.texture_transform())
                 .map(|t| uv_transform(t.offset(), t.rotation(), t.scale()));
-            let uvs: Vec<Vec2> = match attr(gltf::Semantic::TexCoords(0)) {
+            let set = base.as_ref().map_or(0, |t| {
+                t.texture_transform()
+                    .and_then(|x| x.tex_coord())
+                    .unwrap_or(t.tex_coord())
+            });
+            let uv_set = gltf::Semantic::TexCoords(set);
+            let uvs: Vec<Vec2> = match attr(uv_set.clone()) {
                 Some(a) => floats(&a, buffers, 2)?
                     .chunks_exact(2)
                     .map(|uv| {
@@ -256,7 +265,7 @@ pub(super) fn parts(
                     vec![Vec2::ZERO; n]
                 },
                 colors: colors.filter(|c| c.len() == n),
-                has_file_uvs: attr(gltf::Semantic::TexCoords(0)).is_some(),
+                has_file_uvs: attr(uv_set).is_some(),
                 has_file_normals: has_normals,
                 normals: Vec::new(),
                 positions,
