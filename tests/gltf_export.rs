@@ -2590,3 +2590,103 @@ fn samplers_read_and_export_as_the_file_names_them() {
     let sampling: Vec<Sampling> = back.materials.iter().map(|m| m.sampling).collect();
     assert_eq!(sampling[..2], [pixel_art, Sampling::default()]);
 }
+
+/// Morph targets at the file's default weights (§3.7.2.2: with no
+/// animation, a mesh is drawn at its weights, a node's overriding its
+/// mesh's), assembled here from the specification and checked by Khronos'
+/// validator. A triangle (0,0,0), (1,0,0), (0,1,0) facing +Z; target 0
+/// moves vertex 2 by (0,0,1) in the sparse form with no view (zeros and
+/// one substitution, as exporters write targets) and tilts every normal by
+/// (1,0,0); target 1 moves every vertex by (1,0,0). Node "a" draws the
+/// mesh at its weights (0.5, 0), node "b" at its own (0.25, 1): every
+/// vertex and normal worked by hand.
+#[test]
+fn morph_targets_show_at_the_files_default_weights() {
+    let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let mut bin = Vec::new();
+    let mut views = Vec::new();
+    for part in [
+        f(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]), // positions
+        f(&[0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0]), // normals
+        vec![2, 0, 0, 0],                                  // sparse index (u8), padded
+        f(&[0.0, 0.0, 1.0]),                               // its value
+        f(&[1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0]), // target 0 normals, target 1 positions
+    ] {
+        views.push(
+            serde_json::json!({"buffer": 0, "byteOffset": bin.len(), "byteLength": part.len()}),
+        );
+        bin.extend(part);
+    }
+    views[2]["byteLength"] = 1.into();
+    let gltf = serde_json::json!({
+        "asset": {"version": "2.0", "generator": "tests/gltf_export.rs, by hand"},
+        "scene": 0,
+        "scenes": [{"nodes": [0, 1]}],
+        "nodes": [{"name": "a", "mesh": 0}, {"name": "b", "mesh": 0, "weights": [0.25, 1.0]}],
+        "meshes": [{"weights": [0.5, 0.0], "primitives": [{
+            "attributes": {"POSITION": 0, "NORMAL": 1},
+            "targets": [{"POSITION": 2, "NORMAL": 3}, {"POSITION": 3}]
+        }]}],
+        "buffers": [{"uri": format!("data:application/gltf-buffer;base64,{}", base64(&bin)), "byteLength": bin.len()}],
+        "bufferViews": views,
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0]},
+            {"bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC3"},
+            {"componentType": 5126, "count": 3, "type": "VEC3", "min": [0.0, 0.0, 0.0], "max": [0.0, 0.0, 1.0],
+             "sparse": {"count": 1, "indices": {"bufferView": 2, "componentType": 5121}, "values": {"bufferView": 3}}},
+            {"bufferView": 4, "componentType": 5126, "count": 3, "type": "VEC3", "min": [1.0, 0.0, 0.0], "max": [1.0, 0.0, 0.0]}
+        ]
+    });
+    let dir = out_dir().join("morph");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("morph.gltf");
+    let text = serde_json::to_vec_pretty(&gltf).unwrap();
+    std::fs::write(&file, &text).unwrap();
+    let report = &validate(std::slice::from_ref(&file))[0];
+    assert_eq!(report["errors"], 0, "the hand-made file itself: {report}");
+    assert_eq!(report["warnings"], 0, "the hand-made file itself: {report}");
+
+    let scene = facet::load::load_bytes("morph.gltf", &text, None)
+        .unwrap()
+        .scene;
+    let (a, b) = (&scene.meshes[0], &scene.meshes[1]);
+    // a: 0.5 x target 0: vertex 2 up by 0.5; normals (0.5, 0, 1), unit.
+    assert_eq!(a.positions, [Vec3::ZERO, Vec3::X, Vec3::new(0.0, 1.0, 0.5)]);
+    let tilted = Vec3::new(0.5, 0.0, 1.0) / 1.25f32.sqrt();
+    assert!(
+        a.normals.iter().all(|n| n.abs_diff_eq(tilted, 1e-6)),
+        "{:?}",
+        a.normals
+    );
+    // b: 0.25 x target 0 + 1 x target 1: every vertex along x by 1, vertex
+    // 2 up by 0.25; normals (0.25, 0, 1), unit.
+    assert_eq!(
+        b.positions,
+        [Vec3::X, Vec3::new(2.0, 0.0, 0.0), Vec3::new(1.0, 1.0, 0.25)]
+    );
+    let tilted = Vec3::new(0.25, 0.0, 1.0) / 1.0625f32.sqrt();
+    assert!(
+        b.normals.iter().all(|n| n.abs_diff_eq(tilted, 1e-6)),
+        "{:?}",
+        b.normals
+    );
+    assert_eq!(
+        scene.warnings,
+        [
+            "part \"a\": 2 morph targets shown at the file's default weights (0.5, 0); their animation is not played",
+            "part \"b\": 2 morph targets shown at the file's default weights (0.25, 1); their animation is not played",
+        ]
+    );
+
+    // A target of another count than its base attribute is an error.
+    let mut bad = gltf.clone();
+    bad["accessors"][3]["count"] = 2.into();
+    let e = facet::load::load_bytes("bad.gltf", &serde_json::to_vec(&bad).unwrap(), None)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.ends_with("accessor 3: a morph target of 2 elements for 3 vertices"),
+        "{e}"
+    );
+}

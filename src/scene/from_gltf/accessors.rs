@@ -404,11 +404,17 @@ pub(super) fn percent_decode(uri: &str) -> String {
 /// An accessor's elements as raw component bytes, every range checked
 /// first: (each element's bytes, component size). A sparse accessor's
 /// substitutions are [`substitutions`].
+///
+/// A sparse accessor without a view is zeros with substitutions, the form
+/// glTF uses for morph targets: read only where `zeros_up_to` (the count
+/// of the base attribute, which the file's bytes back) allows its count.
 fn elements<'a>(
     a: &gltf::Accessor,
     buffers: &'a Buffers,
     comps: usize,
+    zeros_up_to: usize,
 ) -> Result<(impl ExactSizeIterator<Item = &'a [u8]> + 'a, usize), String> {
+    static ZEROS: [u8; 64] = [0; 64];
     use gltf::accessor::DataType;
     let size = match a.data_type() {
         DataType::I8 | DataType::U8 => 1,
@@ -422,16 +428,20 @@ fn elements<'a>(
             a.index()
         ));
     }
+    let elem = size * comps;
+    let count = a.count();
     let Some(view) = a.view() else {
+        if a.sparse().is_some() && count <= zeros_up_to && elem <= ZEROS.len() {
+            // Every element the same zero bytes (stride 0).
+            return Ok((slices(&ZEROS[..], 0, 0, elem, count), size));
+        }
         return Err(format!(
             "accessor {}: no buffer view (all zeros) is not read",
             a.index()
         ));
     };
     let bytes = buffers.view(&view)?;
-    let elem = size * comps;
     let stride = view.stride().unwrap_or(elem);
-    let count = a.count();
     let need = if count == 0 {
         0
     } else {
@@ -452,11 +462,19 @@ fn elements<'a>(
             bytes.len()
         ));
     }
-    let offset = a.offset();
-    Ok((
-        (0..count).map(move |i| &bytes[offset + i * stride..offset + i * stride + elem]),
-        size,
-    ))
+    Ok((slices(bytes, a.offset(), stride, elem, count), size))
+}
+
+/// `count` slices of `elem` bytes of `bytes`, every `stride` from `offset`
+/// (the caller has checked that they lie within it).
+fn slices(
+    bytes: &[u8],
+    offset: usize,
+    stride: usize,
+    elem: usize,
+    count: usize,
+) -> impl ExactSizeIterator<Item = &[u8]> {
+    (0..count).map(move |i| &bytes[offset + i * stride..offset + i * stride + elem])
 }
 
 /// A sparse accessor's substitutions (glTF 2.0 §3.6.2.3): each changed
@@ -519,9 +537,10 @@ fn components<T>(
     a: &gltf::Accessor,
     buffers: &Buffers,
     comps: usize,
+    zeros_up_to: usize,
     component: impl Fn(&[u8]) -> Result<T, String>,
 ) -> Result<Vec<T>, String> {
-    let (elems, size) = elements(a, buffers, comps)?;
+    let (elems, size) = elements(a, buffers, comps, zeros_up_to)?;
     let mut out = Vec::with_capacity(elems.len() * comps);
     for e in elems {
         for c in e.chunks_exact(size) {
@@ -542,10 +561,38 @@ pub(super) fn floats(
     buffers: &Buffers,
     comps: usize,
 ) -> Result<Vec<f32>, String> {
+    floats_or_zeros(a, buffers, comps, 0)
+}
+
+/// A morph target's attribute as floats: its `count` must be the base
+/// attribute's, and the view-less sparse form (zeros and substitutions)
+/// is read, that count backed by the base attribute's bytes.
+pub(super) fn target_floats(
+    a: &gltf::Accessor,
+    buffers: &Buffers,
+    comps: usize,
+    count: usize,
+) -> Result<Vec<f32>, String> {
+    if a.count() != count {
+        return Err(format!(
+            "accessor {}: a morph target of {} elements for {count} vertices",
+            a.index(),
+            a.count()
+        ));
+    }
+    floats_or_zeros(a, buffers, comps, count)
+}
+
+fn floats_or_zeros(
+    a: &gltf::Accessor,
+    buffers: &Buffers,
+    comps: usize,
+    zeros_up_to: usize,
+) -> Result<Vec<f32>, String> {
     use gltf::accessor::DataType;
     let norm = a.normalized();
     let data_type = a.data_type();
-    components(a, buffers, comps, |c| {
+    components(a, buffers, comps, zeros_up_to, |c| {
         Ok(match data_type {
             DataType::F32 => f32::from_le_bytes([c[0], c[1], c[2], c[3]]),
             DataType::U8 => c[0] as f32 / if norm { 255.0 } else { 1.0 },
@@ -573,7 +620,7 @@ pub(super) fn uints(
 ) -> Result<Vec<u32>, String> {
     use gltf::accessor::DataType;
     let data_type = a.data_type();
-    components(a, buffers, comps, |c| match data_type {
+    components(a, buffers, comps, 0, |c| match data_type {
         DataType::U8 => Ok(c[0] as u32),
         DataType::U16 => Ok(u16::from_le_bytes([c[0], c[1]]) as u32),
         DataType::U32 => Ok(u32::from_le_bytes([c[0], c[1], c[2], c[3]])),

@@ -3,7 +3,7 @@
 //! default pose puts them when that is one transform); strips, fans and
 //! loops as lists.
 
-use super::accessors::{Buffers, floats, uints};
+use super::accessors::{Buffers, floats, target_floats, uints};
 use super::skeleton::{Rig, ToRig, Tree};
 use crate::scene::*;
 use glam::{Mat4, Vec2, Vec3};
@@ -60,17 +60,6 @@ pub(super) fn parts(
                 warnings.push(format!("part {name:?}: no positions; skipped"));
                 continue;
             };
-            let targets = p.morph_targets().len();
-            if targets > 0 {
-                let (s, are) = if targets == 1 {
-                    ("", "is")
-                } else {
-                    ("s", "are")
-                };
-                warnings.push(format!(
-                    "part {name:?}: {targets} morph target{s} {are} not read; shown in its base shape"
-                ));
-            }
             let mut positions: Vec<Vec3> = floats(&pos, buffers, 3)?
                 .chunks_exact(3)
                 .map(Vec3::from_slice)
@@ -84,6 +73,60 @@ pub(super) fn parts(
                 None => Vec::new(),
             };
             let has_normals = normals.len() == n;
+            // Morph targets: shown at the file's default weights (the
+            // node's, else the mesh's; zero where it gives none), which
+            // glTF draws when no animation plays; their animation is not.
+            let targets = p.morph_targets().len();
+            if targets > 0 {
+                let weights = node.weights().or(mesh.weights()).unwrap_or(&[]);
+                let (s, are) = if targets == 1 {
+                    ("", "is")
+                } else {
+                    ("s", "are")
+                };
+                let shown: Vec<(usize, f32)> = weights
+                    .iter()
+                    .copied()
+                    .enumerate()
+                    .take(targets)
+                    .filter(|(_, w)| *w != 0.0 && w.is_finite())
+                    .collect();
+                if shown.is_empty() {
+                    warnings.push(format!(
+                        "part {name:?}: {targets} morph target{s} {are} not read; shown in its base shape"
+                    ));
+                } else {
+                    for (k, t) in p.morph_targets().enumerate() {
+                        let Some(&(_, w)) = shown.iter().find(|(i, _)| *i == k) else {
+                            continue;
+                        };
+                        if let Some(a) = t.positions() {
+                            let d = target_floats(&a, buffers, 3, n)?;
+                            for (p, d) in positions.iter_mut().zip(d.chunks_exact(3)) {
+                                *p += w * Vec3::from_slice(d);
+                            }
+                        }
+                        if let Some(a) = t.normals().filter(|_| has_normals) {
+                            let d = target_floats(&a, buffers, 3, n)?;
+                            for (nrm, d) in normals.iter_mut().zip(d.chunks_exact(3)) {
+                                *nrm += w * Vec3::from_slice(d);
+                            }
+                        }
+                    }
+                    normals
+                        .iter_mut()
+                        .for_each(|v| *v = v.normalize_or(Vec3::Y));
+                    let list: Vec<String> = weights
+                        .iter()
+                        .take(targets)
+                        .map(|w| w.to_string())
+                        .collect();
+                    warnings.push(format!(
+                        "part {name:?}: {targets} morph target{s} shown at the file's default weights ({}); their animation is not played",
+                        list.join(", ")
+                    ));
+                }
+            }
             // The UV set the base colour texture names (its texCoord, or
             // its KHR_texture_transform's, which overrides it), with that
             // transform baked in (the material's other maps share them).
