@@ -127,6 +127,27 @@ pub(super) fn parts(
                     ));
                 }
             }
+            // TANGENT (xyz, and w the handedness): the file's frame for
+            // normal maps, its binormal cross(normal, tangent) * w as glTF
+            // defines it (pointing up the image). Read with the file's
+            // normals only: without them glTF asks for generated tangents,
+            // which the shader's per-pixel frame is.
+            let mut tangents: Option<Vec<[Vec3; 2]>> = match attr(gltf::Semantic::Tangents) {
+                Some(a) if has_normals => {
+                    let t = floats(&a, buffers, 4)?;
+                    (t.len() == 4 * n).then(|| {
+                        t.chunks_exact(4)
+                            .zip(&normals)
+                            .map(|(t, nrm)| {
+                                let tangent = Vec3::new(t[0], t[1], t[2]);
+                                let w = if t[3] < 0.0 { -1.0 } else { 1.0 };
+                                [tangent, nrm.cross(tangent) * w]
+                            })
+                            .collect()
+                    })
+                }
+                _ => None,
+            };
             // The UV set the base colour texture names (its texCoord, or
             // its KHR_texture_transform's, which overrides it), with that
             // transform baked in (the material's other maps share them).
@@ -288,6 +309,11 @@ pub(super) fn parts(
                     for nrm in &mut normals {
                         *nrm = (normal_m * *nrm).normalize_or(Vec3::Y);
                     }
+                    // Tangent directions move with the surface itself.
+                    let linear = glam::Mat3::from_mat4(m);
+                    for frame in tangents.iter_mut().flatten() {
+                        *frame = frame.map(|v| (linear * v).normalize_or_zero());
+                    }
                 }
                 Moved::PerVertex(m) => {
                     for (p, m) in positions.iter_mut().zip(&m) {
@@ -296,6 +322,10 @@ pub(super) fn parts(
                     for (nrm, m) in normals.iter_mut().zip(&m) {
                         let normal_m = glam::Mat3::from_mat4(*m).inverse().transpose();
                         *nrm = (normal_m * *nrm).normalize_or(Vec3::Y);
+                    }
+                    for (frame, m) in tangents.iter_mut().flatten().zip(&m) {
+                        let linear = glam::Mat3::from_mat4(*m);
+                        *frame = frame.map(|v| (linear * v).normalize_or_zero());
                     }
                 }
             }
@@ -317,6 +347,7 @@ pub(super) fn parts(
                 visible: !hidden,
                 skin,
                 primitive,
+                tangents,
                 ..Mesh::default()
             };
             mesh.normals = if has_normals {
