@@ -73,60 +73,14 @@ pub(super) fn parts(
                 None => Vec::new(),
             };
             let has_normals = normals.len() == n;
-            // Morph targets: shown at the file's default weights (the
-            // node's, else the mesh's; zero where it gives none), which
-            // glTF draws when no animation plays; their animation is not.
-            let targets = p.morph_targets().len();
-            if targets > 0 {
-                let weights = node.weights().or(mesh.weights()).unwrap_or(&[]);
-                let (s, are) = if targets == 1 {
-                    ("", "is")
-                } else {
-                    ("s", "are")
-                };
-                let shown: Vec<(usize, f32)> = weights
-                    .iter()
-                    .copied()
-                    .enumerate()
-                    .take(targets)
-                    .filter(|(_, w)| *w != 0.0 && w.is_finite())
-                    .collect();
-                if shown.is_empty() {
-                    warnings.push(format!(
-                        "part {name:?}: {targets} morph target{s} {are} not read; shown in its base shape"
-                    ));
-                } else {
-                    for (k, t) in p.morph_targets().enumerate() {
-                        let Some(&(_, w)) = shown.iter().find(|(i, _)| *i == k) else {
-                            continue;
-                        };
-                        if let Some(a) = t.positions() {
-                            let d = target_floats(&a, buffers, 3, n)?;
-                            for (p, d) in positions.iter_mut().zip(d.chunks_exact(3)) {
-                                *p += w * Vec3::from_slice(d);
-                            }
-                        }
-                        if let Some(a) = t.normals().filter(|_| has_normals) {
-                            let d = target_floats(&a, buffers, 3, n)?;
-                            for (nrm, d) in normals.iter_mut().zip(d.chunks_exact(3)) {
-                                *nrm += w * Vec3::from_slice(d);
-                            }
-                        }
-                    }
-                    normals
-                        .iter_mut()
-                        .for_each(|v| *v = v.normalize_or(Vec3::Y));
-                    let list: Vec<String> = weights
-                        .iter()
-                        .take(targets)
-                        .map(|w| w.to_string())
-                        .collect();
-                    warnings.push(format!(
-                        "part {name:?}: {targets} morph target{s} shown at the file's default weights ({}); their animation is not played",
-                        list.join(", ")
-                    ));
-                }
-            }
+            morph_to_default_weights(
+                &p,
+                [node.weights(), mesh.weights()],
+                &name,
+                (&mut positions, &mut normals),
+                buffers,
+                warnings,
+            )?;
             // TANGENT (xyz, and w the handedness): the file's frame for
             // normal maps, its binormal cross(normal, tangent) * w as glTF
             // defines it (pointing up the image). Read with the file's
@@ -359,6 +313,77 @@ pub(super) fn parts(
         }
     }
     Ok(meshes)
+}
+
+/// Morph targets shown at the file's default weights (glTF 2.0 3.7.2.2:
+/// the node's, else the mesh's; zero where it gives none), which glTF
+/// draws when no animation plays: positions and normals moved by the
+/// weighted sum of the targets' deltas, normals made unit again (an empty
+/// `normals` is left so). Their animation is not played; a warning says
+/// which weights are shown.
+fn morph_to_default_weights(
+    p: &gltf::Primitive,
+    [node_weights, mesh_weights]: [Option<&[f32]>; 2],
+    name: &str,
+    (positions, normals): (&mut [Vec3], &mut [Vec3]),
+    buffers: &Buffers,
+    warnings: &mut Vec<String>,
+) -> Result<(), String> {
+    let targets = p.morph_targets().len();
+    if targets == 0 {
+        return Ok(());
+    }
+    let n = positions.len();
+    let has_normals = normals.len() == n;
+    let weights = node_weights.or(mesh_weights).unwrap_or(&[]);
+    let (s, are) = if targets == 1 {
+        ("", "is")
+    } else {
+        ("s", "are")
+    };
+    let shown: Vec<(usize, f32)> = weights
+        .iter()
+        .copied()
+        .enumerate()
+        .take(targets)
+        .filter(|(_, w)| *w != 0.0 && w.is_finite())
+        .collect();
+    if shown.is_empty() {
+        warnings.push(format!(
+            "part {name:?}: {targets} morph target{s} {are} not read; shown in its base shape"
+        ));
+        return Ok(());
+    }
+    for (k, t) in p.morph_targets().enumerate() {
+        let Some(&(_, w)) = shown.iter().find(|(i, _)| *i == k) else {
+            continue;
+        };
+        if let Some(a) = t.positions() {
+            let d = target_floats(&a, buffers, 3, n)?;
+            for (p, d) in positions.iter_mut().zip(d.chunks_exact(3)) {
+                *p += w * Vec3::from_slice(d);
+            }
+        }
+        if let Some(a) = t.normals().filter(|_| has_normals) {
+            let d = target_floats(&a, buffers, 3, n)?;
+            for (nrm, d) in normals.iter_mut().zip(d.chunks_exact(3)) {
+                *nrm += w * Vec3::from_slice(d);
+            }
+        }
+    }
+    normals
+        .iter_mut()
+        .for_each(|v| *v = v.normalize_or(Vec3::Y));
+    let list: Vec<String> = weights
+        .iter()
+        .take(targets)
+        .map(|w| w.to_string())
+        .collect();
+    warnings.push(format!(
+        "part {name:?}: {targets} morph target{s} shown at the file's default weights ({}); their animation is not played",
+        list.join(", ")
+    ));
+    Ok(())
 }
 
 /// How a part's vertices are placed.
