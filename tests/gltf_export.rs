@@ -1899,14 +1899,7 @@ fn every_skin_of_a_file_moves_its_own_parts() {
         "bufferViews": views,
         "accessors": accessors
     });
-    let dir = out_dir().join("skins");
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("skins.gltf");
-    let text = serde_json::to_vec_pretty(&gltf).unwrap();
-    std::fs::write(&file, &text).unwrap();
-    let report = &validate(std::slice::from_ref(&file))[0];
-    assert_eq!(report["errors"], 0, "the hand-made file itself: {report}");
-    assert_eq!(report["warnings"], 0, "the hand-made file itself: {report}");
+    let text = valid_by_hand("skins", "skins.gltf", &gltf);
 
     // Fewer inverse bind matrices than joints (the specification: "greater
     // than or equal to") is an error that says so.
@@ -2380,6 +2373,49 @@ fn damaged_meshopt_views_give_errors_not_panics() {
     assert!(errors > 0 && ok > 0, "{ok} read, {errors} refused");
 }
 
+/// Adds to `gltf` one triangle, (0,0,0), (1,0,0), (0,1,0) with UVs (0,0),
+/// (1,0), (0,1) (accessors 0 and 1, each in a view of its own), and one
+/// image, a 2 x 1 PNG: what a test of materials draws them on.
+fn textured_triangle(gltf: &mut serde_json::Value) {
+    let mut png = Vec::new();
+    image::RgbaImage::from_pixel(2, 1, image::Rgba([10, 20, 30, 255]))
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let pos = [0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    let uvs = [0.0f32, 0.0, 1.0, 0.0, 0.0, 1.0];
+    let bin: Vec<u8> = pos
+        .iter()
+        .chain(&uvs)
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    gltf["images"] =
+        serde_json::json!([{"uri": format!("data:image/png;base64,{}", base64(&png))}]);
+    gltf["buffers"] = serde_json::json!([{"uri": format!("data:application/gltf-buffer;base64,{}", base64(&bin)), "byteLength": bin.len()}]);
+    gltf["bufferViews"] = serde_json::json!([
+        {"buffer": 0, "byteLength": 36, "target": 34962},
+        {"buffer": 0, "byteOffset": 36, "byteLength": 24, "target": 34962}
+    ]);
+    gltf["accessors"] = serde_json::json!([
+        {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0]},
+        {"bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC2"}
+    ]);
+}
+
+/// `gltf`, a file assembled in a test, written as `dir/name` under the
+/// test output and passed by Khronos' validator with no errors and no
+/// warnings: its text.
+fn valid_by_hand(dir: &str, name: &str, gltf: &serde_json::Value) -> Vec<u8> {
+    let dir = out_dir().join(dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(name);
+    let text = serde_json::to_vec_pretty(gltf).unwrap();
+    std::fs::write(&file, &text).unwrap();
+    let report = &validate(std::slice::from_ref(&file))[0];
+    assert_eq!(report["errors"], 0, "{name}, made by hand: {report}");
+    assert_eq!(report["warnings"], 0, "{name}, made by hand: {report}");
+    text
+}
+
 /// sRGB from linear, by the formula (IEC 61966-2-1), for expected values.
 fn to_srgb(x: f32) -> f32 {
     if x <= 0.003_130_8 {
@@ -2399,25 +2435,13 @@ fn to_srgb(x: f32) -> f32 {
 /// over 1): the factor times the strength, up to 1.
 #[test]
 fn specular_glossiness_and_emissive_strength_read_as_their_extensions_say() {
-    let mut png = Vec::new();
-    image::RgbaImage::from_pixel(2, 1, image::Rgba([10, 20, 30, 255]))
-        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
-        .unwrap();
-    // Positions, then UVs (the diffuse texture needs TEXCOORD_0).
-    let pos = [0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0];
-    let uvs = [0.0f32, 0.0, 1.0, 0.0, 0.0, 1.0];
-    let bin: Vec<u8> = pos
-        .iter()
-        .chain(&uvs)
-        .flat_map(|x| x.to_le_bytes())
-        .collect();
     let spec_gloss = serde_json::json!({
         "diffuseFactor": [0.214_041, 0.5, 1.0, 0.5],
         "diffuseTexture": {"index": 0},
         "specularFactor": [1.0, 0.0, 0.0],
         "glossinessFactor": 0.5
     });
-    let gltf = serde_json::json!({
+    let mut gltf = serde_json::json!({
         "asset": {"version": "2.0", "generator": "tests/gltf_export.rs, by hand"},
         "extensionsUsed": ["KHR_materials_pbrSpecularGlossiness", "KHR_materials_emissive_strength"],
         "scene": 0,
@@ -2432,26 +2456,10 @@ fn specular_glossiness_and_emissive_strength_read_as_their_extensions_say() {
             {"name": "bright", "emissiveFactor": [0.5, 0.5, 0.5],
              "extensions": {"KHR_materials_emissive_strength": {"emissiveStrength": 4.0}}}
         ],
-        "textures": [{"source": 0}],
-        "images": [{"uri": format!("data:image/png;base64,{}", base64(&png))}],
-        "buffers": [{"uri": format!("data:application/gltf-buffer;base64,{}", base64(&bin)), "byteLength": bin.len()}],
-        "bufferViews": [
-            {"buffer": 0, "byteLength": 36, "target": 34962},
-            {"buffer": 0, "byteOffset": 36, "byteLength": 24, "target": 34962}
-        ],
-        "accessors": [
-            {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0]},
-            {"bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC2"}
-        ]
+        "textures": [{"source": 0}]
     });
-    let dir = out_dir().join("material-extensions");
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("materials.gltf");
-    let text = serde_json::to_vec_pretty(&gltf).unwrap();
-    std::fs::write(&file, &text).unwrap();
-    let report = &validate(std::slice::from_ref(&file))[0];
-    assert_eq!(report["errors"], 0, "the hand-made file itself: {report}");
-    assert_eq!(report["warnings"], 0, "the hand-made file itself: {report}");
+    textured_triangle(&mut gltf);
+    let text = valid_by_hand("material-extensions", "materials.gltf", &gltf);
 
     let scene = facet::load::load_bytes("materials.gltf", &text, None)
         .unwrap()
@@ -2509,18 +2517,7 @@ fn specular_glossiness_and_emissive_strength_read_as_their_extensions_say() {
 #[test]
 fn samplers_read_and_export_as_the_file_names_them() {
     use facet::scene::{Sampling, Wrap};
-    let mut png = Vec::new();
-    image::RgbaImage::from_pixel(2, 2, image::Rgba([200, 100, 50, 255]))
-        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
-        .unwrap();
-    let pos = [0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0];
-    let uvs = [0.0f32, 0.0, 1.0, 0.0, 0.0, 1.0];
-    let bin: Vec<u8> = pos
-        .iter()
-        .chain(&uvs)
-        .flat_map(|x| x.to_le_bytes())
-        .collect();
-    let gltf = serde_json::json!({
+    let mut gltf = serde_json::json!({
         "asset": {"version": "2.0", "generator": "tests/gltf_export.rs, by hand"},
         "scene": 0,
         "scenes": [{"nodes": [0, 1]}],
@@ -2531,26 +2528,10 @@ fn samplers_read_and_export_as_the_file_names_them() {
             {"name": "smooth", "pbrMetallicRoughness": {"baseColorTexture": {"index": 1}}}
         ],
         "samplers": [{"magFilter": 9728, "minFilter": 9984, "wrapS": 33071, "wrapT": 33648}],
-        "textures": [{"source": 0, "sampler": 0}, {"source": 0}],
-        "images": [{"uri": format!("data:image/png;base64,{}", base64(&png))}],
-        "buffers": [{"uri": format!("data:application/gltf-buffer;base64,{}", base64(&bin)), "byteLength": bin.len()}],
-        "bufferViews": [
-            {"buffer": 0, "byteLength": 36, "target": 34962},
-            {"buffer": 0, "byteOffset": 36, "byteLength": 24, "target": 34962}
-        ],
-        "accessors": [
-            {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0]},
-            {"bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC2"}
-        ]
+        "textures": [{"source": 0, "sampler": 0}, {"source": 0}]
     });
-    let dir = out_dir().join("samplers");
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("samplers.gltf");
-    let text = serde_json::to_vec_pretty(&gltf).unwrap();
-    std::fs::write(&file, &text).unwrap();
-    let report = &validate(std::slice::from_ref(&file))[0];
-    assert_eq!(report["errors"], 0, "the hand-made file itself: {report}");
-    assert_eq!(report["warnings"], 0, "the hand-made file itself: {report}");
+    textured_triangle(&mut gltf);
+    let text = valid_by_hand("samplers", "samplers.gltf", &gltf);
 
     let pixel_art = Sampling {
         nearest_mag: true,
@@ -2564,7 +2545,7 @@ fn samplers_read_and_export_as_the_file_names_them() {
     assert_eq!(scene.materials[1].sampling, Sampling::default());
 
     let glb = export(&scene).unwrap().glb();
-    let exported = dir.join("samplers-export.glb");
+    let exported = out_dir().join("samplers").join("samplers-export.glb");
     std::fs::write(&exported, &glb).unwrap();
     let report = &validate(std::slice::from_ref(&exported))[0];
     assert_eq!(report["errors"], 0, "the export: {report}");
@@ -2637,14 +2618,7 @@ fn morph_targets_show_at_the_files_default_weights() {
             {"bufferView": 4, "componentType": 5126, "count": 3, "type": "VEC3", "min": [1.0, 0.0, 0.0], "max": [1.0, 0.0, 0.0]}
         ]
     });
-    let dir = out_dir().join("morph");
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("morph.gltf");
-    let text = serde_json::to_vec_pretty(&gltf).unwrap();
-    std::fs::write(&file, &text).unwrap();
-    let report = &validate(std::slice::from_ref(&file))[0];
-    assert_eq!(report["errors"], 0, "the hand-made file itself: {report}");
-    assert_eq!(report["warnings"], 0, "the hand-made file itself: {report}");
+    let text = valid_by_hand("morph", "morph.gltf", &gltf);
 
     let scene = facet::load::load_bytes("morph.gltf", &text, None)
         .unwrap()
@@ -2726,14 +2700,7 @@ fn tangents_are_the_files_frame_moved_with_their_node() {
             {"bufferView": 2, "componentType": 5126, "count": 3, "type": "VEC4"}
         ]
     });
-    let dir = out_dir().join("tangents");
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("tangents.gltf");
-    let text = serde_json::to_vec_pretty(&gltf).unwrap();
-    std::fs::write(&file, &text).unwrap();
-    let report = &validate(std::slice::from_ref(&file))[0];
-    assert_eq!(report["errors"], 0, "the hand-made file itself: {report}");
-    assert_eq!(report["warnings"], 0, "the hand-made file itself: {report}");
+    let text = valid_by_hand("tangents", "tangents.gltf", &gltf);
 
     let scene = facet::load::load_bytes("tangents.gltf", &text, None)
         .unwrap()
