@@ -2723,3 +2723,299 @@ fn tangents_are_the_files_frame_moved_with_their_node() {
         .scene;
     assert_eq!(scene.meshes[0].tangents, None);
 }
+
+/// EXT_mesh_gpu_instancing, assembled here from its specification and
+/// checked by Khronos' validator: a triangle (0,0,0) (1,0,0) (0,1,0)
+/// facing +Z on a node at (1,0,0) under a parent at (0,10,0), drawn at
+/// three instances. The specification: World = NodeWorld * (T * R * S) *
+/// vertex. Worked by hand, NodeWorld = translation (1,10,0):
+/// - instance 0 (identity; its rotation stored as normalized SHORTs, as
+///   gltfpack writes them): (1,10,0) (2,10,0) (1,11,0), facing +Z;
+/// - instance 1, T (5,0,0), a quarter turn about +Y ((x,y,z) -> (z,y,-x)):
+///   (0,0,0) (0,0,-1) (0,1,0), moved to (6,10,0) (6,10,-1) (6,11,0),
+///   facing +X;
+/// - instance 2, T (0,0,-3), S (3,1,1): (0,0,0) (3,0,0) (0,1,0), moved to
+///   (1,10,-3) (4,10,-3) (1,11,-3), still facing +Z.
+///
+/// Then what the extension forbids or leaves open: attributes of unequal
+/// counts, an accessor that is not there and a rotation of three
+/// components are errors; a skinned instanced mesh is drawn once, as its
+/// skin puts it, with a warning.
+#[test]
+fn instances_are_drawn_where_ext_mesh_gpu_instancing_puts_them() {
+    let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let mut bin = f(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]); // 0: POSITION
+    bin.extend(f(&[0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0])); // 36: NORMAL
+    bin.extend(f(&[0.0, 0.0, 0.0, 5.0, 0.0, 0.0, 0.0, 0.0, -3.0])); // 72: TRANSLATION
+    // 108: ROTATION, normalized SHORT: sin 45 = cos 45 = 23170 / 32767.
+    for q in [[0i16, 0, 0, 32767], [0, 23170, 0, 23170], [0, 0, 0, 32767]] {
+        bin.extend(q.iter().flat_map(|c| c.to_le_bytes()));
+    }
+    bin.extend(f(&[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 3.0, 1.0, 1.0])); // 132: SCALE
+    assert_eq!(bin.len(), 168);
+    let vec3 = |view: usize, count: usize| serde_json::json!({"bufferView": view, "componentType": 5126, "count": count, "type": "VEC3"});
+    let gltf = serde_json::json!({
+        "asset": {"version": "2.0", "generator": "tests/gltf_export.rs, by hand"},
+        "extensionsUsed": ["EXT_mesh_gpu_instancing"],
+        "extensionsRequired": ["EXT_mesh_gpu_instancing"],
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": [
+            {"translation": [0.0, 10.0, 0.0], "children": [1]},
+            {"mesh": 0, "translation": [1.0, 0.0, 0.0], "extensions": {"EXT_mesh_gpu_instancing": {"attributes": {"TRANSLATION": 2, "ROTATION": 3, "SCALE": 4}}}}
+        ],
+        "meshes": [{"name": "tri", "primitives": [{"attributes": {"POSITION": 0, "NORMAL": 1}}]}],
+        "buffers": [{"uri": format!("data:application/gltf-buffer;base64,{}", base64(&bin)), "byteLength": bin.len()}],
+        "bufferViews": [
+            {"buffer": 0, "byteLength": 36, "target": 34962},
+            {"buffer": 0, "byteOffset": 36, "byteLength": 36, "target": 34962},
+            {"buffer": 0, "byteOffset": 72, "byteLength": 36},
+            {"buffer": 0, "byteOffset": 108, "byteLength": 24},
+            {"buffer": 0, "byteOffset": 132, "byteLength": 36}
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0]},
+            vec3(1, 3),
+            vec3(2, 3),
+            {"bufferView": 3, "componentType": 5122, "normalized": true, "count": 3, "type": "VEC4"},
+            vec3(4, 3)
+        ]
+    });
+    let text = valid_by_hand("instancing", "instances.gltf", &gltf);
+    let load = |json: &serde_json::Value| {
+        facet::load::load_bytes("instances.gltf", &serde_json::to_vec(json).unwrap(), None)
+            .map(|l| l.scene)
+            .map_err(|e| e.to_string())
+    };
+    let scene = facet::load::load_bytes("instances.gltf", &text, None)
+        .unwrap()
+        .scene;
+    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+    assert_eq!(scene.meshes.len(), 1);
+    let m = &scene.meshes[0];
+    assert_eq!(m.name, "tri (3 instances)");
+    let v = Vec3::new;
+    let want = [
+        [v(1., 10., 0.), v(2., 10., 0.), v(1., 11., 0.)],
+        [v(6., 10., 0.), v(6., 10., -1.), v(6., 11., 0.)],
+        [v(1., 10., -3.), v(4., 10., -3.), v(1., 11., -3.)],
+    ];
+    let facing = [Vec3::Z, Vec3::X, Vec3::Z];
+    assert_eq!(m.positions.len(), 9);
+    assert_eq!(m.indices, [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    for (k, corners) in want.iter().enumerate() {
+        for (c, want) in corners.iter().enumerate() {
+            let (p, n) = (m.positions[3 * k + c], m.normals[3 * k + c]);
+            assert!(
+                p.abs_diff_eq(*want, 1e-4),
+                "instance {k} corner {c}: {p} against {want}"
+            );
+            assert!(
+                n.abs_diff_eq(facing[k], 1e-4),
+                "instance {k} corner {c}: normal {n} against {}",
+                facing[k]
+            );
+        }
+    }
+
+    // Errors, named by where they are.
+    let attrs = "/nodes/1/extensions/EXT_mesh_gpu_instancing/attributes";
+    let mut unequal = gltf.clone();
+    unequal["accessors"][4]["count"] = 2.into();
+    let e = load(&unequal).unwrap_err();
+    assert!(
+        e.ends_with("nodes[1].extensions.EXT_mesh_gpu_instancing: TRANSLATION names 3 instances and SCALE 2; the extension requires one count"),
+        "{e}"
+    );
+    let mut missing = gltf.clone();
+    *missing.pointer_mut(&format!("{attrs}/ROTATION")).unwrap() = 99.into();
+    let e = load(&missing).unwrap_err();
+    assert!(
+        e.ends_with("nodes[1].extensions.EXT_mesh_gpu_instancing.attributes.ROTATION: 99 is not an accessor (the file has 5)"),
+        "{e}"
+    );
+    let mut three = gltf.clone();
+    *three.pointer_mut(&format!("{attrs}/ROTATION")).unwrap() = 2.into();
+    let e = load(&three).unwrap_err();
+    assert!(
+        e.ends_with("nodes[1].extensions.EXT_mesh_gpu_instancing.attributes.ROTATION: accessor 2: 3 components, 4 expected"),
+        "{e}"
+    );
+
+    // Only a translation: the other terms are the identity.
+    let mut moved_only = gltf.clone();
+    let a = moved_only
+        .pointer_mut(attrs)
+        .unwrap()
+        .as_object_mut()
+        .unwrap();
+    a.remove("ROTATION");
+    a.remove("SCALE");
+    let scene = load(&moved_only).unwrap();
+    let p = &scene.meshes[0].positions;
+    assert!(p[3].abs_diff_eq(v(6., 10., 0.), 1e-6) && p[7].abs_diff_eq(v(2., 10., -3.), 1e-6));
+
+    // A skinned instanced mesh: one joint (node 2, at (0,0,4)) with every
+    // vertex bound to it. Without inverse bind matrices the bind pose is
+    // the joint's own transform, so the triangle is drawn once, at rest.
+    let mut skinned = gltf.clone();
+    let mut bin2 = bin.clone();
+    bin2.extend([0u8; 12]); // 168: JOINTS_0, unsigned bytes
+    bin2.extend(f(&[1.0, 0.0, 0.0, 0.0].repeat(3))); // 180: WEIGHTS_0
+    skinned["buffers"][0] = serde_json::json!({"uri": format!("data:application/gltf-buffer;base64,{}", base64(&bin2)), "byteLength": bin2.len()});
+    let views = skinned["bufferViews"].as_array_mut().unwrap();
+    views.push(serde_json::json!({"buffer": 0, "byteOffset": 168, "byteLength": 12}));
+    views.push(serde_json::json!({"buffer": 0, "byteOffset": 180, "byteLength": 48}));
+    let accessors = skinned["accessors"].as_array_mut().unwrap();
+    accessors.push(
+        serde_json::json!({"bufferView": 5, "componentType": 5121, "count": 3, "type": "VEC4"}),
+    );
+    accessors.push(
+        serde_json::json!({"bufferView": 6, "componentType": 5126, "count": 3, "type": "VEC4"}),
+    );
+    let attributes = &mut skinned["meshes"][0]["primitives"][0]["attributes"];
+    attributes["JOINTS_0"] = 5.into();
+    attributes["WEIGHTS_0"] = 6.into();
+    skinned["nodes"][1]["skin"] = 0.into();
+    skinned["nodes"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"name": "joint", "translation": [0.0, 0.0, 4.0]}));
+    skinned["scenes"][0]["nodes"] = serde_json::json!([0, 2]);
+    skinned["skins"] = serde_json::json!([{"joints": [2]}]);
+    let scene = load(&skinned).unwrap();
+    assert_eq!(scene.meshes.len(), 1);
+    assert_eq!(scene.meshes[0].positions.len(), 3);
+    assert_eq!(scene.warnings.len(), 1, "{:?}", scene.warnings);
+    assert!(
+        scene.warnings[0].starts_with("node 1: 3 instances (EXT_mesh_gpu_instancing) of a skinned mesh, which the extension leaves undefined; drawn once"),
+        "{:?}",
+        scene.warnings
+    );
+}
+
+/// gltfpack's `-mi` (EXT_mesh_gpu_instancing): six nodes sharing a mesh
+/// (a tilted quad, so a turn or a stretch changes its normal) under a
+/// turned and moved parent become one node whose instance transforms
+/// gltfpack computed, its positions quantized (14 bits over the mesh's
+/// size, the dequantization folded into the instances), and with `-cc`
+/// compressed too (the instances' rotations through the QUATERNION
+/// filter). Each packed file must draw the source's triangles: every
+/// source triangle a packed one, corners in order, within the
+/// quantization's error, and every normal within 2 degrees.
+#[test]
+fn gltfpack_instanced_files_draw_as_their_source() {
+    let dir = out_dir().join("gltfpack_instancing");
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    // A unit quad tilted 30 degrees about X, and its normal.
+    let (s, c) = 30f32.to_radians().sin_cos();
+    let corners = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
+    let mut bin = f(&corners
+        .iter()
+        .flat_map(|[x, y]| [*x, y * c, y * s])
+        .collect::<Vec<_>>());
+    bin.extend(f(&[0.0, -s, c].repeat(4)));
+    bin.extend([0u16, 1, 2, 0, 2, 3].iter().flat_map(|i| i.to_le_bytes()));
+    let node = |t: [f32; 3], axis: Vec3, degrees: f32, scale: [f32; 3]| {
+        let q = Quat::from_axis_angle(axis.normalize(), degrees.to_radians());
+        serde_json::json!({"mesh": 0, "translation": t, "rotation": q.to_array(), "scale": scale})
+    };
+    let gltf = serde_json::json!({
+        "asset": {"version": "2.0", "generator": "tests/gltf_export.rs, by hand"},
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": [
+            {"translation": [0.0, 2.0, -1.0], "rotation": Quat::from_rotation_y(0.5).to_array(), "children": [1, 2, 3, 4, 5, 6]},
+            node([0.0, 0.0, 0.0], Vec3::Y, 0.0, [1.0, 1.0, 1.0]),
+            node([2.0, 0.0, 0.0], Vec3::Z, 90.0, [1.0, 1.0, 1.0]),
+            node([0.0, 3.0, 0.0], Vec3::X, 45.0, [2.0, 2.0, 2.0]),
+            node([-2.0, 0.0, 1.0], Vec3::new(1.0, 1.0, 1.0), 120.0, [1.0, 3.0, 1.0]),
+            node([0.0, -2.0, 4.0], Vec3::Y, 180.0, [0.5, 1.0, 2.0]),
+            node([5.0, 1.0, -2.0], Vec3::new(0.3, -1.0, 0.2), 33.0, [1.5, 0.75, 1.0])
+        ],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "NORMAL": 1}, "indices": 2}]}],
+        "buffers": [{"uri": format!("data:application/gltf-buffer;base64,{}", base64(&bin)), "byteLength": bin.len()}],
+        "bufferViews": [
+            {"buffer": 0, "byteLength": 48, "target": 34962},
+            {"buffer": 0, "byteOffset": 48, "byteLength": 48, "target": 34962},
+            {"buffer": 0, "byteOffset": 96, "byteLength": 12, "target": 34963}
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 4, "type": "VEC3", "min": [0.0, 0.0, 0.0], "max": [1.0, c, s]},
+            {"bufferView": 1, "componentType": 5126, "count": 4, "type": "VEC3"},
+            {"bufferView": 2, "componentType": 5123, "count": 6, "type": "SCALAR"}
+        ]
+    });
+    let text = valid_by_hand("gltfpack_instancing", "six.gltf", &gltf);
+    let source_file = dir.join("six.gltf");
+    let source = facet::load::load_bytes("six.gltf", &text, None)
+        .unwrap()
+        .scene;
+    assert_eq!(source.meshes.len(), 6);
+    let triangles = |scene: &Scene| -> Vec<([Vec3; 3], Vec3)> {
+        scene
+            .meshes
+            .iter()
+            .flat_map(|m| {
+                m.indices.chunks_exact(3).map(|t| {
+                    let p = [0, 1, 2].map(|k| m.positions[t[k] as usize]);
+                    (p, m.normals[t[0] as usize])
+                })
+            })
+            .collect()
+    };
+    let want = triangles(&source);
+    assert_eq!(want.len(), 12);
+    // The error allowed: the positions' 14-bit grid over the quad (1/16383
+    // of it), times the largest scale (3), plus the instance rotation's
+    // rounding times the farthest a corner lies from its instance's origin
+    // (the quad's diagonal, sqrt 2, times 3). gltfpack writes instance
+    // rotations as it writes rotation keys: normalized SHORTs (16 bits),
+    // with -cc the QUATERNION filter at 12 bits: three components over
+    // [-1/sqrt 2, 1/sqrt 2], each off by at most half a step, turn the
+    // quaternion by at most 2 * sqrt 3 * step / 2 radians.
+    let grid = 3.0 / 16383.0;
+    let reach = 3.0 * 2f32.sqrt();
+    let turn = |bits: i32| 3f32.sqrt() * 2f32.sqrt() / ((1 << bits) - 1) as f32;
+
+    for (flags, rotation_bits) in [(&["-mi"][..], 16), (&["-mi", "-cc"][..], 12)] {
+        let allowed = grid + turn(rotation_bits) * reach;
+        let packed_file = dir.join(format!("six{}.glb", flags.join("")));
+        gltfpack(&source_file, &packed_file, flags);
+        let bytes = std::fs::read(&packed_file).unwrap();
+        let (json, _) = glb_chunks(&bytes);
+        let instanced: Vec<&serde_json::Value> = json["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| n["extensions"].get("EXT_mesh_gpu_instancing").is_some())
+            .collect();
+        assert_eq!(instanced.len(), 1, "{flags:?}: {}", json["nodes"]);
+        let packed = facet::load::load_bytes("packed.glb", &bytes, None)
+            .unwrap_or_else(|e| panic!("{flags:?}: {e}"))
+            .scene;
+        assert!(
+            packed.warnings.is_empty(),
+            "{flags:?}: {:?}",
+            packed.warnings
+        );
+        assert_eq!(packed.meshes.len(), 1, "{flags:?}");
+        assert!(
+            packed.meshes[0].name.ends_with("(6 instances)"),
+            "{flags:?}"
+        );
+        let got = triangles(&packed);
+        assert_eq!(got.len(), want.len(), "{flags:?}");
+        for (i, (w, wn)) in want.iter().enumerate() {
+            let found = got.iter().any(|(g, gn)| {
+                (0..3).any(|k| (0..3).all(|j| g[(j + k) % 3].distance(w[j]) <= allowed))
+                    && gn.dot(*wn) > 2f32.to_radians().cos()
+            });
+            assert!(
+                found,
+                "{flags:?}: source triangle {i} {w:?} ({wn}) is not drawn (within {allowed})"
+            );
+        }
+    }
+}

@@ -281,6 +281,8 @@ fn meshopt_view(
 /// opened (`meshopt_view`).
 /// `KHR_materials_pbrSpecularGlossiness` and
 /// `KHR_materials_emissive_strength`: material terms (`materials.rs`).
+/// `EXT_mesh_gpu_instancing` draws a node's mesh once per instance
+/// transform (gltfpack's `-mi`): `parts::instances`.
 const READ_REQUIRED: &[&str] = &[
     "KHR_mesh_quantization",
     "KHR_materials_pbrSpecularGlossiness",
@@ -289,6 +291,7 @@ const READ_REQUIRED: &[&str] = &[
     "KHR_meshopt_compression",
     "KHR_texture_transform",
     "KHR_materials_unlit",
+    "EXT_mesh_gpu_instancing",
 ];
 
 /// Every index between objects in range (the crate parses them unchecked).

@@ -35,9 +35,19 @@ pub(super) fn parts(
         }
     }
     let mut meshes: Vec<Mesh> = Vec::new();
+    let mut copies_left = MAX_INSTANCED;
     for node in nodes.iter().filter(|n| in_scene[n.index()]) {
         let Some(mesh) = node.mesh() else { continue };
         let on_rig = node.skin().and_then(|s| rig.skins.get(s.index()));
+        let instances = instances(
+            doc,
+            node,
+            &mesh,
+            on_rig.is_some(),
+            &mut copies_left,
+            buffers,
+            warnings,
+        )?;
         let hidden = node
             .extras()
             .as_ref()
@@ -50,11 +60,14 @@ pub(super) fn parts(
                 .or(mesh.name())
                 .map(str::to_owned)
                 .unwrap_or_else(|| format!("mesh {}", mesh.index()));
-            let name = if count > 1 {
+            let mut name = if count > 1 {
                 format!("{base} #{pi}")
             } else {
                 base
             };
+            if let Some(i) = &instances {
+                name = format!("{name} ({} instances)", i.len());
+            }
             let attr = |s: gltf::Semantic| p.get(&s);
             let Some(pos) = attr(gltf::Semantic::Positions) else {
                 warnings.push(format!("part {name:?}: no positions; skipped"));
@@ -192,8 +205,13 @@ pub(super) fn parts(
             let mut skin = None;
             // Unskinned parts go where their node puts them; skinned ones
             // stay in bind space, moved into the rig's where their skin's
-            // differs from it (skeleton::ToRig).
-            let mut moved = Moved::By(g);
+            // differs from it (skeleton::ToRig). Instanced ones are made
+            // in the node's space, then copied once an instance.
+            let mut moved = if instances.is_some() {
+                Moved::Not
+            } else {
+                Moved::By(g)
+            };
             if let Some(on_rig) = on_rig {
                 let skin_joints = &on_rig.joints;
                 let j = attr(gltf::Semantic::Joints(0))
@@ -309,6 +327,9 @@ pub(super) fn parts(
             } else {
                 super::smooth_normals(&mesh.positions, &mesh.indices)
             };
+            if let Some(instances) = &instances {
+                copy_per_instance(&mut mesh, g, instances);
+            }
             meshes.push(mesh);
         }
     }
@@ -386,6 +407,194 @@ fn morph_to_default_weights(
     Ok(())
 }
 
+/// The most vertices and indices the copies of instanced meshes may make
+/// in one file (`EXT_mesh_gpu_instancing`): a few bytes of instance
+/// transforms can name millions of copies of a large mesh, which the
+/// viewer makes (see [`instances`]). 2^24 vertices and three times as many
+/// indices (16.8 M triangles, about 700 MB with normals and UVs): more than
+/// the largest file the viewer is measured on (10 M triangles).
+pub const MAX_INSTANCED: Copies = Copies {
+    vertices: 1 << 24,
+    indices: 3 << 24,
+};
+
+/// Vertices and indices made or left to make ([`MAX_INSTANCED`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Copies {
+    pub vertices: usize,
+    pub indices: usize,
+}
+
+/// A node's `EXT_mesh_gpu_instancing` transforms, each
+/// `Translation * Rotation * Scale` in the node's space (the extension's
+/// §"Transformation Order": the world position is
+/// `NodeWorld * Instance * vertex`), or `None` where the node has no
+/// instances.
+///
+/// The viewer draws one part per primitive holding a copy of it for each
+/// instance, so copies made count against `copies_left` (what
+/// [`MAX_INSTANCED`] leaves): past it, only the instances that fit are
+/// shown, with a warning. A skinned node is drawn once, as its skin
+/// places it (the extension leaves instanced skins undefined), with a
+/// warning.
+fn instances(
+    doc: &gltf::Document,
+    node: &gltf::Node,
+    mesh: &gltf::Mesh,
+    skinned: bool,
+    copies_left: &mut Copies,
+    buffers: &Buffers,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Vec<Mat4>>, String> {
+    const EXT: &str = "EXT_mesh_gpu_instancing";
+    let Some(ext) = node.extension_value(EXT) else {
+        return Ok(None);
+    };
+    let at = format!("nodes[{}].extensions.{EXT}", node.index());
+    let Some(attributes) = ext.get("attributes").and_then(|a| a.as_object()) else {
+        return Err(format!("{at}: no attributes object"));
+    };
+    // Each attribute: its accessor read as floats of its width.
+    let read = |key: &str, comps: usize| -> Result<Option<Vec<f32>>, String> {
+        let Some(v) = attributes.get(key) else {
+            return Ok(None);
+        };
+        let accessor = v
+            .as_u64()
+            .and_then(|i| doc.accessors().nth(usize::try_from(i).ok()?))
+            .ok_or_else(|| {
+                format!(
+                    "{at}.attributes.{key}: {v} is not an accessor (the file has {})",
+                    doc.accessors().count()
+                )
+            })?;
+        floats(&accessor, buffers, comps)
+            .map(Some)
+            .map_err(|e| format!("{at}.attributes.{key}: {e}"))
+    };
+    let translation = read("TRANSLATION", 3)?;
+    let rotation = read("ROTATION", 4)?;
+    let scale = read("SCALE", 3)?;
+    let counts: Vec<(&str, usize)> = [
+        ("TRANSLATION", &translation, 3),
+        ("ROTATION", &rotation, 4),
+        ("SCALE", &scale, 3),
+    ]
+    .into_iter()
+    .filter_map(|(key, v, comps)| v.as_ref().map(|v| (key, v.len() / comps)))
+    .collect();
+    let Some(&(_, count)) = counts.first() else {
+        // No transform attribute (custom ones only): one instance at the
+        // node, which is how the node is drawn without the extension.
+        return Ok(None);
+    };
+    if let Some((key, other)) = counts.iter().find(|(_, c)| *c != count) {
+        return Err(format!(
+            "{at}: {} names {count} instances and {key} {other}; the extension requires one count",
+            counts[0].0
+        ));
+    }
+    let name = node.name().map_or_else(
+        || format!("node {}", node.index()),
+        |n| format!("node {n:?}"),
+    );
+    if skinned {
+        warnings.push(format!(
+            "{name}: {count} instances ({EXT}) of a skinned mesh, which the extension leaves undefined; drawn once, where its skin puts it"
+        ));
+        return Ok(None);
+    }
+    // One instance's copy of every primitive: its vertices, and its indices
+    // as lists (up to three an index for a strip's or a fan's triangles).
+    let mut copy = Copies {
+        vertices: 0,
+        indices: 0,
+    };
+    for p in mesh.primitives() {
+        let Some(positions) = p.get(&gltf::Semantic::Positions) else {
+            continue;
+        };
+        copy.vertices = copy.vertices.saturating_add(positions.count());
+        let indices = p.indices().map_or(positions.count(), |a| a.count());
+        use gltf::mesh::Mode;
+        let listed = match p.mode() {
+            Mode::Points | Mode::Lines | Mode::Triangles => 1,
+            Mode::LineStrip | Mode::LineLoop => 2,
+            Mode::TriangleStrip | Mode::TriangleFan => 3,
+        };
+        copy.indices = copy.indices.saturating_add(indices.saturating_mul(listed));
+    }
+    let shown = count
+        .min(copies_left.vertices / copy.vertices.max(1))
+        .min(copies_left.indices / copy.indices.max(1));
+    copies_left.vertices -= shown * copy.vertices;
+    copies_left.indices -= shown * copy.indices;
+    if shown < count {
+        warnings.push(format!(
+            "{name}: {count} instances ({EXT}) of {} vertices; the first {shown} are shown, as the copies the viewer makes of instanced meshes stop at {} vertices and {} indices a file",
+            copy.vertices, MAX_INSTANCED.vertices, MAX_INSTANCED.indices
+        ));
+    }
+    fn nth(v: &Option<Vec<f32>>, i: usize, comps: usize) -> Option<&[f32]> {
+        v.as_ref().map(|v| &v[i * comps..i * comps + comps])
+    }
+    Ok(Some(
+        (0..shown)
+            .map(|i| {
+                Mat4::from_scale_rotation_translation(
+                    nth(&scale, i, 3).map_or(Vec3::ONE, Vec3::from_slice),
+                    // Normalized as node rotations are (glTF 2.0 §5.25).
+                    nth(&rotation, i, 4).map_or(glam::Quat::IDENTITY, |q| {
+                        glam::Quat::from_slice(q).normalize()
+                    }),
+                    nth(&translation, i, 3).map_or(Vec3::ZERO, Vec3::from_slice),
+                )
+            })
+            .collect(),
+    ))
+}
+
+/// A part made in its node's space as one copy an instance: the copy of
+/// instance `k` holds the vertices `k * n..(k + 1) * n` placed by
+/// `node * instances[k]`, its normals by that transform's inverse
+/// transpose and its tangent frame by its linear part, and its indices
+/// offset by `k * n`.
+fn copy_per_instance(mesh: &mut Mesh, node: Mat4, instances: &[Mat4]) {
+    let n = mesh.positions.len();
+    let k = instances.len();
+    let mut positions = Vec::with_capacity(n * k);
+    let mut normals = Vec::with_capacity(n * k);
+    let mut tangents = mesh
+        .tangents
+        .as_ref()
+        .map(|t| Vec::with_capacity(t.len() * k));
+    for i in instances {
+        let m = node * *i;
+        let linear = glam::Mat3::from_mat4(m);
+        let normal_m = linear.inverse().transpose();
+        positions.extend(mesh.positions.iter().map(|p| m.transform_point3(*p)));
+        normals.extend(
+            mesh.normals
+                .iter()
+                .map(|v| (normal_m * *v).normalize_or(Vec3::Y)),
+        );
+        if let (Some(out), Some(t)) = (&mut tangents, &mesh.tangents) {
+            out.extend(
+                t.iter()
+                    .map(|frame| frame.map(|v| (linear * v).normalize_or_zero())),
+            );
+        }
+    }
+    mesh.uvs = mesh.uvs.repeat(k);
+    mesh.colors = mesh.colors.as_ref().map(|c| c.repeat(k));
+    mesh.indices = (0..k as u32)
+        .flat_map(|i| mesh.indices.iter().map(move |&v| v + i * n as u32))
+        .collect();
+    mesh.positions = positions;
+    mesh.normals = normals;
+    mesh.tangents = tangents;
+}
+
 /// How a part's vertices are placed.
 enum Moved {
     Not,
@@ -407,4 +616,103 @@ pub(super) fn uv_transform(offset: [f32; 2], rotation: f32, scale: [f32; 2]) -> 
         offset[0],
         offset[1],
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A triangle (3 vertices, drawn as a strip of 3 indices: 3 triangles'
+    /// worth of list indices at most) on two nodes of 5 instances each,
+    /// translated along X by 0, 1, 2, 3, 4.
+    fn doc() -> (gltf::Document, Buffers) {
+        let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let mut bin = f(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+        bin.extend(f(&(0..5)
+            .flat_map(|i| [i as f32, 0.0, 0.0])
+            .collect::<Vec<_>>()));
+        let instanced =
+            serde_json::json!({"EXT_mesh_gpu_instancing": {"attributes": {"TRANSLATION": 1}}});
+        let json = serde_json::json!({
+            "asset": {"version": "2.0"},
+            "extensionsUsed": ["EXT_mesh_gpu_instancing"],
+            "nodes": [{"mesh": 0, "extensions": instanced}, {"mesh": 0, "extensions": instanced}],
+            "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "mode": 5}]}],
+            "buffers": [{"byteLength": bin.len()}],
+            "bufferViews": [{"buffer": 0, "byteLength": 36}, {"buffer": 0, "byteOffset": 36, "byteLength": 60}],
+            "accessors": [
+                {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3"},
+                {"bufferView": 1, "componentType": 5126, "count": 5, "type": "VEC3"}
+            ]
+        });
+        // A GLB (glTF 2.0 §4.4): header, JSON chunk, BIN chunk, each chunk
+        // padded to 4 bytes.
+        let mut text = serde_json::to_vec(&json).unwrap();
+        text.resize(text.len().next_multiple_of(4), b' ');
+        let mut glb = b"glTF".to_vec();
+        glb.extend(2u32.to_le_bytes());
+        glb.extend(((12 + 8 + text.len() + 8 + bin.len()) as u32).to_le_bytes());
+        for (chunk, kind) in [(&text, b"JSON"), (&bin, b"BIN\0")] {
+            glb.extend((chunk.len() as u32).to_le_bytes());
+            glb.extend(kind);
+            glb.extend(chunk.iter());
+        }
+        let g = gltf::Gltf::from_slice_without_validation(&glb).unwrap();
+        let buffers =
+            Buffers::load(&g.document, g.blob, &crate::scene::companions::NoCompanions).unwrap();
+        (g.document, buffers)
+    }
+
+    fn shown(left: &mut Copies, warnings: &mut Vec<String>) -> Vec<f32> {
+        let (doc, buffers) = doc();
+        let node = doc.nodes().next().unwrap();
+        let mesh = node.mesh().unwrap();
+        instances(&doc, &node, &mesh, false, left, &buffers, warnings)
+            .unwrap()
+            .unwrap()
+            .iter()
+            .map(|m| m.w_axis.x)
+            .collect()
+    }
+
+    /// The copies stop where the budget does, counted in vertices and in
+    /// indices as lists, the first instances kept, with a warning that
+    /// says how many were shown and why.
+    #[test]
+    fn instanced_copies_stop_at_the_budget() {
+        let mut warnings = Vec::new();
+        let plenty = 1000;
+        // 10 vertices: 3 copies of 3.
+        let mut left = Copies {
+            vertices: 10,
+            indices: plenty,
+        };
+        assert_eq!(shown(&mut left, &mut warnings), [0.0, 1.0, 2.0]);
+        assert_eq!(left.vertices, 1);
+        assert_eq!(left.indices, plenty - 3 * 9);
+        assert_eq!(warnings.len(), 1);
+        assert!(
+            warnings[0].starts_with(
+                "node 0: 5 instances (EXT_mesh_gpu_instancing) of 3 vertices; the first 3 are shown"
+            ),
+            "{warnings:?}"
+        );
+        // What is left holds none.
+        assert_eq!(shown(&mut left, &mut warnings), Vec::<f32>::new());
+        assert!(
+            warnings[1].contains("the first 0 are shown"),
+            "{warnings:?}"
+        );
+        // 20 indices: a strip of 3 is up to 9 as a list, 2 copies.
+        let mut left = Copies {
+            vertices: plenty,
+            indices: 20,
+        };
+        assert_eq!(shown(&mut left, &mut warnings), [0.0, 1.0]);
+        // Enough for all: no warning.
+        let mut left = MAX_INSTANCED;
+        let before = warnings.len();
+        assert_eq!(shown(&mut left, &mut warnings), [0.0, 1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(warnings.len(), before);
+    }
 }
