@@ -1403,8 +1403,13 @@ fn data_uris_in_every_form_and_their_errors() {
             "image \"skin\": its data: URI: not valid base64",
         ),
         (
+            uri("data:image/ktx2;base64,q0tUWCAyMLsNChoK"),
+            "image \"skin\": image/ktx2 is not an image type Facet reads (glTF's core PNG and JPEG, and EXT_texture_webp's WebP)",
+        ),
+        // A WebP cut short: its RIFF header alone.
+        (
             uri("data:image/webp;base64,UklGRg=="),
-            "image \"skin\": image/webp is not an image type glTF's core names (PNG or JPEG)",
+            "image \"skin\": WebP: ",
         ),
         // Neither of the two sources the specification allows.
         (
@@ -3018,4 +3023,155 @@ fn gltfpack_instanced_files_draw_as_their_source() {
             );
         }
     }
+}
+
+/// libwebp's own tools (Debian's `webp` package, installed by
+/// scripts/test): `cwebp ARGS -o OUT IN`, then `dwebp -pam` of OUT, read
+/// here (a PAM: a text header, then RGBA rows), as libwebp decodes it.
+fn cwebp(dir: &Path, name: &str, png: &image::RgbaImage, args: &[&str]) -> (Vec<u8>, Vec<u8>) {
+    let input = dir.join(format!("{name}.png"));
+    png.save(&input).unwrap();
+    let webp = dir.join(format!("{name}.webp"));
+    let pam = dir.join(format!("{name}.pam"));
+    let run = |tool: &str, args: &[&str], from: &Path, to: &Path| {
+        let out = Command::new(tool)
+            .args(args)
+            .args(["-quiet", "-o"])
+            .arg(to)
+            .arg(from)
+            .output()
+            .unwrap_or_else(|e| panic!("{tool} (Debian's webp, which scripts/test installs): {e}"));
+        assert!(
+            out.status.success(),
+            "{tool}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run("cwebp", args, &input, &webp);
+    run("dwebp", &["-pam"], &webp, &pam);
+    let pam = std::fs::read(&pam).unwrap();
+    let header_end = pam.windows(7).position(|w| w == b"ENDHDR\n").unwrap() + 7;
+    let header = String::from_utf8_lossy(&pam[..header_end]);
+    assert!(
+        header.contains("TUPLTYPE RGB_ALPHA") && header.contains("DEPTH 4"),
+        "{header}"
+    );
+    (std::fs::read(&webp).unwrap(), pam[header_end..].to_vec())
+}
+
+/// EXT_texture_webp (Blender's WebP export, and gltf-transform's): a
+/// texture whose image is WebP, named only through the extension (the
+/// extension's text: then the file requires it) or beside a PNG fallback
+/// `source`, which a viewer reading WebP passes over. Assembled here with
+/// images libwebp's `cwebp` wrote, and passed by Khronos' validator.
+/// Lossless, the texels must be the pattern given to cwebp, exactly;
+/// lossy, libwebp's own decoding of the file (`dwebp`, its default fancy
+/// upsampling), byte for byte.
+#[test]
+fn webp_textures_read_as_libwebp_wrote_them() {
+    let dir = out_dir().join("webp");
+    std::fs::create_dir_all(&dir).unwrap();
+    // 5 x 3: every texel its own colour and alpha.
+    let pattern = image::RgbaImage::from_fn(5, 3, |x, y| {
+        image::Rgba([
+            x as u8 * 60,
+            y as u8 * 120,
+            255 - (x * y) as u8 * 20,
+            255 - x as u8 * 40,
+        ])
+    });
+    let (lossless, _) = cwebp(&dir, "pattern", &pattern, &["-lossless", "-exact"]);
+    // 32 x 32, smooth, for the lossy codec.
+    let smooth = image::RgbaImage::from_fn(32, 32, |x, y| {
+        image::Rgba([(x * 8) as u8, (y * 8) as u8, ((x + y) * 4) as u8, 255])
+    });
+    let (lossy, decoded) = cwebp(&dir, "smooth", &smooth, &["-q", "80"]);
+
+    let mut gltf = serde_json::json!({
+        "asset": {"version": "2.0", "generator": "tests/gltf_export.rs, by hand"},
+        "extensionsUsed": ["EXT_texture_webp"],
+        "extensionsRequired": ["EXT_texture_webp"],
+        "scene": 0,
+        "scenes": [{"nodes": [0, 1]}],
+        "nodes": [{"mesh": 0}, {"mesh": 1}],
+        "meshes": (0..2).map(|m| serde_json::json!({"primitives": [{"attributes": {"POSITION": 0, "TEXCOORD_0": 1}, "material": m}]})).collect::<Vec<_>>(),
+        "materials": [
+            {"name": "lossless", "pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}},
+            {"name": "lossy", "pbrMetallicRoughness": {"baseColorTexture": {"index": 1}}}
+        ],
+        "textures": [
+            {"extensions": {"EXT_texture_webp": {"source": 1}}},
+            {"extensions": {"EXT_texture_webp": {"source": 2}}}
+        ]
+    });
+    textured_triangle(&mut gltf);
+    let image = |bytes: &[u8]| serde_json::json!({"uri": format!("data:image/webp;base64,{}", base64(bytes)), "mimeType": "image/webp"});
+    gltf["images"]
+        .as_array_mut()
+        .unwrap()
+        .extend([image(&lossless), image(&lossy)]);
+    let text = valid_by_hand("webp", "webp.gltf", &gltf);
+    let scene = facet::load::load_bytes("webp.gltf", &text, None)
+        .unwrap()
+        .scene;
+    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+    let texture_of = |m: usize| &scene.textures[scene.materials[m].texture.unwrap()];
+    let t = texture_of(0);
+    assert_eq!((t.width, t.height), (5, 3));
+    assert_eq!(
+        t.rgba8,
+        pattern.as_raw().as_slice(),
+        "lossless: the pattern"
+    );
+    let t = texture_of(1);
+    assert_eq!((t.width, t.height), (32, 32));
+    assert!(t.rgba8 == decoded, "lossy: not libwebp's texels");
+
+    // With a PNG fallback as `source` (the file then need not require the
+    // extension): the WebP is drawn.
+    let mut fallback = gltf.clone();
+    fallback["textures"][0]["source"] = 0.into();
+    fallback
+        .as_object_mut()
+        .unwrap()
+        .remove("extensionsRequired");
+    let text = valid_by_hand("webp", "webp_fallback.gltf", &fallback);
+    let scene = facet::load::load_bytes("webp.gltf", &text, None)
+        .unwrap()
+        .scene;
+    let t = &scene.textures[scene.materials[0].texture.unwrap()];
+    assert_eq!(
+        t.rgba8,
+        pattern.as_raw().as_slice(),
+        "the WebP, not the PNG"
+    );
+
+    // An extension source that is no image: the fallback, with a warning;
+    // none at all: no map, with a warning naming what the texture had.
+    fallback["textures"][0]["extensions"]["EXT_texture_webp"]["source"] = 9.into();
+    let scene = facet::load::load_bytes("w.gltf", &serde_json::to_vec(&fallback).unwrap(), None)
+        .unwrap()
+        .scene;
+    let t = &scene.textures[scene.materials[0].texture.unwrap()];
+    assert_eq!(t.rgba8, [10, 20, 30, 255, 10, 20, 30, 255], "the PNG");
+    assert_eq!(
+        scene.warnings,
+        [
+            "textures[0].extensions.EXT_texture_webp.source: 9 is not an image (the file has 3); its fallback source is drawn"
+        ]
+    );
+    let mut basisu = gltf.clone();
+    basisu["textures"][0] =
+        serde_json::json!({"extensions": {"KHR_texture_basisu": {"source": 1}}});
+    basisu["extensionsUsed"] = serde_json::json!(["EXT_texture_webp", "KHR_texture_basisu"]);
+    let scene = facet::load::load_bytes("w.gltf", &serde_json::to_vec(&basisu).unwrap(), None)
+        .unwrap()
+        .scene;
+    assert_eq!(scene.materials[0].texture, None);
+    assert_eq!(
+        scene.warnings,
+        [
+            "textures[0]: no image Facet reads (its image only through KHR_texture_basisu); drawn without it"
+        ]
+    );
 }

@@ -283,6 +283,8 @@ fn meshopt_view(
 /// `KHR_materials_emissive_strength`: material terms (`materials.rs`).
 /// `EXT_mesh_gpu_instancing` draws a node's mesh once per instance
 /// transform (gltfpack's `-mi`): `parts::instances`.
+/// `EXT_texture_webp` names a WebP image (Blender's WebP export):
+/// `materials::texture_image`.
 const READ_REQUIRED: &[&str] = &[
     "KHR_mesh_quantization",
     "KHR_materials_pbrSpecularGlossiness",
@@ -292,6 +294,7 @@ const READ_REQUIRED: &[&str] = &[
     "KHR_texture_transform",
     "KHR_materials_unlit",
     "EXT_mesh_gpu_instancing",
+    "EXT_texture_webp",
 ];
 
 /// Every index between objects in range (the crate parses them unchecked).

@@ -1,5 +1,6 @@
 //! Materials and their textures: sRGB factors from glTF's linear ones,
-//! images decoded once each (PNG or JPEG, in the file or beside it).
+//! images decoded once each (PNG or JPEG, or WebP through
+//! `EXT_texture_webp`; in the file or beside it).
 
 use super::accessors::{Buffers, data_uri, is_data_uri, percent_decode};
 use crate::scene::companions::{Companions, Found, Lookup};
@@ -79,8 +80,11 @@ impl Textures {
                     Ok(Found { path, bytes }) => (
                         bytes,
                         declared.map(str::to_owned).unwrap_or_else(|| {
-                            if file.to_ascii_lowercase().ends_with(".png") {
+                            let file = file.to_ascii_lowercase();
+                            if file.ends_with(".png") {
                                 "image/png".into()
+                            } else if file.ends_with(".webp") {
+                                "image/webp".into()
                             } else {
                                 "image/jpeg".into()
                             }
@@ -93,14 +97,18 @@ impl Textures {
         };
         // The bytes say what they are where they can (a PNG named or typed
         // as a JPEG happens); the declared type otherwise.
+        use image::ImageFormat::{Jpeg, Png, WebP};
         let format = match image::guess_format(&bytes) {
-            Ok(f @ (image::ImageFormat::Png | image::ImageFormat::Jpeg)) => f,
-            _ if mime == "image/png" => image::ImageFormat::Png,
-            _ if mime == "image/jpeg" => image::ImageFormat::Jpeg,
+            Ok(f @ (Png | Jpeg | WebP)) => f,
+            _ if mime == "image/png" => Png,
+            _ if mime == "image/jpeg" => Jpeg,
+            _ if mime == "image/webp" => WebP,
             _ => {
                 let e = match mime.as_str() {
-                    "" => "no mimeType, and the bytes are neither PNG nor JPEG".to_string(),
-                    _ => format!("{mime} is not an image type glTF's core names (PNG or JPEG)"),
+                    "" => "no mimeType, and the bytes are neither PNG, JPEG nor WebP".to_string(),
+                    _ => format!(
+                        "{mime} is not an image type Facet reads (glTF's core PNG and JPEG, and EXT_texture_webp's WebP)"
+                    ),
                 };
                 return missing(self, warnings, e);
             }
@@ -117,6 +125,7 @@ impl Textures {
                 compressed: None,
             },
             Err(e) => {
+                let e = format!("{format:?}: {e}");
                 warnings.push(format!("image {name:?}: {e}; showing a checkerboard"));
                 Texture::checkerboard(&name, e)
             }
@@ -130,6 +139,54 @@ impl Textures {
         self.of_image[image] = Some(self.list.len() - 1);
         self.list.len() - 1
     }
+}
+
+/// The image a texture draws: its `EXT_texture_webp` source where it has
+/// one (the extension: a viewer that reads WebP uses it, `source` being
+/// the fallback for those that do not), else its `source`. None, with a
+/// warning, where it names no image Facet reads (only a
+/// `KHR_texture_basisu` or `MSFT_texture_dds` source, say): the material
+/// is drawn without that map.
+fn texture_image(
+    doc: &gltf::Document,
+    t: &gltf::Texture,
+    warnings: &mut Vec<String>,
+) -> Option<usize> {
+    let images = doc.images().count();
+    if let Some(webp) = t.extension_value("EXT_texture_webp") {
+        match webp.get("source").and_then(|s| s.as_u64()) {
+            Some(i) if (i as usize) < images => return Some(i as usize),
+            _ => warnings.push(format!(
+                "textures[{}].extensions.EXT_texture_webp.source: {} is not an image (the file has {images}); {}",
+                t.index(),
+                webp.get("source").map_or("none".into(), |s| s.to_string()),
+                if t.source().is_some() {
+                    "its fallback source is drawn"
+                } else {
+                    "drawn without it"
+                }
+            )),
+        }
+    }
+    if let Some(image) = t.source() {
+        return Some(image.index());
+    }
+    if t.extension_value("EXT_texture_webp").is_none() {
+        let named: Vec<&str> = t
+            .extensions()
+            .map(|e| e.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        warnings.push(format!(
+            "textures[{}]: no image Facet reads ({}); drawn without it",
+            t.index(),
+            if named.is_empty() {
+                "no source".to_string()
+            } else {
+                format!("its image only through {}", named.join(", "))
+            }
+        ));
+    }
+    None
 }
 
 /// One scene material per glTF material.
@@ -173,7 +230,8 @@ pub(super) fn materials(
         }
         let (texture, normal, emission) = {
             let mut image = |t: gltf::Texture| {
-                textures.image(doc, t.source().index(), buffers, companions, warnings)
+                let i = texture_image(doc, &t, warnings)?;
+                textures.image(doc, i, buffers, companions, warnings)
             };
             (
                 base_color_texture(&m).and_then(|t| image(t.texture())),
