@@ -274,30 +274,25 @@ pub(super) fn parts(
             match moved {
                 Moved::Not => {}
                 Moved::By(m) => {
-                    let normal_m = glam::Mat3::from_mat4(m).inverse().transpose();
-                    positions
-                        .iter_mut()
-                        .for_each(|p| *p = m.transform_point3(*p));
-                    for nrm in &mut normals {
-                        *nrm = (normal_m * *nrm).normalize_or(Vec3::Y);
-                    }
-                    // Tangent directions move with the surface itself.
-                    let linear = glam::Mat3::from_mat4(m);
+                    let place = Place::new(m);
+                    positions.iter_mut().for_each(|p| *p = place.point(*p));
+                    normals.iter_mut().for_each(|n| *n = place.normal(*n));
                     for frame in tangents.iter_mut().flatten() {
-                        *frame = frame.map(|v| (linear * v).normalize_or_zero());
+                        *frame = place.frame(*frame);
                     }
                 }
                 Moved::PerVertex(m) => {
-                    for (p, m) in positions.iter_mut().zip(&m) {
-                        *p = m.transform_point3(*p);
-                    }
-                    for (nrm, m) in normals.iter_mut().zip(&m) {
-                        let normal_m = glam::Mat3::from_mat4(*m).inverse().transpose();
-                        *nrm = (normal_m * *nrm).normalize_or(Vec3::Y);
-                    }
-                    for (frame, m) in tangents.iter_mut().flatten().zip(&m) {
-                        let linear = glam::Mat3::from_mat4(*m);
-                        *frame = frame.map(|v| (linear * v).normalize_or_zero());
+                    for (i, m) in m.into_iter().enumerate() {
+                        let place = Place::new(m);
+                        if let Some(p) = positions.get_mut(i) {
+                            *p = place.point(*p);
+                        }
+                        if let Some(n) = normals.get_mut(i) {
+                            *n = place.normal(*n);
+                        }
+                        if let Some(frame) = tangents.as_mut().and_then(|t| t.get_mut(i)) {
+                            *frame = place.frame(*frame);
+                        }
                     }
                 }
             }
@@ -569,20 +564,11 @@ fn copy_per_instance(mesh: &mut Mesh, node: Mat4, instances: &[Mat4]) {
         .as_ref()
         .map(|t| Vec::with_capacity(t.len() * k));
     for i in instances {
-        let m = node * *i;
-        let linear = glam::Mat3::from_mat4(m);
-        let normal_m = linear.inverse().transpose();
-        positions.extend(mesh.positions.iter().map(|p| m.transform_point3(*p)));
-        normals.extend(
-            mesh.normals
-                .iter()
-                .map(|v| (normal_m * *v).normalize_or(Vec3::Y)),
-        );
+        let place = Place::new(node * *i);
+        positions.extend(mesh.positions.iter().map(|p| place.point(*p)));
+        normals.extend(mesh.normals.iter().map(|n| place.normal(*n)));
         if let (Some(out), Some(t)) = (&mut tangents, &mesh.tangents) {
-            out.extend(
-                t.iter()
-                    .map(|frame| frame.map(|v| (linear * v).normalize_or_zero())),
-            );
+            out.extend(t.iter().map(|frame| place.frame(*frame)));
         }
     }
     mesh.uvs = mesh.uvs.repeat(k);
@@ -593,6 +579,39 @@ fn copy_per_instance(mesh: &mut Mesh, node: Mat4, instances: &[Mat4]) {
     mesh.positions = positions;
     mesh.normals = normals;
     mesh.tangents = tangents;
+}
+
+/// A transform as it moves a vertex: its point by the matrix, its normal
+/// by the inverse transpose of the matrix's linear part, and its tangent
+/// frame by the linear part itself (tangent directions move with the
+/// surface).
+struct Place {
+    m: Mat4,
+    linear: glam::Mat3,
+    normal: glam::Mat3,
+}
+
+impl Place {
+    fn new(m: Mat4) -> Self {
+        let linear = glam::Mat3::from_mat4(m);
+        Place {
+            m,
+            linear,
+            normal: linear.inverse().transpose(),
+        }
+    }
+
+    fn point(&self, p: Vec3) -> Vec3 {
+        self.m.transform_point3(p)
+    }
+
+    fn normal(&self, n: Vec3) -> Vec3 {
+        (self.normal * n).normalize_or(Vec3::Y)
+    }
+
+    fn frame(&self, frame: [Vec3; 2]) -> [Vec3; 2] {
+        frame.map(|v| (self.linear * v).normalize_or_zero())
+    }
 }
 
 /// How a part's vertices are placed.
