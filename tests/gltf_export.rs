@@ -1534,15 +1534,15 @@ fn quantized_attributes_read_as_their_floats() {
     assert_eq!(mesh.uvs[2], glam::Vec2::new(0.0, 1.0));
 
     let e = facet::load::load_bytes(
-        "draco.gltf",
-        &serde_json::to_vec(&gltf("KHR_draco_mesh_compression")).unwrap(),
+        "basisu.gltf",
+        &serde_json::to_vec(&gltf("KHR_texture_basisu")).unwrap(),
         None,
     )
     .map(|_| ())
     .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "draco.gltf: the file requires the extension KHR_draco_mesh_compression, which Facet does not read"
+        "basisu.gltf: the file requires the extension KHR_texture_basisu, which Facet does not read"
     );
 }
 
@@ -2897,6 +2897,325 @@ fn instances_are_drawn_where_ext_mesh_gpu_instancing_puts_them() {
         "{:?}",
         scene.warnings
     );
+}
+
+/// `gltf-transform draco INPUT OUTPUT ARGS` (`@gltf-transform/cli` from
+/// the npm registry, with Google's Draco encoder, which scripts/test
+/// installs under target/npm).
+fn draco(input: &Path, output: &Path, args: &[&str]) {
+    let run = Command::new("node")
+        .arg(common::repo().join("target/npm/node_modules/@gltf-transform/cli/bin/cli.js"))
+        .arg("draco")
+        .arg(input)
+        .arg(output)
+        .args(args)
+        .output()
+        .expect("Node.js is needed for gltf-transform (scripts/test installs both)");
+    assert!(
+        run.status.success() && output.exists(),
+        "gltf-transform draco {args:?}: {}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
+/// gltf-transform's `draco` command (`@gltf-transform/cli`, with Google's
+/// Draco encoder built for Node.js, `draco3dgltf`; scripts/test installs
+/// both): CesiumMan.m3d as the viewer exports it, compressed with
+/// KHR_draco_mesh_compression three ways: EdgeBreaker (the default, speed
+/// 5), EdgeBreaker at speed 0 (its valence coder) and sequential. Each
+/// file's primitive keeps accessors with no buffer view, the extension
+/// required. Each must read as the source does, to the encoder's own
+/// quantization (its defaults: positions 14 bits over the mesh's box,
+/// normals 10 bits octahedral, UVs and weights 12, joints as integers,
+/// losslessly): every vertex at a source vertex, every triangle a source
+/// triangle with its corners in order, every source triangle with an area
+/// drawn, and the vertices skinned where the source's are.
+#[test]
+fn draco_compressed_files_read_as_their_source() {
+    let dir = out_dir().join("draco");
+    std::fs::create_dir_all(&dir).unwrap();
+    let source_file = dir.join("CesiumMan.glb");
+    let m3d = common::shared().join("fixtures/m3d/CesiumMan.m3d");
+    let out = facet(&[
+        "convert".as_ref(),
+        m3d.as_os_str(),
+        "-o".as_ref(),
+        source_file.as_os_str(),
+    ]);
+    assert!(
+        source_file.exists(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let source = load(&source_file);
+    let s = &source.meshes[0];
+    let (lo, hi) = s
+        .positions
+        .iter()
+        .fold((Vec3::MAX, Vec3::MIN), |(l, h), p| (l.min(*p), h.max(*p)));
+    let size = (hi - lo).max_element();
+    // Draco's quantization: the range's max (1 << bits) - 1 steps, each
+    // value rounded to the nearest, so within half a step a component; a
+    // step here, to leave room for the float arithmetic on both sides.
+    let grid = size / 16383.0 * 3f32.sqrt();
+    let (ulo, uhi) = s
+        .uvs
+        .iter()
+        .fold((glam::Vec2::MAX, glam::Vec2::MIN), |(l, h), p| {
+            (l.min(*p), h.max(*p))
+        });
+    let uv_grid = (uhi - ulo).max_element() / 4095.0 * 2f32.sqrt();
+
+    for (name, args) in [
+        ("edgebreaker", &[][..]),
+        (
+            "valence",
+            &["--encode-speed", "0", "--decode-speed", "0"][..],
+        ),
+        ("sequential", &["--method", "sequential"][..]),
+    ] {
+        let packed_file = dir.join(format!("CesiumMan_{name}.glb"));
+        draco(&source_file, &packed_file, args);
+        let bytes = std::fs::read(&packed_file).unwrap();
+        let (json, _) = glb_chunks(&bytes);
+        assert_eq!(
+            json["extensionsRequired"],
+            serde_json::json!(["KHR_draco_mesh_compression"]),
+            "{name}"
+        );
+        let primitive = &json["meshes"][0]["primitives"][0];
+        assert!(
+            primitive["extensions"]
+                .get("KHR_draco_mesh_compression")
+                .is_some(),
+            "{name}: {primitive}"
+        );
+        let accessors = json["accessors"].as_array().unwrap();
+        for a in primitive["attributes"]
+            .as_object()
+            .unwrap()
+            .values()
+            .chain([&primitive["indices"]])
+        {
+            let a = &accessors[a.as_u64().unwrap() as usize];
+            assert!(a.get("bufferView").is_none(), "{name}: {a}");
+        }
+
+        let packed = facet::load::load_bytes("packed.glb", &bytes, None)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .scene;
+        assert!(packed.warnings.is_empty(), "{name}: {:?}", packed.warnings);
+        assert_eq!(packed.meshes.len(), 1, "{name}");
+        assert_eq!(
+            packed.skeleton.bones.len(),
+            source.skeleton.bones.len(),
+            "{name}"
+        );
+        let p = &packed.meshes[0];
+        let skin = p.skin.as_ref().expect("skinned");
+        let source_skin = s.skin.as_ref().unwrap();
+
+        // Each packed vertex is a source vertex: of those within the grid
+        // of it (seams hold several), the one whose normal and UV are
+        // nearest.
+        let of: Vec<usize> = (0..p.positions.len())
+            .map(|i| {
+                let d = |a: usize| s.positions[a].distance(p.positions[i]);
+                (0..s.positions.len())
+                    .filter(|&a| d(a) <= grid)
+                    .min_by(|&a, &b| {
+                        let cost = |a: usize| {
+                            (1.0 - s.normals[a].dot(p.normals[i])) + s.uvs[a].distance(p.uvs[i])
+                        };
+                        cost(a).total_cmp(&cost(b))
+                    })
+                    .unwrap_or_else(|| panic!("{name}: vertex {i} is at no source vertex"))
+            })
+            .collect();
+        for (i, &a) in of.iter().enumerate() {
+            // Normals: 10-bit octahedral, a step of 2/1023 on each of two
+            // coordinates turns a normal by under half a degree.
+            let dot = p.normals[i].dot(s.normals[a]);
+            assert!(
+                dot > 0.5f32.to_radians().cos(),
+                "{name}: vertex {i}'s normal is {} degrees off",
+                dot.acos().to_degrees()
+            );
+            let d = p.uvs[i].distance(s.uvs[a]);
+            assert!(d <= uv_grid, "{name}: vertex {i}'s UV is {d} off");
+            // Joints exactly; weights to 12 bits (the viewer keeps them as
+            // 16-bit units either way).
+            assert_eq!(skin.joints[i], source_skin.joints[a], "{name}: vertex {i}");
+            for k in 0..4 {
+                let (w, sw) = (skin.weights[i][k] as f32, source_skin.weights[a][k] as f32);
+                assert!(
+                    (w - sw).abs() <= 65535.0 / 4095.0 + 1.0,
+                    "{name}: vertex {i} weight {k}: {w} against {sw}"
+                );
+            }
+        }
+
+        // Every packed triangle is a source triangle, corners in order;
+        // every source triangle with an area is drawn. (Draco merges equal
+        // vertices and drops the triangles that then repeat a corner.)
+        let corners = |m: &facet::scene::Mesh, t: &[u32], k: usize| -> [Vec3; 3] {
+            [0, 1, 2].map(|c| m.positions[t[(c + k) % 3] as usize])
+        };
+        let same = |a: &[Vec3; 3], b: &[Vec3; 3]| {
+            (0..3).any(|k| (0..3).all(|j| a[(j + k) % 3].distance(b[j]) <= grid))
+        };
+        let source_triangles: Vec<[Vec3; 3]> = s
+            .indices
+            .chunks_exact(3)
+            .map(|t| corners(s, t, 0))
+            .collect();
+        let packed_triangles: Vec<[Vec3; 3]> = p
+            .indices
+            .chunks_exact(3)
+            .map(|t| corners(p, t, 0))
+            .collect();
+        for (i, t) in packed_triangles.iter().enumerate() {
+            assert!(
+                source_triangles.iter().any(|st| same(st, t)),
+                "{name}: triangle {i} {t:?} is none of the source's"
+            );
+        }
+        for (i, t) in source_triangles.iter().enumerate() {
+            let area = (t[1] - t[0]).cross(t[2] - t[0]).length() / 2.0;
+            if area > grid * size {
+                assert!(
+                    packed_triangles.iter().any(|pt| same(pt, t)),
+                    "{name}: source triangle {i} {t:?} (area {area}) is not drawn"
+                );
+            }
+        }
+
+        // Skinned by the same clip (not compressed), where the source's
+        // vertices go: the weights' 12 bits move a vertex by at most their
+        // error times the farthest two bones' transforms place it apart,
+        // under the model's size.
+        let duration = source.clips[0].duration_s;
+        for k in 0..=8 {
+            let t = duration * k as f32 / 8.0;
+            let (ss, ps) = (skinned_at(&source, t), skinned_at(&packed, t));
+            let worst = (0..p.positions.len())
+                .map(|i| ss[0][of[i]].0.distance(ps[0][i].0))
+                .fold(0.0, f32::max);
+            assert!(
+                worst <= grid + 4.0 / 4095.0 * size,
+                "{name}: at {t} s a vertex is {worst} from the source's (size {size})"
+            );
+        }
+    }
+}
+
+/// gltf-transform's Draco output, damaged: each reference the extension
+/// makes broken in turn (its view, its attribute ids, the counts its
+/// accessors must agree with) is an error naming the primitive, and bytes
+/// of the Draco stream changed at random give a scene or an error, never a
+/// panic.
+#[test]
+fn damaged_draco_streams_give_errors_not_panics() {
+    let dir = out_dir().join("draco-damaged");
+    std::fs::create_dir_all(&dir).unwrap();
+    let source_file = dir.join("suzanne.glb");
+    let m3d = common::shared().join("fixtures/m3d/suzanne.m3d");
+    facet(&[
+        "convert".as_ref(),
+        m3d.as_os_str(),
+        "-o".as_ref(),
+        source_file.as_os_str(),
+    ]);
+    let packed_file = dir.join("suzanne-draco.glb");
+    draco(&source_file, &packed_file, &[]);
+    let (json, bin) = glb_chunks(&std::fs::read(&packed_file).unwrap());
+    let read = |json: &serde_json::Value, bin: &[u8]| {
+        facet::load::load_bytes("damaged.glb", &glb(json, bin), None).map(|_| ())
+    };
+    assert!(read(&json, &bin).is_ok(), "the undamaged file");
+    let primitive = "/meshes/0/primitives/0";
+    let ext = format!("{primitive}/extensions/KHR_draco_mesh_compression");
+    let position = json
+        .pointer(&format!("{primitive}/attributes/POSITION"))
+        .unwrap()
+        .clone();
+    let indices = json
+        .pointer(&format!("{primitive}/indices"))
+        .unwrap()
+        .clone();
+    let view = json.pointer(&format!("{ext}/bufferView")).unwrap().clone();
+    let at = |a: &serde_json::Value, key: &str| format!("/accessors/{a}/{key}");
+
+    let cases: [(String, serde_json::Value, &str); 6] = [
+        (
+            format!("{ext}/bufferView"),
+            serde_json::json!(99),
+            "bufferView: no view 99",
+        ),
+        (
+            format!("{ext}/attributes/POSITION"),
+            serde_json::json!(99),
+            "attributes.POSITION: the stream has no attribute 99",
+        ),
+        (
+            at(&position, "count"),
+            serde_json::json!(7),
+            &format!("accessor {position} (POSITION) counts 7 elements, the stream "),
+        ),
+        (
+            at(&indices, "count"),
+            serde_json::json!(9),
+            &format!("indices: accessor {indices} counts 9 indices, the stream "),
+        ),
+        (
+            format!("/bufferViews/{view}/byteLength"),
+            serde_json::json!(24),
+            &format!("the Draco stream in buffer view {view}: "),
+        ),
+        (
+            format!("{primitive}/mode"),
+            serde_json::json!(0),
+            "a Draco stream of Points, not triangles, is not read",
+        ),
+    ];
+    for (pointer, value, want) in &cases {
+        let mut damaged = json.clone();
+        *damaged.pointer_mut(pointer).unwrap() = value.clone();
+        let e = read(&damaged, &bin).unwrap_err().to_string();
+        assert!(
+            e.contains("meshes[0].primitives[0].extensions.KHR_draco_mesh_compression: ")
+                && e.contains(want),
+            "{pointer} = {value}: {e}"
+        );
+    }
+
+    // Bytes changed at random inside the Draco stream (a fixed sequence,
+    // so a failure names a case that reproduces).
+    let v = &json["bufferViews"][view.as_u64().unwrap() as usize];
+    let start = v["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let len = v["byteLength"].as_u64().unwrap() as usize;
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let (mut ok, mut errors) = (0, 0);
+    for case in 0..300 {
+        let mut damaged = bin.clone();
+        for _ in 0..1 + next() % 8 {
+            let at = start + (next() % len as u64) as usize;
+            damaged[at] = next() as u8;
+        }
+        match std::panic::catch_unwind(|| read(&json, &damaged)) {
+            Ok(Ok(())) => ok += 1,
+            Ok(Err(_)) => errors += 1,
+            Err(_) => panic!("case {case}: a panic"),
+        }
+    }
+    assert!(errors > 0 && ok > 0, "{ok} read, {errors} refused");
 }
 
 /// gltfpack's `-mi` (EXT_mesh_gpu_instancing): six nodes sharing a mesh

@@ -9,6 +9,10 @@ pub(super) struct Buffers {
     /// Per view: its bytes decoded where it is stored with
     /// `EXT_meshopt_compression` or `KHR_meshopt_compression`.
     decoded: Vec<Option<Vec<u8>>>,
+    /// Per accessor: its elements, tightly packed, where a primitive's
+    /// `KHR_draco_mesh_compression` stream stands for it (empty when the
+    /// file has none).
+    draco: Vec<Option<Vec<u8>>>,
 }
 
 /// The two names of meshopt compression: the vendor extension gltfpack
@@ -83,7 +87,15 @@ impl Buffers {
                 }
             }
         }
-        Ok(Buffers { buffers, decoded })
+        let mut buffers = Buffers {
+            buffers,
+            decoded,
+            draco: Vec::new(),
+        };
+        if doc.extensions_used().any(|e| e == super::draco::NAME) {
+            buffers.draco = super::draco::decode_all(doc, &buffers)?;
+        }
+        Ok(buffers)
     }
 
     /// A view's bytes (decoded, where it is stored compressed).
@@ -285,6 +297,9 @@ fn meshopt_view(
 /// transform (gltfpack's `-mi`): `parts::instances`.
 /// `EXT_texture_webp` names a WebP image (Blender's WebP export):
 /// `materials::texture_image`.
+/// `KHR_draco_mesh_compression` stores a primitive's attributes and
+/// indices as one Draco stream (Blender's and gltf-transform's
+/// compression): decoded as the file is opened (`draco::decode_all`).
 const READ_REQUIRED: &[&str] = &[
     "KHR_mesh_quantization",
     "KHR_materials_pbrSpecularGlossiness",
@@ -295,6 +310,7 @@ const READ_REQUIRED: &[&str] = &[
     "KHR_materials_unlit",
     "EXT_mesh_gpu_instancing",
     "EXT_texture_webp",
+    "KHR_draco_mesh_compression",
 ];
 
 /// Every index between objects in range (the crate parses them unchecked).
@@ -332,11 +348,27 @@ pub(super) fn check_references(doc: &gltf::Document) -> Result<(), String> {
             ));
         }
     }
+    // A Draco stream stands for its primitive's accessors, which then
+    // have no buffer view (KHR_draco_mesh_compression): not an error.
+    let draco_backed: Vec<String> = json
+        .meshes
+        .iter()
+        .flat_map(|mesh| &mesh.primitives)
+        .filter(|p| {
+            p.extensions
+                .as_ref()
+                .is_some_and(|e| e.others.contains_key(super::draco::NAME))
+        })
+        .flat_map(|p| p.attributes.values().chain(&p.indices))
+        .map(|a| format!("accessors[{}].bufferView", a.value()))
+        .collect();
     let mut errors = Vec::new();
     doc.as_json()
         .validate(doc.as_json(), gltf::json::Path::new, &mut |path, err| {
             let path = path().to_string();
-            if !path.starts_with("extensionsRequired") {
+            let draco_view = matches!(err, gltf::json::validation::Error::Missing)
+                && draco_backed.contains(&path);
+            if !path.starts_with("extensionsRequired") && !draco_view {
                 errors.push(format!("{path}: {err:?}"));
             }
         });
@@ -436,6 +468,17 @@ fn elements<'a>(
     }
     let elem = size * comps;
     let count = a.count();
+    if let Some(Some(bytes)) = buffers.draco.get(a.index()) {
+        // Written by draco::decode_all in this accessor's layout.
+        if count.checked_mul(elem) != Some(bytes.len()) {
+            return Err(format!(
+                "accessor {}: {count} elements of {elem} bytes, its Draco data {} bytes",
+                a.index(),
+                bytes.len()
+            ));
+        }
+        return Ok((slices(bytes, 0, elem, elem, count), size));
+    }
     let Some(view) = a.view() else {
         if a.sparse().is_some() && count <= zeros_up_to && elem <= ZEROS.len() {
             // Every element the same zero bytes (stride 0).

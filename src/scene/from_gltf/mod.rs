@@ -22,6 +22,7 @@
 
 mod accessors;
 mod animation;
+mod draco;
 mod materials;
 mod parts;
 mod skeleton;
