@@ -2919,6 +2919,204 @@ fn draco(input: &Path, output: &Path, args: &[&str]) {
     );
 }
 
+/// Khronos' AnimatedTriangle (glTF-Embedded): a triangle whose node, with
+/// no skin, turns about Z by five rotation keys a quarter second apart
+/// (0, 90, 180, 270 and 360 degrees). glTF slerps between keys, so the
+/// turn is 360 degrees a second, worked here by hand: the corner (1,0,0)
+/// goes to (cos a, sin a, 0), the corner (0,1,0) to (-sin a, cos a, 0).
+/// Such a part used to be drawn still, its animation named in a warning.
+#[test]
+fn khronos_animated_triangle_turns_as_its_rotation_keys_say() {
+    let scene = embedded("seed_animated_triangle_embedded.gltf");
+    assert_eq!(scene.clips.len(), 1);
+    assert_eq!(scene.skeleton.bones.len(), 1);
+    let skin = scene.meshes[0]
+        .skin
+        .as_ref()
+        .expect("the node's part rides on its bone");
+    assert!(skin.joints.iter().all(|j| *j == [0, 0, 0, 0]));
+    for k in 0..8 {
+        let t = k as f32 / 8.0;
+        let a = (360.0 * t).to_radians();
+        let (s, c) = a.sin_cos();
+        let want = [Vec3::ZERO, Vec3::new(c, s, 0.0), Vec3::new(-s, c, 0.0)];
+        let got = skinned_at(&scene, t);
+        for (i, w) in want.iter().enumerate() {
+            assert!(
+                got[0][i].0.distance(*w) < 1e-5,
+                "at {t} s corner {i} is {} against {w}",
+                got[0][i].0
+            );
+            assert!(got[0][i].1.distance(Vec3::Z) < 1e-5, "normal at {t} s");
+        }
+    }
+}
+
+/// Parts of nodes that are no skin's, moved by animations: a file
+/// assembled from glTF 2.0's text (§3.5.3 transforms, §3.11 animations),
+/// every position worked by hand. An "arm" node at (1,0,0) turns about Z
+/// (LINEAR, 0 to 90 degrees over a second) and carries a "hand" at (2,0,0)
+/// with a triangle; a "spinner" steps up (STEP: y 0, then 3 from half a
+/// second) at scale 2; a prop rides on a skin's joint (which turns 90
+/// degrees about Z over a second, its inverse bind matrix matching its
+/// node); a "statue" no animation moves stays as it is, unskinned.
+#[test]
+fn animated_nodes_move_the_parts_under_them() {
+    let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let h = std::f32::consts::FRAC_1_SQRT_2;
+    let mut bin = f(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]); // triangle, 36
+    bin.extend(f(&[0.0, 1.0])); // times, 8 (at 36)
+    bin.extend(f(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, h, h])); // rotations, 32 (at 44)
+    bin.extend(f(&[0.0, 0.0, 0.0, 0.0, 3.0, 0.0])); // translations, 24 (at 76)
+    let mut ibm = Mat4::IDENTITY.to_cols_array().to_vec();
+    ibm.extend(Mat4::from_translation(Vec3::new(0.0, -1.0, 0.0)).to_cols_array());
+    bin.extend(f(&ibm)); // inverse bind matrices, 128 (at 100)
+    bin.extend(f(&[0.0, 0.5])); // step times, 8 (at 228)
+    let gltf = serde_json::json!({
+        "asset": {"version": "2.0", "generator": "tests/gltf_export.rs, by hand"},
+        "scene": 0,
+        "scenes": [{"nodes": [0, 2, 3, 4]}],
+        "nodes": [
+            {"name": "arm", "translation": [1.0, 0.0, 0.0], "children": [1]},
+            {"name": "hand", "translation": [2.0, 0.0, 0.0], "mesh": 0},
+            {"name": "statue", "translation": [0.0, 0.0, 5.0], "mesh": 0},
+            {"name": "spinner", "scale": [2.0, 2.0, 2.0], "mesh": 0},
+            {"name": "root joint", "children": [5]},
+            {"name": "tip joint", "translation": [0.0, 1.0, 0.0], "children": [6]},
+            {"name": "prop", "translation": [1.0, 0.0, 0.0], "mesh": 0}
+        ],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+        "skins": [{"joints": [4, 5], "inverseBindMatrices": 4}],
+        "animations": [{
+            "samplers": [
+                {"input": 1, "output": 2, "interpolation": "LINEAR"},
+                {"input": 5, "output": 3, "interpolation": "STEP"}
+            ],
+            "channels": [
+                {"sampler": 0, "target": {"node": 0, "path": "rotation"}},
+                {"sampler": 1, "target": {"node": 3, "path": "translation"}},
+                {"sampler": 0, "target": {"node": 5, "path": "rotation"}}
+            ]
+        }],
+        "buffers": [{"uri": format!("data:application/gltf-buffer;base64,{}", base64(&bin)), "byteLength": bin.len()}],
+        "bufferViews": [
+            {"buffer": 0, "byteLength": 36, "target": 34962},
+            {"buffer": 0, "byteOffset": 36, "byteLength": 64},
+            {"buffer": 0, "byteOffset": 100, "byteLength": 128},
+            {"buffer": 0, "byteOffset": 228, "byteLength": 8}
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0]},
+            {"bufferView": 1, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0.0], "max": [1.0]},
+            {"bufferView": 1, "byteOffset": 8, "componentType": 5126, "count": 2, "type": "VEC4"},
+            {"bufferView": 1, "byteOffset": 40, "componentType": 5126, "count": 2, "type": "VEC3"},
+            {"bufferView": 2, "componentType": 5126, "count": 2, "type": "MAT4"},
+            {"bufferView": 3, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0.0], "max": [0.5]}
+        ]
+    });
+    let text = valid_by_hand("animated_nodes", "animated_nodes.gltf", &gltf);
+    let scene = facet::load::load_bytes("animated_nodes.gltf", &text, None)
+        .unwrap()
+        .scene;
+    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+    let part = |name: &str| {
+        scene
+            .meshes
+            .iter()
+            .position(|m| m.name == name)
+            .unwrap_or_else(|| panic!("no part {name:?}"))
+    };
+    let (hand, statue, spinner, prop) =
+        (part("hand"), part("statue"), part("spinner"), part("prop"));
+    assert!(
+        scene.meshes[statue].skin.is_none(),
+        "nothing moves the statue"
+    );
+    let corners = [Vec3::ZERO, Vec3::X, Vec3::Y];
+    // Z turns of a degrees, by hand: (x, y) -> (x cos a - y sin a, x sin a + y cos a).
+    let turn = |a: f32, v: Vec3| {
+        let (s, c) = a.to_radians().sin_cos();
+        Vec3::new(v.x * c - v.y * s, v.x * s + v.y * c, v.z)
+    };
+    for t in [0.0f32, 0.25, 0.5, 0.75, 1.0] {
+        let got = skinned_at(&scene, t);
+        let a = 90.0 * t;
+        for (i, v) in corners.iter().enumerate() {
+            let want = [
+                // hand: arm's T(1,0,0) R(a) times hand's T(2,0,0).
+                (hand, Vec3::X + turn(a, Vec3::new(2.0, 0.0, 0.0) + *v)),
+                (statue, Vec3::new(0.0, 0.0, 5.0) + *v),
+                // spinner: T(0, 0 or 3, 0) S(2).
+                (
+                    spinner,
+                    Vec3::new(0.0, if t < 0.5 { 0.0 } else { 3.0 }, 0.0) + 2.0 * *v,
+                ),
+                // prop: root joint (identity), tip joint T(0,1,0) R(a), prop T(1,0,0).
+                (prop, Vec3::Y + turn(a, Vec3::X + *v)),
+            ];
+            for (m, w) in want {
+                let p = got[m][i].0;
+                assert!(
+                    p.distance(w) < 1e-5,
+                    "{} at {t} s: corner {i} at {p}, not {w}",
+                    scene.meshes[m].name
+                );
+            }
+        }
+    }
+}
+
+/// Animated nodes past the skeleton's limit: 300 nodes each turned by a
+/// channel would make 300 bones, more than the 256 a skin can name on the
+/// GPU. They are left out of the skeleton, with a warning saying so, and
+/// the part under them is drawn still, as before.
+#[test]
+fn animated_nodes_past_the_bone_limit_are_named_and_left_still() {
+    let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let mut bin = f(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+    bin.extend(f(&[0.0, 1.0]));
+    bin.extend(f(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0]));
+    let mut nodes = vec![serde_json::json!({"mesh": 0})];
+    nodes.extend((1..300).map(|_| serde_json::json!({})));
+    let channels: Vec<serde_json::Value> = (0..300)
+        .map(|n| serde_json::json!({"sampler": 0, "target": {"node": n, "path": "rotation"}}))
+        .collect();
+    let gltf = serde_json::json!({
+        "asset": {"version": "2.0", "generator": "tests/gltf_export.rs, by hand"},
+        "scene": 0,
+        "scenes": [{"nodes": (0..300).collect::<Vec<_>>()}],
+        "nodes": nodes,
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+        "animations": [{
+            "samplers": [{"input": 1, "output": 2}],
+            "channels": channels
+        }],
+        "buffers": [{"uri": format!("data:application/gltf-buffer;base64,{}", base64(&bin)), "byteLength": bin.len()}],
+        "bufferViews": [
+            {"buffer": 0, "byteLength": 36, "target": 34962},
+            {"buffer": 0, "byteOffset": 36, "byteLength": 40}
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0]},
+            {"bufferView": 1, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0.0], "max": [1.0]},
+            {"bufferView": 1, "byteOffset": 8, "componentType": 5126, "count": 2, "type": "VEC4"}
+        ]
+    });
+    let text = valid_by_hand("animated_nodes", "three_hundred.gltf", &gltf);
+    let scene = facet::load::load_bytes("three_hundred.gltf", &text, None)
+        .unwrap()
+        .scene;
+    assert_eq!(
+        scene.warnings,
+        [
+            "300 animated nodes are not shown moving: with them the skeleton would have 300 bones, past the 256 a skin can name",
+            "animation \"animation 0\": 300 channels move nodes outside the skeleton; not shown"
+        ]
+    );
+    assert!(scene.skeleton.bones.is_empty());
+    assert!(scene.meshes[0].skin.is_none());
+}
+
 /// gltf-transform's `draco` command (`@gltf-transform/cli`, with Google's
 /// Draco encoder built for Node.js, `draco3dgltf`; scripts/test installs
 /// both): CesiumMan.m3d as the viewer exports it, compressed with

@@ -18,7 +18,7 @@ pub const MAX_WORKGROUPS: u32 = 65535;
 /// Vertices one dispatch skins.
 pub const VERTICES_PER_DISPATCH: u32 = MAX_WORKGROUPS * WORKGROUP_SIZE;
 /// Joints are u8: a skeleton of more bones is not skinned (documented).
-pub const MAX_BONES: usize = 256;
+pub const MAX_BONES: usize = crate::scene::MAX_SKINNED_BONES;
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable, Debug, PartialEq)]

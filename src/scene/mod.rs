@@ -353,9 +353,14 @@ pub enum Primitive {
 /// influence has all weights 0 and stays at rest.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Skin {
+    /// Bones, each below [`MAX_SKINNED_BONES`] to be skinned on the GPU.
     pub joints: Vec<[u16; 4]>,
     pub weights: Vec<[u16; 4]>,
 }
+
+/// The most bones a skeleton may have for its skins to be drawn skinned
+/// (the GPU's joints are bytes); a skeleton of more is drawn at rest.
+pub const MAX_SKINNED_BONES: usize = 256;
 
 /// Weights in units of 1/65535 as fractions.
 pub fn unit_weights(w: [u16; 4]) -> [f32; 4] {

@@ -1,6 +1,8 @@
 //! Animations: clips of local translation, rotation (slerp) and scale
 //! tracks for the bones; STEP keys hold, CUBICSPLINE keys keep their values
-//! and blend linearly (noted); channels on nodes that are not bones noted.
+//! and blend linearly (noted). Every animated node is a bone
+//! (`skeleton::rig`) unless the skeleton would grow too large: channels on
+//! nodes left out are noted.
 
 use super::accessors::{Buffers, floats};
 use super::skeleton::Rig;

@@ -8,10 +8,12 @@
 //! root), placed by their node's global transform; skinned parts stay in
 //! bind space, or go where the default pose puts them when that is one
 //! transform of the bind pose (`skeleton::ToRig`). The skeleton is every
-//! skin's joints and their ancestors (so the hierarchy is whole), one bone
-//! a node: a joint's rest is the inverse of its inverse bind matrix (its
-//! node's default global transform where the parts moved), any other
-//! node's its default global transform.
+//! skin's joints and every animated node, with their ancestors (so the
+//! hierarchy is whole), one bone a node: a joint's rest is the inverse of
+//! its inverse bind matrix (its node's default global transform where the
+//! parts moved), any other node's its default global transform. Unskinned
+//! parts an animation moves ride rigidly on their nearest bone
+//! (`skeleton::rigid_bindings`).
 //! Animations become clips of local translation, rotation (slerp) and scale
 //! tracks; STEP keys hold, CUBICSPLINE keys keep their values and are
 //! blended linearly (noted).

@@ -52,7 +52,13 @@ pub(super) fn parts(
             .extras()
             .as_ref()
             .is_some_and(|e| e.get().contains("\"hidden\":true"));
-        let g = global[node.index()];
+        // Unskinned parts that an animation moves ride on a bone, placed
+        // by `rigid`'s transform (skeleton::rigid_bindings).
+        let rigid = match on_rig {
+            None => rig.rigid[node.index()],
+            Some(_) => None,
+        };
+        let g = rigid.map_or(global[node.index()], |(_, place)| place);
         let count = mesh.primitives().count();
         for (pi, p) in mesh.primitives().enumerate() {
             let base = node
@@ -270,6 +276,11 @@ pub(super) fn parts(
                     };
                     skin = Some(Skin { joints, weights });
                 }
+            } else if let Some((bone, _)) = rigid {
+                skin = Some(Skin {
+                    joints: vec![[bone as u16, 0, 0, 0]; n],
+                    weights: vec![[WEIGHT_UNITS as u16, 0, 0, 0]; n],
+                });
             }
             match moved {
                 Moved::Not => {}
@@ -573,6 +584,11 @@ fn copy_per_instance(mesh: &mut Mesh, node: Mat4, instances: &[Mat4]) {
     }
     mesh.uvs = mesh.uvs.repeat(k);
     mesh.colors = mesh.colors.as_ref().map(|c| c.repeat(k));
+    // A rigid binding's (the same bone for every vertex).
+    mesh.skin = mesh.skin.as_ref().map(|s| Skin {
+        joints: s.joints.repeat(k),
+        weights: s.weights.repeat(k),
+    });
     mesh.indices = (0..k as u32)
         .flat_map(|i| mesh.indices.iter().map(move |&v| v + i * n as u32))
         .collect();

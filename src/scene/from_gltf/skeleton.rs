@@ -1,5 +1,6 @@
 //! The node tree and the skeleton: parents, default global transforms, and
-//! the first skin's joints with their ancestors as bones.
+//! every skin's joints and every animated node, with their ancestors, as
+//! bones.
 
 use super::accessors::{Buffers, floats};
 use crate::scene::*;
@@ -43,6 +44,10 @@ pub(super) struct Rig {
     pub(super) bone_of_node: Vec<Option<usize>>,
     /// Every skin of the file, in its order.
     pub(super) skins: Vec<SkinOnRig>,
+    /// Per node: where an animation moves it (it or an ancestor), the bone
+    /// its unskinned parts ride on, rigidly, and the transform that places
+    /// their vertices in the rig's rest pose (`rigid_bindings`).
+    pub(super) rigid: Vec<Option<(usize, Mat4)>>,
 }
 
 /// The hierarchy: one parent a node at most, no loops.
@@ -160,12 +165,44 @@ pub(super) fn rig(
     }
 
     let mut wanted = vec![false; nodes.len()];
-    for &j in skins.iter().flat_map(|(joints, _)| joints) {
-        let mut at = Some(j);
+    let want = |wanted: &mut [bool], n: usize| {
+        let mut at = Some(n);
         while let Some(n) = at.filter(|&n| !wanted[n]) {
             wanted[n] = true;
             at = parent[n];
         }
+    };
+    for &j in skins.iter().flat_map(|(joints, _)| joints) {
+        want(&mut wanted, j);
+    }
+    // The nodes the animations move (translation, rotation, scale) are
+    // bones too, with their ancestors, so that the parts under them move
+    // (`rigid_bindings`); unless that takes the skeleton past what a skin
+    // can name, where the skins keep theirs.
+    let mut animated = vec![false; nodes.len()];
+    for ch in doc
+        .animations()
+        .flat_map(|a| a.channels().collect::<Vec<_>>())
+    {
+        if ch.target().property() != gltf::animation::Property::MorphTargetWeights {
+            animated[ch.target().node().index()] = true;
+        }
+    }
+    let mut with_animated = wanted.clone();
+    for n in (0..nodes.len()).filter(|&n| animated[n]) {
+        want(&mut with_animated, n);
+    }
+    let bone_count = with_animated.iter().filter(|&&w| w).count();
+    if bone_count <= MAX_SKINNED_BONES {
+        wanted = with_animated;
+    } else {
+        let moved = (0..nodes.len())
+            .filter(|&n| animated[n] && !wanted[n])
+            .count();
+        warnings.push(format!(
+            "{moved} animated nodes are not shown moving: with them the skeleton would have \
+             {bone_count} bones, past the {MAX_SKINNED_BONES} a skin can name"
+        ));
     }
     // Parents first: depth-first from the roots.
     let mut bone_of_node: Vec<Option<usize>> = vec![None; nodes.len()];
@@ -272,9 +309,57 @@ pub(super) fn rig(
         })
         .collect();
 
+    let rigid = rigid_bindings(tree, &bone_of_node, &bone_nodes, &rest, &animated);
     Ok(Rig {
         bones,
         bone_of_node,
         skins,
+        rigid,
     })
+}
+
+/// Per node, where an animation moves it or an ancestor (one that is a
+/// bone): the nearest bone at or above it, `b` (its node `k`), and the
+/// transform `rest_b * G_k^-1 * G_n` that places the node's unskinned parts
+/// in the rig's rest pose. Skinned with weight 1 to `b`, such a part then
+/// goes where glTF puts it at every pose: `pose_b * rest_b^-1` times that
+/// is `G_k(t) * G_k^-1 * G_n`, the node's global transform at time t, as
+/// the nodes between `k` and `n` do not move. For a bone that is no
+/// skin's joint `rest_b` is `G_k` and the transform is `G_n` itself. None
+/// where nothing moves the node, or where `G_k` has no inverse.
+fn rigid_bindings(
+    tree: &Tree,
+    bone_of_node: &[Option<usize>],
+    bone_nodes: &[usize],
+    rest: &[Mat4],
+    animated: &[bool],
+) -> Vec<Option<(usize, Mat4)>> {
+    let Tree {
+        nodes,
+        parent,
+        global,
+    } = tree;
+    let n = nodes.len();
+    // Parents first (the tree has no loops): each node's nearest bone at
+    // or above it, and whether an animated bone is at or above it.
+    let mut near: Vec<Option<usize>> = vec![None; n];
+    let mut moved = vec![false; n];
+    let mut stack: Vec<usize> = (0..n).filter(|&i| parent[i].is_none()).collect();
+    while let Some(i) = stack.pop() {
+        let up = parent[i];
+        near[i] = bone_of_node[i].or_else(|| up.and_then(|p| near[p]));
+        moved[i] = (animated[i] && bone_of_node[i].is_some()) || up.is_some_and(|p| moved[p]);
+        stack.extend(nodes[i].children().map(|c| c.index()));
+    }
+    (0..n)
+        .map(|i| {
+            let b = near[i].filter(|_| moved[i])?;
+            let k = bone_nodes[b];
+            if rest[b] == global[k] {
+                return Some((b, global[i]));
+            }
+            let inv = global[k].inverse();
+            inv.is_finite().then(|| (b, rest[b] * inv * global[i]))
+        })
+        .collect()
 }
