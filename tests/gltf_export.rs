@@ -2668,6 +2668,49 @@ fn morph_targets_show_at_the_files_default_weights() {
         e.ends_with("accessor 3: a morph target of 2 elements for 3 vertices"),
         "{e}"
     );
+
+    // An animation of node "b"'s weights beside a translation of it (so
+    // that it is a bone): the translation is played, the weights stay at
+    // their defaults (the warning above).
+    let mut animated = gltf.clone();
+    let keys = f(&[0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0]);
+    animated["buffers"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"uri": format!("data:application/gltf-buffer;base64,{}", base64(&keys)), "byteLength": keys.len()}));
+    animated["bufferViews"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"buffer": 1, "byteLength": keys.len()}));
+    for a in [
+        serde_json::json!({"bufferView": 5, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0.0], "max": [1.0]}),
+        serde_json::json!({"bufferView": 5, "byteOffset": 8, "componentType": 5126, "count": 4, "type": "SCALAR"}),
+        serde_json::json!({"bufferView": 5, "byteOffset": 24, "componentType": 5126, "count": 2, "type": "VEC3"}),
+    ] {
+        animated["accessors"].as_array_mut().unwrap().push(a);
+    }
+    animated["animations"] = serde_json::json!([{
+        "samplers": [{"input": 4, "output": 5}, {"input": 4, "output": 6}],
+        "channels": [
+            {"sampler": 0, "target": {"node": 1, "path": "weights"}},
+            {"sampler": 1, "target": {"node": 1, "path": "translation"}}
+        ]
+    }]);
+    let text = valid_by_hand("morph", "morph_animated.gltf", &animated);
+    let scene = facet::load::load_bytes("morph_animated.gltf", &text, None)
+        .unwrap()
+        .scene;
+    assert_eq!(scene.warnings.len(), 2, "{:?}", scene.warnings);
+    let b = &scene.meshes[1];
+    assert!(b.skin.is_some(), "b rides on its node's bone");
+    let moved = skinned_at(&scene, 1.0);
+    for (i, p) in b.positions.iter().enumerate() {
+        assert!(
+            moved[1][i]
+                .0
+                .abs_diff_eq(*p + Vec3::new(0.0, 0.0, 2.0), 1e-6)
+        );
+    }
 }
 
 /// TANGENT (§3.7.2.1: XYZ the tangent, W the handedness; the bitangent is
@@ -3062,6 +3105,111 @@ fn animated_nodes_move_the_parts_under_them() {
                     scene.meshes[m].name
                 );
             }
+        }
+    }
+}
+
+/// CUBICSPLINE channels, assembled from glTF 2.0's Appendix C: each key
+/// an in-tangent, a value and an out-tangent, and between keys k and k+1,
+/// td apart, p(s) = (2s^3 - 3s^2 + 1) v_k + (s^3 - 2s^2 + s) td b_k +
+/// (-2s^3 + 3s^2) v_k+1 + (s^3 - s^2) td a_k+1. A "slider" moves along x
+/// from 0 to 1 over two seconds leaving with tangent 3, so it overshoots:
+/// by hand x(s) = 6(s^3 - 2s^2 + s) + (-2s^3 + 3s^2) = 4s^3 - 9s^2 + 6s
+/// (1.25 at s = 1/2, where a linear blend gives 0.5). A "turner" goes from
+/// no turn to 90 degrees about Z over a second with zero tangents: the
+/// blend of the two quaternions made unit, an angle of 2 atan2(z, w). The
+/// curve becomes linear keys at most 1/120 s (at most 16 a segment) apart:
+/// at a key's time exact; between, within the chord's error (for the
+/// slider, |x''| <= 4.5 / s^2 over steps of 1/8 s: 4.5 / 8^2 / 8).
+#[test]
+fn cubic_spline_channels_follow_their_tangents() {
+    let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let h = std::f32::consts::FRAC_1_SQRT_2;
+    let mut bin = f(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]); // triangle, 36
+    bin.extend(f(&[0.0, 2.0])); // slider times, 8 (at 36)
+    bin.extend(f(&[
+        0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, // a0, v0, b0
+        0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, // a1, v1, b1
+    ])); // 72 (at 44)
+    bin.extend(f(&[0.0, 1.0])); // turner times, 8 (at 116)
+    bin.extend(f(&[
+        0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, // a0, q0, b0
+        0.0, 0.0, 0.0, 0.0, 0.0, 0.0, h, h, 0.0, 0.0, 0.0, 0.0, // a1, q1, b1
+    ])); // 96 (at 124)
+    let gltf = serde_json::json!({
+        "asset": {"version": "2.0", "generator": "tests/gltf_export.rs, by hand"},
+        "scene": 0,
+        "scenes": [{"nodes": [0, 1]}],
+        "nodes": [{"name": "slider", "mesh": 0}, {"name": "turner", "mesh": 0}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+        "animations": [{
+            "samplers": [
+                {"input": 1, "output": 2, "interpolation": "CUBICSPLINE"},
+                {"input": 3, "output": 4, "interpolation": "CUBICSPLINE"}
+            ],
+            "channels": [
+                {"sampler": 0, "target": {"node": 0, "path": "translation"}},
+                {"sampler": 1, "target": {"node": 1, "path": "rotation"}}
+            ]
+        }],
+        "buffers": [{"uri": format!("data:application/gltf-buffer;base64,{}", base64(&bin)), "byteLength": bin.len()}],
+        "bufferViews": [
+            {"buffer": 0, "byteLength": 36, "target": 34962},
+            {"buffer": 0, "byteOffset": 36, "byteLength": 184}
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0]},
+            {"bufferView": 1, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0.0], "max": [2.0]},
+            {"bufferView": 1, "byteOffset": 8, "componentType": 5126, "count": 6, "type": "VEC3"},
+            {"bufferView": 1, "byteOffset": 80, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0.0], "max": [1.0]},
+            {"bufferView": 1, "byteOffset": 88, "componentType": 5126, "count": 6, "type": "VEC4"}
+        ]
+    });
+    let text = valid_by_hand("cubic", "cubic.gltf", &gltf);
+    let scene = facet::load::load_bytes("cubic.gltf", &text, None)
+        .unwrap()
+        .scene;
+    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+    let slider_x = |t: f32| {
+        let s = t / 2.0;
+        4.0 * s * s * s - 9.0 * s * s + 6.0 * s
+    };
+    let turn = |t: f32| {
+        let s = t.min(1.0);
+        let h00 = 2.0 * s * s * s - 3.0 * s * s + 1.0;
+        let h01 = -2.0 * s * s * s + 3.0 * s * s;
+        let (z, w) = (h01 * h, h00 + h01 * h);
+        2.0 * z.atan2(w)
+    };
+    assert!((slider_x(1.0) - 1.25).abs() < 1e-6);
+    assert!((turn(0.5) - 45f32.to_radians()).abs() < 1e-6);
+    // Key times and step ends (multiples of 1/8 s and 1/16 s): exact.
+    // Others: within the chord's error.
+    for (t, within) in [
+        (0.0, 1e-5),
+        (0.25, 1e-5),
+        (0.5, 1e-5),
+        (1.0, 1e-5),
+        (1.5, 1e-5),
+        (2.0, 1e-5),
+        (0.3, 4.5 / 64.0 / 8.0 + 1e-5),
+        (1.1, 4.5 / 64.0 / 8.0 + 1e-5),
+    ] {
+        let got = skinned_at(&scene, t);
+        let x = got[0][1].0.x - 1.0; // the corner (1,0,0), moved by x
+        assert!(
+            (x - slider_x(t)).abs() <= within,
+            "slider at {t} s: x {x}, the curve {}",
+            slider_x(t)
+        );
+        if t <= 1.0 && within < 1e-4 {
+            let (s, c) = turn(t).sin_cos();
+            let p = got[1][1].0;
+            assert!(
+                p.distance(Vec3::new(c, s, 0.0)) < 1e-5,
+                "turner at {t} s: {p}, not {} degrees",
+                turn(t).to_degrees()
+            );
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Animations: clips of local translation, rotation (slerp) and scale
-//! tracks for the bones; STEP keys hold, CUBICSPLINE keys keep their values
-//! and blend linearly (noted). Every animated node is a bone
+//! tracks for the bones; STEP keys hold, CUBICSPLINE curves become linear
+//! keys on the curve (`cubic_to_linear`). Every animated node is a bone
 //! (`skeleton::rig`) unless the skeleton would grow too large: channels on
 //! nodes left out are noted.
 
@@ -24,9 +24,13 @@ pub(super) fn clips(
             .unwrap_or_else(|| format!("animation {}", a.index()));
         let mut channels: Vec<Channel> = Vec::new();
         let mut duration = 0.0f32;
-        let mut cubic = false;
         let mut not_bones = 0usize;
         for ch in a.channels() {
+            use gltf::animation::{Interpolation, Property};
+            // Morph weights are shown at their defaults (parts.rs says so).
+            if ch.target().property() == Property::MorphTargetWeights {
+                continue;
+            }
             let node = ch.target().node().index();
             let Some(bone) = bone_of_node[node] else {
                 not_bones += 1;
@@ -38,30 +42,25 @@ pub(super) fn clips(
                 return Err(format!("animation {name:?}: key times out of order"));
             }
             duration = duration.max(times.last().copied().unwrap_or(0.0));
-            use gltf::animation::{Interpolation, Property};
-            let interp = match s.interpolation() {
-                Interpolation::Step => Interp::Step,
-                Interpolation::Linear => Interp::Linear,
-                Interpolation::CubicSpline => {
-                    cubic = true;
-                    Interp::Linear
-                }
-            };
             let comps = if ch.target().property() == Property::Rotation {
                 4
             } else {
                 3
             };
             let values = floats(&s.output(), buffers, comps)?;
-            let per_key = if cubic && s.interpolation() == Interpolation::CubicSpline {
-                3
-            } else {
-                1
+            let (interp, times, values) = match s.interpolation() {
+                Interpolation::Step => (Interp::Step, times, values),
+                Interpolation::Linear => (Interp::Linear, times, values),
+                Interpolation::CubicSpline => {
+                    let (t, v) = cubic_to_linear(&times, &values, comps).ok_or_else(|| {
+                        format!("animation {name:?}: fewer values than key times")
+                    })?;
+                    (Interp::Linear, t, v)
+                }
             };
-            let value = |k: usize| -> Option<&[f32]> {
-                let at = (k * per_key + per_key / 2) * comps;
-                values.get(at..at + comps)
-            };
+            if values.len() < times.len() * comps {
+                return Err(format!("animation {name:?}: fewer values than key times"));
+            }
             let i = match channels.iter().position(|c| c.bone == bone) {
                 Some(i) => i,
                 None => {
@@ -75,10 +74,7 @@ pub(super) fn clips(
                 }
             };
             let c = &mut channels[i];
-            for (k, &time) in times.iter().enumerate() {
-                let Some(v) = value(k) else {
-                    return Err(format!("animation {name:?}: fewer values than key times"));
-                };
+            for (&time, v) in times.iter().zip(values.chunks_exact(comps)) {
                 match ch.target().property() {
                     Property::Translation => c.translation.keys.push(Key {
                         time,
@@ -102,11 +98,6 @@ pub(super) fn clips(
                     Property::MorphTargetWeights => {}
                 }
             }
-        }
-        if cubic {
-            warnings.push(format!(
-                "animation {name:?}: cubic spline keys blended linearly"
-            ));
         }
         if not_bones > 0 {
             warnings.push(format!(
@@ -138,4 +129,57 @@ pub(super) fn clips(
     }
 
     Ok(clips)
+}
+
+/// The most a cubic segment is cut into, and the longest step (seconds).
+const CUBIC_STEPS: usize = 16;
+const CUBIC_STEP_S: f32 = 1.0 / 120.0;
+
+/// A CUBICSPLINE sampler's curve as linear keys (glTF 2.0 Appendix C):
+/// each key holds an in-tangent `a`, a value `v` and an out-tangent `b`, of
+/// `comps` floats each, and between keys k and k+1, `td` seconds apart, at
+/// `s` from 0 to 1 the curve is
+///
+/// ```text
+/// (2s^3 - 3s^2 + 1) v_k + (s^3 - 2s^2 + s) td b_k
+///     + (-2s^3 + 3s^2) v_k+1 + (s^3 - s^2) td a_k+1
+/// ```
+///
+/// Each segment is cut into steps of at most
+/// [`CUBIC_STEP_S`] (at most [`CUBIC_STEPS`]), every step's end on the
+/// curve, so the keys' values are exact and the curve between them within
+/// a step's chord. (A rotation's values are made unit where they are read,
+/// as the specification asks of the curve's.) None where the values are
+/// fewer than three a key.
+fn cubic_to_linear(times: &[f32], values: &[f32], comps: usize) -> Option<(Vec<f32>, Vec<f32>)> {
+    let n = times.len();
+    if values.len() < 3 * comps * n {
+        return None;
+    }
+    let part = |k: usize, which: usize| &values[(3 * k + which) * comps..][..comps];
+    let (mut t_out, mut v_out) = (Vec::new(), Vec::new());
+    for k in 0..n {
+        t_out.push(times[k]);
+        v_out.extend_from_slice(part(k, 1));
+        let Some(&t1) = times.get(k + 1) else { break };
+        let td = t1 - times[k];
+        // (Times a float's range apart give no finite steps: one step.)
+        let steps = if td.is_finite() {
+            ((td / CUBIC_STEP_S).ceil() as usize).clamp(1, CUBIC_STEPS)
+        } else {
+            1
+        };
+        for j in 1..steps {
+            let s = j as f32 / steps as f32;
+            let (s2, s3) = (s * s, s * s * s);
+            let h00 = 2.0 * s3 - 3.0 * s2 + 1.0;
+            let h10 = (s3 - 2.0 * s2 + s) * td;
+            let h01 = -2.0 * s3 + 3.0 * s2;
+            let h11 = (s3 - s2) * td;
+            t_out.push(times[k] + s * td);
+            let (v0, b0, v1, a1) = (part(k, 1), part(k, 2), part(k + 1, 1), part(k + 1, 0));
+            v_out.extend((0..comps).map(|c| h00 * v0[c] + h10 * b0[c] + h01 * v1[c] + h11 * a1[c]));
+        }
+    }
+    Some((t_out, v_out))
 }

@@ -15,8 +15,8 @@
 //! parts an animation moves ride rigidly on their nearest bone
 //! (`skeleton::rigid_bindings`).
 //! Animations become clips of local translation, rotation (slerp) and scale
-//! tracks; STEP keys hold, CUBICSPLINE keys keep their values and are
-//! blended linearly (noted).
+//! tracks; STEP keys hold, CUBICSPLINE curves become linear keys on the
+//! curve at most 1/120 s apart (`animation::cubic_to_linear`).
 //!
 //! In stages: `accessors.rs` (buffers, every range checked),
 //! `materials.rs` (materials and images), `skeleton.rs` (the node tree and
