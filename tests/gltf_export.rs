@@ -3214,6 +3214,54 @@ fn cubic_spline_channels_follow_their_tangents() {
     }
 }
 
+/// A hostile file's node tree: one chain 300,000 deep, every node a joint
+/// of one skin, listed deepest first (so no node's parent comes before
+/// it). It loads (the tree's transforms were found by recursion, which
+/// overflowed the stack on a chain a million deep; each bone's tail by a
+/// scan of every bone, which took minutes) and `info` lists it in lines of
+/// bounded length (each bone was indented by its depth).
+#[test]
+fn a_node_chain_300000_deep_loads_and_lists() {
+    let n = 300_000usize;
+    let nodes: Vec<serde_json::Value> = (0..n)
+        .map(|i| match i {
+            0 => serde_json::json!({}),
+            _ => serde_json::json!({"children": [i - 1]}),
+        })
+        .collect();
+    let gltf = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "scenes": [{"nodes": [n - 1]}],
+        "nodes": nodes,
+        "skins": [{"joints": (0..n).collect::<Vec<_>>()}]
+    });
+    let dir = out_dir().join("deep");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("chain.gltf");
+    std::fs::write(&file, serde_json::to_vec(&gltf).unwrap()).unwrap();
+    let scene = load(&file);
+    assert_eq!(scene.skeleton.bones.len(), n);
+    assert!(
+        scene
+            .skeleton
+            .bones
+            .iter()
+            .enumerate()
+            .all(|(i, b)| b.parent == i.checked_sub(1))
+    );
+    let out = facet(&["info".as_ref(), file.as_os_str()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last = text.lines().rfind(|l| l.contains("bone ")).unwrap();
+    assert!(last.ends_with("(depth 299999) bone 299999"), "{last}");
+    assert!(text.lines().all(|l| l.len() < 200));
+}
+
 /// Animated nodes past the skeleton's limit: 300 nodes each turned by a
 /// channel would make 300 bones, more than the 256 a skin can name on the
 /// GPU. They are left out of the skeleton, with a warning saying so, and

@@ -137,6 +137,41 @@ fn selecting_a_bone_shows_its_transforms() {
     harness.get_by_label("current model");
 }
 
+/// A skeleton that is one chain of 100,000 bones (a hostile file's, or a
+/// rope's): the tree nests the first 16 levels and lists the rest flat
+/// with their depth, shows at most 2,000 rows and says so, and a bone past
+/// the nesting still selects.
+#[test]
+fn a_skeleton_one_chain_deep_lists_in_bounded_rows() {
+    let mut scene = facet::scene::Scene::default();
+    scene.skeleton.bones = (0..100_000usize)
+        .map(|i| facet::scene::Bone {
+            name: format!("link {i}"),
+            parent: i.checked_sub(1),
+            head: glam::Vec3::new(0.0, i as f32, 0.0),
+            tail: glam::Vec3::new(0.0, i as f32 + 1.0, 0.0),
+            rest: glam::Mat4::from_translation(glam::Vec3::new(0.0, i as f32, 0.0)),
+        })
+        .collect();
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(420.0, 3000.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| {
+                inspector(ui, &scene, state, None);
+            },
+            UiState::for_scene(&scene),
+        );
+    harness.run();
+    harness.get_by_label("link 15");
+    harness.get_by_label("(depth 16) link 16");
+    harness.get_by_label("(depth 1999) link 1999");
+    assert!(harness.query_by_label("(depth 2000) link 2000").is_none());
+    harness.get_by_label("(the first 2000 rows of 100000 bones are shown)");
+    harness.get_by_label("(depth 20) link 20").click();
+    harness.run();
+    assert_eq!(harness.state().selected_bone, Some(20));
+}
+
 #[test]
 fn timeline_panel_plays_steps_and_scrubs() {
     let scene = demo();

@@ -537,9 +537,20 @@ pub fn to_text(l: &Loaded) -> String {
     }
     if !s.skeleton.bones.is_empty() {
         let _ = writeln!(o, "bones:");
+        // Indented by depth (parents come first, so one pass), at most
+        // INDENT levels: past that the depth is written, so that a chain
+        // of a million bones prints in lines of bounded length.
+        const INDENT: usize = 32;
+        let mut depths: Vec<usize> = Vec::with_capacity(s.skeleton.bones.len());
         for (i, b) in s.skeleton.bones.iter().enumerate() {
-            let depth = std::iter::successors(b.parent, |&p| s.skeleton.bones[p].parent).count();
-            let _ = writeln!(o, "  {i}: {}{}", "  ".repeat(depth), b.name);
+            let depth = b.parent.and_then(|p| depths.get(p)).map_or(0, |d| d + 1);
+            depths.push(depth);
+            let indent = "  ".repeat(depth.min(INDENT));
+            if depth > INDENT {
+                let _ = writeln!(o, "  {i}: {indent}(depth {depth}) {}", b.name);
+            } else {
+                let _ = writeln!(o, "  {i}: {indent}{}", b.name);
+            }
         }
     }
     if !s.clips.is_empty() {

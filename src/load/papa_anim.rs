@@ -9,7 +9,7 @@
 use super::resolver::DiskResolver;
 use super::{LoadError, Loaded, Raw, load_bytes_inner, remove_clip};
 use crate::formats::papa::{self, Papa};
-use crate::scene::{self, Added, Bone, Detail, Scene, SourceInfo};
+use crate::scene::{self, Added, Detail, RestBones, Scene, SourceInfo};
 use glam::Mat4;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -260,9 +260,8 @@ fn skeleton_alone(p: &Papa, clip_names: &[String]) -> Scene {
         .fold(0.0f32, f32::max);
     let step = (extent * 0.1).max(0.05);
     let mut scene = Scene::default();
-    scene.skeleton.bones = (0..n)
-        .map(|i| Bone::from_rest(i, &a.bones[i], &parents, &world, step))
-        .collect();
+    let rest = RestBones::new(&parents, &world, step);
+    scene.skeleton.bones = (0..n).map(|i| rest.bone(i, &a.bones[i])).collect();
     scene.added.skeleton =
         Some("the animation's bones, each placed by its own transform (no model was found)".into());
     for (anim, name) in p.animations.iter().zip(clip_names) {

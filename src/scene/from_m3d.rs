@@ -555,11 +555,12 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         .iter()
         .map(|b| b.parent.map(|p| p as usize))
         .collect();
+    let rest = RestBones::new(&parents, &world, 0.05);
     let bones: Vec<Bone> = m
         .bones
         .iter()
         .enumerate()
-        .map(|(i, b)| Bone::from_rest(i, &b.name, &parents, &world, 0.05))
+        .map(|(i, b)| rest.bone(i, &b.name))
         .collect();
 
     let clips = m

@@ -753,8 +753,9 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
             .iter()
             .map(|b| b.parent.map(|p| p as usize))
             .collect();
+        let rest = RestBones::new(&parents, &world, 0.2);
         for (i, b) in sk.bones.iter().enumerate() {
-            let mut bone = Bone::from_rest(i, &b.name, &parents, &world, 0.2);
+            let mut bone = rest.bone(i, &b.name);
             bone.parent = bone.parent.map(|p| p + base);
             if bone.parent.is_none() && m2s != Mat4::IDENTITY {
                 scene.skeleton.root_space.push((base + i, m2s));

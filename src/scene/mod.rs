@@ -757,33 +757,52 @@ pub struct Bone {
     pub rest: Mat4,
 }
 
-impl Bone {
-    /// A bone from formats that store only rest matrices (M3D, Papa): the
-    /// head is the matrix's origin and the tail the first child's head, else
-    /// `step` along the bone's own +Y so the overlay still draws a stick.
-    /// `world` holds every bone's model-space rest matrix, `parents` every
-    /// bone's parent; an empty name becomes "bone N".
-    pub fn from_rest(
-        i: usize,
-        name: &str,
-        parents: &[Option<usize>],
-        world: &[Mat4],
-        step: f32,
-    ) -> Bone {
+/// Bones of formats that store only rest matrices (M3D, Papa, glTF): the
+/// head is a bone's origin and the tail its first child's head, else
+/// `step` along the bone's own +Y so the overlay still draws a stick.
+/// `world` holds every bone's model-space rest matrix, `parents` every
+/// bone's parent. The first children are found once, for every bone
+/// (a file's skeleton may be a chain of a million).
+pub struct RestBones<'a> {
+    parents: &'a [Option<usize>],
+    world: &'a [Mat4],
+    first_child: Vec<Option<usize>>,
+    step: f32,
+}
+
+impl<'a> RestBones<'a> {
+    pub fn new(parents: &'a [Option<usize>], world: &'a [Mat4], step: f32) -> Self {
+        let mut first_child = vec![None; parents.len()];
+        for (c, p) in parents.iter().enumerate() {
+            if let Some(slot) = p.and_then(|p| first_child.get_mut(p))
+                && slot.is_none()
+            {
+                *slot = Some(c);
+            }
+        }
+        RestBones {
+            parents,
+            world,
+            first_child,
+            step,
+        }
+    }
+
+    /// Bone `i`, named `name` ("bone N" where that is empty).
+    pub fn bone(&self, i: usize, name: &str) -> Bone {
+        let world = self.world;
         let head = world[i].w_axis.truncate();
-        let tail = parents
-            .iter()
-            .position(|&p| p == Some(i))
+        let tail = self.first_child[i]
             .map(|c| world[c].w_axis.truncate())
             .filter(|t| t.distance(head) > 1e-6)
-            .unwrap_or(head + world[i].y_axis.truncate().normalize_or(Vec3::Y) * step);
+            .unwrap_or(head + world[i].y_axis.truncate().normalize_or(Vec3::Y) * self.step);
         Bone {
             name: if name.is_empty() {
                 format!("bone {i}")
             } else {
                 name.to_owned()
             },
-            parent: parents[i],
+            parent: self.parents[i],
             head,
             tail,
             rest: world[i],

@@ -518,48 +518,26 @@ pub fn inspector(
         .default_open(true)
         .show(ui, |ui| {
             let bones = &scene.skeleton.bones;
-            fn node(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState, i: usize) {
-                let b = &scene.skeleton.bones[i];
-                let children: Vec<usize> = (0..scene.skeleton.bones.len())
-                    .filter(|&c| scene.skeleton.bones[c].parent == Some(i))
-                    .collect();
-                // The bone's name: selects it; its head and tail on hover.
-                let label = |ui: &mut egui::Ui, state: &mut UiState| {
-                    let selected = state.selected_bone == Some(i);
-                    if ui
-                        .selectable_label(selected, b.name.as_str())
-                        .on_hover_text(format!(
-                            "head {:.3?}\ntail {:.3?}",
-                            b.head.to_array(),
-                            b.tail.to_array()
-                        ))
-                        .clicked()
-                    {
-                        state.select_bone(Some(i));
-                    }
-                };
-                if children.is_empty() {
-                    label(ui, state);
-                } else {
-                    let id = ui.make_persistent_id(("bone", i));
-                    egui::collapsing_header::CollapsingState::load_with_default_open(
-                        ui.ctx(),
-                        id,
-                        true,
-                    )
-                    .show_header(ui, |ui| label(ui, state))
-                    .body(|ui| {
-                        for c in children {
-                            node(ui, scene, state, c);
-                        }
-                    });
+            // Each bone's children, found once (parents come first).
+            let mut children: Vec<Vec<usize>> = vec![Vec::new(); bones.len()];
+            for (i, b) in bones.iter().enumerate() {
+                if let Some(list) = b.parent.and_then(|p| children.get_mut(p)) {
+                    list.push(i);
                 }
             }
-            let roots: Vec<usize> = (0..bones.len())
-                .filter(|&i| bones[i].parent.is_none())
-                .collect();
-            for i in roots {
-                node(ui, scene, state, i);
+            let tree = BoneTree {
+                scene,
+                children: &children,
+            };
+            let mut rows = 0;
+            for i in (0..bones.len()).filter(|&i| bones[i].parent.is_none()) {
+                tree.node(ui, state, &mut rows, i, 0);
+            }
+            if rows >= BONE_ROWS {
+                ui.label(format!(
+                    "(the first {BONE_ROWS} rows of {} bones are shown)",
+                    bones.len()
+                ));
             }
             if let Some(i) = state.selected_bone.filter(|&i| i < bones.len()) {
                 bone_details(ui, scene, i, pose);
@@ -637,6 +615,82 @@ fn transform_text(m: &glam::Mat4) -> String {
 }
 
 /// Rest and current transforms of a bone, local (to its parent) and in model space.
+/// Levels of the bone tree shown nested (deeper bones are listed flat
+/// under the deepest, with their depth), and rows shown in all: a file's
+/// skeleton may be a chain of a million bones.
+const BONE_NESTING: usize = 16;
+const BONE_ROWS: usize = 2000;
+
+/// The skeleton as the inspector's tree.
+struct BoneTree<'a> {
+    scene: &'a Scene,
+    children: &'a [Vec<usize>],
+}
+
+impl BoneTree<'_> {
+    /// Bone `i`'s row: its name selects it, its head and tail on hover.
+    fn label(&self, ui: &mut egui::Ui, state: &mut UiState, i: usize, text: &str) {
+        let b = &self.scene.skeleton.bones[i];
+        let selected = state.selected_bone == Some(i);
+        if ui
+            .selectable_label(selected, text)
+            .on_hover_text(format!(
+                "head {:.3?}\ntail {:.3?}",
+                b.head.to_array(),
+                b.tail.to_array()
+            ))
+            .clicked()
+        {
+            state.select_bone(Some(i));
+        }
+    }
+
+    /// Bone `i` at `depth`, and below it its children, while `rows` is
+    /// under [`BONE_ROWS`].
+    fn node(
+        &self,
+        ui: &mut egui::Ui,
+        state: &mut UiState,
+        rows: &mut usize,
+        i: usize,
+        depth: usize,
+    ) {
+        if *rows >= BONE_ROWS {
+            return;
+        }
+        *rows += 1;
+        let name = self.scene.skeleton.bones[i].name.as_str();
+        let children = &self.children[i];
+        if children.is_empty() {
+            self.label(ui, state, i, name);
+            return;
+        }
+        let id = ui.make_persistent_id(("bone", i));
+        egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, true)
+            .show_header(ui, |ui| self.label(ui, state, i, name))
+            .body(|ui| {
+                if depth + 1 < BONE_NESTING {
+                    for &c in children {
+                        self.node(ui, state, rows, c, depth + 1);
+                    }
+                    return;
+                }
+                // Deeper: every descendant flat, in tree order.
+                let mut stack: Vec<(usize, usize)> =
+                    children.iter().rev().map(|&c| (c, depth + 1)).collect();
+                while let Some((c, d)) = stack.pop() {
+                    if *rows >= BONE_ROWS {
+                        return;
+                    }
+                    *rows += 1;
+                    let b = &self.scene.skeleton.bones[c];
+                    self.label(ui, state, c, &format!("(depth {d}) {}", b.name));
+                    stack.extend(self.children[c].iter().rev().map(|&g| (g, d + 1)));
+                }
+            });
+    }
+}
+
 fn bone_details(ui: &mut egui::Ui, scene: &Scene, i: usize, pose: Option<&crate::anim::Pose>) {
     let b = &scene.skeleton.bones[i];
     ui.separator();

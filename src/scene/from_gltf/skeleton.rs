@@ -69,34 +69,23 @@ pub(super) fn tree<'a>(doc: &'a gltf::Document) -> Result<Tree<'a>, String> {
         .iter()
         .map(|n| Mat4::from_cols_array_2d(&n.transform().matrix()))
         .collect();
-    let mut global = vec![None::<Mat4>; nodes.len()];
-    fn global_of(
-        i: usize,
-        parent: &[Option<usize>],
-        local: &[Mat4],
-        global: &mut [Option<Mat4>],
-        depth: usize,
-    ) -> Result<Mat4, String> {
-        if let Some(g) = global[i] {
-            return Ok(g);
-        }
-        if depth > parent.len() {
-            return Err(format!("node {i}: its parents form a loop"));
-        }
-        let g = match parent[i] {
-            Some(p) => global_of(p, parent, local, global, depth + 1)? * local[i],
+    // Parents first, from the roots, with a stack of our own: a file's
+    // chain of nodes may be a million deep.
+    let mut global = vec![Mat4::IDENTITY; nodes.len()];
+    let mut reached = vec![false; nodes.len()];
+    let mut stack: Vec<usize> = (0..nodes.len()).filter(|&i| parent[i].is_none()).collect();
+    while let Some(i) = stack.pop() {
+        reached[i] = true;
+        global[i] = match parent[i] {
+            Some(p) => global[p] * local[i],
             None => local[i],
         };
-        global[i] = Some(g);
-        Ok(g)
+        stack.extend(nodes[i].children().map(|c| c.index()));
     }
-    for i in 0..nodes.len() {
-        global_of(i, &parent, &local, &mut global, 0)?;
+    // A node no root reaches has a parent every step up: a loop.
+    if let Some(i) = reached.iter().position(|r| !r) {
+        return Err(format!("node {i}: its parents form a loop"));
     }
-    let global: Vec<Mat4> = global
-        .into_iter()
-        .map(|g| g.unwrap_or(Mat4::IDENTITY))
-        .collect();
 
     Ok(Tree {
         nodes,
@@ -105,8 +94,9 @@ pub(super) fn tree<'a>(doc: &'a gltf::Document) -> Result<Tree<'a>, String> {
     })
 }
 
-/// Every skin's joints and their ancestors (so the hierarchy is whole),
-/// parents first, one bone a node however many skins name it.
+/// Every skin's joints and every animated node, with their ancestors (so
+/// the hierarchy is whole), parents first, one bone a node however many
+/// skins name it.
 ///
 /// glTF skins a vertex by sum w_j * G_j * IBM_j, G_j the joint's global
 /// transform. In the default pose that is sum w_j * C_j with
@@ -193,12 +183,12 @@ pub(super) fn rig(
         want(&mut with_animated, n);
     }
     let bone_count = with_animated.iter().filter(|&&w| w).count();
-    if bone_count <= MAX_SKINNED_BONES {
+    let moved = (0..nodes.len())
+        .filter(|&n| animated[n] && !wanted[n])
+        .count();
+    if moved == 0 || bone_count <= MAX_SKINNED_BONES {
         wanted = with_animated;
     } else {
-        let moved = (0..nodes.len())
-            .filter(|&n| animated[n] && !wanted[n])
-            .count();
         warnings.push(format!(
             "{moved} animated nodes are not shown moving: with them the skeleton would have \
              {bone_count} bones, past the {MAX_SKINNED_BONES} a skin can name"
@@ -301,12 +291,11 @@ pub(super) fn rig(
         .iter()
         .map(|&n| parent[n].and_then(|p| bone_of_node[p]))
         .collect();
+    let rest_bones = RestBones::new(&bone_parents, &rest, 0.05);
     let bones: Vec<Bone> = bone_nodes
         .iter()
         .enumerate()
-        .map(|(i, &n)| {
-            Bone::from_rest(i, nodes[n].name().unwrap_or(""), &bone_parents, &rest, 0.05)
-        })
+        .map(|(i, &n)| rest_bones.bone(i, nodes[n].name().unwrap_or("")))
         .collect();
 
     let rigid = rigid_bindings(tree, &bone_of_node, &bone_nodes, &rest, &animated);
