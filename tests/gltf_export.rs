@@ -2000,18 +2000,28 @@ fn every_skin_of_a_file_moves_its_own_parts() {
 /// Runs gltfpack (meshoptimizer's glTF tool, npm `gltfpack`, installed by
 /// scripts/test) on `input` with `args`, writing `output`.
 fn gltfpack(input: &Path, output: &Path, args: &[&str]) {
+    let mut all = vec![
+        "-i".as_ref(),
+        input.as_os_str(),
+        "-o".as_ref(),
+        output.as_os_str(),
+    ];
+    all.extend(args.iter().map(std::ffi::OsStr::new));
+    node_tool("gltfpack/cli.js", &all, output);
+}
+
+/// Runs the Node.js script `script` of a tool scripts/test installs from
+/// the npm registry (under target/npm/node_modules) with `args`: it must
+/// succeed and write `output`.
+fn node_tool(script: &str, args: &[&std::ffi::OsStr], output: &Path) {
     let run = Command::new("node")
-        .arg(common::repo().join("target/npm/node_modules/gltfpack/cli.js"))
-        .arg("-i")
-        .arg(input)
-        .arg("-o")
-        .arg(output)
+        .arg(common::repo().join("target/npm/node_modules").join(script))
         .args(args)
         .output()
-        .expect("Node.js is needed for gltfpack (scripts/test installs both)");
+        .expect("Node.js is needed for the npm tools (scripts/test installs both)");
     assert!(
         run.status.success() && output.exists(),
-        "gltfpack {args:?}: {}{}",
+        "{script} {args:?}: {}{}",
         String::from_utf8_lossy(&run.stdout),
         String::from_utf8_lossy(&run.stderr)
     );
@@ -2047,6 +2057,17 @@ fn skinned_at(scene: &Scene, t: f32) -> Vec<Vec<(Vec3, Vec3)>> {
         .collect()
 }
 
+/// At `t` seconds into each scene's first clip, the farthest any vertex of
+/// `packed`'s first part is skinned from where its source vertex (`of`, in
+/// `source`'s first part) is.
+fn farthest_skinned(source: &Scene, packed: &Scene, of: &[usize], t: f32) -> f32 {
+    let (ss, ps) = (skinned_at(source, t), skinned_at(packed, t));
+    of.iter()
+        .enumerate()
+        .map(|(i, &a)| ss[0][a].0.distance(ps[0][i].0))
+        .fold(0.0, f32::max)
+}
+
 /// Files as gltfpack writes them (meshoptimizer 1.3's tool, the usual way
 /// glTF is compressed for three.js and Babylon): `-c` (EXT_meshopt_compression,
 /// attribute codec version 0, no filters), `-cc` (adds the OCTAHEDRAL,
@@ -2062,26 +2083,9 @@ fn skinned_at(scene: &Scene, t: f32) -> Vec<Vec<(Vec3, Vec3)>> {
 #[test]
 fn gltfpack_compressed_files_read_as_their_source() {
     let dir = out_dir().join("gltfpack");
-    std::fs::create_dir_all(&dir).unwrap();
-    let source_file = dir.join("CesiumMan.glb");
-    let m3d = common::shared().join("fixtures/m3d/CesiumMan.m3d");
-    let out = facet(&[
-        "convert".as_ref(),
-        m3d.as_os_str(),
-        "-o".as_ref(),
-        source_file.as_os_str(),
-    ]);
-    assert!(
-        source_file.exists(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let source_file = exported_fixture(&dir, "CesiumMan");
     let source = load(&source_file);
-    let (lo, hi) = source.meshes[0]
-        .positions
-        .iter()
-        .fold((Vec3::MAX, Vec3::MIN), |(l, h), p| (l.min(*p), h.max(*p)));
-    let size = (hi - lo).max_element();
+    let size = extent(&source.meshes[0].positions);
 
     for (flag, extension, header, filters) in [
         ("-c", "EXT_meshopt_compression", 0xa0u8, &[][..]),
@@ -2228,10 +2232,7 @@ fn gltfpack_compressed_files_read_as_their_source() {
         );
         for k in 0..=8 {
             let t = duration * k as f32 / 8.0;
-            let (ss, ps) = (skinned_at(&source, t), skinned_at(&packed, t));
-            let worst = (0..p.positions.len())
-                .map(|i| ss[0][of[i]].0.distance(ps[0][i].0))
-                .fold(0.0, f32::max);
+            let worst = farthest_skinned(&source, &packed, &of, t);
             assert!(
                 worst <= 0.01 * size,
                 "{flag}: at {t} s a vertex is {worst} from the source's (size {size})"
@@ -2270,15 +2271,7 @@ fn glb(json: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
 #[test]
 fn damaged_meshopt_views_give_errors_not_panics() {
     let dir = out_dir().join("gltfpack-damaged");
-    std::fs::create_dir_all(&dir).unwrap();
-    let source_file = dir.join("suzanne.glb");
-    let m3d = common::shared().join("fixtures/m3d/suzanne.m3d");
-    facet(&[
-        "convert".as_ref(),
-        m3d.as_os_str(),
-        "-o".as_ref(),
-        source_file.as_os_str(),
-    ]);
+    let source_file = exported_fixture(&dir, "suzanne");
     let packed_file = dir.join("suzanne-cc.glb");
     gltfpack(&source_file, &packed_file, &["-cc"]);
     let (json, bin) = glb_chunks(&std::fs::read(&packed_file).unwrap());
@@ -2353,9 +2346,24 @@ fn damaged_meshopt_views_give_errors_not_panics() {
         );
     }
 
-    // Bytes changed at random inside the compressed data (a fixed
-    // sequence, so a failure names a case that reproduces).
-    let mut state = 0x2545_f491_4f6c_dd1du64;
+    // Bytes changed at random inside the compressed data.
+    let (ok, errors) = damage_at_random(&bin, 0..bin.len(), 0x2545_f491_4f6c_dd1d, |b| {
+        read(&json, b)
+    });
+    assert!(errors > 0 && ok > 0, "{ok} read, {errors} refused");
+}
+
+/// 300 copies of `bin`, each with 1 to 8 bytes in `range` changed (a fixed
+/// xorshift sequence from `seed`, so a failure names a case that
+/// reproduces), each read by `read`, which must give a scene or an error,
+/// never a panic: how many were read and how many refused.
+fn damage_at_random<E>(
+    bin: &[u8],
+    range: std::ops::Range<usize>,
+    seed: u64,
+    read: impl Fn(&[u8]) -> Result<(), E>,
+) -> (usize, usize) {
+    let mut state = seed;
     let mut next = || {
         state ^= state << 13;
         state ^= state >> 7;
@@ -2364,18 +2372,42 @@ fn damaged_meshopt_views_give_errors_not_panics() {
     };
     let (mut ok, mut errors) = (0, 0);
     for case in 0..300 {
-        let mut damaged = bin.clone();
+        let mut damaged = bin.to_vec();
         for _ in 0..1 + next() % 8 {
-            let at = (next() % damaged.len() as u64) as usize;
+            let at = range.start + (next() % range.len() as u64) as usize;
             damaged[at] = next() as u8;
         }
-        match std::panic::catch_unwind(|| read(&json, &damaged)) {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read(&damaged))) {
             Ok(Ok(())) => ok += 1,
             Ok(Err(_)) => errors += 1,
             Err(_) => panic!("case {case}: a panic"),
         }
     }
-    assert!(errors > 0 && ok > 0, "{ok} read, {errors} refused");
+    (ok, errors)
+}
+
+/// `fixtures/m3d/NAME.m3d` exported by `facet convert` into `dir` as
+/// NAME.glb (the source the compressing tools are given).
+fn exported_fixture(dir: &Path, name: &str) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let file = dir.join(format!("{name}.glb"));
+    let m3d = common::shared().join(format!("fixtures/m3d/{name}.m3d"));
+    let out = facet(&[
+        "convert".as_ref(),
+        m3d.as_os_str(),
+        "-o".as_ref(),
+        file.as_os_str(),
+    ]);
+    assert!(file.exists(), "{}", String::from_utf8_lossy(&out.stderr));
+    file
+}
+
+/// The largest side of the box around `positions`.
+fn extent(positions: &[Vec3]) -> f32 {
+    let (lo, hi) = positions
+        .iter()
+        .fold((Vec3::MAX, Vec3::MIN), |(l, h), p| (l.min(*p), h.max(*p)));
+    (hi - lo).max_element()
 }
 
 /// Adds to `gltf` one triangle, (0,0,0), (1,0,0), (0,1,0) with UVs (0,0),
@@ -2946,20 +2978,9 @@ fn instances_are_drawn_where_ext_mesh_gpu_instancing_puts_them() {
 /// the npm registry, with Google's Draco encoder, which scripts/test
 /// installs under target/npm).
 fn draco(input: &Path, output: &Path, args: &[&str]) {
-    let run = Command::new("node")
-        .arg(common::repo().join("target/npm/node_modules/@gltf-transform/cli/bin/cli.js"))
-        .arg("draco")
-        .arg(input)
-        .arg(output)
-        .args(args)
-        .output()
-        .expect("Node.js is needed for gltf-transform (scripts/test installs both)");
-    assert!(
-        run.status.success() && output.exists(),
-        "gltf-transform draco {args:?}: {}{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let mut all = vec!["draco".as_ref(), input.as_os_str(), output.as_os_str()];
+    all.extend(args.iter().map(std::ffi::OsStr::new));
+    node_tool("@gltf-transform/cli/bin/cli.js", &all, output);
 }
 
 /// Khronos' AnimatedTriangle (glTF-Embedded): a triangle whose node, with
@@ -3328,27 +3349,10 @@ fn animated_nodes_past_the_bone_limit_are_named_and_left_still() {
 #[test]
 fn draco_compressed_files_read_as_their_source() {
     let dir = out_dir().join("draco");
-    std::fs::create_dir_all(&dir).unwrap();
-    let source_file = dir.join("CesiumMan.glb");
-    let m3d = common::shared().join("fixtures/m3d/CesiumMan.m3d");
-    let out = facet(&[
-        "convert".as_ref(),
-        m3d.as_os_str(),
-        "-o".as_ref(),
-        source_file.as_os_str(),
-    ]);
-    assert!(
-        source_file.exists(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let source_file = exported_fixture(&dir, "CesiumMan");
     let source = load(&source_file);
     let s = &source.meshes[0];
-    let (lo, hi) = s
-        .positions
-        .iter()
-        .fold((Vec3::MAX, Vec3::MIN), |(l, h), p| (l.min(*p), h.max(*p)));
-    let size = (hi - lo).max_element();
+    let size = extent(&s.positions);
     // Draco's quantization: the range's max (1 << bits) - 1 steps, each
     // value rounded to the nearest, so within half a step a component; a
     // step here, to leave room for the float arithmetic on both sides.
@@ -3492,10 +3496,7 @@ fn draco_compressed_files_read_as_their_source() {
         let duration = source.clips[0].duration_s;
         for k in 0..=8 {
             let t = duration * k as f32 / 8.0;
-            let (ss, ps) = (skinned_at(&source, t), skinned_at(&packed, t));
-            let worst = (0..p.positions.len())
-                .map(|i| ss[0][of[i]].0.distance(ps[0][i].0))
-                .fold(0.0, f32::max);
+            let worst = farthest_skinned(&source, &packed, &of, t);
             assert!(
                 worst <= grid + 4.0 / 4095.0 * size,
                 "{name}: at {t} s a vertex is {worst} from the source's (size {size})"
@@ -3512,15 +3513,7 @@ fn draco_compressed_files_read_as_their_source() {
 #[test]
 fn damaged_draco_streams_give_errors_not_panics() {
     let dir = out_dir().join("draco-damaged");
-    std::fs::create_dir_all(&dir).unwrap();
-    let source_file = dir.join("suzanne.glb");
-    let m3d = common::shared().join("fixtures/m3d/suzanne.m3d");
-    facet(&[
-        "convert".as_ref(),
-        m3d.as_os_str(),
-        "-o".as_ref(),
-        source_file.as_os_str(),
-    ]);
+    let source_file = exported_fixture(&dir, "suzanne");
     let packed_file = dir.join("suzanne-draco.glb");
     draco(&source_file, &packed_file, &[]);
     let (json, bin) = glb_chunks(&std::fs::read(&packed_file).unwrap());
@@ -3584,31 +3577,13 @@ fn damaged_draco_streams_give_errors_not_panics() {
         );
     }
 
-    // Bytes changed at random inside the Draco stream (a fixed sequence,
-    // so a failure names a case that reproduces).
+    // Bytes changed at random inside the Draco stream.
     let v = &json["bufferViews"][view.as_u64().unwrap() as usize];
     let start = v["byteOffset"].as_u64().unwrap_or(0) as usize;
     let len = v["byteLength"].as_u64().unwrap() as usize;
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    let (mut ok, mut errors) = (0, 0);
-    for case in 0..300 {
-        let mut damaged = bin.clone();
-        for _ in 0..1 + next() % 8 {
-            let at = start + (next() % len as u64) as usize;
-            damaged[at] = next() as u8;
-        }
-        match std::panic::catch_unwind(|| read(&json, &damaged)) {
-            Ok(Ok(())) => ok += 1,
-            Ok(Err(_)) => errors += 1,
-            Err(_) => panic!("case {case}: a panic"),
-        }
-    }
+    let (ok, errors) = damage_at_random(&bin, start..start + len, 0x9e37_79b9_7f4a_7c15, |b| {
+        read(&json, b)
+    });
     assert!(errors > 0 && ok > 0, "{ok} read, {errors} refused");
 }
 
