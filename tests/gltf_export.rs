@@ -3404,6 +3404,15 @@ fn draco_compressed_files_read_as_their_source() {
             .unwrap_or_else(|e| panic!("{name}: {e}"))
             .scene;
         assert!(packed.warnings.is_empty(), "{name}: {:?}", packed.warnings);
+        // The inspector's and info's row of what the file is stored with.
+        assert!(
+            packed
+                .source
+                .details
+                .iter()
+                .any(|(k, v)| k == "extensions" && v.to_string() == "KHR_draco_mesh_compression"),
+            "{name}"
+        );
         assert_eq!(packed.meshes.len(), 1, "{name}");
         assert_eq!(
             packed.skeleton.bones.len(),

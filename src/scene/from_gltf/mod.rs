@@ -84,6 +84,13 @@ pub fn convert(
     if let Some(generator) = a.generator {
         source.details.push(("generator".into(), generator.into()));
     }
+    // What the file is stored with (Draco, meshopt, quantization...).
+    let used: Vec<&str> = doc.extensions_used().collect();
+    if !used.is_empty() {
+        source
+            .details
+            .push(("extensions".into(), used.join(", ").into()));
+    }
     Ok(Scene {
         source,
         meshes,
