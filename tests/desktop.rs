@@ -191,12 +191,16 @@ fn install_desktop_registers_types_by_extension_and_magic() {
     assert!(desktop.contains(&format!("Exec={exe} %f")), "{desktop}");
     assert!(
         desktop.contains(
-            "MimeType=model/x-p3m;image/x-ptf;model/x-3d-model;model/x-papa;model/x-pmf;"
+            "MimeType=model/x-p3m;image/x-ptf;model/x-3d-model;model/x-papa;model/x-pmf;model/gltf-binary;model/gltf+json;"
         )
     );
     let thumb = std::fs::read_to_string(home.join("thumbnailers/facet.thumbnailer")).unwrap();
     assert!(
         thumb.contains(&format!("Exec={exe} thumbnail %i %o --size %s")),
+        "{thumb}"
+    );
+    assert!(
+        thumb.contains("model/gltf-binary;model/gltf+json;"),
         "{thumb}"
     );
     let icon = image::open(home.join("icons/hicolor/256x256/apps/facet.png")).unwrap();
@@ -233,6 +237,31 @@ fn install_desktop_registers_types_by_extension_and_magic() {
         let p = dir.join(name);
         std::fs::copy(&a3d, &p).unwrap();
         assert_eq!(query(&p), "model/x-3d-model", "{name}");
+    }
+    // glTF's types are shared-mime-info's own (2.0 and later), which the
+    // desktop entry and the thumbnailer name: a .glb by extension and by
+    // magic, a .gltf by extension.
+    let corpus = common::repo().join("tests/corpus/gltf");
+    for (src, name, ty) in [
+        (
+            "seed_box_textured_meshopt.glb",
+            "box.glb",
+            "model/gltf-binary",
+        ),
+        (
+            "seed_box_textured_meshopt.glb",
+            "box_glb_noext",
+            "model/gltf-binary",
+        ),
+        (
+            "seed_simple_skin_embedded.gltf",
+            "skin.gltf",
+            "model/gltf+json",
+        ),
+    ] {
+        let p = dir.join(name);
+        std::fs::copy(corpus.join(src), &p).unwrap();
+        assert_eq!(query(&p), ty, "{name}");
     }
 
     let log = install(&home, true);
