@@ -3236,11 +3236,13 @@ fn cubic_spline_channels_follow_their_tangents() {
 }
 
 /// A hostile file's node tree: one chain 300,000 deep, every node a joint
-/// of one skin, listed deepest first (so no node's parent comes before
-/// it). It loads (the tree's transforms were found by recursion, which
-/// overflowed the stack on a chain a million deep; each bone's tail by a
-/// scan of every bone, which took minutes) and `info` lists it in lines of
-/// bounded length (each bone was indented by its depth).
+/// of one skin and turned by a channel, listed deepest first (so no node's
+/// parent comes before it). It loads (the tree's transforms were found by
+/// recursion, which overflowed the stack on a chain a million deep; each
+/// bone's tail by a scan of every bone, and each channel's place in its
+/// clip by a scan of the channels before it, each of which took minutes)
+/// and `info` lists it in lines of bounded length (each bone was indented
+/// by its depth).
 #[test]
 fn a_node_chain_300000_deep_loads_and_lists() {
     let n = 300_000usize;
@@ -3250,12 +3252,27 @@ fn a_node_chain_300000_deep_loads_and_lists() {
             _ => serde_json::json!({"children": [i - 1]}),
         })
         .collect();
+    // Every joint turned by a channel of one shared sampler (two keys).
+    let keys: Vec<u8> = [0.0f32, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let channels: Vec<serde_json::Value> = (0..n)
+        .map(|i| serde_json::json!({"sampler": 0, "target": {"node": i, "path": "rotation"}}))
+        .collect();
     let gltf = serde_json::json!({
         "asset": {"version": "2.0"},
         "scene": 0,
         "scenes": [{"nodes": [n - 1]}],
         "nodes": nodes,
-        "skins": [{"joints": (0..n).collect::<Vec<_>>()}]
+        "skins": [{"joints": (0..n).collect::<Vec<_>>()}],
+        "animations": [{"samplers": [{"input": 0, "output": 1}], "channels": channels}],
+        "buffers": [{"uri": format!("data:application/gltf-buffer;base64,{}", base64(&keys)), "byteLength": keys.len()}],
+        "bufferViews": [{"buffer": 0, "byteLength": keys.len()}],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0.0], "max": [1.0]},
+            {"bufferView": 0, "byteOffset": 8, "componentType": 5126, "count": 2, "type": "VEC4"}
+        ]
     });
     let dir = out_dir().join("deep");
     std::fs::create_dir_all(&dir).unwrap();
@@ -3263,6 +3280,7 @@ fn a_node_chain_300000_deep_loads_and_lists() {
     std::fs::write(&file, serde_json::to_vec(&gltf).unwrap()).unwrap();
     let scene = load(&file);
     assert_eq!(scene.skeleton.bones.len(), n);
+    assert_eq!(scene.clips[0].channels.len(), n);
     assert!(
         scene
             .skeleton

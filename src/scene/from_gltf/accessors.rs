@@ -350,7 +350,7 @@ pub(super) fn check_references(doc: &gltf::Document) -> Result<(), String> {
     }
     // A Draco stream stands for its primitive's accessors, which then
     // have no buffer view (KHR_draco_mesh_compression): not an error.
-    let draco_backed: Vec<String> = json
+    let draco_backed: std::collections::HashSet<String> = json
         .meshes
         .iter()
         .flat_map(|mesh| &mesh.primitives)

@@ -9,13 +9,33 @@ use super::skeleton::Rig;
 use crate::scene::clip::{Channel, ChannelSpace, Clip, Interp, Key, RotationTrack, Segment, Track};
 use glam::{Quat, Vec3};
 
+/// The most keys a file's clips hold, every track together (about 0.4 GB):
+/// channels may share a sampler, so a few bytes of JSON can name one large
+/// sampler a hundred thousand times.
+pub(super) const MAX_KEYS: usize = 1 << 24;
+
 pub(super) fn clips(
     doc: &gltf::Document,
     rig: &Rig,
     buffers: &Buffers,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Clip>, String> {
+    clips_within(doc, rig, buffers, warnings, MAX_KEYS)
+}
+
+/// [`clips`], holding at most `keys_left` keys: a channel that would pass
+/// them is not read (nor its sampler), and a warning says how many were not.
+fn clips_within(
+    doc: &gltf::Document,
+    rig: &Rig,
+    buffers: &Buffers,
+    warnings: &mut Vec<String>,
+    mut keys_left: usize,
+) -> Result<Vec<Clip>, String> {
+    let budget = keys_left;
     let bone_of_node = &rig.bone_of_node;
+    // Per bone, its channel in the clip being read.
+    let mut slot: Vec<Option<usize>> = vec![None; rig.bones.len()];
     let mut clips = Vec::new();
     for a in doc.animations() {
         let name = a
@@ -25,6 +45,7 @@ pub(super) fn clips(
         let mut channels: Vec<Channel> = Vec::new();
         let mut duration = 0.0f32;
         let mut not_bones = 0usize;
+        let mut over_budget = 0usize;
         for ch in a.channels() {
             use gltf::animation::{Interpolation, Property};
             // Morph weights are shown at their defaults (parts.rs says so).
@@ -37,6 +58,15 @@ pub(super) fn clips(
                 continue;
             };
             let s = ch.sampler();
+            // The keys this channel would add, known before reading them.
+            let most = match s.interpolation() {
+                Interpolation::CubicSpline => s.input().count().saturating_mul(CUBIC_STEPS),
+                _ => s.input().count(),
+            };
+            if most > keys_left {
+                over_budget += 1;
+                continue;
+            }
             let times = floats(&s.input(), buffers, 1)?;
             if times.windows(2).any(|w| w[1] < w[0]) || times.iter().any(|t| !t.is_finite()) {
                 return Err(format!("animation {name:?}: key times out of order"));
@@ -61,7 +91,8 @@ pub(super) fn clips(
             if values.len() < times.len() * comps {
                 return Err(format!("animation {name:?}: fewer values than key times"));
             }
-            let i = match channels.iter().position(|c| c.bone == bone) {
+            keys_left -= times.len();
+            let i = match slot[bone] {
                 Some(i) => i,
                 None => {
                     channels.push(Channel {
@@ -70,6 +101,7 @@ pub(super) fn clips(
                         rotation: RotationTrack::Quat(Track::default()),
                         scale: Track::default(),
                     });
+                    slot[bone] = Some(channels.len() - 1);
                     channels.len() - 1
                 }
             };
@@ -98,6 +130,16 @@ pub(super) fn clips(
                     Property::MorphTargetWeights => {}
                 }
             }
+        }
+        // The slots free for the next animation (only those this one used).
+        for c in &channels {
+            slot[c.bone] = None;
+        }
+        if over_budget > 0 {
+            warnings.push(format!(
+                "animation {name:?}: {over_budget} channels not read: the file's clips would \
+                 hold more than {budget} keys"
+            ));
         }
         if not_bones > 0 {
             warnings.push(format!(
@@ -182,4 +224,54 @@ fn cubic_to_linear(times: &[f32], values: &[f32], comps: usize) -> Option<(Vec<f
         }
     }
     Some((t_out, v_out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three joints, each turned by its own channel of one shared sampler
+    /// of 4 keys: 12 keys in all.
+    fn read(budget: usize, warnings: &mut Vec<String>) -> Vec<Clip> {
+        let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let mut bin = f(&[0.0, 1.0, 2.0, 3.0]);
+        bin.extend(f(&[0.0, 0.0, 0.0, 1.0].repeat(4)));
+        let channel =
+            |n: usize| serde_json::json!({"sampler": 0, "target": {"node": n, "path": "rotation"}});
+        let json = serde_json::json!({
+            "asset": {"version": "2.0"},
+            "nodes": [{"children": [1]}, {"children": [2]}, {}],
+            "skins": [{"joints": [0, 1, 2]}],
+            "animations": [{"samplers": [{"input": 0, "output": 1}], "channels": [channel(0), channel(1), channel(2)]}],
+            "buffers": [{"byteLength": bin.len()}],
+            "bufferViews": [{"buffer": 0, "byteLength": 16}, {"buffer": 0, "byteOffset": 16, "byteLength": 64}],
+            "accessors": [
+                {"bufferView": 0, "componentType": 5126, "count": 4, "type": "SCALAR"},
+                {"bufferView": 1, "componentType": 5126, "count": 4, "type": "VEC4"}
+            ]
+        });
+        let (doc, buffers) = super::super::test_document(&json, &bin);
+        let tree = super::super::skeleton::tree(&doc).unwrap();
+        let rig = super::super::skeleton::rig(&doc, &tree, &buffers, warnings).unwrap();
+        clips_within(&doc, &rig, &buffers, warnings, budget).unwrap()
+    }
+
+    /// Channels stop where the key budget does: those that fit are read,
+    /// the rest (whose samplers are not read) named in a warning.
+    #[test]
+    fn channels_stop_at_the_key_budget() {
+        let mut warnings = Vec::new();
+        let clips = read(10, &mut warnings);
+        assert_eq!(clips[0].channels.len(), 2);
+        assert_eq!(
+            warnings,
+            [
+                "animation \"animation 0\": 1 channels not read: the file's clips would hold more than 10 keys"
+            ]
+        );
+        let mut warnings = Vec::new();
+        let clips = read(12, &mut warnings);
+        assert_eq!(clips[0].channels.len(), 3);
+        assert!(warnings.is_empty(), "{warnings:?}");
+    }
 }

@@ -106,3 +106,25 @@ pub fn convert(
         ..Scene::default()
     })
 }
+
+/// A document and its buffers from `json` and a binary chunk, as a GLB
+/// (glTF 2.0 §4.4: header, JSON chunk, BIN chunk, each chunk padded to 4
+/// bytes), for the stages' unit tests.
+#[cfg(test)]
+fn test_document(json: &serde_json::Value, bin: &[u8]) -> (gltf::Document, accessors::Buffers) {
+    let mut text = serde_json::to_vec(json).unwrap();
+    text.resize(text.len().next_multiple_of(4), b' ');
+    let mut bin = bin.to_vec();
+    bin.resize(bin.len().next_multiple_of(4), 0);
+    let mut glb = b"glTF".to_vec();
+    glb.extend(2u32.to_le_bytes());
+    glb.extend(((12 + 8 + text.len() + 8 + bin.len()) as u32).to_le_bytes());
+    for (chunk, kind) in [(&text, b"JSON"), (&bin, b"BIN\0")] {
+        glb.extend((chunk.len() as u32).to_le_bytes());
+        glb.extend(kind);
+        glb.extend(chunk.iter());
+    }
+    let g = gltf::Gltf::from_slice_without_validation(&glb).unwrap();
+    let buffers = accessors::Buffers::load(&g.document, g.blob, &companions::NoCompanions).unwrap();
+    (g.document, buffers)
+}

@@ -680,22 +680,7 @@ mod tests {
                 {"bufferView": 1, "componentType": 5126, "count": 5, "type": "VEC3"}
             ]
         });
-        // A GLB (glTF 2.0 §4.4): header, JSON chunk, BIN chunk, each chunk
-        // padded to 4 bytes.
-        let mut text = serde_json::to_vec(&json).unwrap();
-        text.resize(text.len().next_multiple_of(4), b' ');
-        let mut glb = b"glTF".to_vec();
-        glb.extend(2u32.to_le_bytes());
-        glb.extend(((12 + 8 + text.len() + 8 + bin.len()) as u32).to_le_bytes());
-        for (chunk, kind) in [(&text, b"JSON"), (&bin, b"BIN\0")] {
-            glb.extend((chunk.len() as u32).to_le_bytes());
-            glb.extend(kind);
-            glb.extend(chunk.iter());
-        }
-        let g = gltf::Gltf::from_slice_without_validation(&glb).unwrap();
-        let buffers =
-            Buffers::load(&g.document, g.blob, &crate::scene::companions::NoCompanions).unwrap();
-        (g.document, buffers)
+        super::super::test_document(&json, &bin)
     }
 
     fn shown(left: &mut Copies, warnings: &mut Vec<String>) -> Vec<f32> {
