@@ -15,6 +15,11 @@ use crate::formats::ptf::Texels;
 use glam::{Mat3, Quat, Vec4};
 use std::fmt::Write as _;
 
+/// The most bones the models' skeletons make, all placements together (a
+/// skeleton holds at most 65,535): each model that places a skeleton under
+/// another model2scene copies it.
+const MAX_PLACED_BONES: usize = 1 << 16;
+
 /// Papa's Z-up -> the scene's Y-up: `C`, the rotation of -90 degrees about
 /// X, written out. Its entries are exactly 0 and +-1, as [`to_scene`] moves
 /// a point's coordinates; `Mat4::from_rotation_x` gives cosines of -4.4e-8
@@ -375,20 +380,28 @@ pub fn animation_clip(anim: &papa::Animation, name: &str, skeleton: &Skeleton) -
         60.0
     };
     let nb = anim.bones.len();
+    // Bones by name (the first of a name, as a scan finds it) and each
+    // root's model2scene, looked up once: a file may name 65,535 bones.
+    let mut by_name: std::collections::HashMap<&str, usize> = Default::default();
+    for (i, b) in skeleton.bones.iter().enumerate() {
+        by_name.entry(b.name.as_str()).or_insert(i);
+    }
+    let mut root_space: Vec<Option<Mat4>> = vec![None; skeleton.bones.len()];
+    for &(b, m) in skeleton.root_space.iter().rev() {
+        if let Some(slot) = root_space.get_mut(b) {
+            *slot = Some(m);
+        }
+    }
     let channels: Vec<Channel> = anim
         .bones
         .iter()
         .enumerate()
         .filter_map(|(k, bname)| {
-            let bone = skeleton.bones.iter().position(|b| &b.name == bname)?;
+            let bone = *by_name.get(bname.as_str())?;
             // A root bone under the model's model2scene keeps it: its keys
             // are that transform times the file's (the rest pose does the
             // same, see `convert`).
-            let space = skeleton
-                .root_space
-                .iter()
-                .find(|(b, _)| *b == bone)
-                .map(|(_, m)| *m);
+            let space = root_space[bone];
             let trs = |fr: usize| {
                 let (t, r) = anim.transforms[fr * nb + k];
                 let (t, r) = (to_scene(t), quat_to_scene(r).normalize());
@@ -722,18 +735,25 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
     // Skeletons: every skinned model's, one after the other (models that
     // share a skeleton and a placement share its bones).
     let mut bone_base: Vec<Option<usize>> = vec![None; p.models.len()];
-    let mut placed: Vec<(u16, [u32; 16], usize)> = Vec::new();
+    let mut placed: std::collections::HashMap<(u16, [u32; 16]), usize> = Default::default();
+    let mut unplaced = 0usize;
     for (mi, model) in p.models.iter().enumerate() {
         let Some(si) = model.skeleton else { continue };
         let key = model.model2scene.map(f32::to_bits);
-        if let Some(&(_, _, base)) = placed.iter().find(|(s, k, _)| *s == si && *k == key) {
+        if let Some(&base) = placed.get(&(si, key)) {
             bone_base[mi] = Some(base);
             continue;
         }
         let base = scene.skeleton.bones.len();
-        placed.push((si, key, base));
-        bone_base[mi] = Some(base);
         let sk = &p.skeletons[si as usize];
+        // Each placement copies the skeleton: a few bytes of models can
+        // name one large skeleton at thousands of placements.
+        if base + sk.bones.len() > MAX_PLACED_BONES {
+            unplaced += 1;
+            continue;
+        }
+        placed.insert((si, key), base);
+        bone_base[mi] = Some(base);
         let m2s = mat_to_scene(&model.model2scene);
         let mut world: Vec<Mat4> = Vec::with_capacity(sk.bones.len());
         for b in &sk.bones {
@@ -762,6 +782,12 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
             }
             scene.skeleton.bones.push(bone);
         }
+    }
+    if unplaced > 0 {
+        warnings.push(format!(
+            "{unplaced} models' skeletons are not placed: with them the scene would hold more \
+             than {MAX_PLACED_BONES} bones; their meshes are drawn at rest"
+        ));
     }
 
     // Meshes: one per material group of every binding of every model.
