@@ -160,11 +160,7 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) ->
         })
         .collect();
 
-    let clips = m
-        .animations
-        .iter()
-        .map(|a| build_clip(m, a, &bones, &mut warnings))
-        .collect();
+    let clips = build_clips(m, &bones, MAX_CLIP_KEYS, &mut warnings);
 
     let user_fields = m
         .user_fields
@@ -323,33 +319,103 @@ fn segment_keys(
     }
 }
 
-/// A P3M animation (a sequence of action references) as one clip.
+/// What an action's names resolve to in the model, found once for the
+/// whole file (255 animations may reference an action 255 times each).
+struct ActionNames {
+    /// Per bone: the index of the action's first track set for it.
+    of_bone: Vec<Option<usize>>,
+    /// The parts its part list names.
+    parts: Vec<usize>,
+    /// Its keys, every track together.
+    keys: usize,
+}
+
+/// Every action's [`ActionNames`]; the bones and parts it names that the
+/// model lacks are ignored, each with a warning.
+fn action_names(m: &p3m::P3m, bones: &[Bone], warnings: &mut Vec<String>) -> Vec<ActionNames> {
+    let bone_index = |name: &str| bones.iter().position(|b| b.name == name);
+    m.actions
+        .iter()
+        .enumerate()
+        .map(|(k, action)| {
+            let mut of_bone = vec![None; bones.len()];
+            for (j, ab) in action.bones.iter().enumerate() {
+                match bone_index(&ab.bone) {
+                    Some(i) => {
+                        of_bone[i].get_or_insert(j);
+                    }
+                    None => warnings.push(format!(
+                        "action {k} animates unknown bone {:?}; ignored",
+                        ab.bone
+                    )),
+                }
+            }
+            let parts = action
+                .parts
+                .iter()
+                .filter_map(|n| {
+                    let i = m.parts.iter().position(|p| &p.name == n);
+                    if i.is_none() {
+                        warnings.push(format!("action {k} lists unknown part {n:?}; ignored"));
+                    }
+                    i
+                })
+                .collect();
+            let keys = action
+                .bones
+                .iter()
+                .map(|b| b.translation.len() + b.rotation.len() + b.scale.len())
+                .sum();
+            ActionNames {
+                of_bone,
+                parts,
+                keys,
+            }
+        })
+        .collect()
+}
+
+/// Every animation as a clip, all of them holding at most `keys_left` keys.
+fn build_clips(
+    m: &p3m::P3m,
+    bones: &[Bone],
+    mut keys_left: usize,
+    warnings: &mut Vec<String>,
+) -> Vec<Clip> {
+    let names = action_names(m, bones, warnings);
+    m.animations
+        .iter()
+        .map(|a| build_clip(m, a, bones, &names, &mut keys_left, warnings))
+        .collect()
+}
+
+/// The most keys a file's clips hold, all animations together (about 0.4
+/// GB): each action reference copies the keys of its action's span, and 255
+/// animations of 255 references can name one action 65,025 times.
+const MAX_CLIP_KEYS: usize = 1 << 24;
+
+/// A P3M animation (a sequence of action references) as one clip, its keys
+/// taken from `keys_left` (references past it are left out, with a warning).
 fn build_clip(
     m: &p3m::P3m,
     a: &p3m::Animation,
     bones: &[Bone],
+    names: &[ActionNames],
+    keys_left: &mut usize,
     warnings: &mut Vec<String>,
 ) -> Clip {
-    let bone_index = |name: &str| bones.iter().position(|b| b.name == name);
-    // Every bone any of the referenced actions animates.
-    let mut animated: Vec<usize> = Vec::new();
-    for r in &a.actions {
-        for ab in m
-            .actions
-            .get(r.action as usize)
-            .map_or(&[][..], |x| &x.bones)
-        {
-            match bone_index(&ab.bone) {
-                Some(i) if !animated.contains(&i) => animated.push(i),
-                Some(_) => {}
-                None => warnings.push(format!(
-                    "animation {:?}: action {} animates unknown bone {:?}; ignored",
-                    a.name, r.action, ab.bone
-                )),
-            }
+    // Every bone any of the referenced actions animates, in order.
+    let mut is_animated = vec![false; bones.len()];
+    for n in a
+        .actions
+        .iter()
+        .filter_map(|r| names.get(r.action as usize))
+    {
+        for (i, ab) in n.of_bone.iter().enumerate() {
+            is_animated[i] |= ab.is_some();
         }
     }
-    animated.sort_unstable();
+    let animated: Vec<usize> = (0..bones.len()).filter(|&i| is_animated[i]).collect();
     let mut channels: Vec<clip::Channel> = animated
         .iter()
         .map(|&bone| clip::Channel {
@@ -372,13 +438,23 @@ fn build_clip(
             ));
             continue;
         }
+        let names = &names[r.action as usize];
+        // The most keys this reference adds: its action's keys, and each
+        // track's two at the span's ends.
+        let most = 6 * channels.len() + names.keys;
+        if most > *keys_left {
+            warnings.push(format!(
+                "animation {:?}: action references from {si} on are left out: the file's clips \
+                 would hold more keys than the {} left of {MAX_CLIP_KEYS}",
+                a.name, *keys_left
+            ));
+            break;
+        }
+        *keys_left -= most;
         let spf = action.us_per_frame as f32 / 1e6 / r.speed;
         let frames = (r.end - r.start) as u32;
         for ch in &mut channels {
-            let ab = action
-                .bones
-                .iter()
-                .find(|b| bone_index(&b.bone) == Some(ch.bone));
+            let ab = names.of_bone[ch.bone].map(|j| &action.bones[j]);
             let empty = Vec::new();
             let (t, rot, sc) = ab.map_or((&empty, &empty, &empty), |b| {
                 (&b.translation, &b.rotation, &b.scale)
@@ -390,20 +466,7 @@ fn build_clip(
             }
             segment_keys(sc, span, (t0, spf), Vec3::ONE, &mut ch.scale.keys);
         }
-        let parts = action
-            .parts
-            .iter()
-            .filter_map(|n| {
-                let i = m.parts.iter().position(|p| &p.name == n);
-                if i.is_none() {
-                    warnings.push(format!(
-                        "animation {:?}: action {} lists unknown part {n:?}; ignored",
-                        a.name, r.action
-                    ));
-                }
-                i
-            })
-            .collect();
+        let parts = names.parts.clone();
         let mode = match action.part_list_mode {
             p3m::PartListMode::DefaultWhite => clip::PartListMode::DefaultWhite,
             p3m::PartListMode::DefaultBlack => clip::PartListMode::DefaultBlack,
@@ -704,5 +767,78 @@ fn build_material_anim(
         ),
         texture: mat_track("texture", i, lf, &a.texture, stepped, index, warnings),
         matcap: mat_track("matcap", i, lf, &a.matcap, stepped, index, warnings),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each action reference copies its action's span of keys, and 255
+    /// animations of 255 references can name one action 65,025 times. One
+    /// action of 10 keys a track on one bone, referenced 4 times by each of
+    /// 3 animations: a reference takes at most 10 x 3 + 6 = 36 keys. With
+    /// 100 keys left, the first two references fit and the third does not;
+    /// the later animations get none, each saying so.
+    #[test]
+    fn action_references_stop_at_the_key_budget() {
+        let mut m = p3m::decode(include_bytes!("../../assets/demo.p3m")).unwrap();
+        let key = |v: f32| p3m::Key {
+            skip: 1,
+            interp: p3m::Interp::Linear,
+            value: [v; 3],
+        };
+        let track: Vec<_> = (0..10).map(|k| key(k as f32)).collect();
+        m.actions.truncate(1);
+        m.actions[0].bones = vec![p3m::ActionBone {
+            bone: "root".into(),
+            translation: track.clone(),
+            rotation: track.clone(),
+            scale: track,
+        }];
+        let reference = p3m::AnimationAction {
+            action: 0,
+            speed: 1.0,
+            start: 0,
+            end: 10,
+        };
+        m.animations = (0..3)
+            .map(|i| p3m::Animation {
+                name: format!("a{i}"),
+                actions: vec![reference; 4],
+            })
+            .collect();
+        let bones = vec![Bone {
+            name: "root".into(),
+            parent: None,
+            head: Vec3::ZERO,
+            tail: Vec3::Y,
+            rest: Mat4::IDENTITY,
+        }];
+        let mut warnings = Vec::new();
+        let clips = build_clips(&m, &bones, 100, &mut warnings);
+        assert_eq!(clips[0].segments.len(), 2);
+        assert_eq!(clips[1].segments[0].name, "empty");
+        assert_eq!(
+            warnings,
+            [
+                "animation \"a0\": action references from 2 on are left out: the file's clips would hold more keys than the 28 left of 16777216",
+                "animation \"a1\": action references from 0 on are left out: the file's clips would hold more keys than the 28 left of 16777216",
+                "animation \"a2\": action references from 0 on are left out: the file's clips would hold more keys than the 28 left of 16777216",
+            ]
+        );
+        let keys: usize = clips
+            .iter()
+            .flat_map(|c| &c.channels)
+            .map(|ch| match &ch.rotation {
+                clip::RotationTrack::EulerZxy(r) => {
+                    ch.translation.keys.len() + r.keys.len() + ch.scale.keys.len()
+                }
+                clip::RotationTrack::Quat(r) => {
+                    ch.translation.keys.len() + r.keys.len() + ch.scale.keys.len()
+                }
+            })
+            .sum();
+        assert!(keys <= 100 - 28, "{keys} keys");
     }
 }
