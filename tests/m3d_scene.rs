@@ -1983,3 +1983,58 @@ fn bad_voxel_types_name_the_type_and_field() {
         "{e}"
     );
 }
+
+/// A file that switches among many materials face by face: cube_usemtl's
+/// 12 triangles ten times over (120 faces), face k using material k % 40 of
+/// 40 copies of its first material. Each material's faces make one part,
+/// in order of first use (material k is part k), 3 triangles each, with
+/// the source's corners: past 16 groups the converter finds a material's
+/// group through a table instead of a scan, which a file of thousands of
+/// materials alternating over a million faces made minutes long.
+#[test]
+fn forty_materials_alternating_face_by_face_make_forty_parts() {
+    let path = common::shared().join("fixtures/m3d/cube_usemtl.m3d");
+    let mut m = m3d::decode(&std::fs::read(path).unwrap()).unwrap();
+    let material = m.materials[0].clone();
+    m.materials = (0..40)
+        .map(|k| Material {
+            name: format!("m{k}"),
+            ..material.clone()
+        })
+        .collect();
+    let source: Vec<Vec<FacePoint>> = m.faces.iter().map(|f| f.points().collect()).collect();
+    assert_eq!(source.len(), 12);
+    let mut faces = Faces::default();
+    for k in 0..120 {
+        faces.push(Some((k % 40) as u32), &source[k % 12]);
+    }
+    m.faces = faces;
+    let bytes = m3d_write::encode(&m, true).unwrap();
+    let scene = facet::load::load_bytes("forty.m3d", &bytes, None)
+        .unwrap()
+        .scene;
+    let parts: Vec<&facet::scene::Mesh> = scene
+        .meshes
+        .iter()
+        .filter(|p| p.material.is_some_and(|i| i < 40))
+        .collect();
+    assert_eq!(parts.len(), 40);
+    for (k, part) in parts.iter().enumerate() {
+        assert_eq!(part.material, Some(k), "part {k}");
+        assert_eq!(part.name, format!("m{k}"));
+        assert_eq!(part.indices.len(), 9, "part {k}");
+        // Its triangles are faces k, k + 40 and k + 80: cube faces
+        // k % 12, (k + 40) % 12 and (k + 80) % 12, corners in order.
+        for (t, tri) in part.indices.chunks_exact(3).enumerate() {
+            let face = &source[(k + 40 * t) % 12];
+            for (c, &i) in tri.iter().enumerate() {
+                let want = m.vertices[face[c].vertex as usize].pos;
+                let got = part.positions[i as usize];
+                assert!(
+                    (got - Vec3::from_slice(&want[..3])).length() < 1e-6,
+                    "part {k} triangle {t} corner {c}: {got} against {want:?}"
+                );
+            }
+        }
+    }
+}

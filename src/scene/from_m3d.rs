@@ -109,6 +109,10 @@ fn prop_value(v: &PropValue) -> PropertyValue {
     }
 }
 
+/// Material groups found by a scan before a table takes over (a load of a
+/// few materials makes no table).
+const TABLE_AFTER: usize = 16;
+
 pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scene {
     let mut warnings = m.warnings.clone();
 
@@ -348,8 +352,18 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
     let has_colors = m.types.ci != 0;
     let faces = &m.faces;
     let mut groups: Vec<(Option<u32>, MeshBuilder)> = Vec::new();
-    let group_of = |material: Option<u32>, groups: &mut Vec<(Option<u32>, MeshBuilder)>| {
-        match groups.iter().position(|(mat, _)| *mat == material) {
+    // Past a few groups, a material's group is found through a table (a
+    // file may switch among thousands of materials face by face): material
+    // + 1 (0: none) -> group + 1 (0: none yet).
+    let mut table: Vec<u32> = Vec::new();
+    let mut group_of = |material: Option<u32>, groups: &mut Vec<(Option<u32>, MeshBuilder)>| {
+        let slot = material.map_or(0, |i| i as usize + 1);
+        let found = if table.is_empty() {
+            groups.iter().position(|(mat, _)| *mat == material)
+        } else {
+            table[slot].checked_sub(1).map(|g| g as usize)
+        };
+        match found {
             Some(i) => i,
             None => {
                 // A material's diffuse colour (Kd) replaces vertex colours;
@@ -363,6 +377,14 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
                         ..MeshBuilder::default()
                     },
                 ));
+                if table.is_empty() && groups.len() > TABLE_AFTER {
+                    table = vec![0; m.materials.len() + 1];
+                    for (g, (mat, _)) in groups.iter().enumerate() {
+                        table[mat.map_or(0, |i| i as usize + 1)] = g as u32 + 1;
+                    }
+                } else if !table.is_empty() {
+                    table[slot] = groups.len() as u32;
+                }
                 groups.len() - 1
             }
         }
