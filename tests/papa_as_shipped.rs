@@ -262,6 +262,16 @@ fn every_texture_table_entry_is_listed_and_marked() {
         "{}",
         tex[2].format
     );
+    // The repeat holds no texels of its own (65,535 repeats of a large
+    // texture were as many copies of it): the material naming entry 2 for
+    // its normal map binds entry 0, which holds them.
+    assert_eq!((tex[2].width, tex[2].height), (1, 1));
+    assert_eq!(
+        l.scene.materials[0].maps.normal.map(|(t, _)| t),
+        Some(0),
+        "{:?}",
+        l.scene.materials[0].maps
+    );
     assert!(tex[3].format.contains("unused"), "{}", tex[3].format);
     assert!(!tex[0].format.contains("unused"));
     // The missing entry says which media roots were tried.

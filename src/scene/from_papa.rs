@@ -537,18 +537,26 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
     // Every entry of the texture table, in order (scene texture i is entry
     // i): linked ones through the resolver (media paths), a repeated linked
     // path once, `NO_TEXTURE` as a marked placeholder materials never bind.
-    // Scene texture of table entry `t`, if materials may bind it.
+    // Each entry's first entry linking the same path (itself if none), found
+    // through a table: a file may list 65,535 entries.
+    let mut first_linked: std::collections::HashMap<&str, usize> = Default::default();
+    let canonical: Vec<usize> = (p.textures.iter().enumerate())
+        .map(|(i, t)| match t.data {
+            TextureData::Linked => *first_linked.entry(t.name.as_str()).or_insert(i),
+            _ => i,
+        })
+        .collect();
+    // Scene texture of table entry `t`, if materials may bind it: a
+    // repeated linked path binds its first entry, which holds the texels.
     let texture_of = |t: u16| {
         p.textures
             .get(t as usize)
             .filter(|e| !(matches!(e.data, TextureData::Linked) && e.name == "NO_TEXTURE"))
-            .map(|_| t as usize)
+            .map(|_| canonical[t as usize])
     };
     scene.textures.reserve_exact(p.textures.len());
     for (i, t) in p.textures.iter().enumerate() {
-        let earlier = p.textures[..i]
-            .iter()
-            .position(|e| matches!(e.data, TextureData::Linked) && e.name == t.name);
+        let earlier = (canonical[i] != i).then_some(canonical[i]);
         let tex = match (&t.data, earlier) {
             (TextureData::Linked, _) if t.name == "NO_TEXTURE" => Texture {
                 name: "NO_TEXTURE".into(),
@@ -560,11 +568,17 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                 srgb: true,
                 compressed: None,
             },
-            (TextureData::Linked, Some(k)) => {
-                let mut tex = scene.textures[k].clone();
-                tex.format = format!("{} · duplicate of texture {k}", tex.format);
-                tex
-            }
+            // Listed, its texels not copied: its materials bind entry k.
+            (TextureData::Linked, Some(k)) => Texture {
+                name: t.name.clone(),
+                width: 1,
+                height: 1,
+                rgba8: vec![255; 4],
+                source: scene.textures[k].source.clone(),
+                format: format!("{} · duplicate of texture {k}", scene.textures[k].format),
+                srgb: scene.textures[k].srgb,
+                compressed: None,
+            },
             (TextureData::Linked, None) => {
                 load_linked_texture(companions, Lookup::PaMedia(&t.name), &mut warnings)
                     .unwrap_or_else(|why| {
