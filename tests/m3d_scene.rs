@@ -2038,3 +2038,70 @@ fn forty_materials_alternating_face_by_face_make_forty_parts() {
         }
     }
 }
+
+/// Voxel types take the material of their name (the first of that name).
+/// 70 types over 70 materials (4,900 pairs) are past the scan: each type's
+/// part must still bind the material of its own name, here given in the
+/// reverse order of the types, each material's colour its own.
+#[test]
+fn seventy_voxel_types_bind_the_materials_of_their_names() {
+    let n = 70u32;
+    let mut m = M3d {
+        types: Types::from_bits(0),
+        name: "types".into(),
+        materials: (0..n)
+            .rev()
+            .map(|k| Material {
+                name: format!("stone {k}"),
+                props: vec![Property {
+                    ty: 0,
+                    value: PropValue::Color(0xFF00_0000 | k),
+                }],
+            })
+            .collect(),
+        voxel_types: (0..n)
+            .map(|k| VoxelType {
+                color: 0xFFFF_FFFF,
+                name: format!("stone {k}"),
+                rotation: 0,
+                shape: 0,
+                skin: NONE,
+                items: vec![],
+            })
+            .collect(),
+        voxel_blocks: vec![VoxelBlock {
+            name: String::new(),
+            pos: [0, 0, 0],
+            size: [n, 1, 1],
+            uncertainty: 0,
+            group: 0,
+            data: (0..n as u16).collect(),
+        }],
+        ..Default::default()
+    };
+    m.types.ci = 4;
+    m.types.sk = 0;
+    m.types.si = 2; // 2-byte string offsets: the names take over 256 bytes
+    let bytes = m3d_write::encode(&m, true).unwrap();
+    let s = facet::load::load_bytes("types.m3d", &bytes, None)
+        .unwrap()
+        .scene;
+    let voxel_parts: Vec<&facet::scene::Mesh> = s
+        .meshes
+        .iter()
+        .filter(|p| !p.positions.is_empty())
+        .collect();
+    assert_eq!(voxel_parts.len(), n as usize);
+    for part in voxel_parts {
+        let material = part.material.unwrap();
+        // Material i of the file is "stone {69 - i}", red 69 - i.
+        let k = n as usize - 1 - material;
+        let red = s.materials[material].base_color[0];
+        assert!(
+            (red - k as f32 / 255.0).abs() < 1e-6,
+            "part {:?}: material {material}, red {red}",
+            part.name
+        );
+        assert!(part.name.ends_with(&format!("type {k}")), "{}", part.name);
+    }
+}

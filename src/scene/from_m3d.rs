@@ -1397,13 +1397,24 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
     let faces: Vec<usize> = by_side.iter().map(|n| n.iter().sum()).collect();
     let mut shared = SharedCorners::new(&grid, 4 * faces.iter().sum::<usize>());
     let mut meshes: Vec<Mesh> = Vec::with_capacity(first_seen.len());
+    // A type's material by name: a scan for a few, a table (first of a
+    // name) where types and materials would make millions of comparisons.
+    let by_name: Option<std::collections::HashMap<&str, usize>> =
+        (first_seen.len().saturating_mul(m.materials.len()) > 4096).then(|| {
+            let mut by_name = std::collections::HashMap::new();
+            for (i, x) in m.materials.iter().enumerate() {
+                by_name.entry(x.name.as_str()).or_insert(i);
+            }
+            by_name
+        });
     for t in first_seen {
         let vt = &m.voxel_types[t as usize];
-        let material = match m
-            .materials
-            .iter()
-            .position(|x| !vt.name.is_empty() && x.name == vt.name)
-        {
+        let named = match &by_name {
+            _ if vt.name.is_empty() => None,
+            Some(by_name) => by_name.get(vt.name.as_str()).copied(),
+            None => m.materials.iter().position(|x| x.name == vt.name),
+        };
+        let material = match named {
             Some(i) => i,
             None => {
                 // "voxel type {t}", then " {name:?}" for a named type.
