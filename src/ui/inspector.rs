@@ -518,17 +518,7 @@ pub fn inspector(
         .default_open(true)
         .show(ui, |ui| {
             let bones = &scene.skeleton.bones;
-            // Each bone's children, found once (parents come first).
-            let mut children: Vec<Vec<usize>> = vec![Vec::new(); bones.len()];
-            for (i, b) in bones.iter().enumerate() {
-                if let Some(list) = b.parent.and_then(|p| children.get_mut(p)) {
-                    list.push(i);
-                }
-            }
-            let tree = BoneTree {
-                scene,
-                children: &children,
-            };
+            let tree = BoneTree::new(scene);
             let mut rows = 0;
             for i in (0..bones.len()).filter(|&i| bones[i].parent.is_none()) {
                 tree.node(ui, state, &mut rows, i, 0);
@@ -614,20 +604,38 @@ fn transform_text(m: &glam::Mat4) -> String {
     )
 }
 
-/// Rest and current transforms of a bone, local (to its parent) and in model space.
 /// Levels of the bone tree shown nested (deeper bones are listed flat
 /// under the deepest, with their depth), and rows shown in all: a file's
 /// skeleton may be a chain of a million bones.
 const BONE_NESTING: usize = 16;
 const BONE_ROWS: usize = 2000;
 
-/// The skeleton as the inspector's tree.
+/// The skeleton as the inspector's tree: each bone's first child and next
+/// sibling, in bone order (two lists a frame, whatever the bone count).
 struct BoneTree<'a> {
     scene: &'a Scene,
-    children: &'a [Vec<usize>],
+    first_child: Vec<Option<usize>>,
+    next_sibling: Vec<Option<usize>>,
 }
 
-impl BoneTree<'_> {
+impl<'a> BoneTree<'a> {
+    fn new(scene: &'a Scene) -> Self {
+        let n = scene.skeleton.bones.len();
+        let (mut first_child, mut next_sibling) = (vec![None; n], vec![None; n]);
+        // Last bone first, so that each list ends up in bone order.
+        for (i, b) in scene.skeleton.bones.iter().enumerate().rev() {
+            if let Some(first) = b.parent.and_then(|p| first_child.get_mut(p)) {
+                next_sibling[i] = *first;
+                *first = Some(i);
+            }
+        }
+        BoneTree {
+            scene,
+            first_child,
+            next_sibling,
+        }
+    }
+
     /// Bone `i`'s row: its name selects it, its head and tail on hover.
     fn label(&self, ui: &mut egui::Ui, state: &mut UiState, i: usize, text: &str) {
         let b = &self.scene.skeleton.bones[i];
@@ -660,24 +668,25 @@ impl BoneTree<'_> {
         }
         *rows += 1;
         let name = self.scene.skeleton.bones[i].name.as_str();
-        let children = &self.children[i];
-        if children.is_empty() {
+        let Some(first) = self.first_child[i] else {
             self.label(ui, state, i, name);
             return;
-        }
+        };
         let id = ui.make_persistent_id(("bone", i));
         egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, true)
             .show_header(ui, |ui| self.label(ui, state, i, name))
             .body(|ui| {
                 if depth + 1 < BONE_NESTING {
-                    for &c in children {
+                    let mut child = Some(first);
+                    while let Some(c) = child {
                         self.node(ui, state, rows, c, depth + 1);
+                        child = self.next_sibling[c];
                     }
                     return;
                 }
-                // Deeper: every descendant flat, in tree order.
-                let mut stack: Vec<(usize, usize)> =
-                    children.iter().rev().map(|&c| (c, depth + 1)).collect();
+                // Deeper: every descendant flat, in tree order (a bone, then
+                // its children, then its next sibling).
+                let mut stack = vec![(first, depth + 1)];
                 while let Some((c, d)) = stack.pop() {
                     if *rows >= BONE_ROWS {
                         return;
@@ -685,12 +694,14 @@ impl BoneTree<'_> {
                     *rows += 1;
                     let b = &self.scene.skeleton.bones[c];
                     self.label(ui, state, c, &format!("(depth {d}) {}", b.name));
-                    stack.extend(self.children[c].iter().rev().map(|&g| (g, d + 1)));
+                    stack.extend(self.next_sibling[c].map(|s| (s, d)));
+                    stack.extend(self.first_child[c].map(|g| (g, d + 1)));
                 }
             });
     }
 }
 
+/// Rest and current transforms of a bone, local (to its parent) and in model space.
 fn bone_details(ui: &mut egui::Ui, scene: &Scene, i: usize, pose: Option<&crate::anim::Pose>) {
     let b = &scene.skeleton.bones[i];
     ui.separator();
