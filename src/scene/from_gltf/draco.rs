@@ -143,14 +143,16 @@ fn decode(
                     corners.len() / 3
                 ));
             }
-            let values: Vec<f32> = corners.iter().map(|c| c.0 as f32).collect();
             // Indices past 2^24 are not exact in f32: written from the
             // integers themselves.
             let packed = match accessor.data_type() {
                 gltf::accessor::DataType::U32 => {
                     corners.iter().flat_map(|c| c.0.to_le_bytes()).collect()
                 }
-                _ => pack(&accessor, &values).map_err(|e| format!("indices: {e}"))?,
+                _ => {
+                    let values: Vec<f32> = corners.iter().map(|c| c.0 as f32).collect();
+                    pack(&accessor, &values).map_err(|e| format!("indices: {e}"))?
+                }
             };
             out[accessor.index()] = Some(packed);
         }

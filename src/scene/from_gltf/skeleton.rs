@@ -170,12 +170,11 @@ pub(super) fn rig(
     // (`rigid_bindings`); unless that takes the skeleton past what a skin
     // can name, where the skins keep theirs.
     let mut animated = vec![false; nodes.len()];
-    for ch in doc
-        .animations()
-        .flat_map(|a| a.channels().collect::<Vec<_>>())
-    {
-        if ch.target().property() != gltf::animation::Property::MorphTargetWeights {
-            animated[ch.target().node().index()] = true;
+    for a in doc.animations() {
+        for ch in a.channels() {
+            if ch.target().property() != gltf::animation::Property::MorphTargetWeights {
+                animated[ch.target().node().index()] = true;
+            }
         }
     }
     let mut with_animated = wanted.clone();
