@@ -290,6 +290,24 @@ fn every_texture_table_entry_is_listed_and_marked() {
         ),
         "{w}"
     );
+
+    // A long table (past 32 entries, where repeats are found through a
+    // map instead of a scan back): 36 more paths, then the moon again.
+    p.textures
+        .extend((0..36).map(|k| linked(&format!("/pa/terrain/extra_{k}.papa"))));
+    p.textures.push(linked(moon));
+    p.materials[0].textures = vec![("DiffuseTexture".into(), 40)];
+    std::fs::write(&path, facet::formats::papa_write::encode(&p).unwrap()).unwrap();
+    let l = facet::load::load_file(&path).unwrap();
+    let tex = &l.scene.textures;
+    assert_eq!(tex.len(), 41);
+    assert!(
+        tex[40].format.contains("duplicate of texture 0"),
+        "{}",
+        tex[40].format
+    );
+    assert!(tex[2].format.contains("duplicate of texture 0"));
+    assert_eq!(l.scene.materials[0].texture, Some(0));
 }
 
 #[test]

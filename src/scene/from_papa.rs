@@ -380,12 +380,21 @@ pub fn animation_clip(anim: &papa::Animation, name: &str, skeleton: &Skeleton) -
         60.0
     };
     let nb = anim.bones.len();
-    // Bones by name (the first of a name, as a scan finds it) and each
-    // root's model2scene, looked up once: a file may name 65,535 bones.
-    let mut by_name: std::collections::HashMap<&str, usize> = Default::default();
-    for (i, b) in skeleton.bones.iter().enumerate() {
-        by_name.entry(b.name.as_str()).or_insert(i);
-    }
+    // Bones by name (the first of a name): a scan for a few, a table where
+    // names and bones would make millions of comparisons (a file may name
+    // 65,535 bones); and each root's model2scene.
+    let by_name: Option<std::collections::HashMap<&str, usize>> =
+        (nb.saturating_mul(skeleton.bones.len()) > 4096).then(|| {
+            let mut by_name = std::collections::HashMap::new();
+            for (i, b) in skeleton.bones.iter().enumerate() {
+                by_name.entry(b.name.as_str()).or_insert(i);
+            }
+            by_name
+        });
+    let bone_named = |name: &str| match &by_name {
+        Some(by_name) => by_name.get(name).copied(),
+        None => skeleton.bones.iter().position(|b| b.name == name),
+    };
     let mut root_space: Vec<Option<Mat4>> = vec![None; skeleton.bones.len()];
     for &(b, m) in skeleton.root_space.iter().rev() {
         if let Some(slot) = root_space.get_mut(b) {
@@ -397,7 +406,7 @@ pub fn animation_clip(anim: &papa::Animation, name: &str, skeleton: &Skeleton) -
         .iter()
         .enumerate()
         .filter_map(|(k, bname)| {
-            let bone = *by_name.get(bname.as_str())?;
+            let bone = bone_named(bname)?;
             // A root bone under the model's model2scene keeps it: its keys
             // are that transform times the file's (the rest pose does the
             // same, see `convert`).
@@ -537,26 +546,38 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
     // Every entry of the texture table, in order (scene texture i is entry
     // i): linked ones through the resolver (media paths), a repeated linked
     // path once, `NO_TEXTURE` as a marked placeholder materials never bind.
-    // Each entry's first entry linking the same path (itself if none), found
-    // through a table: a file may list 65,535 entries.
-    let mut first_linked: std::collections::HashMap<&str, usize> = Default::default();
-    let canonical: Vec<usize> = (p.textures.iter().enumerate())
-        .map(|(i, t)| match t.data {
-            TextureData::Linked => *first_linked.entry(t.name.as_str()).or_insert(i),
-            _ => i,
-        })
-        .collect();
+    // Each entry's first entry linking the same path (itself if none): a
+    // scan back in a short table, a table of them in a long one (a file may
+    // list 65,535 entries; a model's few make no table).
+    let linked = |t: &papa::Texture| matches!(t.data, TextureData::Linked);
+    let table: Option<Vec<usize>> = (p.textures.len() > 32).then(|| {
+        let mut first: std::collections::HashMap<&str, usize> = Default::default();
+        (p.textures.iter().enumerate())
+            .map(|(i, t)| match linked(t) {
+                true => *first.entry(t.name.as_str()).or_insert(i),
+                false => i,
+            })
+            .collect()
+    });
+    let canonical = |i: usize| match &table {
+        Some(table) => table[i],
+        None if linked(&p.textures[i]) => p.textures[..i]
+            .iter()
+            .position(|e| linked(e) && e.name == p.textures[i].name)
+            .unwrap_or(i),
+        None => i,
+    };
     // Scene texture of table entry `t`, if materials may bind it: a
     // repeated linked path binds its first entry, which holds the texels.
     let texture_of = |t: u16| {
         p.textures
             .get(t as usize)
-            .filter(|e| !(matches!(e.data, TextureData::Linked) && e.name == "NO_TEXTURE"))
-            .map(|_| canonical[t as usize])
+            .filter(|e| !(linked(e) && e.name == "NO_TEXTURE"))
+            .map(|_| canonical(t as usize))
     };
     scene.textures.reserve_exact(p.textures.len());
     for (i, t) in p.textures.iter().enumerate() {
-        let earlier = (canonical[i] != i).then_some(canonical[i]);
+        let earlier = Some(canonical(i)).filter(|&k| k != i);
         let tex = match (&t.data, earlier) {
             (TextureData::Linked, _) if t.name == "NO_TEXTURE" => Texture {
                 name: "NO_TEXTURE".into(),
