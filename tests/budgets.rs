@@ -630,3 +630,43 @@ fn every_png_layout_decodes_to_rgba8() {
         "{e}"
     );
 }
+
+#[test]
+fn pngs_compressed_past_their_expanded_size_still_decode() {
+    // A file is refused when it is too short to inflate to its rows at
+    // deflate's best ratio (about 1032:1). The rows are what the file
+    // stores: a one-bit palette image of 2048x2048 is 2048 rows of 1 + 256
+    // bytes (526,336), though it comes out as 16 MiB of RGBA. All index 0,
+    // it compresses to a few KB: well under 16 MiB / 1032, so measuring the
+    // expanded texels against the file refused it.
+    use facet::formats::ptf::Texels;
+    let side = 2048u32;
+    let rows = vec![0u8; (side as usize / 8) * side as usize];
+    let file = encode_png_with(
+        side,
+        side,
+        png::ColorType::Indexed,
+        png::BitDepth::One,
+        &rows,
+        |e| e.set_palette(vec![30, 60, 90, 200, 100, 50]),
+    );
+    let rgba_bytes = side as u64 * side as u64 * 4;
+    let stored = side as u64 * (1 + side as u64 / 8);
+    assert!(
+        (file.len() as u64) * 1032 < rgba_bytes,
+        "{} bytes",
+        file.len()
+    );
+    assert!((file.len() as u64) * 1032 >= stored, "{} bytes", file.len());
+    let img = facet::scene::decode_image(&file, image::ImageFormat::Png, Texels::Within(1 << 30))
+        .unwrap();
+    assert_eq!((img.width, img.height, img.declared), (side, side, None));
+    assert!(img.rgba8.chunks(4).all(|t| t == [30, 60, 90, 255]));
+    // A file truly too short for its rows is still refused: a header
+    // declaring 16384x16384 RGBA (16384 rows of 1 + 65,536 bytes) and an
+    // empty image stream, about 70 bytes in all.
+    let short = common::png_header_only(side * 8, side * 8);
+    let e = facet::scene::decode_image(&short, image::ImageFormat::Png, Texels::Within(1 << 30))
+        .unwrap_err();
+    assert!(e.contains("bytes of rows cannot come out of a"), "{e}");
+}

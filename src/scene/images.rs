@@ -124,12 +124,16 @@ fn png_rgba(bytes: &[u8], budget: usize) -> Result<DecodedImage, String> {
     let (color, _) = reader.output_color_type();
     let channels = color.samples();
     let pixels = width as usize * height as usize;
-    let stored = pixels * channels;
     // Deflate inflates at most about 1032:1: a short file declaring a large
     // image cannot fill it, and is refused before the texels are allocated.
-    if stored as u64 > (bytes.len() as u64).saturating_mul(1032) {
+    // What it must inflate to is the rows as the file stores them (its own
+    // colour type and bit depth, a filter byte each), not as they come out
+    // expanded: a one-colour 8192x8192 RGB PNG of 210 KB is 201 MB of rows
+    // (960:1) and 268 MB of RGBA.
+    let rows = (reader.info().raw_row_length() as u64).saturating_mul(height as u64);
+    if rows > (bytes.len() as u64).saturating_mul(1032) {
         return Err(format!(
-            "{width}x{height} PNG: {stored} bytes of rows cannot come out of a {}-byte file",
+            "{width}x{height} PNG: {rows} bytes of rows cannot come out of a {}-byte file",
             bytes.len()
         ));
     }
@@ -143,6 +147,7 @@ fn png_rgba(bytes: &[u8], budget: usize) -> Result<DecodedImage, String> {
             ));
         }
     };
+    let stored = pixels * channels;
     if reader.output_buffer_size() != Some(stored) {
         return Err(format!("{width}x{height} PNG: rows of an unexpected size"));
     }
