@@ -36,9 +36,10 @@ struct Cli {
     /// before those in the settings; repeatable.
     #[arg(long = "media", value_name = "DIR", global = true)]
     media: Vec<PathBuf>,
-    /// Decoded texels a file may take, in MiB (default: the settings' value,
-    /// 1024): past it textures are decoded smaller where the format allows,
-    /// else refused. `info` and `thumbnail` use less (see the README).
+    /// Decoded texels a file may take, in MiB, all its textures together
+    /// (default: the settings' value, 1024): textures that find too little
+    /// left are decoded smaller where the format allows, else refused.
+    /// `info` and `thumbnail` use less (see the README).
     #[arg(long, value_name = "MIB", global = true, value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     max_texture_memory: Option<u64>,
 }
@@ -347,7 +348,7 @@ fn main() -> ExitCode {
 /// a texture seen whole in a `size`-pixel image shows at most `size` texels
 /// across, so twice that a side (one mip level of headroom for minified
 /// sampling) is all it can use. RGBA8 bytes, at least 64x64 texels' worth.
-fn thumbnail_texel_budget(size: u32) -> usize {
+fn thumbnail_texel_cap(size: u32) -> usize {
     let side = (size as usize).saturating_mul(2).max(64);
     side.saturating_mul(side).saturating_mul(4)
 }
@@ -368,6 +369,7 @@ fn load_options(cli_media: &[PathBuf], cli_budget_mib: Option<u64>) -> load::Loa
     load::LoadOptions {
         media_roots,
         texel_budget: (mib as usize).saturating_mul(1 << 20),
+        texture_cap: usize::MAX,
         headers_only: false,
     }
 }
@@ -566,9 +568,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 });
                 (gpu, adapter_time, t.elapsed())
             });
-            let budget = thumbnail_texel_budget(size);
+            let cap = thumbnail_texel_cap(size);
             let t = std::time::Instant::now();
-            let loaded = load::load_file_with(&input, &options.with_budget_at_most(budget));
+            let loaded = load::load_file_with(&input, &options.with_texture_cap(cap));
             let load_time = t.elapsed();
             if let Ok(loaded) = &loaded {
                 let scene = &loaded.scene;

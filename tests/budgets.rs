@@ -631,6 +631,190 @@ fn every_png_layout_decodes_to_rgba8() {
     );
 }
 
+/// A glTF of one triangle drawn four times, material `i` showing image `i`:
+/// `i{i}.png`, a 256x256 RGB PNG of one colour, `(60 * i, 255 - 60 * i,
+/// 7)`. The JSON is written here from the glTF 2.0 specification.
+fn four_image_gltf(dir: &std::path::Path) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let triangle: Vec<u8> = [0f32, 0., 0., 1., 0., 0., 0., 1., 0.]
+        .iter()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    std::fs::write(dir.join("tri.bin"), &triangle).unwrap();
+    for i in 0..4u8 {
+        let rgb: Vec<u8> = [60 * i, 255 - 60 * i, 7].repeat(256 * 256);
+        let png = encode_png(256, 256, png::ColorType::Rgb, png::BitDepth::Eight, &rgb);
+        std::fs::write(dir.join(format!("i{i}.png")), png).unwrap();
+    }
+    let each = |f: &dyn Fn(usize) -> String| (0..4).map(f).collect::<Vec<_>>().join(",");
+    let json = format!(
+        r#"{{"asset":{{"version":"2.0"}},
+        "buffers":[{{"uri":"tri.bin","byteLength":36}}],
+        "bufferViews":[{{"buffer":0,"byteLength":36}}],
+        "accessors":[{{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3",
+                       "min":[0,0,0],"max":[1,1,0]}}],
+        "images":[{}],
+        "textures":[{}],
+        "materials":[{}],
+        "meshes":[{{"primitives":[{}]}}],
+        "nodes":[{{"mesh":0}}],"scenes":[{{"nodes":[0]}}],"scene":0}}"#,
+        each(&|i| format!(r#"{{"uri":"i{i}.png"}}"#)),
+        each(&|i| format!(r#"{{"source":{i}}}"#)),
+        each(&|i| format!(r#"{{"pbrMetallicRoughness":{{"baseColorTexture":{{"index":{i}}}}}}}"#)),
+        each(&|i| format!(r#"{{"attributes":{{"POSITION":0}},"material":{i}}}"#)),
+    );
+    let file = dir.join("four.gltf");
+    std::fs::write(&file, json).unwrap();
+    file
+}
+
+/// Loads `file` with `texel_budget` bytes for the file and `cap` a texture.
+fn load_with_budget(file: &std::path::Path, budget: usize, cap: usize) -> facet::scene::Scene {
+    let options = facet::load::LoadOptions {
+        texel_budget: budget,
+        ..Default::default()
+    }
+    .with_texture_cap(cap);
+    facet::load::load_file_with(file, &options).unwrap().scene
+}
+
+/// (width, height, first texel) of the scene texture named `name`.
+fn texture_named(scene: &facet::scene::Scene, name: &str) -> (u32, u32, Vec<u8>) {
+    let t = scene
+        .textures
+        .iter()
+        .find(|t| t.name == name)
+        .unwrap_or_else(|| panic!("no texture {name:?}"));
+    (t.width, t.height, t.rgba8[..4].to_vec())
+}
+
+#[test]
+fn a_files_textures_share_one_texel_budget() {
+    // The budget is the file's, not each texture's: 384 KiB for four
+    // 256x256 images of 256 KiB of RGBA each. By hand, in decode order:
+    // image 0 takes 262,144 bytes whole, leaving 131,072; image 1 does not
+    // fit and halves to 128x128 (65,536), leaving 65,536; image 2 halves to
+    // 128x128 too, leaving 0; image 3 gets nothing and is a checkerboard
+    // whose warning says what the others took. One colour each, so the
+    // box filter keeps it.
+    let dir = common::output_dir().join(format!("shared-budget-{}", std::process::id()));
+    let file = four_image_gltf(&dir);
+    let scene = load_with_budget(&file, 393_216, usize::MAX);
+    let colour = |i: u8| vec![60 * i, 255 - 60 * i, 7, 255];
+    assert_eq!(texture_named(&scene, "image 0"), (256, 256, colour(0)));
+    assert_eq!(texture_named(&scene, "image 1"), (128, 128, colour(1)));
+    assert_eq!(texture_named(&scene, "image 2"), (128, 128, colour(2)));
+    let last = scene.textures.iter().find(|t| t.name == "image 3").unwrap();
+    assert!(
+        matches!(last.source, facet::scene::TextureSource::Missing(_)),
+        "{:?}",
+        last.format
+    );
+    let reduced: Vec<_> = scene
+        .warnings
+        .iter()
+        .filter(|w| w.contains("declares 256x256 Png; decoded at 128x128"))
+        .collect();
+    assert_eq!(reduced.len(), 2, "{:#?}", scene.warnings);
+    assert!(
+        scene.warnings.iter().any(|w| w.starts_with("image \"image 3\"")
+            && w.contains("the file's textures before it took 393216 bytes of its 393216-byte texel budget")),
+        "{:#?}",
+        scene.warnings
+    );
+
+    // A per-texture cap (a thumbnail's) within a budget that holds them
+    // all: each image at the largest halving within 65,536 bytes, 128x128.
+    let capped = load_with_budget(&file, 1 << 30, 65_536);
+    for i in 0..4u8 {
+        assert_eq!(
+            texture_named(&capped, &format!("image {i}")),
+            (128, 128, colour(i))
+        );
+    }
+    // Without either, every image whole.
+    let whole = load_with_budget(&file, 1 << 30, usize::MAX);
+    for i in 0..4u8 {
+        assert_eq!(
+            texture_named(&whole, &format!("image {i}")),
+            (256, 256, colour(i))
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_p3ms_embedded_and_external_textures_share_one_texel_budget() {
+    // The demo model with two textures: an embedded 64x64 RGBA PTF of one
+    // colour (16,384 bytes of texels) and the external `side`, a 64x64 RGB
+    // PNG of another (16,384 bytes as RGBA). The embedded one is decoded
+    // with the model (the formats crate spends from what the load has
+    // left), the external one after it, from the rest.
+    use facet::formats::p3m::Texture;
+    let dir = common::output_dir().join(format!("p3m-budget-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rgb = [200u8, 100, 50].repeat(64 * 64);
+    let png = encode_png(64, 64, png::ColorType::Rgb, png::BitDepth::Eight, &rgb);
+    std::fs::write(dir.join("side.png"), png).unwrap();
+    let mut m = facet::generators::p3m::demo_model();
+    m.textures = vec![
+        Texture::Embedded {
+            offset: 0,
+            size: 0,
+            ptf: Ok(ptf::Ptf {
+                layout: PtfLayout::Current { version: 0 },
+                format: PtfFormat::Rgba,
+                width: 64,
+                height: 64,
+                pixels: [10u8, 20, 30, 255].repeat(64 * 64),
+                reduced_from: None,
+            }),
+        },
+        Texture::External {
+            path: "side".into(),
+            written_as_embedded: false,
+        },
+    ];
+    let file = dir.join("two.p3m");
+    std::fs::write(&file, facet::formats::p3m_write::encode(&m).unwrap()).unwrap();
+    let embedded = vec![10, 20, 30, 255];
+    let side = vec![200, 100, 50, 255];
+
+    // 20,480 bytes: the embedded one whole (16,384), leaving 4,096 for
+    // `side`, which halves to 32x32 (4,096).
+    let s = load_with_budget(&file, 20_480, usize::MAX);
+    assert_eq!(texture_named(&s, "embedded 0"), (64, 64, embedded.clone()));
+    assert_eq!(texture_named(&s, "side"), (32, 32, side.clone()));
+    // 8,192 bytes: the embedded one halves to 32x32 (4,096), leaving 4,096
+    // for `side`, 32x32 again.
+    let s = load_with_budget(&file, 8_192, usize::MAX);
+    assert_eq!(texture_named(&s, "embedded 0"), (32, 32, embedded.clone()));
+    assert_eq!(texture_named(&s, "side"), (32, 32, side.clone()));
+    // 16,384 bytes: the embedded one takes them all; `side` is refused,
+    // and its warning says what the embedded one took.
+    let s = load_with_budget(&file, 16_384, usize::MAX);
+    assert_eq!(texture_named(&s, "embedded 0"), (64, 64, embedded.clone()));
+    let refused = s.textures.iter().find(|t| t.name == "side").unwrap();
+    assert!(
+        matches!(refused.source, facet::scene::TextureSource::Missing(_)),
+        "{:?}",
+        refused.format
+    );
+    assert!(
+        s.warnings.iter().any(|w| w.contains("\"side\"")
+            && w.contains(
+                "the file's textures before it took 16384 bytes of its 16384-byte texel budget"
+            )),
+        "{:#?}",
+        s.warnings
+    );
+    // A cap of 4,096 bytes a texture under a large budget: both 32x32.
+    let s = load_with_budget(&file, 1 << 30, 4_096);
+    assert_eq!(texture_named(&s, "embedded 0"), (32, 32, embedded));
+    assert_eq!(texture_named(&s, "side"), (32, 32, side));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn pngs_compressed_past_their_expanded_size_still_decode() {
     // A file is refused when it is too short to inflate to its rows at

@@ -197,6 +197,7 @@ impl Running {
         load::LoadOptions {
             media_roots,
             texel_budget: self.texel_budget,
+            texture_cap: usize::MAX,
             headers_only: false,
         }
     }

@@ -27,7 +27,8 @@ pub struct Settings {
     /// Planetary Annihilation media roots (folders holding `pa/`), tried in
     /// order after a model's own mod folder (File > Settings).
     pub media_roots: Vec<PathBuf>,
-    /// Decoded texels a file may take, in MiB (`--max-texture-memory`).
+    /// Decoded texels a file may take, all its textures together, in MiB
+    /// (`--max-texture-memory`).
     pub max_texture_mib: u64,
 }
 

@@ -59,7 +59,8 @@ pub enum LoadError {
 /// Largest file opened (a documented cap): 1 GiB.
 pub const MAX_FILE_SIZE: u64 = 1 << 30;
 
-/// Decoded texels a file may take unless told otherwise (1 GiB).
+/// Decoded texels a file may take unless told otherwise (1 GiB), all its
+/// textures together.
 pub const DEFAULT_TEXEL_BUDGET: usize = formats::ptf::DEFAULT_TEXEL_BUDGET;
 
 /// Where companion files may be found beyond the model's own folders, and
@@ -70,11 +71,15 @@ pub struct LoadOptions {
     /// the settings), tried after the model's own mod folder and before the
     /// stock install folders.
     pub media_roots: Vec<PathBuf>,
-    /// Bytes of decoded texels per file (PTF: per file; images: per
-    /// texture): past it a texture is decoded smaller where the format
-    /// allows (PTF rows are box-filtered as they stream), else refused with
-    /// an error naming its declared size.
+    /// Bytes of decoded texels a file may take, all its textures together
+    /// (embedded, companions, and the model an animation file brings in),
+    /// in the order they are decoded: past what is left a texture is
+    /// decoded smaller where the format allows (PTF rows are box-filtered
+    /// as they stream), else refused with an error naming its declared size.
     pub texel_budget: usize,
+    /// Bytes of decoded texels one texture may take, within the budget
+    /// (`thumbnail`: what its image can show); `usize::MAX` for no cap.
+    pub texture_cap: usize,
     /// Read what textures declare (sizes, formats) without decoding their
     /// texels: scene textures come with empty `rgba8`. For reports (`info`)
     /// that print what a file holds and draw nothing.
@@ -86,6 +91,7 @@ impl Default for LoadOptions {
         LoadOptions {
             media_roots: Vec::new(),
             texel_budget: DEFAULT_TEXEL_BUDGET,
+            texture_cap: usize::MAX,
             headers_only: false,
         }
     }
@@ -109,10 +115,10 @@ impl LoadOptions {
         }
     }
 
-    /// The same options with the texel budget at most `bytes`.
-    pub fn with_budget_at_most(self, bytes: usize) -> Self {
+    /// The same options with each texture taking at most `bytes`.
+    pub fn with_texture_cap(self, bytes: usize) -> Self {
         LoadOptions {
-            texel_budget: self.texel_budget.min(bytes),
+            texture_cap: self.texture_cap.min(bytes),
             ..self
         }
     }
@@ -172,7 +178,8 @@ pub fn load_file_with_progress(
     let bytes = std::fs::read(path).map_err(io)?;
     let resolver = DiskResolver::new(path.parent(), Some(path))
         .with_media_roots(options.all_media_roots())
-        .with_texels(options.texels());
+        .with_texels(options.texels())
+        .with_texel_cap(options.texture_cap);
     let mut loaded = load_bytes_inner(&file, &bytes, &resolver, progress)?;
     loaded.scene.source.path = Some(path.to_path_buf());
     Ok(loaded)
@@ -215,7 +222,15 @@ fn load_bytes_inner(
     };
     match Format::detect(bytes, file) {
         Some(Format::P3m) => {
-            let mut m = p3m::decode_with(bytes, companions.texels()).map_err(decode_err)?;
+            // The embedded textures share what the budget has left.
+            let budget = companions.budget();
+            let mut m =
+                p3m::decode_capped(bytes, budget.left(), budget.each()).map_err(decode_err)?;
+            for t in &m.textures {
+                if let p3m::Texture::Embedded { ptf: Ok(p), .. } = t {
+                    budget.spend(p.pixels.len());
+                }
+            }
             let scene = scene::from_p3m::convert(&m, source, companions);
             // The scene holds the texels now; the raw model keeps the rest.
             for t in &mut m.textures {
@@ -269,16 +284,18 @@ fn load_bytes_inner(
                 let mut source = source;
                 source.format = "Papa".into();
                 let mut warnings = Vec::new();
-                let tex =
-                    scene::from_papa::scene_texture(t, &t.name, companions.texels(), &mut warnings)
-                        .unwrap_or_else(|why| scene::Texture::checkerboard(&t.name, why));
+                let tex = scene::companions::decode_texels(
+                    companions,
+                    |texels| scene::from_papa::scene_texture(t, &t.name, texels, &mut warnings),
+                    scene::Texture::rgba8_len,
+                )
+                .unwrap_or_else(|why| scene::Texture::checkerboard(&t.name, why));
                 source
                     .details
                     .push(("texture".into(), tex.format.clone().into()));
                 // The texture viewer's levels, largest first, as long as
                 // they fit what the budget has left (none for headers only).
-                let mut left =
-                    (companions.texels().budget() as u64).saturating_sub(tex.rgba8_len() as u64);
+                let mut left = companions.texels().budget() as u64;
                 let mut fits = |l: usize| {
                     let n = ((t.width as u64 >> l).max(1)) * ((t.height as u64 >> l).max(1)) * 4;
                     let ok = n <= left;

@@ -20,7 +20,7 @@
 //! user never opened.
 
 use crate::formats::ptf::Texels;
-use crate::scene::companions::{Companions, Found, Lookup, Missing, Sibling};
+use crate::scene::companions::{Companions, Found, Lookup, Missing, Sibling, TexelBudget};
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
@@ -38,8 +38,9 @@ pub struct DiskResolver {
     dir: Option<PathBuf>,
     /// PA media roots after the model's own mod folder, in order.
     media_roots: Vec<PathBuf>,
-    /// How textures are decoded (a budget of texel bytes, or headers only).
-    texels: Texels,
+    /// How textures are decoded: the load's texel budget, which every
+    /// texture takes from, or headers only.
+    texels: TexelBudget,
 }
 
 /// Planetary Annihilation's stock media folders under the usual Linux Steam
@@ -98,14 +99,26 @@ impl DiskResolver {
                 .or_else(|| model_path.and_then(Path::parent).map(Path::to_path_buf)),
             model_path: model_path.map(Path::to_path_buf),
             media_roots: Vec::new(),
-            texels: Texels::Within(crate::formats::ptf::DEFAULT_TEXEL_BUDGET),
+            texels: TexelBudget::new(Texels::Within(crate::formats::ptf::DEFAULT_TEXEL_BUDGET)),
         }
     }
 
-    /// How textures are decoded (a budget of texel bytes, or headers only).
+    /// How textures are decoded: a budget of texel bytes for all of this
+    /// load's textures together, or headers only.
     pub fn with_texels(mut self, texels: Texels) -> Self {
-        self.texels = texels;
+        self.texels = TexelBudget::new(texels).each_at_most(self.texels.each());
         self
+    }
+
+    /// Each texture decoded at most `bytes` of texels (within the budget).
+    pub fn with_texel_cap(mut self, bytes: usize) -> Self {
+        self.texels = self.texels.each_at_most(bytes);
+        self
+    }
+
+    /// The load's texel budget.
+    pub fn budget(&self) -> &TexelBudget {
+        &self.texels
     }
 
     /// The file whose companions this resolves, when known.
@@ -113,11 +126,13 @@ impl DiskResolver {
         self.model_path.as_deref()
     }
 
-    /// A resolver for another model at `path`, with the same media roots.
+    /// A resolver for another model at `path`, with the same media roots,
+    /// whose textures take what this load's budget has left.
     pub fn for_model(&self, path: &Path) -> DiskResolver {
         DiskResolver::new(path.parent(), Some(path))
             .with_media_roots(self.media_roots.clone())
-            .with_texels(self.texels)
+            .with_texels(self.texels.left())
+            .with_texel_cap(self.texels.each())
     }
 
     /// PA media roots tried after the model's own mod folder, in order.
@@ -259,8 +274,8 @@ impl DiskResolver {
 }
 
 impl Companions for DiskResolver {
-    fn texels(&self) -> Texels {
-        self.texels
+    fn texel_budget(&self) -> Option<&TexelBudget> {
+        Some(&self.texels)
     }
 
     fn find(&self, lookup: Lookup<'_>) -> Result<Found, Missing> {

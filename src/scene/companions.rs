@@ -4,8 +4,11 @@
 //! `load`'s resolver answers, following each game's own rules. Tests and
 //! loads from bytes alone pass [`NoCompanions`].
 
+use std::cell::Cell;
 use std::fmt;
 use std::path::PathBuf;
+
+use crate::formats::ptf::{DEFAULT_TEXEL_BUDGET, Texels};
 
 /// A companion file a converter wants, named as the file names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,13 +67,120 @@ pub struct Sibling {
     pub bytes: Vec<u8>,
 }
 
+/// One load's texel budget: the decoded texel bytes all of a file's
+/// textures may take together (its embedded ones, its companions and a
+/// model an animation file brings in), each texture perhaps capped lower
+/// (a thumbnail needs no texture larger than it can show). Textures take
+/// from it in the order the converter decodes them; one that needs more
+/// than is left is decoded smaller where its format allows, else refused.
+#[derive(Debug, Clone)]
+pub struct TexelBudget {
+    /// `Within(total)` for the whole load, or headers only.
+    mode: Texels,
+    /// The most one texture may take.
+    each: usize,
+    /// What the textures decoded so far took.
+    spent: Cell<usize>,
+}
+
+impl TexelBudget {
+    /// `mode`'s bytes for the whole load, no texture capped lower.
+    pub fn new(mode: Texels) -> Self {
+        TexelBudget {
+            mode,
+            each: usize::MAX,
+            spent: Cell::new(0),
+        }
+    }
+
+    /// The same budget with each texture taking at most `bytes`.
+    pub fn each_at_most(self, bytes: usize) -> Self {
+        TexelBudget {
+            each: self.each.min(bytes),
+            ..self
+        }
+    }
+
+    /// What the next texture may take: the budget's rest, within the cap.
+    pub fn next(&self) -> Texels {
+        match self.left() {
+            Texels::Within(left) => Texels::Within(left.min(self.each)),
+            Texels::HeadersOnly => Texels::HeadersOnly,
+        }
+    }
+
+    /// What is left for the rest of the load, all textures together (for a
+    /// decoder that spends it across several: a P3M's embedded PTFs).
+    pub fn left(&self) -> Texels {
+        self.mode.spent(self.spent.get())
+    }
+
+    /// The most one texture may take.
+    pub fn each(&self) -> usize {
+        self.each
+    }
+
+    /// Takes `bytes` of decoded texels from the budget.
+    pub fn spend(&self, bytes: usize) {
+        self.spent.set(self.spent.get().saturating_add(bytes));
+    }
+
+    /// A texture the budget's rest could not hold: what the textures
+    /// before it took, when they took any (its error names only the rest).
+    pub fn spent_note(&self) -> Option<String> {
+        match (self.mode, self.spent.get()) {
+            (Texels::Within(total), spent) if spent > 0 => Some(format!(
+                "the file's textures before it took {spent} bytes of its {total}-byte texel budget"
+            )),
+            _ => None,
+        }
+    }
+}
+
+/// Decodes one texture with what `companions`' budget allows it (`decode`
+/// receives that), then takes the bytes `held` says the texture holds from
+/// the budget. A texture refused for want of budget is told what the ones
+/// before it took.
+pub fn decode_texels<T>(
+    companions: &dyn Companions,
+    decode: impl FnOnce(Texels) -> Result<T, String>,
+    held: impl FnOnce(&T) -> usize,
+) -> Result<T, String> {
+    let Some(budget) = companions.texel_budget() else {
+        return decode(Texels::Within(DEFAULT_TEXEL_BUDGET));
+    };
+    let mode = budget.next();
+    match decode(mode) {
+        Ok(t) => {
+            if mode != Texels::HeadersOnly {
+                budget.spend(held(&t));
+            }
+            Ok(t)
+        }
+        Err(e) => Err(match budget.spent_note() {
+            Some(note) => format!("{e} ({note})"),
+            None => e,
+        }),
+    }
+}
+
 /// The resolver converters receive, with the limits of this load.
 pub trait Companions {
-    /// How textures are decoded: within a budget of texel bytes (textures
-    /// that need more are decoded smaller where the format allows, else
-    /// refused), or their headers only (sizes and formats, no texels).
-    fn texels(&self) -> crate::formats::ptf::Texels {
-        crate::formats::ptf::Texels::Within(crate::formats::ptf::DEFAULT_TEXEL_BUDGET)
+    /// This load's texel budget, which every texture decoded takes from
+    /// (through [`decode_texels`]). None: each texture may take the
+    /// default budget, and nothing is counted (tests, [`NoCompanions`]).
+    fn texel_budget(&self) -> Option<&TexelBudget> {
+        None
+    }
+
+    /// How the next texture is decoded: within what the budget has left
+    /// (textures that need more are decoded smaller where the format
+    /// allows, else refused), or their headers only (sizes and formats, no
+    /// texels). Decoders of one texture go through [`decode_texels`],
+    /// which also spends what they took.
+    fn texels(&self) -> Texels {
+        self.texel_budget()
+            .map_or(Texels::Within(DEFAULT_TEXEL_BUDGET), TexelBudget::next)
     }
 
     /// Finds and reads one companion file.

@@ -40,8 +40,12 @@ fn load_texture(
 ) -> Texture {
     // The texture, and a warning when it was decoded smaller than declared.
     let decode = |bytes: &[u8], source: TextureSource, what: String| {
-        let img = super::decode_image(bytes, image::ImageFormat::Png, companions.texels())
-            .map_err(|e| format!("{what}: {e}"))?;
+        let img = super::companions::decode_texels(
+            companions,
+            |texels| super::decode_image(bytes, image::ImageFormat::Png, texels),
+            |img| img.rgba8.len(),
+        )
+        .map_err(|e| format!("{what}: {e}"))?;
         let (w, h) = (img.width, img.height);
         let note = img
             .declared
@@ -604,7 +608,11 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         .collect();
 
     let preview = m.preview.as_ref().map(|png| {
-        match super::decode_image(png, image::ImageFormat::Png, companions.texels()) {
+        match super::companions::decode_texels(
+            companions,
+            |texels| super::decode_image(png, image::ImageFormat::Png, texels),
+            |img| img.rgba8.len(),
+        ) {
             Ok(img) => {
                 let (w, h) = (img.width, img.height);
                 Texture {

@@ -547,8 +547,12 @@ fn load_external(
     let Found { path: found, bytes } = companions
         .find(Lookup::PlatinumResource(path))
         .map_err(|m| m.to_string())?;
-    let mut t = texture_from_bytes(path, &bytes, companions.texels(), warnings)
-        .map_err(|e| format!("{}: {e}", found.display()))?;
+    let mut t = super::companions::decode_texels(
+        companions,
+        |texels| texture_from_bytes(path, &bytes, texels, warnings),
+        Texture::rgba8_len,
+    )
+    .map_err(|e| format!("{}: {e}", found.display()))?;
     t.source = TextureSource::External(found);
     Ok(t)
 }

@@ -8,7 +8,7 @@
 //! `docs/formats.md`.
 
 use super::clip::{Channel, ChannelSpace, Interp, Key, RotationTrack, Segment, Track};
-use super::companions::{Companions, Found, Lookup};
+use super::companions::{Companions, Found, Lookup, decode_texels};
 use super::*;
 use crate::formats::papa::{self, Papa, TexFormat, TextureData};
 use crate::formats::ptf::Texels;
@@ -346,15 +346,16 @@ fn load_linked_texture(
 ) -> Result<Texture, String> {
     texture_papa(
         companions.find(lookup).map_err(|m| m.to_string())?,
-        companions.texels(),
+        companions,
         warnings,
     )
 }
 
-/// The first texture of a texture papa that was found.
+/// The first texture of a texture papa that was found, within the load's
+/// texel budget.
 fn texture_papa(
     Found { path, bytes }: Found,
-    texels: Texels,
+    companions: &dyn Companions,
     warnings: &mut Vec<String>,
 ) -> Result<Texture, String> {
     let file = path
@@ -365,7 +366,11 @@ fn texture_papa(
         .textures
         .first()
         .ok_or_else(|| format!("{} holds no texture", path.display()))?;
-    let mut tex = scene_texture(t, &file, texels, warnings)?;
+    let mut tex = decode_texels(
+        companions,
+        |texels| scene_texture(t, &file, texels, warnings),
+        Texture::rgba8_len,
+    )?;
     tex.source = TextureSource::External(path);
     Ok(tex)
 }
@@ -607,11 +612,10 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                         Texture::checkerboard(&t.name, why)
                     })
             }
-            _ => scene_texture(
-                t,
-                &format!("texture {i}"),
-                companions.texels(),
-                &mut warnings,
+            _ => decode_texels(
+                companions,
+                |texels| scene_texture(t, &format!("texture {i}"), texels, &mut warnings),
+                Texture::rgba8_len,
             )
             .unwrap_or_else(|why| {
                 warnings.push(checkerboard_warning(i, &t.name, &why));
@@ -637,7 +641,7 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
         let found = companions
             .find(Lookup::Beside(&file))
             .map_err(|missing| format!("{file} {missing}"))?;
-        match texture_papa(found, companions.texels(), &mut warnings) {
+        match texture_papa(found, companions, &mut warnings) {
             Ok(t) => {
                 scene.textures.push(t);
                 let i = scene.textures.len() - 1;

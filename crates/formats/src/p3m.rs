@@ -421,8 +421,14 @@ pub fn decode_within(data: &[u8], texel_budget: usize) -> Result<P3m> {
 /// As [`decode`], the embedded textures decoded as `texels` says (within a
 /// budget shared by all of them, or their headers only).
 pub fn decode_with(data: &[u8], texels: ptf::Texels) -> Result<P3m> {
-    let current = decode_as_within(data, P3mLayout::Current, texels);
-    let y2024 = decode_as_within(data, P3mLayout::Y2024, texels);
+    decode_capped(data, texels, usize::MAX)
+}
+
+/// As [`decode_with`], each embedded texture also taking at most `each`
+/// bytes of texels (a thumbnail needs none larger than it shows).
+pub fn decode_capped(data: &[u8], texels: ptf::Texels, each: usize) -> Result<P3m> {
+    let current = decode_as_within(data, P3mLayout::Current, texels, each);
+    let y2024 = decode_as_within(data, P3mLayout::Y2024, texels, each);
     match (current, y2024) {
         (Ok(m), Err(_)) | (Err(_), Ok(m)) => Ok(m),
         // Header errors are the same for both: say them once.
@@ -464,16 +470,27 @@ pub fn decode_with(data: &[u8], texels: ptf::Texels) -> Result<P3m> {
 
 /// Decodes `data` as one layout only.
 pub fn decode_as(data: &[u8], layout: P3mLayout) -> Result<P3m> {
-    decode_as_within(data, layout, ptf::Texels::Within(ptf::DEFAULT_TEXEL_BUDGET))
+    decode_as_within(
+        data,
+        layout,
+        ptf::Texels::Within(ptf::DEFAULT_TEXEL_BUDGET),
+        usize::MAX,
+    )
 }
 
-fn decode_as_within(data: &[u8], layout: P3mLayout, texels: ptf::Texels) -> Result<P3m> {
+fn decode_as_within(
+    data: &[u8],
+    layout: P3mLayout,
+    texels: ptf::Texels,
+    each: usize,
+) -> Result<P3m> {
     // Textures are decoded in the second pass only, once strings resolve.
     let first = Parser {
         r: Reader::new(data),
         strings: None,
         layout,
         texels: ptf::Texels::HeadersOnly,
+        each,
     }
     .parse()?;
     let (start, _) = first.string_table;
@@ -486,6 +503,7 @@ fn decode_as_within(data: &[u8], layout: P3mLayout, texels: ptf::Texels) -> Resu
         }),
         layout,
         texels,
+        each,
     }
     .parse()
 }
@@ -521,6 +539,8 @@ struct Parser<'a> {
     layout: P3mLayout,
     /// What the embedded textures still left to decode may take.
     texels: ptf::Texels,
+    /// The most one of them may take.
+    each: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -1035,7 +1055,11 @@ impl<'a> Parser<'a> {
                         "not decoded yet",
                     ))
                 } else {
-                    ptf::decode_with(bytes, self.texels)
+                    let mode = match self.texels {
+                        ptf::Texels::Within(left) => ptf::Texels::Within(left.min(self.each)),
+                        ptf::Texels::HeadersOnly => ptf::Texels::HeadersOnly,
+                    };
+                    ptf::decode_with(bytes, mode)
                         .map_err(|e| e.nested(offset as u64, &self.r.name("embedded PTF")))
                 };
                 if let Ok(p) = &ptf {

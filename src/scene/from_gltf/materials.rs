@@ -113,17 +113,31 @@ impl Textures {
                 return missing(self, warnings, e);
             }
         };
-        let tex = match crate::scene::decode_image(&bytes, format, companions.texels()) {
-            Ok(img) => Texture {
-                name: name.clone(),
-                width: img.width,
-                height: img.height,
-                format: format!("{mime} {}x{}{}", img.width, img.height, img.declared_note()),
-                rgba8: img.rgba8,
-                source,
-                srgb: true,
-                compressed: None,
-            },
+        let tex = match crate::scene::companions::decode_texels(
+            companions,
+            |texels| crate::scene::decode_image(&bytes, format, texels),
+            |img| img.rgba8.len(),
+        ) {
+            Ok(img) => {
+                if let Some(declared) = img.declared {
+                    warnings.push(crate::scene::images::reduced_warning(
+                        &name,
+                        &format!("{format:?}"),
+                        declared,
+                        (img.width, img.height),
+                    ));
+                }
+                Texture {
+                    name: name.clone(),
+                    width: img.width,
+                    height: img.height,
+                    format: format!("{mime} {}x{}{}", img.width, img.height, img.declared_note()),
+                    rgba8: img.rgba8,
+                    source,
+                    srgb: true,
+                    compressed: None,
+                }
+            }
             Err(e) => {
                 let e = format!("{format:?}: {e}");
                 warnings.push(format!("image {name:?}: {e}; showing a checkerboard"));
