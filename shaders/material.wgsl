@@ -25,7 +25,8 @@ struct Material {
     specular: vec4<f32>,
     // x: which maps are bound (MAP_* bits); the compute pass leaves it.
     maps: vec4<u32>,
-    // x: bump strength (MAP_HEIGHT), y: alpha cutoff (0: none).
+    // x: bump strength (MAP_HEIGHT), y: alpha cutoff (0: none), z: glossiness
+    // factor (MAP_SPEC_GLOSS).
     extra: vec4<f32>,
 };
 
@@ -39,3 +40,4 @@ const MAP_HEIGHT: u32 = 32u;       // bump map, height in red (M3D map_Km)
 const MAP_EMISSION: u32 = 64u;     // emission map (M3D map_Ke)
 const MAP_SPECULAR: u32 = 128u;    // specular colour and exponent in `specular`
 const BLEND_ALPHA: u32 = 256u;     // alpha-blended material
+const MAP_SPEC_GLOSS: u32 = 512u;  // ...the material map is glTF's specular (RGB) glossiness (A)

@@ -311,7 +311,10 @@ fn shade(in: Varyings, front: bool) -> vec4<f32> {
     var light = vec3<f32>(mix(1.0, directional, lit));
 
     // Specular (Blinn-Phong): PA material maps give the intensity (R) and
-    // the gloss (G) as the exponent 2^(1 + 10 G); M3D gives Ks and Ns.
+    // the gloss (G) as the exponent 2^(1 + 10 G); M3D gives Ks and Ns;
+    // glTF's specular-glossiness map the colour (RGB, times the factor) and
+    // the glossiness g (A, times its factor), exponent 2 / alpha^2 - 2 for
+    // alpha = (1 - g)^2, as the factors alone give it (scene/from_gltf).
     var specular = vec3<f32>(0.0);
     var spec_color = vec3<f32>(0.0);
     var exponent = 1.0;
@@ -320,8 +323,15 @@ fn shade(in: Varyings, front: bool) -> vec4<f32> {
         exponent = max(material.specular.w, 1.0);
     }
     if (MATERIAL_MAP && textures && (flags & MAP_MATERIAL) != 0u) {
-        spec_color = vec3<f32>(mat_map.r);
-        exponent = exp2(1.0 + 10.0 * mat_map.g);
+        if ((flags & MAP_SPEC_GLOSS) != 0u) {
+            spec_color = material.specular.rgb * mat_map.rgb;
+            let rough = 1.0 - clamp(mat_map.a * material.extra.z, 0.0, 1.0);
+            let alpha = rough * rough;
+            exponent = clamp(2.0 / max(alpha * alpha, 1e-6) - 2.0, 1.0, 2048.0);
+        } else {
+            spec_color = vec3<f32>(mat_map.r);
+            exponent = exp2(1.0 + 10.0 * mat_map.g);
+        }
         if ((flags & MAP_MATERIAL_GLOW) != 0u) {
             glow += 2.0 * mat_map.b * albedo.rgb;
         }

@@ -2467,7 +2467,9 @@ fn to_srgb(x: f32) -> f32 {
 /// (older Sketchfab, Unity and 3ds Max exports): its diffuse factor and
 /// texture are the base colour, over the metallic-roughness block beside
 /// it; its specular colour and glossiness the specular term, glossiness
-/// 0.5 giving roughness 0.5, alpha 0.25 and exponent 2 / 0.25^2 - 2 = 30.
+/// 0.5 giving roughness 0.5, alpha 0.25 and exponent 2 / 0.25^2 - 2 = 30;
+/// its specular-glossiness texture the material map whose RGB and A
+/// multiply them (the shader's part: tests/shading.rs).
 /// KHR_materials_emissive_strength (Blender's, for an emission strength
 /// over 1): the factor times the strength, up to 1.
 #[test]
@@ -2476,7 +2478,8 @@ fn specular_glossiness_and_emissive_strength_read_as_their_extensions_say() {
         "diffuseFactor": [0.214_041, 0.5, 1.0, 0.5],
         "diffuseTexture": {"index": 0},
         "specularFactor": [1.0, 0.0, 0.0],
-        "glossinessFactor": 0.5
+        "glossinessFactor": 0.5,
+        "specularGlossinessTexture": {"index": 0}
     });
     let mut gltf = serde_json::json!({
         "asset": {"version": "2.0", "generator": "tests/gltf_export.rs, by hand"},
@@ -2519,6 +2522,17 @@ fn specular_glossiness_and_emissive_strength_read_as_their_extensions_say() {
     let (k, n) = m.maps.specular.expect("a specular term");
     near(&k, &[1.0, 0.0, 0.0], "specular colour");
     assert!((n - 30.0).abs() < 1e-3, "exponent {n}");
+    // The one image is both maps: one texture, sRGB (the map's RGB is).
+    assert_eq!(
+        m.maps.material,
+        Some((
+            m.texture.unwrap(),
+            facet::scene::MaterialMap::SpecularGlossiness
+        ))
+    );
+    assert_eq!(m.maps.glossiness, Some(0.5));
+    assert!(tex.srgb);
+    assert!(m.maps.notes.is_empty(), "{:?}", m.maps.notes);
     near(
         &scene.materials[1].emission,
         &[to_srgb(0.2), to_srgb(0.4), 1.0],

@@ -1244,3 +1244,100 @@ fn a_materials_sampling_picks_texels_and_wraps_as_it_says() {
         }
     }
 }
+
+/// glTF's specular-glossiness map (KHR_materials_pbrSpecularGlossiness):
+/// RGB times the specular factor is the highlight's colour, A times the
+/// glossiness factor its glossiness. On a grey quad under the studio key
+/// light: a black map is no highlight whatever the factors; a white one
+/// with A = 0 (rough: exponent 2 / 1 - 2, held at 1) a broad one, brighter
+/// everywhere it falls; A = 255 with factor 0.9 (alpha 0.01, exponent
+/// 2 / 0.0001 - 2 = 19,998, held at 2,048) a pinpoint, lighting far fewer
+/// pixels; a red map a red highlight; and the texture toggle off leaves
+/// the factors alone, as for every material map.
+#[test]
+fn a_specular_glossiness_map_gives_the_highlights_colour_and_size() {
+    let shot = Shot::new();
+    let cam = camera(10.0);
+    let view_with = |textures: bool| {
+        let mut v = view(Lighting::Studio);
+        v.textures = textures;
+        v
+    };
+    let render = |map: Option<[u8; 4]>, glossiness: f32, textures: bool| {
+        let mut scene = Scene::default();
+        let mut maps = Maps {
+            specular: Some(([1.0; 3], 2.0)),
+            glossiness: Some(glossiness),
+            ..Maps::default()
+        };
+        if let Some(texel) = map {
+            scene
+                .textures
+                .push(texture("spec-gloss", 1, 1, true, move |_, _| texel));
+            maps.material = Some((0, MaterialMap::SpecularGlossiness));
+        }
+        let mut m = material(None, maps);
+        m.base_color = [0.3, 0.3, 0.3, 1.0];
+        scene.materials.push(m);
+        scene.meshes.push(quad(Vec3::ZERO, Vec3::Z, false, 0));
+        shot.take(&scene, &cam, &view_with(textures))
+    };
+    let plain = {
+        let mut scene = Scene::default();
+        let mut m = material(None, Maps::default());
+        m.base_color = [0.3, 0.3, 0.3, 1.0];
+        scene.materials.push(m);
+        scene.meshes.push(quad(Vec3::ZERO, Vec3::Z, false, 0));
+        shot.take(&scene, &cam, &view(Lighting::Studio))
+    };
+    let lit_pixels = |img: &image::RgbaImage| {
+        plain
+            .pixels()
+            .zip(img.pixels())
+            .filter(|(p, q)| q.0[0] > p.0[0] + 8)
+            .count()
+    };
+    // Black RGB: no highlight.
+    let black = render(Some([0, 0, 0, 0]), 1.0, true);
+    close(centre(&black), centre(&plain), 1, "a black specular map");
+    // White, A = 0: broad, and never darker than without.
+    let broad = render(Some([255, 255, 255, 0]), 0.9, true);
+    for (p, q) in plain.pixels().zip(broad.pixels()) {
+        assert!(
+            (0..3).all(|c| q.0[c] + 1 >= p.0[c]),
+            "{:?} -> {:?}",
+            p.0,
+            q.0
+        );
+    }
+    let broad_lit = lit_pixels(&broad);
+    assert!(
+        broad_lit > 500,
+        "{broad_lit} pixels lit by a rough highlight"
+    );
+    // White, A = 255 x 0.9: a pinpoint.
+    let sharp_lit = lit_pixels(&render(Some([255, 255, 255, 255]), 0.9, true));
+    assert!(
+        sharp_lit * 4 < broad_lit,
+        "glossy {sharp_lit} pixels against rough {broad_lit}"
+    );
+    // Red RGB: only red rises.
+    let red = render(Some([255, 0, 0, 0]), 0.9, true);
+    let (r, p) = (centre(&red), centre(&plain));
+    assert!(r[0] > p[0] + 8, "red map: {r:?} against {p:?}");
+    close(
+        [r[1], r[2], 0, 0],
+        [p[1], p[2], 0, 0],
+        1,
+        "red map's G and B",
+    );
+    // Textures off: the factors alone (white, exponent 2), which the black
+    // map had hidden.
+    let factors = render(Some([0, 0, 0, 0]), 1.0, false);
+    let alone = render(None, 1.0, true);
+    close(centre(&factors), centre(&alone), 1, "textures off");
+    assert!(
+        centre(&alone)[0] > centre(&plain)[0] + 8,
+        "the factors' highlight"
+    );
+}

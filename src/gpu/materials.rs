@@ -47,7 +47,8 @@ pub struct MaterialUniform {
     pub specular: [f32; 4],
     /// x: the `MAP_*` bits of the maps bound (the compute pass leaves them).
     pub maps: [u32; 4],
-    /// x: bump strength, y: alpha cutoff (0: none).
+    /// x: bump strength, y: alpha cutoff (0: none), z: glossiness factor
+    /// (`MAP_SPEC_GLOSS`).
     pub extra: [f32; 4],
 }
 
@@ -62,6 +63,7 @@ pub mod map_bits {
     pub const EMISSION: u32 = 64;
     pub const SPECULAR: u32 = 128;
     pub const BLEND_ALPHA: u32 = 256;
+    pub const SPEC_GLOSS: u32 = 512;
 }
 
 /// The `MAP_*` bits and the bump strength of `m` (maps whose texture index
@@ -79,8 +81,10 @@ pub fn map_flags(m: &Material, textures: usize) -> (u32, f32) {
         && ok(t)
     {
         bits |= MATERIAL;
-        if kind == MaterialMap::Csg {
-            bits |= MATERIAL_GLOW;
+        match kind {
+            MaterialMap::Unit => {}
+            MaterialMap::Csg => bits |= MATERIAL_GLOW,
+            MaterialMap::SpecularGlossiness => bits |= SPEC_GLOSS,
         }
     }
     if let Some((t, kind)) = m.maps.normal
@@ -307,7 +311,12 @@ pub fn uniform(
         matcap_rect: layers.rect(ml),
         specular,
         maps: [bits, 0, 0, 0],
-        extra: [bump, cutoff, 0.0, 0.0],
+        extra: [
+            bump,
+            cutoff,
+            material.and_then(|m| m.maps.glossiness).unwrap_or(1.0),
+            0.0,
+        ],
     }
 }
 

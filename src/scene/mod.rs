@@ -392,7 +392,8 @@ pub enum NormalMap {
     Height { strength: f32 },
 }
 
-/// Which game's material map: both carry specular in R and gloss in G.
+/// Which material map: PA's carry specular in R and gloss in G; glTF's
+/// specular-glossiness map specular colour in RGB and glossiness in A.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MaterialMap {
     /// PA unit (`<unit>_material.papa`): B is a "metal" flag whose use in
@@ -400,6 +401,10 @@ pub enum MaterialMap {
     Unit,
     /// PA CSG (`MaterialTexture`): B is emissive, glowing in the diffuse colour.
     Csg,
+    /// glTF `KHR_materials_pbrSpecularGlossiness`' `specularGlossinessTexture`:
+    /// RGB (sRGB) times the specular factor (`Maps::specular`'s colour) is
+    /// the specular colour, A times `Maps::glossiness` the glossiness.
+    SpecularGlossiness,
 }
 
 /// The maps and terms a material uses beyond its colour and base texture,
@@ -415,6 +420,9 @@ pub struct Maps {
     pub emission: Option<usize>,
     /// Specular colour (sRGB) and exponent (M3D `Ks`, `Ns`).
     pub specular: Option<([f32; 3], f32)>,
+    /// glTF's glossiness factor, which a specular-glossiness map's alpha
+    /// multiplies (the exponent comes from their product per texel).
+    pub glossiness: Option<f32>,
     /// Shading notes for the inspector: what was looked for and not found
     /// (a missing companion is a note, never an error).
     pub notes: Vec<String>,

@@ -44,6 +44,7 @@ pub fn used_maps(m: &crate::scene::Material) -> Vec<(&'static str, usize)> {
             match kind {
                 MaterialMap::Unit => "material (spec, gloss)",
                 MaterialMap::Csg => "material (spec, gloss, glow)",
+                MaterialMap::SpecularGlossiness => "specular (RGB), glossiness (A)",
             },
             t,
         ));

@@ -3,7 +3,7 @@
 
 use super::Writer;
 use crate::anim::color::srgb_to_linear;
-use crate::scene::{BlendMode, NormalMap, Sampling, Texture};
+use crate::scene::{BlendMode, MaterialMap, NormalMap, Sampling, Texture};
 use serde_json::{Value, json};
 
 /// sRGB to linear, clamped into 0..=1.
@@ -142,11 +142,17 @@ impl Writer<'_> {
                     ));
                 }
             }
-            if m.maps.team_mask.is_some() || m.maps.material.is_some() {
-                self.dropped.push(format!(
-                    "material {:?}: team-colour mask and material (specular, gloss, glow) maps",
-                    m.name
-                ));
+            if m.maps.team_mask.is_some() {
+                self.dropped
+                    .push(format!("material {:?}: team-colour mask", m.name));
+            }
+            if let Some((_, kind)) = m.maps.material {
+                let what = match kind {
+                    MaterialMap::Unit => "material map (specular, gloss)",
+                    MaterialMap::Csg => "material map (specular, gloss, glow)",
+                    MaterialMap::SpecularGlossiness => "specular-glossiness map",
+                };
+                self.dropped.push(format!("material {:?}: {what}", m.name));
             }
             if m.matcap.is_some() {
                 self.dropped.push(format!("material {:?}: matcap", m.name));

@@ -242,7 +242,10 @@ pub(super) fn materials(
                 m.name().unwrap_or("")
             ));
         }
-        let (texture, normal, emission) = {
+        let spec_gloss_map = spec_gloss
+            .as_ref()
+            .and_then(|s| s.specular_glossiness_texture());
+        let (texture, normal, emission, spec_gloss_map) = {
             let mut image = |t: gltf::Texture| {
                 let i = texture_image(doc, &t, warnings)?;
                 textures.image(doc, i, buffers, companions, warnings)
@@ -251,6 +254,7 @@ pub(super) fn materials(
                 base_color_texture(&m).and_then(|t| image(t.texture())),
                 m.normal_texture().and_then(|n| image(n.texture())),
                 m.emissive_texture().and_then(|t| image(t.texture())),
+                spec_gloss_map.and_then(|t| image(t.texture())),
             )
         };
         let mut maps = Maps::default();
@@ -267,10 +271,11 @@ pub(super) fn materials(
             let n = (2.0 / (alpha * alpha).max(1e-6) - 2.0).clamp(1.0, 2048.0);
             let k = s.specular_factor();
             maps.specular = Some(([srgb(k[0]), srgb(k[1]), srgb(k[2])], n));
-            if s.specular_glossiness_texture().is_some() {
-                maps.notes.push(
-                    "its specular-glossiness map is not read; its specular and glossiness factors are".into(),
-                );
+            // The map's RGB and A multiply the factors; the shader makes
+            // the exponent from their product per texel.
+            if let Some(t) = spec_gloss_map {
+                maps.material = Some((t, MaterialMap::SpecularGlossiness));
+                maps.glossiness = Some(s.glossiness_factor().clamp(0.0, 1.0));
             }
         }
         // The sampler of the base colour texture (else the normal map's,
