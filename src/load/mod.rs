@@ -335,6 +335,9 @@ fn load_bytes_inner(
                         })
                     })
                     .collect();
+                companions
+                    .budget()
+                    .spend(mip_levels.iter().map(scene::Texture::rgba8_len).sum());
                 let mut s = texture_scene(tex, source);
                 s.mip_levels = mip_levels;
                 s.warnings = warnings;

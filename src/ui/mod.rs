@@ -552,8 +552,9 @@ pub fn settings_window(ctx: &egui::Context, state: &mut UiState) {
             })
             .response
             .on_hover_text(
-                "decoded texels a file may take; past it textures are decoded smaller or refused \
-                 (applies to files opened from now on)",
+                "decoded texels a file may take, all its textures together; textures that find \
+                 too little left are decoded smaller or refused (applies to files opened from \
+                 now on)",
             );
             ui.separator();
             ui.label("Found under Steam (tried last):");
