@@ -2533,6 +2533,48 @@ fn specular_glossiness_and_emissive_strength_read_as_their_extensions_say() {
     assert_eq!(m.maps.glossiness, Some(0.5));
     assert!(tex.srgb);
     assert!(m.maps.notes.is_empty(), "{:?}", m.maps.notes);
+
+    // Exported, the material goes back to the extension (valid for the
+    // validator, the map and its factors as read) and reads back the same.
+    let glb = export(&scene).unwrap().glb();
+    let exported = out_dir()
+        .join("material-extensions")
+        .join("materials-export.glb");
+    std::fs::write(&exported, &glb).unwrap();
+    let report = &validate(std::slice::from_ref(&exported))[0];
+    assert_eq!(report["errors"], 0, "the export: {report}");
+    assert_eq!(report["warnings"], 0, "the export: {report}");
+    let (json, _) = glb_chunks(&glb);
+    let ext = &json["materials"][0]["extensions"]["KHR_materials_pbrSpecularGlossiness"];
+    assert_eq!(ext["glossinessFactor"], 0.5, "{ext}");
+    assert_eq!(
+        ext["specularFactor"],
+        serde_json::json!([1.0, 0.0, 0.0]),
+        "{ext}"
+    );
+    assert_eq!(
+        ext["diffuseTexture"], ext["specularGlossinessTexture"],
+        "{ext}"
+    );
+    let diffuse: Vec<f32> = ext["diffuseFactor"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap() as f32)
+        .collect();
+    near(&diffuse, &[0.214_041, 0.5, 1.0, 0.5], "diffuse factor");
+    let back = facet::load::load_bytes("materials-export.glb", &glb, None)
+        .unwrap()
+        .scene;
+    let b = &back.materials[0];
+    assert_eq!(b.maps.glossiness, Some(0.5));
+    assert_eq!(
+        b.maps.material.map(|(_, kind)| kind),
+        Some(facet::scene::MaterialMap::SpecularGlossiness)
+    );
+    let (k, n) = b.maps.specular.unwrap();
+    near(&k, &[1.0, 0.0, 0.0], "specular colour read back");
+    assert!((n - 30.0).abs() < 1e-3, "exponent read back {n}");
     near(
         &scene.materials[1].emission,
         &[to_srgb(0.2), to_srgb(0.4), 1.0],

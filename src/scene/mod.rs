@@ -420,8 +420,10 @@ pub struct Maps {
     pub emission: Option<usize>,
     /// Specular colour (sRGB) and exponent (M3D `Ks`, `Ns`).
     pub specular: Option<([f32; 3], f32)>,
-    /// glTF's glossiness factor, which a specular-glossiness map's alpha
-    /// multiplies (the exponent comes from their product per texel).
+    /// glTF's glossiness factor, on materials of
+    /// `KHR_materials_pbrSpecularGlossiness` (`specular` holds the exponent
+    /// it gives); a specular-glossiness map's alpha multiplies it, and the
+    /// exponent comes from their product per texel.
     pub glossiness: Option<f32>,
     /// Shading notes for the inspector: what was looked for and not found
     /// (a missing companion is a note, never an error).

@@ -146,13 +146,41 @@ impl Writer<'_> {
                 self.dropped
                     .push(format!("material {:?}: team-colour mask", m.name));
             }
-            if let Some((_, kind)) = m.maps.material {
-                let what = match kind {
-                    MaterialMap::Unit => "material map (specular, gloss)",
-                    MaterialMap::Csg => "material map (specular, gloss, glow)",
-                    MaterialMap::SpecularGlossiness => "specular-glossiness map",
-                };
-                self.dropped.push(format!("material {:?}: {what}", m.name));
+            match m.maps.material {
+                Some((_, MaterialMap::SpecularGlossiness)) | None => {}
+                Some((_, kind)) => {
+                    let glow = if kind == MaterialMap::Csg {
+                        ", glow"
+                    } else {
+                        ""
+                    };
+                    self.dropped.push(format!(
+                        "material {:?}: material map (specular, gloss{glow})",
+                        m.name
+                    ));
+                }
+            }
+            // A material read from KHR_materials_pbrSpecularGlossiness
+            // goes back to it, its metallic-roughness block beside it as
+            // the fallback the extension's specification allows.
+            if let Some(glossiness) = m.maps.glossiness {
+                let k = m.maps.specular.map_or([0.0; 3], |(k, _)| k);
+                let mut ext = json!({
+                    "diffuseFactor": out["pbrMetallicRoughness"]["baseColorFactor"],
+                    "specularFactor": [linear(k[0]), linear(k[1]), linear(k[2])],
+                    "glossinessFactor": glossiness,
+                });
+                if let Some(t) = out["pbrMetallicRoughness"].get("baseColorTexture") {
+                    ext["diffuseTexture"] = t.clone();
+                }
+                if let Some((t, MaterialMap::SpecularGlossiness)) = m.maps.material
+                    && let Some(t) = self.texture(t, m.sampling)
+                {
+                    ext["specularGlossinessTexture"] = json!({"index": t});
+                }
+                out["extensions"] = json!({"KHR_materials_pbrSpecularGlossiness": ext});
+                self.extensions_used
+                    .push("KHR_materials_pbrSpecularGlossiness");
             }
             if m.matcap.is_some() {
                 self.dropped.push(format!("material {:?}: matcap", m.name));

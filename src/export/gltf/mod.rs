@@ -207,6 +207,7 @@ impl Writer<'_> {
         if !self.animations.is_empty() {
             root["animations"] = json!(self.animations);
         }
+        self.extensions_used.sort_unstable();
         self.extensions_used.dedup();
         if !self.extensions_used.is_empty() {
             root["extensionsUsed"] = json!(self.extensions_used);

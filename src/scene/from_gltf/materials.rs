@@ -271,11 +271,11 @@ pub(super) fn materials(
             let n = (2.0 / (alpha * alpha).max(1e-6) - 2.0).clamp(1.0, 2048.0);
             let k = s.specular_factor();
             maps.specular = Some(([srgb(k[0]), srgb(k[1]), srgb(k[2])], n));
+            maps.glossiness = Some(s.glossiness_factor().clamp(0.0, 1.0));
             // The map's RGB and A multiply the factors; the shader makes
             // the exponent from their product per texel.
             if let Some(t) = spec_gloss_map {
                 maps.material = Some((t, MaterialMap::SpecularGlossiness));
-                maps.glossiness = Some(s.glossiness_factor().clamp(0.0, 1.0));
             }
         }
         // The sampler of the base colour texture (else the normal map's,
