@@ -631,9 +631,10 @@ fn every_png_layout_decodes_to_rgba8() {
     );
 }
 
-/// A glTF of one triangle drawn four times, material `i` showing image `i`:
-/// `i{i}.png`, a 256x256 RGB PNG of one colour, `(60 * i, 255 - 60 * i,
-/// 7)`. The JSON is written here from the glTF 2.0 specification.
+/// A glTF of one triangle drawn five times, material `i` showing image `i`:
+/// `i{i}.png`, for i < 4 a 256x256 RGB PNG of one colour, `(60 * i, 255 -
+/// 60 * i, 7)`; `i4.png` a PNG signature and a damaged header. The JSON is
+/// written here from the glTF 2.0 specification.
 fn four_image_gltf(dir: &std::path::Path) -> std::path::PathBuf {
     std::fs::create_dir_all(dir).unwrap();
     let triangle: Vec<u8> = [0f32, 0., 0., 1., 0., 0., 0., 1., 0.]
@@ -646,7 +647,10 @@ fn four_image_gltf(dir: &std::path::Path) -> std::path::PathBuf {
         let png = encode_png(256, 256, png::ColorType::Rgb, png::BitDepth::Eight, &rgb);
         std::fs::write(dir.join(format!("i{i}.png")), png).unwrap();
     }
-    let each = |f: &dyn Fn(usize) -> String| (0..4).map(f).collect::<Vec<_>>().join(",");
+    let mut damaged = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
+    damaged.extend(b"\0\0\0\x0dIHDRjunk");
+    std::fs::write(dir.join("i4.png"), damaged).unwrap();
+    let each = |f: &dyn Fn(usize) -> String| (0..5).map(f).collect::<Vec<_>>().join(",");
     let json = format!(
         r#"{{"asset":{{"version":"2.0"}},
         "buffers":[{{"uri":"tri.bin","byteLength":36}}],
@@ -695,8 +699,9 @@ fn a_files_textures_share_one_texel_budget() {
     // image 0 takes 262,144 bytes whole, leaving 131,072; image 1 does not
     // fit and halves to 128x128 (65,536), leaving 65,536; image 2 halves to
     // 128x128 too, leaving 0; image 3 gets nothing and is a checkerboard
-    // whose warning says what the others took. One colour each, so the
-    // box filter keeps it.
+    // whose warning says what the others took; image 4, damaged, is one
+    // too, its warning its own. One colour each, so the box filter keeps
+    // it.
     let dir = common::output_dir().join(format!("shared-budget-{}", std::process::id()));
     let file = four_image_gltf(&dir);
     let scene = load_with_budget(&file, 393_216, usize::MAX);
@@ -722,6 +727,13 @@ fn a_files_textures_share_one_texel_budget() {
         "{:#?}",
         scene.warnings
     );
+    let damaged: Vec<_> = scene
+        .warnings
+        .iter()
+        .filter(|w| w.starts_with("image \"image 4\""))
+        .collect();
+    assert_eq!(damaged.len(), 1, "{:#?}", scene.warnings);
+    assert!(!damaged[0].contains("texel budget"), "{}", damaged[0]);
 
     // A per-texture cap (a thumbnail's) within a budget that holds them
     // all: each image at the largest halving within 65,536 bytes, 128x128.

@@ -140,7 +140,7 @@ impl TexelBudget {
 /// Decodes one texture with what `companions`' budget allows it (`decode`
 /// receives that), then takes the bytes `held` says the texture holds from
 /// the budget. A texture refused for want of budget is told what the ones
-/// before it took.
+/// before it took (any other error is its own).
 pub fn decode_texels<T>(
     companions: &dyn Companions,
     decode: impl FnOnce(Texels) -> Result<T, String>,
@@ -157,9 +157,11 @@ pub fn decode_texels<T>(
             }
             Ok(t)
         }
+        // Every decoder's budget errors name "the N-byte texel budget" (the
+        // rest); a damaged file's errors are left as they are.
         Err(e) => Err(match budget.spent_note() {
-            Some(note) => format!("{e} ({note})"),
-            None => e,
+            Some(note) if e.contains("-byte texel budget") => format!("{e} ({note})"),
+            _ => e,
         }),
     }
 }
