@@ -2575,6 +2575,30 @@ fn specular_glossiness_and_emissive_strength_read_as_their_extensions_say() {
     let (k, n) = b.maps.specular.unwrap();
     near(&k, &[1.0, 0.0, 0.0], "specular colour read back");
     assert!((n - 30.0).abs() < 1e-3, "exponent read back {n}");
+
+    // Every map is drawn with the base colour's UV set and transform: a
+    // map that names another set, or is moved another way, is named.
+    let mut other = gltf.clone();
+    other["materials"][0]["extensions"]["KHR_materials_pbrSpecularGlossiness"]["specularGlossinessTexture"] =
+        serde_json::json!({"index": 0, "texCoord": 1});
+    other["materials"][1]["emissiveTexture"] = serde_json::json!({"index": 0,
+        "extensions": {"KHR_texture_transform": {"scale": [2.0, 2.0]}}});
+    other["extensionsUsed"]
+        .as_array_mut()
+        .unwrap()
+        .push("KHR_texture_transform".into());
+    let s = facet::load::load_bytes("other.gltf", &serde_json::to_vec(&other).unwrap(), None)
+        .unwrap()
+        .scene;
+    assert_eq!(
+        s.warnings,
+        [
+            "material \"spec-gloss\": its specular-glossiness map reads UV set 1, the base \
+             colour's 0, which all its maps are drawn with",
+            "material \"glow\": its emission map's texture transform differs from the base \
+             colour's, which all its maps are drawn with"
+        ]
+    );
     near(
         &scene.materials[1].emission,
         &[to_srgb(0.2), to_srgb(0.4), 1.0],

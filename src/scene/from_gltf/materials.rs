@@ -228,23 +228,45 @@ pub(super) fn materials(
         // up to 1 (the viewer's emission is not HDR).
         let strength = m.emissive_strength().unwrap_or(1.0);
         let e = m.emissive_factor().map(|e| e * strength);
-        // The base colour texture's KHR_texture_transform is baked into the
-        // UVs (parts.rs); an emission map moved another way is named.
-        let moved = |t: Option<gltf::texture::Info>| {
-            t.and_then(|t| t.texture_transform())
-                .map(|t| (t.offset(), t.rotation(), t.scale()))
-        };
-        let base_moved = moved(base_color_texture(&m));
-        let emission_moved = moved(m.emissive_texture());
-        if emission_moved.is_some() && emission_moved != base_moved {
-            warnings.push(format!(
-                "material {:?}: its emission map's texture transform differs from the base colour's, which both are drawn with",
-                m.name().unwrap_or("")
-            ));
-        }
         let spec_gloss_map = spec_gloss
             .as_ref()
             .and_then(|s| s.specular_glossiness_texture());
+        // The base colour texture's UV set and KHR_texture_transform are
+        // baked into the UVs (parts.rs), which every map is drawn with: a
+        // map that reads another set, or is moved another way, is named.
+        let moved = |t: &gltf::texture::Info| {
+            t.texture_transform()
+                .map(|t| (t.offset(), t.rotation(), t.scale()))
+        };
+        let set_of = |t: &gltf::texture::Info| {
+            t.texture_transform()
+                .and_then(|x| x.tex_coord())
+                .unwrap_or(t.tex_coord())
+        };
+        let base = base_color_texture(&m);
+        let base_set = base.as_ref().map_or(0, set_of);
+        let base_moved = base.as_ref().and_then(moved);
+        let name = m.name().unwrap_or("");
+        let other_set = |what: &str, set: u32| {
+            (set != base_set).then(|| format!(
+                "material {name:?}: its {what} reads UV set {set}, the base colour's {base_set}, which all its maps are drawn with"
+            ))
+        };
+        if let Some(n) = m.normal_texture() {
+            warnings.extend(other_set("normal map", n.tex_coord()));
+        }
+        for (what, t) in [
+            ("emission map", m.emissive_texture()),
+            ("specular-glossiness map", spec_gloss_map.clone()),
+        ] {
+            let Some(t) = t else { continue };
+            warnings.extend(other_set(what, set_of(&t)));
+            if moved(&t).is_some_and(|x| Some(x) != base_moved) {
+                warnings.push(format!(
+                    "material {name:?}: its {what}'s texture transform differs from the base colour's, which all its maps are drawn with"
+                ));
+            }
+        }
         let (texture, normal, emission, spec_gloss_map) = {
             let mut image = |t: gltf::Texture| {
                 let i = texture_image(doc, &t, warnings)?;
