@@ -8,7 +8,6 @@ pub mod resolver;
 
 use crate::formats::ptf::Texels;
 use crate::formats::{self, Format, m3d, p3m, papa, ptf};
-use crate::scene::companions::Companions;
 use crate::scene::{self, Scene, SourceInfo};
 use glam::{Vec2, Vec3};
 use resolver::DiskResolver;
@@ -244,7 +243,7 @@ fn load_bytes_inner(
             })
         }
         Some(Format::Ptf) => {
-            let mut t = ptf::decode_with(bytes, companions.texels()).map_err(decode_err)?;
+            let mut t = ptf::decode_with(bytes, companions.budget().next()).map_err(decode_err)?;
             let mut source = source;
             source.format = "PTF".into();
             source
@@ -295,7 +294,7 @@ fn load_bytes_inner(
                     .push(("texture".into(), tex.format.clone().into()));
                 // The texture viewer's levels, largest first, as long as
                 // they fit what the budget has left (none for headers only).
-                let mut left = companions.texels().budget() as u64;
+                let mut left = companions.budget().next().budget() as u64;
                 let mut fits = |l: usize| {
                     let n = ((t.width as u64 >> l).max(1)) * ((t.height as u64 >> l).max(1)) * 4;
                     let ok = n <= left;

@@ -169,20 +169,11 @@ pub fn decode_texels<T>(
 /// The resolver converters receive, with the limits of this load.
 pub trait Companions {
     /// This load's texel budget, which every texture decoded takes from
-    /// (through [`decode_texels`]). None: each texture may take the
+    /// through [`decode_texels`] (the one way converters decode texels, so
+    /// that none is left uncounted). None: each texture may take the
     /// default budget, and nothing is counted (tests, [`NoCompanions`]).
     fn texel_budget(&self) -> Option<&TexelBudget> {
         None
-    }
-
-    /// How the next texture is decoded: within what the budget has left
-    /// (textures that need more are decoded smaller where the format
-    /// allows, else refused), or their headers only (sizes and formats, no
-    /// texels). Decoders of one texture go through [`decode_texels`],
-    /// which also spends what they took.
-    fn texels(&self) -> Texels {
-        self.texel_budget()
-            .map_or(Texels::Within(DEFAULT_TEXEL_BUDGET), TexelBudget::next)
     }
 
     /// Finds and reads one companion file.

@@ -267,7 +267,7 @@ pub(super) fn materials(
                 ));
             }
         }
-        let (texture, normal, emission, spec_gloss_map) = {
+        let (texture, normal, emission, spec_gloss_tex) = {
             let mut image = |t: gltf::Texture| {
                 let i = texture_image(doc, &t, warnings)?;
                 textures.image(doc, i, buffers, companions, warnings)
@@ -296,7 +296,7 @@ pub(super) fn materials(
             maps.glossiness = Some(s.glossiness_factor().clamp(0.0, 1.0));
             // The map's RGB and A multiply the factors; the shader makes
             // the exponent from their product per texel.
-            if let Some(t) = spec_gloss_map {
+            if let Some(t) = spec_gloss_tex {
                 maps.material = Some((t, MaterialMap::SpecularGlossiness));
             }
         }
