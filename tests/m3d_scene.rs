@@ -1885,6 +1885,23 @@ fn voxel_runs_read_as_the_spec_lays_them_out() {
         &[0x01, 0x34, 0x12, 0xFE, 0xFF, 0x80, 0xFF, 0xFF],
     );
     assert_eq!(data, [0x1234, 0xFFFE, 0xFFFF]);
+
+    // A literal run of three one-byte voxels with one byte left in the
+    // chunk: the error names the voxels and where they start. The file's
+    // 8-byte header, HEAD (8 + 4 + 4 + 7 bytes), VOXD's own 8, then the
+    // block's 9 bytes (name, position, size, uncertainty, group) and the
+    // record byte: the voxels start at 8 + 23 + 8 + 9 + 1 = 49 = 0x31.
+    let types: u32 = 2 | 3 << 8 | 3 << 10 | 3 << 14 | 3 << 16 | 3 << 18 | 3 << 20;
+    let mut head = 1.0f32.to_le_bytes().to_vec();
+    head.extend(types.to_le_bytes());
+    head.extend(b"vox\0\0\0\0");
+    let mut payload = chunk(b"HEAD", &head);
+    payload.extend(chunk(b"VOXD", &[0, 0, 0, 0, 4, 1, 1, 0, 0, 0x02, 7]));
+    let e = m3d::decode(&plain_m3d(payload)).unwrap_err().to_string();
+    assert!(
+        e.contains("voxel") && e.contains("offset 0x31 needs 3 bytes"),
+        "{e}"
+    );
 }
 
 /// A voxel block whose run-length data ends before its size does holds

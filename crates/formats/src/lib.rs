@@ -279,7 +279,7 @@ impl<'a> Reader<'a> {
     // a load, and the error path stays out of the decoders' hot loops.
     #[cold]
     #[inline(never)]
-    fn truncated(&self, field: &str, needed: usize) -> DecodeError {
+    pub(crate) fn truncated(&self, field: &str, needed: usize) -> DecodeError {
         DecodeError {
             offset: self.pos as u64,
             field: self.name(field),

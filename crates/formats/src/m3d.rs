@@ -1787,24 +1787,33 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                     // read as one slice, a repeat run filled at once.
                     let width = vp as usize;
                     let voxel = |b: &[u8]| index_at(b, 0, vp) as u16;
-                    while r.pos() < body.end && data.len() < count {
-                        let n = r.u8("RLE record")?;
+                    // The records read from the rest of the chunk in one
+                    // loop (a `Reader` call a record was a third of
+                    // lantea.m3d's decode); `r` ends where the chunk does.
+                    let rest = r.peek_rest();
+                    let mut i = 0;
+                    while let Some(&n) = rest.get(i)
+                        && data.len() < count
+                    {
                         let run = (n & 0x7F) as usize + 1;
                         let k = run.min(count - data.len());
+                        let need = if n & 0x80 != 0 { width } else { run * width };
+                        let Some(b) = rest.get(i + 1..i + 1 + need) else {
+                            // As `r` would have said, from the record's end.
+                            r.bytes(i + 1, "RLE record")?;
+                            return Err(r.truncated("voxel", need));
+                        };
+                        i += 1 + need;
                         if n & 0x80 != 0 {
-                            let v = voxel(r.bytes(width, "voxel")?);
-                            data.resize(data.len() + k, v);
+                            let v = voxel(b);
+                            data.extend(std::iter::repeat_n(v, k));
                         } else if width == 0 {
-                            data.resize(data.len() + k, VOXEL_UNSET);
+                            data.extend(std::iter::repeat_n(VOXEL_UNSET, k));
                         } else {
-                            let b = r.bytes(run * width, "voxel")?;
-                            let at = data.len();
-                            data.resize(at + k, VOXEL_UNSET);
-                            for (d, b) in data[at..].iter_mut().zip(b.chunks_exact(width)) {
-                                *d = voxel(b);
-                            }
+                            data.extend(b.chunks_exact(width).take(k).map(voxel));
                         }
                     }
+                    r.bytes(i, "RLE record")?;
                     m.voxel_blocks.push(VoxelBlock {
                         name,
                         pos: [v[0] as i32, v[1] as i32, v[2] as i32],
