@@ -1658,6 +1658,37 @@ fn voxel_faces_are_unit_squares_sharing_every_corner() {
     }
 }
 
+/// The voxel meshes are made on as many threads as their cells and faces
+/// are worth (lantea.m3d's on up to three): the scene is the same on one
+/// thread as on four, part for part, vertex for vertex, in the same order.
+#[test]
+fn voxel_meshes_are_the_same_on_any_number_of_threads() {
+    let on = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| load("lantea.m3d"))
+    };
+    let (one, four) = (on(1), on(4));
+    assert_eq!(one.meshes.len(), 23);
+    assert_eq!(one.meshes.len(), four.meshes.len());
+    for (a, b) in one.meshes.iter().zip(&four.meshes) {
+        assert_eq!(a.name, b.name);
+        assert_eq!(a.material, b.material, "{}", a.name);
+        assert_eq!(a.positions, b.positions, "{}", a.name);
+        assert_eq!(a.normals, b.normals, "{}", a.name);
+        assert_eq!(a.uvs, b.uvs, "{}", a.name);
+        assert_eq!(a.indices, b.indices, "{}", a.name);
+        assert_eq!(a.facing, b.facing, "{}", a.name);
+        assert_eq!(a.closed, b.closed, "{}", a.name);
+    }
+    assert_eq!(
+        format!("{:?}", one.materials),
+        format!("{:?}", four.materials)
+    );
+}
+
 /// The voxel meshes' runs by facing (`Mesh::facing`), checked against the
 /// triangles themselves: the runs follow each other over every index; each
 /// triangle of a run faces the run's way (its normal by the right-hand

@@ -11,6 +11,7 @@ use super::companions::{Companions, Found, Lookup};
 use super::*;
 use crate::formats::m3d::{self, M3d, NONE, PropValue, VOXEL_CLEAR, VOXEL_UNSET};
 use glam::Quat;
+use rayon::prelude::*;
 use std::collections::HashMap;
 
 /// sRGB RGBA bytes of an M3D colour (red in the low byte).
@@ -120,20 +121,34 @@ const TABLE_AFTER: usize = 16;
 pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scene {
     let mut warnings = m.warnings.clone();
 
-    // Textures: every map property, by name, once.
+    // Textures: every map property, by name, once. The meshes, which need
+    // none, are made meanwhile on another thread (viper.m3d's PNG takes
+    // about as long as its payload's inflating); without textures, here
+    // after.
     let mut textures: Vec<Texture> = Vec::new();
     let mut texture_of: HashMap<String, usize> = HashMap::new();
-    for mat in &m.materials {
-        for p in &mat.props {
-            if let PropValue::Map(name) = &p.value
-                && !name.is_empty()
-                && !texture_of.contains_key(name)
-            {
-                texture_of.insert(name.clone(), textures.len());
-                textures.push(load_texture(m, name, companions, &mut warnings));
+    let maps = m.materials.iter().any(|mat| {
+        mat.props
+            .iter()
+            .any(|p| matches!(&p.value, PropValue::Map(name) if !name.is_empty()))
+    });
+    let mut geometry = None;
+    rayon::in_place_scope(|scope| {
+        if maps && threads() > 1 {
+            scope.spawn(|_| geometry = Some(geometry_of(m)));
+        }
+        for mat in &m.materials {
+            for p in &mat.props {
+                if let PropValue::Map(name) = &p.value
+                    && !name.is_empty()
+                    && !texture_of.contains_key(name)
+                {
+                    texture_of.insert(name.clone(), textures.len());
+                    textures.push(load_texture(m, name, companions, &mut warnings));
+                }
             }
         }
-    }
+    });
 
     // Normal and bump maps are data, sampled as stored.
     for mat in &m.materials {
@@ -269,293 +284,21 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         ..Material::default()
     });
 
-    // Smooth normals per VRTS vertex for faces that store none (as m3d.h:
-    // the average of the unit normals of the faces around it).
-    // Files that store a normal at every corner skip this (one scan of the
-    // normal column), and triangle lists are walked three corners at a time.
-    let corner_vertex = m.faces.vertices();
-    let normal_col = m.faces.normal_column();
-    let mut need = false;
-    // Summed in 16-byte SIMD vectors (the sums are read-modify-writes of
-    // neighbouring faces' shared vertices), kept normalised in 12 bytes:
-    // alive while the scene's lists are filled, at the load's peak heap
-    // (kept in 16, they were 80 MB of the 645 MB peak of the scaling
-    // bench's 10M-triangle file, which stores no normals).
-    let mut generated: Vec<Vec3> = Vec::new();
-    if normal_col.is_none_or(|n| n.contains(&NONE)) {
-        let mut sums = vec![glam::Vec3A::ZERO; m.vertices.len()];
-        let mut add = |ids: &[u32]| {
-            let v = |i: usize| {
-                glam::Vec3A::from_vec4(glam::Vec4::from(m.vertices[ids[i] as usize].pos))
-            };
-            for k in 1..ids.len() - 1 {
-                let n = (v(k) - v(0)).cross(v(k + 1) - v(0)).normalize_or_zero();
-                for i in [0, k, k + 1] {
-                    sums[ids[i] as usize] += n;
-                }
-            }
-        };
-        if m.faces.all_triangles() && normal_col.is_none() {
-            // No normals stored at all (WusonBlitz): every triangle.
-            need = !corner_vertex.is_empty();
-            let at = |i: u32| glam::Vec3A::from_vec4(glam::Vec4::from(m.vertices[i as usize].pos));
-            for t in corner_vertex.chunks_exact(3) {
-                let [a, b, c] = [t[0], t[1], t[2]];
-                let o = at(a);
-                let n = (at(b) - o).cross(at(c) - o).normalize_or_zero();
-                sums[a as usize] += n;
-                sums[b as usize] += n;
-                sums[c as usize] += n;
-            }
-        } else if m.faces.all_triangles() {
-            for (f, ids) in corner_vertex.chunks_exact(3).enumerate() {
-                if normal_col.is_none_or(|n| n[3 * f..3 * f + 3].contains(&NONE)) {
-                    need = true;
-                    add(ids);
-                }
-            }
-        } else {
-            for f in m.faces.iter() {
-                let c = f.corners();
-                if c.len() >= 3 && (0..c.len()).any(|j| f.point(j).normal().is_none()) {
-                    need = true;
-                    add(&corner_vertex[c]);
-                }
-            }
-        }
-        if need {
-            generated = sums
-                .iter()
-                .map(|n| n.normalize_or(glam::Vec3A::Y).into())
-                .collect();
-        }
-    }
-
-    // Skins: up to 4 influences (the largest, ties in file order), weights
-    // renormalised; worked out once per skin record.
-    let skin_table: Vec<([u16; 4], [u16; 4])> = m
-        .skins
-        .iter()
-        .map(|s| {
-            // The four largest, ties in file order (a record holds at
-            // most 8; the decoder keeps no zero weight).
-            let mut slots = [(0u16, 0u16); 4];
-            for (b, wt) in s.influences() {
-                insert_influence(&mut slots, b as u16, wt as u16);
-            }
-            (slots.map(|x| x.0), share_weights(slots.map(|x| x.1)))
-        })
-        .collect();
-    let skin_of = |v: &m3d::Vertex| skin_table.get(v.skin as usize).copied();
-    let skinned = !m.bones.is_empty() && !m.skins.is_empty();
-
-    // Polygon meshes: one per material in order of first use, vertices
-    // shared per (vertex, uv, normal) triple. A first pass over the face
-    // starts counts each mesh's corners and triangles, so every output list
-    // is allocated once.
-    let has_colors = m.types.ci != 0;
-    let faces = &m.faces;
-    let mut groups: Vec<(Option<u32>, MeshBuilder)> = Vec::new();
-    // Past a few groups, a material's group is found through a table (a
-    // file may switch among thousands of materials face by face): material
-    // + 1 (0: none) -> group + 1 (0: none yet).
-    let mut table: Vec<u32> = Vec::new();
-    let mut group_of = |material: Option<u32>, groups: &mut Vec<(Option<u32>, MeshBuilder)>| {
-        let slot = material.map_or(0, |i| i as usize + 1);
-        let found = if table.is_empty() {
-            groups.iter().position(|(mat, _)| *mat == material)
-        } else {
-            table[slot].checked_sub(1).map(|g| g as usize)
-        };
-        match found {
-            Some(i) => i,
-            None => {
-                // A material's diffuse colour (Kd) replaces vertex colours;
-                // a material without Kd keeps them (the spec: "if defined,
-                // overrides color index in vertex").
-                let has_kd = material.is_some_and(|i| m.materials[i as usize].prop(0).is_some());
-                groups.push((
-                    material,
-                    MeshBuilder {
-                        colored: has_colors && !has_kd,
-                        ..MeshBuilder::default()
-                    },
-                ));
-                if table.is_empty() && groups.len() > TABLE_AFTER {
-                    table = vec![0; m.materials.len() + 1];
-                    for (g, (mat, _)) in groups.iter().enumerate() {
-                        table[mat.map_or(0, |i| i as usize + 1)] = g as u32 + 1;
-                    }
-                } else if !table.is_empty() {
-                    table[slot] = groups.len() as u32;
-                }
-                groups.len() - 1
-            }
-        }
-    };
-    let mut skipped = 0usize;
-    // Triangle lists (every real file but polygon exports) are counted per
-    // material run and welded straight from the face columns.
-    let triangles = faces.all_triangles();
-    for (run, material) in faces.material_runs() {
-        let gi = group_of(material, &mut groups);
-        if triangles {
-            groups[gi].1.triangles += run.len();
-        }
-    }
-    if !triangles {
-        let mut last: Option<(Option<u32>, usize)> = None;
-        for f in faces.iter() {
-            if f.len() < 3 {
-                skipped += 1;
-                continue;
-            }
-            let gi = match last {
-                Some((mat, g)) if mat == f.material => g,
-                _ => group_of(f.material, &mut groups),
-            };
-            last = Some((f.material, gi));
-            groups[gi].1.triangles += f.len() - 2;
-        }
-    }
-    for (_, b) in &mut groups {
-        b.indices.reserve_exact(3 * b.triangles);
-        // Most corners share their vertex: a guess, grown past if need be.
-        b.made.reserve(m.vertices.len().min(3 * b.triangles));
-    }
-    let mut welder = Welder {
-        m,
-        generated: &generated,
-        skin_table: &skin_table,
-        skinned,
-        first: vec![(u32::MAX, 0); m.vertices.len()],
-        // Keys only where corners carry UV or normal indices (else every
-        // key is (NONE, NONE)): 8 bytes a vertex fewer for plain meshes.
-        first_key: if faces.has_uvs() || faces.has_normals() {
-            vec![(NONE, NONE); m.vertices.len()]
-        } else {
-            Vec::new()
-        },
-        chain: Vec::new(),
-        others: Vec::new(),
-    };
-    let (vertex_col, uv_col) = (faces.vertices(), faces.uv_column());
-    let corner = |c: usize| {
-        (
-            vertex_col[c],
-            uv_col.map_or(NONE, |u| u[c]),
-            normal_col.map_or(NONE, |n| n[c]),
-        )
-    };
-    if triangles {
-        for (run, material) in faces.material_runs() {
-            let gi = group_of(material, &mut groups);
-            let b = &mut groups[gi].1;
-            // By value in the closures below (captured by reference, it
-            // was loaded again for every corner).
-            let g = gi as u32;
-            let corners = 3 * run.start..3 * run.end;
-            // The index list apart from the builder, so its length stays in
-            // a register while vertices are made.
-            let mut indices = std::mem::take(&mut b.indices);
-            let vertices = &vertex_col[corners.clone()];
-            match (uv_col, normal_col) {
-                (None, None) => indices.extend(
-                    vertices
-                        .iter()
-                        .map(|&v| welder.index(b, g, (v, NONE, NONE))),
-                ),
-                (Some(uv), None) => indices.extend(
-                    vertices
-                        .iter()
-                        .zip(&uv[corners])
-                        .map(|(&v, &t)| welder.index(b, g, (v, t, NONE))),
-                ),
-                (Some(uv), Some(n)) => indices.extend(
-                    vertices
-                        .iter()
-                        .zip(&uv[corners.clone()])
-                        .zip(&n[corners])
-                        .map(|((&v, &t), &n)| welder.index(b, g, (v, t, n))),
-                ),
-                (None, Some(n)) => indices.extend(
-                    vertices
-                        .iter()
-                        .zip(&n[corners])
-                        .map(|(&v, &n)| welder.index(b, g, (v, NONE, n))),
-                ),
-            }
-            b.indices = indices;
-        }
-    } else {
-        let mut last: Option<(Option<u32>, usize)> = None;
-        for f in faces.iter() {
-            let cs = f.corners();
-            if cs.len() < 3 {
-                continue;
-            }
-            let gi = match last {
-                Some((mat, g)) if mat == f.material => g,
-                _ => group_of(f.material, &mut groups),
-            };
-            last = Some((f.material, gi));
-            let b = &mut groups[gi].1;
-            // Fan triangulation (the polygons are convex in practice), each
-            // triangle written as soon as its corners are known.
-            let i0 = welder.index(b, gi as u32, corner(cs.start));
-            let mut prev = welder.index(b, gi as u32, corner(cs.start + 1));
-            for c in cs.start + 2..cs.end {
-                let i = welder.index(b, gi as u32, corner(c));
-                b.indices.extend_from_slice(&[i0, prev, i]);
-                prev = i;
-            }
-        }
-    }
-    welder.fill(&mut groups);
+    let Geometry {
+        meshes,
+        voxel_materials,
+        skipped,
+    } = geometry.unwrap_or_else(|| geometry_of(m));
     if skipped > 0 {
         warnings.push(format!(
             "{skipped} faces with fewer than 3 points (points, lines) are not drawn"
         ));
     }
-    let mut meshes: Vec<Mesh> = groups
-        .into_iter()
-        .map(|(mat, b)| {
-            let material = mat.map_or(plain, |i| i as usize);
-            let colors = b.colored.then_some(b.colors);
-            Mesh {
-                primitive: Default::default(),
-                closed: false,
-                facing: Vec::new(),
-                tangents: None,
-                extra_uvs: Vec::new(),
-                name: mat.map_or("(no material)".into(), |i| {
-                    m.materials[i as usize].name.clone()
-                }),
-                positions: b.positions,
-                normals: b.normals,
-                uvs: b.uvs,
-                colors,
-                indices: b.indices,
-                material: Some(material),
-                visible: true,
-                has_file_normals: !need,
-                has_file_uvs: b.has_uv,
-                skin: skinned.then_some(Skin {
-                    joints: b.joints,
-                    weights: b.weights,
-                }),
-                material_overrides: Vec::new(),
-            }
-        })
-        .collect();
-
-    // Voxels.
-    let before = materials.len();
-    let voxel_meshes = voxel_meshes(m, &mut materials, skinned.then_some(&skin_of));
-    added
-        .materials
-        .extend((before..materials.len()).map(|i| (i, "from a voxel type's colour".into())));
-    meshes.extend(voxel_meshes);
+    added.materials.extend(
+        (materials.len()..materials.len() + voxel_materials.len())
+            .map(|i| (i, "from a voxel type's colour".into())),
+    );
+    materials.extend(voxel_materials);
 
     // Skeleton: bind pose from positions and quaternions as stored.
     let bind: Vec<BoneState> = m
@@ -973,6 +716,310 @@ impl Welder<'_> {
     }
 }
 
+/// An M3D's meshes ([`geometry_of`]): its faces' one a material, then its
+/// voxel types', with the materials the voxel types add (after the file's
+/// and the one for faces without a material), and how many faces were
+/// skipped for having fewer than 3 points.
+struct Geometry {
+    meshes: Vec<Mesh>,
+    voxel_materials: Vec<Material>,
+    skipped: usize,
+}
+
+/// The meshes of `m`, from the file alone (no companions, no textures):
+/// made on a thread of their own while the textures decode.
+fn geometry_of(m: &M3d) -> Geometry {
+    // The file's materials, then the one for faces without a material.
+    let plain = m.materials.len();
+    // Smooth normals per VRTS vertex for faces that store none (as m3d.h:
+    // the average of the unit normals of the faces around it).
+    // Files that store a normal at every corner skip this (one scan of the
+    // normal column), and triangle lists are walked three corners at a time.
+    let corner_vertex = m.faces.vertices();
+    let normal_col = m.faces.normal_column();
+    let mut need = false;
+    // Summed in 16-byte SIMD vectors (the sums are read-modify-writes of
+    // neighbouring faces' shared vertices), kept normalised in 12 bytes:
+    // alive while the scene's lists are filled, at the load's peak heap
+    // (kept in 16, they were 80 MB of the 645 MB peak of the scaling
+    // bench's 10M-triangle file, which stores no normals).
+    let mut generated: Vec<Vec3> = Vec::new();
+    if normal_col.is_none_or(|n| n.contains(&NONE)) {
+        let mut sums = vec![glam::Vec3A::ZERO; m.vertices.len()];
+        let mut add = |ids: &[u32]| {
+            let v = |i: usize| {
+                glam::Vec3A::from_vec4(glam::Vec4::from(m.vertices[ids[i] as usize].pos))
+            };
+            for k in 1..ids.len() - 1 {
+                let n = (v(k) - v(0)).cross(v(k + 1) - v(0)).normalize_or_zero();
+                for i in [0, k, k + 1] {
+                    sums[ids[i] as usize] += n;
+                }
+            }
+        };
+        if m.faces.all_triangles() && normal_col.is_none() {
+            // No normals stored at all (WusonBlitz): every triangle.
+            need = !corner_vertex.is_empty();
+            let at = |i: u32| glam::Vec3A::from_vec4(glam::Vec4::from(m.vertices[i as usize].pos));
+            for t in corner_vertex.chunks_exact(3) {
+                let [a, b, c] = [t[0], t[1], t[2]];
+                let o = at(a);
+                let n = (at(b) - o).cross(at(c) - o).normalize_or_zero();
+                sums[a as usize] += n;
+                sums[b as usize] += n;
+                sums[c as usize] += n;
+            }
+        } else if m.faces.all_triangles() {
+            for (f, ids) in corner_vertex.chunks_exact(3).enumerate() {
+                if normal_col.is_none_or(|n| n[3 * f..3 * f + 3].contains(&NONE)) {
+                    need = true;
+                    add(ids);
+                }
+            }
+        } else {
+            for f in m.faces.iter() {
+                let c = f.corners();
+                if c.len() >= 3 && (0..c.len()).any(|j| f.point(j).normal().is_none()) {
+                    need = true;
+                    add(&corner_vertex[c]);
+                }
+            }
+        }
+        if need {
+            generated = sums
+                .iter()
+                .map(|n| n.normalize_or(glam::Vec3A::Y).into())
+                .collect();
+        }
+    }
+
+    // Skins: up to 4 influences (the largest, ties in file order), weights
+    // renormalised; worked out once per skin record.
+    let skin_table: Vec<([u16; 4], [u16; 4])> = m
+        .skins
+        .iter()
+        .map(|s| {
+            // The four largest, ties in file order (a record holds at
+            // most 8; the decoder keeps no zero weight).
+            let mut slots = [(0u16, 0u16); 4];
+            for (b, wt) in s.influences() {
+                insert_influence(&mut slots, b as u16, wt as u16);
+            }
+            (slots.map(|x| x.0), share_weights(slots.map(|x| x.1)))
+        })
+        .collect();
+    let skin_of = |v: &m3d::Vertex| skin_table.get(v.skin as usize).copied();
+    let skinned = !m.bones.is_empty() && !m.skins.is_empty();
+
+    // Polygon meshes: one per material in order of first use, vertices
+    // shared per (vertex, uv, normal) triple. A first pass over the face
+    // starts counts each mesh's corners and triangles, so every output list
+    // is allocated once.
+    let has_colors = m.types.ci != 0;
+    let faces = &m.faces;
+    let mut groups: Vec<(Option<u32>, MeshBuilder)> = Vec::new();
+    // Past a few groups, a material's group is found through a table (a
+    // file may switch among thousands of materials face by face): material
+    // + 1 (0: none) -> group + 1 (0: none yet).
+    let mut table: Vec<u32> = Vec::new();
+    let mut group_of = |material: Option<u32>, groups: &mut Vec<(Option<u32>, MeshBuilder)>| {
+        let slot = material.map_or(0, |i| i as usize + 1);
+        let found = if table.is_empty() {
+            groups.iter().position(|(mat, _)| *mat == material)
+        } else {
+            table[slot].checked_sub(1).map(|g| g as usize)
+        };
+        match found {
+            Some(i) => i,
+            None => {
+                // A material's diffuse colour (Kd) replaces vertex colours;
+                // a material without Kd keeps them (the spec: "if defined,
+                // overrides color index in vertex").
+                let has_kd = material.is_some_and(|i| m.materials[i as usize].prop(0).is_some());
+                groups.push((
+                    material,
+                    MeshBuilder {
+                        colored: has_colors && !has_kd,
+                        ..MeshBuilder::default()
+                    },
+                ));
+                if table.is_empty() && groups.len() > TABLE_AFTER {
+                    table = vec![0; m.materials.len() + 1];
+                    for (g, (mat, _)) in groups.iter().enumerate() {
+                        table[mat.map_or(0, |i| i as usize + 1)] = g as u32 + 1;
+                    }
+                } else if !table.is_empty() {
+                    table[slot] = groups.len() as u32;
+                }
+                groups.len() - 1
+            }
+        }
+    };
+    let mut skipped = 0usize;
+    // Triangle lists (every real file but polygon exports) are counted per
+    // material run and welded straight from the face columns.
+    let triangles = faces.all_triangles();
+    for (run, material) in faces.material_runs() {
+        let gi = group_of(material, &mut groups);
+        if triangles {
+            groups[gi].1.triangles += run.len();
+        }
+    }
+    if !triangles {
+        let mut last: Option<(Option<u32>, usize)> = None;
+        for f in faces.iter() {
+            if f.len() < 3 {
+                skipped += 1;
+                continue;
+            }
+            let gi = match last {
+                Some((mat, g)) if mat == f.material => g,
+                _ => group_of(f.material, &mut groups),
+            };
+            last = Some((f.material, gi));
+            groups[gi].1.triangles += f.len() - 2;
+        }
+    }
+    for (_, b) in &mut groups {
+        b.indices.reserve_exact(3 * b.triangles);
+        // Most corners share their vertex: a guess, grown past if need be.
+        b.made.reserve(m.vertices.len().min(3 * b.triangles));
+    }
+    let mut welder = Welder {
+        m,
+        generated: &generated,
+        skin_table: &skin_table,
+        skinned,
+        first: vec![(u32::MAX, 0); m.vertices.len()],
+        // Keys only where corners carry UV or normal indices (else every
+        // key is (NONE, NONE)): 8 bytes a vertex fewer for plain meshes.
+        first_key: if faces.has_uvs() || faces.has_normals() {
+            vec![(NONE, NONE); m.vertices.len()]
+        } else {
+            Vec::new()
+        },
+        chain: Vec::new(),
+        others: Vec::new(),
+    };
+    let (vertex_col, uv_col) = (faces.vertices(), faces.uv_column());
+    let corner = |c: usize| {
+        (
+            vertex_col[c],
+            uv_col.map_or(NONE, |u| u[c]),
+            normal_col.map_or(NONE, |n| n[c]),
+        )
+    };
+    if triangles {
+        for (run, material) in faces.material_runs() {
+            let gi = group_of(material, &mut groups);
+            let b = &mut groups[gi].1;
+            // By value in the closures below (captured by reference, it
+            // was loaded again for every corner).
+            let g = gi as u32;
+            let corners = 3 * run.start..3 * run.end;
+            // The index list apart from the builder, so its length stays in
+            // a register while vertices are made.
+            let mut indices = std::mem::take(&mut b.indices);
+            let vertices = &vertex_col[corners.clone()];
+            match (uv_col, normal_col) {
+                (None, None) => indices.extend(
+                    vertices
+                        .iter()
+                        .map(|&v| welder.index(b, g, (v, NONE, NONE))),
+                ),
+                (Some(uv), None) => indices.extend(
+                    vertices
+                        .iter()
+                        .zip(&uv[corners])
+                        .map(|(&v, &t)| welder.index(b, g, (v, t, NONE))),
+                ),
+                (Some(uv), Some(n)) => indices.extend(
+                    vertices
+                        .iter()
+                        .zip(&uv[corners.clone()])
+                        .zip(&n[corners])
+                        .map(|((&v, &t), &n)| welder.index(b, g, (v, t, n))),
+                ),
+                (None, Some(n)) => indices.extend(
+                    vertices
+                        .iter()
+                        .zip(&n[corners])
+                        .map(|(&v, &n)| welder.index(b, g, (v, NONE, n))),
+                ),
+            }
+            b.indices = indices;
+        }
+    } else {
+        let mut last: Option<(Option<u32>, usize)> = None;
+        for f in faces.iter() {
+            let cs = f.corners();
+            if cs.len() < 3 {
+                continue;
+            }
+            let gi = match last {
+                Some((mat, g)) if mat == f.material => g,
+                _ => group_of(f.material, &mut groups),
+            };
+            last = Some((f.material, gi));
+            let b = &mut groups[gi].1;
+            // Fan triangulation (the polygons are convex in practice), each
+            // triangle written as soon as its corners are known.
+            let i0 = welder.index(b, gi as u32, corner(cs.start));
+            let mut prev = welder.index(b, gi as u32, corner(cs.start + 1));
+            for c in cs.start + 2..cs.end {
+                let i = welder.index(b, gi as u32, corner(c));
+                b.indices.extend_from_slice(&[i0, prev, i]);
+                prev = i;
+            }
+        }
+    }
+    welder.fill(&mut groups);
+    let mut meshes: Vec<Mesh> = groups
+        .into_iter()
+        .map(|(mat, b)| {
+            let material = mat.map_or(plain, |i| i as usize);
+            let colors = b.colored.then_some(b.colors);
+            Mesh {
+                primitive: Default::default(),
+                closed: false,
+                facing: Vec::new(),
+                tangents: None,
+                extra_uvs: Vec::new(),
+                name: mat.map_or("(no material)".into(), |i| {
+                    m.materials[i as usize].name.clone()
+                }),
+                positions: b.positions,
+                normals: b.normals,
+                uvs: b.uvs,
+                colors,
+                indices: b.indices,
+                material: Some(material),
+                visible: true,
+                has_file_normals: !need,
+                has_file_uvs: b.has_uv,
+                skin: skinned.then_some(Skin {
+                    joints: b.joints,
+                    weights: b.weights,
+                }),
+                material_overrides: Vec::new(),
+            }
+        })
+        .collect();
+
+    // Voxels.
+    let mut voxel_materials = Vec::new();
+    meshes.extend(voxel_meshes(
+        m,
+        (plain + 1, &mut voxel_materials),
+        skinned.then_some(&skin_of),
+    ));
+    Geometry {
+        meshes,
+        voxel_materials,
+        skipped,
+    }
+}
+
 /// The merged voxels: a dense array over the blocks' bounding box when it
 /// is not much bigger than the blocks themselves (one array read per
 /// neighbour test), else a hash map (far-apart blocks).
@@ -1072,73 +1119,148 @@ impl VoxelGrid {
 
     /// The solid cells with an open side (bit `f` of the mask set where the
     /// neighbour across `VOXEL_FACES[f]` is not solid), listed per type in
-    /// (y, z, x) order; and the types of all solid cells, hidden ones too,
-    /// in order of first appearance.
-    fn open_cells(&self, ntypes: usize) -> (Vec<u16>, Vec<Vec<OpenCell>>) {
-        let mut first_seen = Vec::new();
-        let mut seen = vec![false; ntypes];
-        let mut by_type: Vec<Vec<OpenCell>> = (0..ntypes).map(|_| Vec::new()).collect();
-        let mut add = |kind: u16, at: [i64; 3], open: u8| {
-            if !seen[kind as usize] {
-                seen[kind as usize] = true;
-                first_seen.push(kind);
-            }
-            if open != 0 {
-                by_type[kind as usize].push(OpenCell { at, open });
-            }
-        };
+    /// (y, z, x) order, in runs of layers of y (a type's cells are the runs'
+    /// lists one after the other); and the types of all solid cells, hidden
+    /// ones too, in order of first appearance. A dense grid's runs of layers
+    /// are scanned on as many threads as its cells are worth.
+    fn open_cells(&self, ntypes: usize) -> OpenCells {
         match self {
             VoxelGrid::Dense { lo, size, cells } => {
                 let [sx, sy, sz] = *size;
-                let (layer, row) = (sz * sx, sx);
-                let solid = |i: usize| (cells[i] != Self::EMPTY) as u8;
-                // The border is empty: rows 1..=s-2 of each axis hold the box.
-                for y in 1..sy.saturating_sub(1) {
-                    for z in 1..sz.saturating_sub(1) {
-                        let start = (y * sz + z) * sx;
-                        // Most cells are empty: 16 at a time are skipped
-                        // when none is solid (EMPTY is all ones, so an OR
-                        // of the complements is 0), a test the compiler
-                        // makes with vector instructions.
-                        for (c, chunk) in cells[start..start + sx].chunks(16).enumerate() {
-                            if chunk.iter().fold(0u16, |a, &v| a | !v) == 0 {
-                                continue;
-                            }
-                            for (k, &kind) in chunk.iter().enumerate() {
-                                if kind == Self::EMPTY {
-                                    continue;
-                                }
-                                let x = c * 16 + k;
-                                let i = start + x;
-                                // Bit f set where side f's neighbour is solid.
-                                let closed = solid(i - 1)
-                                    | solid(i + 1) << 1
-                                    | solid(i - layer) << 2
-                                    | solid(i + layer) << 3
-                                    | solid(i - row) << 4
-                                    | solid(i + row) << 5;
-                                let at = [x, y, z].map(|v| v as i64 - 1);
-                                add(
-                                    kind,
-                                    [lo[0] + at[0], lo[1] + at[1], lo[2] + at[2]],
-                                    !closed & 0x3F,
-                                );
-                            }
+                // The border is empty: layers 1..=sy-2 hold the box.
+                let layers = sy.saturating_sub(2);
+                let runs = (sx * sy * sz / VOXEL_CELLS_A_THREAD)
+                    .clamp(1, threads())
+                    .min(layers.max(1));
+                let scan = |r: usize| {
+                    let y = 1 + layers * r / runs..1 + layers * (r + 1) / runs;
+                    Self::scan_dense(*lo, *size, cells, y, ntypes)
+                };
+                let slabs: Vec<OpenCells> = if runs == 1 {
+                    vec![scan(0)]
+                } else {
+                    (0..runs).into_par_iter().map(scan).collect()
+                };
+                let mut slabs = slabs.into_iter();
+                let mut all = slabs.next().unwrap_or_else(|| OpenCells::new(ntypes));
+                let mut seen = vec![false; ntypes];
+                for &t in &all.first_seen {
+                    seen[t as usize] = true;
+                }
+                for slab in slabs {
+                    for t in slab.first_seen {
+                        if !std::mem::replace(&mut seen[t as usize], true) {
+                            all.first_seen.push(t);
+                        }
+                    }
+                    for (runs, more) in all.by_type.iter_mut().zip(slab.by_type) {
+                        runs.extend(more);
+                    }
+                }
+                all
+            }
+            VoxelGrid::Sparse(map) => {
+                let mut out = OpenCells::new(ntypes);
+                let mut seen = vec![false; ntypes];
+                let mut cells: Vec<([i64; 3], u16)> = map.iter().map(|(&c, &k)| (c, k)).collect();
+                cells.sort_unstable_by_key(|(c, _)| [c[1], c[2], c[0]]);
+                let mut by_type: Vec<Vec<OpenCell>> = (0..ntypes).map(|_| Vec::new()).collect();
+                for (c, kind) in cells {
+                    if !std::mem::replace(&mut seen[kind as usize], true) {
+                        out.first_seen.push(kind);
+                    }
+                    let closed = VOXEL_FACES
+                        .map(|(n, _)| map.contains_key(&[0, 1, 2].map(|a| c[a] + n[a] as i64)));
+                    let open = open_mask(closed);
+                    if open != 0 {
+                        by_type[kind as usize].push(OpenCell { at: c, open });
+                    }
+                }
+                for (runs, cells) in out.by_type.iter_mut().zip(by_type) {
+                    runs.push(cells);
+                }
+                out
+            }
+        }
+    }
+
+    /// [`VoxelGrid::open_cells`] of a dense grid's layers `y` (in the
+    /// padded grid's numbering): one run a type.
+    fn scan_dense(
+        lo: [i64; 3],
+        [sx, _, sz]: [usize; 3],
+        cells: &[u16],
+        y: std::ops::Range<usize>,
+        ntypes: usize,
+    ) -> OpenCells {
+        let mut first_seen = Vec::new();
+        let mut seen = vec![false; ntypes];
+        let mut by_type: Vec<Vec<OpenCell>> = (0..ntypes).map(|_| Vec::new()).collect();
+        let (layer, row) = (sz * sx, sx);
+        let solid = |i: usize| (cells[i] != Self::EMPTY) as u8;
+        for y in y {
+            for z in 1..sz.saturating_sub(1) {
+                let start = (y * sz + z) * sx;
+                // Most cells are empty: 16 at a time are skipped when none
+                // is solid (EMPTY is all ones, so an OR of the complements
+                // is 0), a test the compiler makes with vector instructions.
+                for (c, chunk) in cells[start..start + sx].chunks(16).enumerate() {
+                    if chunk.iter().fold(0u16, |a, &v| a | !v) == 0 {
+                        continue;
+                    }
+                    for (k, &kind) in chunk.iter().enumerate() {
+                        if kind == Self::EMPTY {
+                            continue;
+                        }
+                        if !std::mem::replace(&mut seen[kind as usize], true) {
+                            first_seen.push(kind);
+                        }
+                        let x = c * 16 + k;
+                        let i = start + x;
+                        // Bit f set where side f's neighbour is solid.
+                        let closed = solid(i - 1)
+                            | solid(i + 1) << 1
+                            | solid(i - layer) << 2
+                            | solid(i + layer) << 3
+                            | solid(i - row) << 4
+                            | solid(i + row) << 5;
+                        if closed != 0x3F {
+                            let at = [x, y, z].map(|v| v as i64 - 1);
+                            by_type[kind as usize].push(OpenCell {
+                                at: [lo[0] + at[0], lo[1] + at[1], lo[2] + at[2]],
+                                open: !closed & 0x3F,
+                            });
                         }
                     }
                 }
             }
-            VoxelGrid::Sparse(map) => {
-                let mut cells: Vec<([i64; 3], u16)> = map.iter().map(|(&c, &k)| (c, k)).collect();
-                cells.sort_unstable_by_key(|(c, _)| [c[1], c[2], c[0]]);
-                for (c, kind) in cells {
-                    let closed = VOXEL_FACES
-                        .map(|(n, _)| map.contains_key(&[0, 1, 2].map(|a| c[a] + n[a] as i64)));
-                    add(kind, c, open_mask(closed));
-                }
-            }
         }
-        (first_seen, by_type)
+        OpenCells {
+            first_seen,
+            by_type: by_type.into_iter().map(|cells| vec![cells]).collect(),
+        }
+    }
+}
+
+/// Cells of a dense voxel grid a thread is given at least to find the open
+/// ones ([`VoxelGrid::open_cells`]; lantea.m3d's 212K take about 0.23 ms on
+/// one).
+const VOXEL_CELLS_A_THREAD: usize = 65536;
+
+/// [`VoxelGrid::open_cells`]' answer.
+struct OpenCells {
+    /// The types of the solid cells in order of first appearance.
+    first_seen: Vec<u16>,
+    /// Per type, its open cells in (y, z, x) order, as runs of layers.
+    by_type: Vec<Vec<Vec<OpenCell>>>,
+}
+
+impl OpenCells {
+    fn new(ntypes: usize) -> OpenCells {
+        OpenCells {
+            first_seen: Vec::new(),
+            by_type: (0..ntypes).map(|_| Vec::new()).collect(),
+        }
     }
 }
 
@@ -1364,8 +1486,14 @@ type SkinOf<'a> = &'a dyn Fn(&m3d::Vertex) -> Option<([u16; 4], [u16; 4])>;
 /// CLEAR empties a cell), then one mesh per voxel type with only the faces
 /// that touch no solid neighbour, in any block, wound counter-clockwise
 /// seen from outside. Coordinates are scaled as m3d.h does: by 1 / the
-/// largest extent from the origin.
-fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>) -> Vec<Mesh> {
+/// largest extent from the origin. A type whose name is no material's gets
+/// a material of its colour, pushed to `materials` and numbered in the
+/// scene from `base`.
+fn voxel_meshes(
+    m: &M3d,
+    (base, materials): (usize, &mut Vec<Material>),
+    skin_of: Option<SkinOf>,
+) -> Vec<Mesh> {
     if m.voxel_blocks.is_empty() {
         return Vec::new();
     }
@@ -1387,14 +1515,17 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
     // The types in order of first appearance (a type whose every cell is
     // hidden still gets its part, empty), each with its cells that show a
     // side.
-    let (first_seen, by_type) = grid.open_cells(ntypes);
+    let OpenCells {
+        first_seen,
+        by_type,
+    } = grid.open_cells(ntypes);
     // Each type's visible faces by side (4 vertices at most, 6 indices
     // each), counted without a branch.
     let by_side: Vec<[usize; 6]> = by_type
         .iter()
         .map(|cells| {
             let mut n = [0; 6];
-            for c in cells {
+            for c in cells.iter().flatten() {
                 for (f, n) in n.iter_mut().enumerate() {
                     *n += (c.open >> f) as usize & 1;
                 }
@@ -1403,8 +1534,6 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
         })
         .collect();
     let faces: Vec<usize> = by_side.iter().map(|n| n.iter().sum()).collect();
-    let mut shared = SharedCorners::new(&grid, 4 * faces.iter().sum::<usize>());
-    let mut meshes: Vec<Mesh> = Vec::with_capacity(first_seen.len());
     // A type's material by name: a scan for a few, a table (first of a
     // name) where types and materials would make millions of comparisons.
     let by_name: Option<std::collections::HashMap<&str, usize>> =
@@ -1415,16 +1544,19 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
             }
             by_name
         });
-    for t in first_seen {
-        let vt = &m.voxel_types[t as usize];
-        let named = match &by_name {
-            _ if vt.name.is_empty() => None,
-            Some(by_name) => by_name.get(vt.name.as_str()).copied(),
-            None => m.materials.iter().position(|x| x.name == vt.name),
-        };
-        let material = match named {
-            Some(i) => i,
-            None => {
+    // Each type's material and skin, here in the types' order (materials
+    // made for unnamed types are numbered in it); the meshes after, on as
+    // many threads as their faces are worth.
+    let jobs: Vec<TypeJob> = first_seen
+        .iter()
+        .map(|&t| {
+            let vt = &m.voxel_types[t as usize];
+            let named = match &by_name {
+                _ if vt.name.is_empty() => None,
+                Some(by_name) => by_name.get(vt.name.as_str()).copied(),
+                None => m.materials.iter().position(|x| x.name == vt.name),
+            };
+            let material = named.unwrap_or_else(|| {
                 // "voxel type {t}", then " {name:?}" for a named type.
                 let mut name = String::with_capacity(24 + vt.name.len());
                 name.push_str("voxel type ");
@@ -1438,9 +1570,91 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
                     base_color: rgba_f(vt.color),
                     ..Material::default()
                 });
-                materials.len() - 1
+                base + materials.len() - 1
+            });
+            // Skinned as a whole: every vertex of a type has the type's skin.
+            let skin = skin_of.map(|skin_of| {
+                let v = m3d::Vertex {
+                    pos: [0.0; 4],
+                    color: 0,
+                    skin: vt.skin,
+                };
+                skin_of(&v).unwrap_or(([0; 4], [0; 4]))
+            });
+            TypeJob {
+                t,
+                cells: &by_type[t as usize],
+                by_side: by_side[t as usize],
+                material,
+                skin,
             }
-        };
+        })
+        .collect();
+    let closed = skin_of.is_none();
+    // The types dealt out to as many threads as their faces are worth
+    // (a thread for some thousands: lantea.m3d's 25,774 take about 0.6 ms
+    // on one), largest first, each to the thread with the fewest faces so
+    // far, each thread's made in turn through corners of its own.
+    let total: usize = faces.iter().sum();
+    let bins = (total / VOXEL_FACES_A_THREAD).clamp(1, threads());
+    let mesh_all = |jobs: &mut dyn Iterator<Item = &TypeJob>, faces: usize| {
+        let mut shared = SharedCorners::new(&grid, 4 * faces);
+        jobs.map(|job| job.mesh(shared.as_mut(), w, closed))
+            .collect::<Vec<Mesh>>()
+    };
+    if bins == 1 {
+        return mesh_all(&mut jobs.iter(), total);
+    }
+    let mut largest: Vec<usize> = (0..jobs.len()).collect();
+    largest.sort_by_key(|&i| std::cmp::Reverse(faces[jobs[i].t as usize]));
+    let mut dealt: Vec<(usize, Vec<usize>)> = vec![(0, Vec::new()); bins];
+    for i in largest {
+        let bin = dealt.iter_mut().min_by_key(|(n, _)| *n).expect("bins >= 2");
+        bin.0 += faces[jobs[i].t as usize];
+        bin.1.push(i);
+    }
+    let made: Vec<(Vec<usize>, Vec<Mesh>)> = dealt
+        .into_par_iter()
+        .map(|(faces, mut which)| {
+            which.sort_unstable();
+            let meshes = mesh_all(&mut which.iter().map(|&i| &jobs[i]), faces);
+            (which, meshes)
+        })
+        .collect();
+    // Back in the types' order.
+    let mut meshes: Vec<Option<Mesh>> = (0..jobs.len()).map(|_| None).collect();
+    for (which, made) in made {
+        for (i, mesh) in which.into_iter().zip(made) {
+            meshes[i] = Some(mesh);
+        }
+    }
+    meshes.into_iter().flatten().collect()
+}
+
+/// Faces of voxels a thread is given at least ([`voxel_meshes`]).
+const VOXEL_FACES_A_THREAD: usize = 8192;
+
+/// The threads a conversion may use, this one included: rayon's pool,
+/// one a core unless `RAYON_NUM_THREADS` says otherwise.
+fn threads() -> usize {
+    rayon::current_num_threads()
+}
+
+/// One voxel type's mesh to make ([`voxel_meshes`]): its cells with an
+/// open side, its faces by side, and its material and skin.
+struct TypeJob<'a> {
+    t: u16,
+    cells: &'a [Vec<OpenCell>],
+    by_side: [usize; 6],
+    material: usize,
+    skin: Option<([u16; 4], [u16; 4])>,
+}
+
+impl TypeJob<'_> {
+    /// The type's mesh, its corners shared through `shared` where the grid
+    /// has them (the types of one `SharedCorners` made in turn).
+    fn mesh(&self, mut shared: Option<&mut SharedCorners>, w: f32, closed: bool) -> Mesh {
+        let faces: usize = self.by_side.iter().sum();
         // One type at a time, into lists held here: pushed through the
         // mesh in the list of meshes, each push reloaded the lists' lengths.
         // Each list has room for a vertex per face corner and is shrunk to
@@ -1449,9 +1663,8 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
         // 59% full), and moves a smaller one. Scratch lists reused from
         // type to type and copied out cost a copy of every vertex: 7% of
         // lantea.m3d's instructions.
-        let cells = &by_type[t as usize];
-        let mut positions: Vec<Vec3> = Vec::with_capacity(4 * faces[t as usize]);
-        let mut normals: Vec<Vec3> = Vec::with_capacity(4 * faces[t as usize]);
+        let mut positions: Vec<Vec3> = Vec::with_capacity(4 * faces);
+        let mut normals: Vec<Vec3> = Vec::with_capacity(4 * faces);
         if let Some(s) = &mut shared {
             s.next_type();
         }
@@ -1462,7 +1675,7 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
         let mut at = 0;
         for f in SIDE_RUNS {
             cursor[f] = at;
-            at += 6 * by_side[t as usize][f];
+            at += 6 * self.by_side[f];
         }
         let starts = cursor;
         let mut indices: Vec<u32> = vec![0; at];
@@ -1475,8 +1688,8 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
             nearest: &mut nearest,
             w,
         };
-        for &OpenCell { at: c, open } in cells {
-            let mut cell = shared.as_mut().map(|s| (s.cell(c), s));
+        for &OpenCell { at: c, open } in self.cells.iter().flatten() {
+            let mut cell = shared.as_mut().map(|s| (s.cell(c), &mut **s));
             // The open sides, lowest first, each with its corners known
             // when compiled (a side looked up at run time made every
             // corner's slot wait on table loads).
@@ -1511,44 +1724,32 @@ fn voxel_meshes(m: &M3d, materials: &mut Vec<Material>, skin_of: Option<SkinOf>)
             .collect();
         positions.shrink_to_fit();
         normals.shrink_to_fit();
-        // Skinned as a whole: every vertex of a type has the type's skin.
-        let skin = skin_of.map(|skin_of| {
-            let v = m3d::Vertex {
-                pos: [0.0; 4],
-                color: 0,
-                skin: vt.skin,
-            };
-            let (j, wt) = skin_of(&v).unwrap_or(([0; 4], [0; 4]));
-            Skin {
-                joints: vec![j; positions.len()],
-                weights: vec![wt; positions.len()],
-            }
+        let skin = self.skin.map(|(j, wt)| Skin {
+            joints: vec![j; positions.len()],
+            weights: vec![wt; positions.len()],
         });
-        // Pushed as it is made: collected from a list of (type, mesh)
-        // pairs, each mesh was moved twice more and the list made twice.
-        meshes.push(Mesh {
+        Mesh {
             name: {
                 let mut name = String::with_capacity(20);
                 name.push_str("voxels: type ");
-                text::push_int(&mut name, t);
+                text::push_int(&mut name, self.t);
                 name
             },
             uvs: vec![Vec2::ZERO; positions.len()],
             positions,
             normals,
             indices,
-            material: Some(material),
+            material: Some(self.material),
             visible: true,
             // The faces bound the filled cells (of every type) and face
             // out of them. Skinned types move apart and open gaps, so
             // those stay two-sided.
-            closed: skin_of.is_none(),
+            closed,
             facing,
             skin,
             ..Mesh::default()
-        });
+        }
     }
-    meshes
 }
 
 /// An M3D action as a [`FrameSequence`] clip; its timeline frames are the
