@@ -288,7 +288,20 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         meshes,
         voxel_materials,
         skipped,
-    } = geometry.unwrap_or_else(|| geometry_of(m));
+    } = geometry.unwrap_or_else(|| {
+        // Made on the pool where its voxels are worth several threads: one
+        // hand-off there, where each of the voxels' parallel steps would
+        // wake the pool from here and wait for it again.
+        let voxels: usize = m.voxel_blocks.iter().map(|b| b.data.len()).sum();
+        if voxels >= VOXEL_CELLS_A_THREAD
+            && threads() > 1
+            && rayon::current_thread_index().is_none()
+        {
+            rayon::scope(|_| geometry_of(m))
+        } else {
+            geometry_of(m)
+        }
+    });
     if skipped > 0 {
         warnings.push(format!(
             "{skipped} faces with fewer than 3 points (points, lines) are not drawn"
