@@ -133,10 +133,7 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
             .any(|p| matches!(&p.value, PropValue::Map(name) if !name.is_empty()))
     });
     let mut geometry = None;
-    rayon::in_place_scope(|scope| {
-        if maps && threads() > 1 {
-            scope.spawn(|_| geometry = Some(geometry_of(m)));
-        }
+    let mut decode_all = || {
         for mat in &m.materials {
             for p in &mat.props {
                 if let PropValue::Map(name) = &p.value
@@ -148,7 +145,15 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
                 }
             }
         }
-    });
+    };
+    if maps && threads() > 1 {
+        rayon::in_place_scope(|scope| {
+            scope.spawn(|_| geometry = Some(geometry_of(m)));
+            decode_all();
+        });
+    } else {
+        decode_all();
+    }
 
     // Normal and bump maps are data, sampled as stored.
     for mat in &m.materials {
@@ -1149,38 +1154,39 @@ impl VoxelGrid {
                     let y = 1 + layers * r / runs..1 + layers * (r + 1) / runs;
                     Self::scan_dense(*lo, *size, cells, y, ntypes)
                 };
-                let slabs: Vec<OpenCells> = if runs == 1 {
-                    vec![scan(0)]
-                } else {
-                    (0..runs).into_par_iter().map(scan).collect()
-                };
-                let mut slabs = slabs.into_iter();
-                let mut all = slabs.next().unwrap_or_else(|| OpenCells::new(ntypes));
-                let mut seen = vec![false; ntypes];
-                for &t in &all.first_seen {
-                    seen[t as usize] = true;
+                if runs == 1 {
+                    let (first_seen, by_type) = scan(0);
+                    return OpenCells {
+                        first_seen,
+                        slabs: vec![by_type],
+                    };
                 }
-                for slab in slabs {
-                    for t in slab.first_seen {
+                let found: Vec<(Vec<u16>, Vec<Vec<OpenCell>>)> =
+                    (0..runs).into_par_iter().map(scan).collect();
+                // The types in order of first appearance over the runs in
+                // order.
+                let mut first_seen = Vec::new();
+                let mut seen = vec![false; ntypes];
+                let mut slabs = Vec::with_capacity(runs);
+                for (types, by_type) in found {
+                    for t in types {
                         if !std::mem::replace(&mut seen[t as usize], true) {
-                            all.first_seen.push(t);
+                            first_seen.push(t);
                         }
                     }
-                    for (runs, more) in all.by_type.iter_mut().zip(slab.by_type) {
-                        runs.extend(more);
-                    }
+                    slabs.push(by_type);
                 }
-                all
+                OpenCells { first_seen, slabs }
             }
             VoxelGrid::Sparse(map) => {
-                let mut out = OpenCells::new(ntypes);
+                let mut first_seen = Vec::new();
                 let mut seen = vec![false; ntypes];
                 let mut cells: Vec<([i64; 3], u16)> = map.iter().map(|(&c, &k)| (c, k)).collect();
                 cells.sort_unstable_by_key(|(c, _)| [c[1], c[2], c[0]]);
                 let mut by_type: Vec<Vec<OpenCell>> = (0..ntypes).map(|_| Vec::new()).collect();
                 for (c, kind) in cells {
                     if !std::mem::replace(&mut seen[kind as usize], true) {
-                        out.first_seen.push(kind);
+                        first_seen.push(kind);
                     }
                     let closed = VOXEL_FACES
                         .map(|(n, _)| map.contains_key(&[0, 1, 2].map(|a| c[a] + n[a] as i64)));
@@ -1189,23 +1195,24 @@ impl VoxelGrid {
                         by_type[kind as usize].push(OpenCell { at: c, open });
                     }
                 }
-                for (runs, cells) in out.by_type.iter_mut().zip(by_type) {
-                    runs.push(cells);
+                OpenCells {
+                    first_seen,
+                    slabs: vec![by_type],
                 }
-                out
             }
         }
     }
 
     /// [`VoxelGrid::open_cells`] of a dense grid's layers `y` (in the
-    /// padded grid's numbering): one run a type.
+    /// padded grid's numbering): the types in order of first appearance,
+    /// and each type's open cells.
     fn scan_dense(
         lo: [i64; 3],
         [sx, _, sz]: [usize; 3],
         cells: &[u16],
         y: std::ops::Range<usize>,
         ntypes: usize,
-    ) -> OpenCells {
+    ) -> (Vec<u16>, Vec<Vec<OpenCell>>) {
         let mut first_seen = Vec::new();
         let mut seen = vec![false; ntypes];
         let mut by_type: Vec<Vec<OpenCell>> = (0..ntypes).map(|_| Vec::new()).collect();
@@ -1248,10 +1255,7 @@ impl VoxelGrid {
                 }
             }
         }
-        OpenCells {
-            first_seen,
-            by_type: by_type.into_iter().map(|cells| vec![cells]).collect(),
-        }
+        (first_seen, by_type)
     }
 }
 
@@ -1264,17 +1268,9 @@ const VOXEL_CELLS_A_THREAD: usize = 65536;
 struct OpenCells {
     /// The types of the solid cells in order of first appearance.
     first_seen: Vec<u16>,
-    /// Per type, its open cells in (y, z, x) order, as runs of layers.
-    by_type: Vec<Vec<Vec<OpenCell>>>,
-}
-
-impl OpenCells {
-    fn new(ntypes: usize) -> OpenCells {
-        OpenCells {
-            first_seen: Vec::new(),
-            by_type: (0..ntypes).map(|_| Vec::new()).collect(),
-        }
-    }
+    /// Per run of layers, in y order, each type's open cells in (y, z, x)
+    /// order.
+    slabs: Vec<Vec<Vec<OpenCell>>>,
 }
 
 /// A solid voxel with an open side: where, and its open sides (see
@@ -1528,17 +1524,13 @@ fn voxel_meshes(
     // The types in order of first appearance (a type whose every cell is
     // hidden still gets its part, empty), each with its cells that show a
     // side.
-    let OpenCells {
-        first_seen,
-        by_type,
-    } = grid.open_cells(ntypes);
+    let OpenCells { first_seen, slabs } = grid.open_cells(ntypes);
     // Each type's visible faces by side (4 vertices at most, 6 indices
     // each), counted without a branch.
-    let by_side: Vec<[usize; 6]> = by_type
-        .iter()
-        .map(|cells| {
+    let by_side: Vec<[usize; 6]> = (0..ntypes)
+        .map(|t| {
             let mut n = [0; 6];
-            for c in cells.iter().flatten() {
+            for c in slabs.iter().flat_map(|s| &s[t]) {
                 for (f, n) in n.iter_mut().enumerate() {
                     *n += (c.open >> f) as usize & 1;
                 }
@@ -1596,7 +1588,7 @@ fn voxel_meshes(
             });
             TypeJob {
                 t,
-                cells: &by_type[t as usize],
+                slabs: &slabs,
                 by_side: by_side[t as usize],
                 material,
                 skin,
@@ -1657,7 +1649,8 @@ fn threads() -> usize {
 /// open side, its faces by side, and its material and skin.
 struct TypeJob<'a> {
     t: u16,
-    cells: &'a [Vec<OpenCell>],
+    /// Every type's open cells, in runs of layers ([`OpenCells::slabs`]).
+    slabs: &'a [Vec<Vec<OpenCell>>],
     by_side: [usize; 6],
     material: usize,
     skin: Option<([u16; 4], [u16; 4])>,
@@ -1701,7 +1694,8 @@ impl TypeJob<'_> {
             nearest: &mut nearest,
             w,
         };
-        for &OpenCell { at: c, open } in self.cells.iter().flatten() {
+        let cells = self.slabs.iter().flat_map(|s| &s[self.t as usize]);
+        for &OpenCell { at: c, open } in cells {
             let mut cell = shared.as_mut().map(|s| (s.cell(c), &mut **s));
             // The open sides, lowest first, each with its corners known
             // when compiled (a side looked up at run time made every
