@@ -1342,6 +1342,16 @@ impl SharedCorners {
     /// meshed without sharing.
     const MAX_SLOTS: usize = 1 << 22;
 
+    /// The slots a grid's corners take: none for a sparse grid or one past
+    /// [`Self::MAX_SLOTS`], which are meshed without sharing.
+    fn slots(grid: &VoxelGrid) -> Option<usize> {
+        let VoxelGrid::Dense { size, .. } = grid else {
+            return None;
+        };
+        let n = 12usize.checked_mul(size[2] + 1)?.checked_mul(size[0] + 1)?;
+        (n <= Self::MAX_SLOTS).then_some(n)
+    }
+
     /// For a grid whose meshes have at most `vertices` vertices together
     /// (counted in 32 bits).
     fn new(grid: &VoxelGrid, vertices: usize) -> Option<SharedCorners> {
@@ -1349,8 +1359,8 @@ impl SharedCorners {
             return None;
         };
         let (nz, nx) = (size[2] + 1, size[0] + 1);
-        let n = 12usize.checked_mul(nz)?.checked_mul(nx)?;
-        (n <= Self::MAX_SLOTS && vertices < u32::MAX as usize).then(|| SharedCorners {
+        let n = Self::slots(grid)?;
+        (vertices < u32::MAX as usize).then(|| SharedCorners {
             lo: *lo,
             nz,
             nx,
@@ -1601,7 +1611,13 @@ fn voxel_meshes(
     // on one), largest first, each to the thread with the fewest faces so
     // far, each thread's made in turn through corners of its own.
     let total: usize = faces.iter().sum();
-    let bins = (total / VOXEL_FACES_A_THREAD).clamp(1, threads());
+    // Each thread's corner planes (4 bytes a slot) no larger than the
+    // vertices it makes (4 a face, 24 bytes each): a wide, thin grid on a
+    // machine of many cores would otherwise take a plane pair per core.
+    let slots = SharedCorners::slots(&grid).unwrap_or(0).max(1);
+    let bins = (total / VOXEL_FACES_A_THREAD)
+        .min(24 * total / slots)
+        .clamp(1, threads());
     let mesh_all = |jobs: &mut dyn Iterator<Item = &TypeJob>, faces: usize| {
         let mut shared = SharedCorners::new(&grid, 4 * faces);
         jobs.map(|job| job.mesh(shared.as_mut(), w, closed))
