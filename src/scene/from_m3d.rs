@@ -998,11 +998,6 @@ fn geometry_of(m: &M3d) -> Geometry {
             let material = mat.map_or(plain, |i| i as usize);
             let colors = b.colored.then_some(b.colors);
             Mesh {
-                primitive: Default::default(),
-                closed: false,
-                facing: Vec::new(),
-                tangents: None,
-                extra_uvs: Vec::new(),
                 name: mat.map_or("(no material)".into(), |i| {
                     m.materials[i as usize].name.clone()
                 }),
@@ -1019,7 +1014,7 @@ fn geometry_of(m: &M3d) -> Geometry {
                     joints: b.joints,
                     weights: b.weights,
                 }),
-                material_overrides: Vec::new(),
+                ..Mesh::default()
             }
         })
         .collect();
