@@ -744,32 +744,14 @@ struct Geometry {
     skipped: usize,
 }
 
-/// Four vectors' rows: `x_axis` holds their x, and so on.
-fn rows4(v: [Vec4; 4]) -> glam::Mat4 {
-    glam::Mat4::from_cols(v[0], v[1], v[2], v[3]).transpose()
-}
-
-/// Four vectors given as rows (x, y, z) scaled to unit length, each
-/// exactly `Vec3A::normalize_or(fallback)`: the same operations in the
-/// same order (the squares summed x, y then z, `1 / sqrt`, a product), 4
-/// lanes at a time.
-fn normalize4(n: [Vec4; 3], fallback: Vec3A) -> [Vec3A; 4] {
-    let length = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2])
-        .to_array()
-        .map(f32::sqrt);
-    let rcp = Vec4::ONE / Vec4::from_array(length);
-    let keep = rcp.is_finite_mask() & rcp.cmpgt(Vec4::ZERO);
-    let unit = [0, 1, 2].map(|k| Vec4::select(keep, n[k] * rcp, Vec4::splat(fallback[k])));
-    let cols = glam::Mat4::from_cols(unit[0], unit[1], unit[2], Vec4::ZERO).transpose();
-    [cols.x_axis, cols.y_axis, cols.z_axis, cols.w_axis].map(Vec3A::from_vec4)
-}
-
 /// The unit normals of four triangles (corners a, b, c, counter-clockwise),
 /// each exactly `(b - a).cross(c - a).normalize_or_zero()` (a product
 /// each, as glam's cross), in a quarter of the instructions. The
 /// positions' w is ignored.
-fn unit_normals4(a: [Vec4; 4], b: [Vec4; 4], c: [Vec4; 4]) -> [Vec3A; 4] {
-    let (a, b, c) = (rows4(a), rows4(b), rows4(c));
+fn unit_normals4(a: [Vec4; 4], b: [Vec4; 4], c: [Vec4; 4]) -> [Vec3; 4] {
+    // Rows: `x_axis` holds the four triangles' x, and so on.
+    let rows = |p: [Vec4; 4]| glam::Mat4::from_cols(p[0], p[1], p[2], p[3]).transpose();
+    let (a, b, c) = (rows(a), rows(b), rows(c));
     let e1 = [
         b.x_axis - a.x_axis,
         b.y_axis - a.y_axis,
@@ -785,7 +767,7 @@ fn unit_normals4(a: [Vec4; 4], b: [Vec4; 4], c: [Vec4; 4]) -> [Vec3A; 4] {
         e1[2] * e2[0] - e1[0] * e2[2],
         e1[0] * e2[1] - e1[1] * e2[0],
     ];
-    normalize4(n, Vec3A::ZERO)
+    super::vectors::normalize_rows(n, Vec3::ZERO)
 }
 
 /// The meshes of `m`, from the file alone (no companions, no textures):
@@ -828,6 +810,7 @@ fn geometry_of(m: &M3d) -> Geometry {
                 let corner = |k: usize| [0, 3, 6, 9].map(|f| at(t[f + k]));
                 let normals = unit_normals4(corner(0), corner(1), corner(2));
                 for (ids, n) in t.chunks_exact(3).zip(normals) {
+                    let n = Vec3A::from(n);
                     for &v in ids {
                         sums[v as usize] += n;
                     }
@@ -858,16 +841,8 @@ fn geometry_of(m: &M3d) -> Geometry {
             }
         }
         if need {
-            // Four at a time (as the faces'), then the rest one by one.
-            generated.reserve_exact(sums.len());
-            let mut quads = sums.chunks_exact(4);
-            for q in &mut quads {
-                let r = rows4([q[0], q[1], q[2], q[3]].map(|n| Vec4::from((n, 0.0))));
-                let unit = normalize4([r.x_axis, r.y_axis, r.z_axis], Vec3A::Y);
-                generated.extend(unit.map(Vec3::from));
-            }
-            let rest = quads.remainder().iter();
-            generated.extend(rest.map(|n| Vec3::from(n.normalize_or(Vec3A::Y))));
+            generated = sums.iter().map(|&n| Vec3::from(n)).collect();
+            super::vectors::normalize_each(&mut generated, Vec3::Y);
         }
     }
 
@@ -1917,7 +1892,7 @@ fn build_clip(m: &M3d, a: &m3d::Action, bind: &[BoneState], warnings: &mut Vec<S
 
 #[cfg(test)]
 mod tests {
-    use super::{Vec3A, Vec4, VoxelGrid, normalize4, rows4, unit_normals4};
+    use super::{Vec3A, Vec4, VoxelGrid, unit_normals4};
 
     /// The dense grid is bounded by the voxels the blocks' data holds, its
     /// border included: a block 0 voxels wide, 259 high and 33,279 deep,
@@ -1971,16 +1946,7 @@ mod tests {
             let corner = |k: usize| [0, 3, 6, 9].map(|f| quad[f + k]);
             let four = unit_normals4(corner(0), corner(1), corner(2));
             for (t, n) in quad.chunks_exact(3).zip(four) {
-                assert_eq!(bits(n), bits(one(t)), "triangle {t:?}");
-            }
-        }
-        // The sums' normalising, with its fallback of +Y.
-        for quad in points.chunks_exact(4) {
-            let r = rows4([quad[0], quad[1], quad[2], quad[3]]);
-            let four = normalize4([r.x_axis, r.y_axis, r.z_axis], Vec3A::Y);
-            for (v, n) in quad.iter().zip(four) {
-                let want = Vec3A::from_vec4(*v).normalize_or(Vec3A::Y);
-                assert_eq!(bits(n), bits(want), "vector {v:?}");
+                assert_eq!(bits(n.into()), bits(one(t)), "triangle {t:?}");
             }
         }
     }

@@ -1,30 +1,47 @@
 //! Work on whole lists of vectors that the converters would otherwise do
 //! one vector at a time.
 
-use glam::Vec3;
+use glam::{Mat4, Vec3, Vec4};
 
 /// Each vector of `v` made unit length as [`Vec3::normalize_or`] makes it,
 /// bit for bit (`fallback` where the length is zero, too small or too large
-/// to invert, or not finite), four vectors at a time: the square roots and
-/// divisions of four vectors are independent and go through the vector
-/// unit together, where one vector's at a time queued on the divider
+/// to invert, or not finite), four vectors at a time ([`normalize_rows`]):
+/// one vector's square root and division at a time queued on the divider
 /// (basic_cube.papa's 72 normals and tangents were a tenth of its load).
 pub fn normalize_each(v: &mut [Vec3], fallback: Vec3) {
     let mut fours = v.chunks_exact_mut(4);
     for four in &mut fours {
-        // `Vec3::dot`'s sum, in its order; `length_recip` is 1 / sqrt.
-        let recip: [f32; 4] = std::array::from_fn(|k| 1.0 / four[k].dot(four[k]).sqrt());
-        for (n, r) in four.iter_mut().zip(recip) {
-            *n = if r.is_finite() && r > 0.0 {
-                *n * r
-            } else {
-                fallback
-            };
-        }
+        let rows = Mat4::from_cols(
+            four[0].extend(0.0),
+            four[1].extend(0.0),
+            four[2].extend(0.0),
+            four[3].extend(0.0),
+        )
+        .transpose();
+        let unit = normalize_rows([rows.x_axis, rows.y_axis, rows.z_axis], fallback);
+        four.copy_from_slice(&unit);
     }
     for n in fours.into_remainder() {
         *n = n.normalize_or(fallback);
     }
+}
+
+/// Four vectors given as rows (`x` holds the four x, then `y`, `z`) made
+/// unit length, each bit for bit as [`Vec3::normalize_or`] makes it: the
+/// same operations in the same order (the squares summed x, y then z,
+/// `1 / sqrt`, a product a part), four lanes at a time.
+pub fn normalize_rows([x, y, z]: [Vec4; 3], fallback: Vec3) -> [Vec3; 4] {
+    let length = (x * x + y * y + z * z).to_array().map(f32::sqrt);
+    let recip = Vec4::ONE / Vec4::from_array(length);
+    let keep = recip.is_finite_mask() & recip.cmpgt(Vec4::ZERO);
+    let unit = |v: Vec4, f: f32| Vec4::select(keep, v * recip, Vec4::splat(f));
+    let (x, y, z) = (
+        unit(x, fallback.x),
+        unit(y, fallback.y),
+        unit(z, fallback.z),
+    );
+    let cols = Mat4::from_cols(x, y, z, Vec4::ZERO).transpose();
+    [cols.x_axis, cols.y_axis, cols.z_axis, cols.w_axis].map(|c| c.truncate())
 }
 
 #[cfg(test)]
