@@ -5,8 +5,8 @@ use glam::{Mat4, Vec3, Vec4};
 
 /// Each vector of `v` made unit length as [`Vec3::normalize_or`] makes it,
 /// bit for bit (`fallback` where the length is zero, too small or too large
-/// to invert, or not finite), four vectors at a time ([`normalize_rows`]):
-/// one vector's square root and division at a time queued on the divider
+/// to invert, or not finite), four vectors at a time ([`normalize_rows`]).
+/// One vector's square root and division at a time queued on the divider
 /// (basic_cube.papa's 72 normals and tangents were a tenth of its load).
 pub fn normalize_each(v: &mut [Vec3], fallback: Vec3) {
     let mut fours = v.chunks_exact_mut(4);
