@@ -1363,6 +1363,106 @@ fn faces_of_any_point_count_read_first_or_later() {
     assert_eq!(triangles, [after, square[0], square[1]]);
 }
 
+/// Corners become one output vertex only where they name the same vertex,
+/// UV, normal and material: a file assembled here from specs/m3d.md
+/// (triangles with UV and normal indices, magic 51; then vertex indices
+/// alone, magic 48) whose welded vertices are worked out by hand below,
+/// in the order the corners first name them.
+#[test]
+fn corners_share_a_vertex_only_with_the_same_uv_normal_and_material() {
+    use glam::Vec2;
+    // vc float (2), vi/si/ci/ti u8 (0), every other type "not defined" (3).
+    let types: u32 = 2 | 3 << 10 | 3 << 14 | 3 << 16 | 3 << 18 | 3 << 20 | 3 << 22;
+    // Name "Weld", empty license, author and comment, then "a" (offset 8)
+    // and "b" (offset 10).
+    let (a, b) = (8u8, 10u8);
+    let mut head = 1.0f32.to_le_bytes().to_vec();
+    head.extend(types.to_le_bytes());
+    head.extend(b"Weld\0\0\0\0a\0b\0");
+    // A unit square's corners p0..p3, then two normals: n4 = +z, n5 = -z.
+    let points = [
+        [0.0f32, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [1.0, 1.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.0, 0.0, 1.0],
+        [0.0, 0.0, -1.0],
+    ];
+    let mut vrts = Vec::new();
+    for p in points {
+        for c in [p[0], p[1], p[2], 1.0] {
+            vrts.extend(c.to_le_bytes());
+        }
+        vrts.push(0); // colour index
+    }
+    // Two UVs: t0 = (0, 0), t1 = (1, 0.25).
+    let tmap: Vec<u8> = [0.0f32, 0.0, 1.0, 0.25]
+        .iter()
+        .flat_map(|c| c.to_le_bytes())
+        .collect();
+    let file = |mesh: &[u8]| {
+        let mut payload = chunk(b"HEAD", &head);
+        payload.extend(chunk(b"TMAP", &tmap));
+        payload.extend(chunk(b"VRTS", &vrts));
+        // Materials with a name and no property.
+        payload.extend(chunk(b"MTRL", &[a]));
+        payload.extend(chunk(b"MTRL", &[b]));
+        payload.extend(chunk(b"MESH", mesh));
+        plain_m3d(payload)
+    };
+    let load = |mesh: &[u8]| {
+        facet::load::load_bytes("weld.m3d", &file(mesh), None)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .scene
+    };
+    let p = |i: usize| Vec3::from(points[i]);
+    // A UV as drawn: (u, 1 - v).
+    let (t0, t1) = (Vec2::new(0.0, 1.0), Vec2::new(1.0, 0.75));
+    let (up, down) = (Vec3::Z, -Vec3::Z);
+
+    // Triangles with (vertex, UV, normal) corners.
+    let tri = |c: [(u8, u8, u8); 3]| {
+        let mut r = vec![0x33];
+        for (v, t, n) in c {
+            r.extend([v, t, n]);
+        }
+        r
+    };
+    let mut mesh = vec![0x00, a]; // use material "a"
+    mesh.extend(tri([(0, 0, 4), (1, 0, 4), (2, 0, 4)])); // all new: 0 1 2
+    mesh.extend(tri([(0, 0, 4), (2, 0, 4), (3, 1, 4)])); // 0 and 2 again, 3 new
+    mesh.extend(tri([(0, 1, 4), (1, 0, 4), (3, 1, 4)])); // p0 with t1: new 4
+    mesh.extend(tri([(0, 1, 4), (2, 0, 5), (3, 0, 4)])); // 4 again; p2 with n5: 5; p3 with t0: 6
+    mesh.extend([0x00, b]); // use material "b": every vertex made again
+    mesh.extend(tri([(0, 0, 4), (1, 0, 4), (2, 0, 4)])); // 0 1 2
+    mesh.extend(tri([(0, 1, 4), (2, 0, 4), (0, 0, 4)])); // p0 with t1: 3; 2; 0
+    let scene = load(&mesh);
+    let parts: Vec<&str> = scene.meshes.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(parts, ["a", "b"]);
+    let (ma, mb) = (&scene.meshes[0], &scene.meshes[1]);
+    assert_eq!(ma.indices, [0, 1, 2, 0, 2, 3, 4, 1, 3, 4, 5, 6]);
+    assert_eq!(ma.positions, [p(0), p(1), p(2), p(3), p(0), p(2), p(3)]);
+    assert_eq!(ma.uvs, [t0, t0, t0, t1, t1, t0, t0]);
+    assert_eq!(ma.normals, [up, up, up, up, up, down, up]);
+    assert_eq!(mb.indices, [0, 1, 2, 3, 2, 0]);
+    assert_eq!(mb.positions, [p(0), p(1), p(2), p(0)]);
+    assert_eq!(mb.uvs, [t0, t0, t0, t1]);
+    assert_eq!(mb.normals, [up; 4]);
+
+    // Vertex indices alone (no UV or normal anywhere): shared within a
+    // material, made again in the next.
+    let mut mesh = vec![0x00, a];
+    mesh.extend([0x30, 0, 1, 2, 0x30, 0, 2, 3]);
+    mesh.extend([0x00, b]);
+    mesh.extend([0x30, 2, 3, 0]);
+    let scene = load(&mesh);
+    let (ma, mb) = (&scene.meshes[0], &scene.meshes[1]);
+    assert_eq!(ma.indices, [0, 1, 2, 0, 2, 3]);
+    assert_eq!(ma.positions, [p(0), p(1), p(2), p(3)]);
+    assert_eq!(mb.indices, [0, 1, 2]);
+    assert_eq!(mb.positions, [p(2), p(3), p(0)]);
+}
+
 #[test]
 fn colour_indices_mesh_records_and_material_colours_read_as_m3d_h_does() {
     use facet::formats::m3d;

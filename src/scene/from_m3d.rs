@@ -578,23 +578,20 @@ struct MeshBuilder {
 /// Finds or makes the output vertex of each face corner, then fills the
 /// vertices' attributes, a list at a time in output order
 /// ([`Welder::fill`]: the corner loop only numbers vertices). The first
-/// output vertex made from each VRTS vertex is found through dense tables
-/// (`first`: group, index; `first_key`); only a vertex seen again with
-/// another UV, normal or material walks a short chain, so most lookups
-/// are two array reads.
-struct Welder<'a> {
+/// output vertex made from each VRTS vertex is found through a dense
+/// table (`first`: group, index and, where corners carry UV or normal
+/// indices, the key it was made with, in one entry); only a vertex seen
+/// again with another UV, normal or material walks a short chain, so most
+/// lookups are one array read.
+struct Welder<'a, F: First> {
     m: &'a M3d,
     /// Smooth normals per VRTS vertex, for corners that store none.
     generated: &'a [Vec3],
     skin_table: &'a [([u16; 4], [u16; 4])],
     skinned: bool,
-    /// Per VRTS vertex, its first output vertex: (group, index), group
-    /// [`u32::MAX`] for none yet.
-    first: Vec<(u32, u32)>,
-    /// Per VRTS vertex, the (UV, normal) its first output vertex was made
-    /// with, beside `first` (read with it, not through the output vertex);
-    /// empty when corners carry neither, every key then being (NONE, NONE).
-    first_key: Vec<(u32, u32)>,
+    /// Per VRTS vertex, its first output vertex ([`First::UNSET`] for none
+    /// yet).
+    first: Vec<F>,
     /// Per VRTS vertex, the last of its other output vertices in `others`
     /// (made the first time a vertex is seen again with another UV, normal
     /// or material; [`NONE`] for none).
@@ -602,6 +599,77 @@ struct Welder<'a> {
     /// Output vertices after a VRTS vertex's first, each linked to the one
     /// made before it from the same vertex: a short walk instead of a hash.
     others: Vec<Other>,
+}
+
+/// The first output vertex made from a VRTS vertex, as [`Welder`] keeps
+/// it: [`Plain`] where no corner carries a UV or normal index (every key
+/// is then (NONE, NONE)), else [`Keyed`]. One entry, so a corner's lookup
+/// is one bounds check and one cache line.
+trait First: Copy {
+    /// No output vertex made yet.
+    const UNSET: Self;
+    fn new(group: u32, index: u32, key: (u32, u32)) -> Self;
+    /// The group it was made in ([`u32::MAX`] for none yet).
+    fn group(self) -> u32;
+    /// Its index, if it was made in `group` with `key`.
+    fn hit(self, group: u32, key: (u32, u32)) -> Option<u32>;
+}
+
+/// [`First`] for meshes whose corners carry only vertex indices: 8 bytes
+/// a vertex (the scaling bench's 10M-triangle file is such a mesh).
+#[derive(Clone, Copy)]
+struct Plain {
+    group: u32,
+    index: u32,
+}
+
+impl First for Plain {
+    const UNSET: Self = Plain {
+        group: u32::MAX,
+        index: 0,
+    };
+    #[inline(always)]
+    fn new(group: u32, index: u32, _: (u32, u32)) -> Self {
+        Plain { group, index }
+    }
+    #[inline(always)]
+    fn group(self) -> u32 {
+        self.group
+    }
+    #[inline(always)]
+    fn hit(self, group: u32, _: (u32, u32)) -> Option<u32> {
+        (self.group == group).then_some(self.index)
+    }
+}
+
+/// [`First`] with the (UV, normal) it was made with: 16 bytes, aligned so
+/// that an entry never straddles two cache lines.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+struct Keyed {
+    group: u32,
+    index: u32,
+    key: (u32, u32),
+}
+
+impl First for Keyed {
+    const UNSET: Self = Keyed {
+        group: u32::MAX,
+        index: 0,
+        key: (NONE, NONE),
+    };
+    #[inline(always)]
+    fn new(group: u32, index: u32, key: (u32, u32)) -> Self {
+        Keyed { group, index, key }
+    }
+    #[inline(always)]
+    fn group(self) -> u32 {
+        self.group
+    }
+    #[inline(always)]
+    fn hit(self, group: u32, key: (u32, u32)) -> Option<u32> {
+        (self.group == group && self.key == key).then_some(self.index)
+    }
 }
 
 /// An output vertex that is not the first made from its VRTS vertex.
@@ -612,20 +680,16 @@ struct Other {
     next: u32,
 }
 
-impl Welder<'_> {
+impl<F: First> Welder<'_, F> {
     /// The output vertex of corner (vertex, UV, normal), [`NONE`] for a
     /// UV or normal the corner lacks.
     #[inline(always)]
     fn index(&mut self, b: &mut MeshBuilder, gi: u32, (vertex, uv, nrm): (u32, u32, u32)) -> u32 {
-        let (fg, fi) = self.first[vertex as usize];
-        if fg == gi
-            && self
-                .first_key
-                .get(vertex as usize)
-                .is_none_or(|&k| k == (uv, nrm))
-        {
-            return fi;
+        let first = self.first[vertex as usize];
+        if let Some(i) = first.hit(gi, (uv, nrm)) {
+            return i;
         }
+        let fg = first.group();
         self.index_new(b, gi, vertex, uv, nrm, fg)
     }
 
@@ -664,10 +728,7 @@ impl Welder<'_> {
         b.made.push((vertex, uv, nrm));
         b.has_uv |= uv != NONE;
         if fg == u32::MAX {
-            self.first[vertex as usize] = (gi, i);
-            if let Some(k) = self.first_key.get_mut(vertex as usize) {
-                *k = (uv, nrm);
-            }
+            self.first[vertex as usize] = F::new(gi, i, (uv, nrm));
         } else {
             self.others.push(Other {
                 group: gi,
@@ -731,6 +792,122 @@ impl Welder<'_> {
                     .unzip();
             }
         }
+    }
+}
+
+/// What [`Welding::weld`] reads besides the faces: the parts of
+/// [`geometry_of`]'s state the corner loops and the fill share.
+struct Welding<'a> {
+    m: &'a M3d,
+    generated: &'a [Vec3],
+    skin_table: &'a [([u16; 4], [u16; 4])],
+    skinned: bool,
+    normal_col: Option<&'a [u32]>,
+}
+
+/// A group's material and the mesh it builds.
+type Group = (Option<u32>, MeshBuilder);
+
+impl Welding<'_> {
+    /// Numbers every face corner's output vertex into its material's group
+    /// (`group_of`), then fills the vertices' attributes; `F`: how each
+    /// VRTS vertex's first output vertex is kept.
+    fn weld<F: First>(
+        self,
+        groups: &mut Vec<Group>,
+        group_of: &mut impl FnMut(Option<u32>, &mut Vec<Group>) -> usize,
+    ) {
+        let Welding {
+            m,
+            generated,
+            skin_table,
+            skinned,
+            normal_col,
+        } = self;
+        let faces = &m.faces;
+        let triangles = faces.all_triangles();
+        let mut welder = Welder::<F> {
+            m,
+            generated,
+            skin_table,
+            skinned,
+            first: vec![F::UNSET; m.vertices.len()],
+            chain: Vec::new(),
+            others: Vec::new(),
+        };
+        let (vertex_col, uv_col) = (faces.vertices(), faces.uv_column());
+        let corner = |c: usize| {
+            (
+                vertex_col[c],
+                uv_col.map_or(NONE, |u| u[c]),
+                normal_col.map_or(NONE, |n| n[c]),
+            )
+        };
+        if triangles {
+            for (run, material) in faces.material_runs() {
+                let gi = group_of(material, groups);
+                let b = &mut groups[gi].1;
+                // By value in the closures below (captured by reference, it
+                // was loaded again for every corner).
+                let g = gi as u32;
+                let corners = 3 * run.start..3 * run.end;
+                // The index list apart from the builder, so its length stays in
+                // a register while vertices are made.
+                let mut indices = std::mem::take(&mut b.indices);
+                let vertices = &vertex_col[corners.clone()];
+                match (uv_col, normal_col) {
+                    (None, None) => indices.extend(
+                        vertices
+                            .iter()
+                            .map(|&v| welder.index(b, g, (v, NONE, NONE))),
+                    ),
+                    (Some(uv), None) => indices.extend(
+                        vertices
+                            .iter()
+                            .zip(&uv[corners])
+                            .map(|(&v, &t)| welder.index(b, g, (v, t, NONE))),
+                    ),
+                    (Some(uv), Some(n)) => indices.extend(
+                        vertices
+                            .iter()
+                            .zip(&uv[corners.clone()])
+                            .zip(&n[corners])
+                            .map(|((&v, &t), &n)| welder.index(b, g, (v, t, n))),
+                    ),
+                    (None, Some(n)) => indices.extend(
+                        vertices
+                            .iter()
+                            .zip(&n[corners])
+                            .map(|(&v, &n)| welder.index(b, g, (v, NONE, n))),
+                    ),
+                }
+                b.indices = indices;
+            }
+        } else {
+            let mut last: Option<(Option<u32>, usize)> = None;
+            for f in faces.iter() {
+                let cs = f.corners();
+                if cs.len() < 3 {
+                    continue;
+                }
+                let gi = match last {
+                    Some((mat, g)) if mat == f.material => g,
+                    _ => group_of(f.material, groups),
+                };
+                last = Some((f.material, gi));
+                let b = &mut groups[gi].1;
+                // Fan triangulation (the polygons are convex in practice), each
+                // triangle written as soon as its corners are known.
+                let i0 = welder.index(b, gi as u32, corner(cs.start));
+                let mut prev = welder.index(b, gi as u32, corner(cs.start + 1));
+                for c in cs.start + 2..cs.end {
+                    let i = welder.index(b, gi as u32, corner(c));
+                    b.indices.extend_from_slice(&[i0, prev, i]);
+                    prev = i;
+                }
+            }
+        }
+        welder.fill(groups);
     }
 }
 
@@ -938,95 +1115,20 @@ fn geometry_of(m: &M3d) -> Geometry {
         // Most corners share their vertex: a guess, grown past if need be.
         b.made.reserve(m.vertices.len().min(3 * b.triangles));
     }
-    let mut welder = Welder {
+    // Keys only where corners carry UV or normal indices (else every key
+    // is (NONE, NONE)): 8 bytes a vertex fewer for plain meshes.
+    let welding = Welding {
         m,
         generated: &generated,
         skin_table: &skin_table,
         skinned,
-        first: vec![(u32::MAX, 0); m.vertices.len()],
-        // Keys only where corners carry UV or normal indices (else every
-        // key is (NONE, NONE)): 8 bytes a vertex fewer for plain meshes.
-        first_key: if faces.has_uvs() || faces.has_normals() {
-            vec![(NONE, NONE); m.vertices.len()]
-        } else {
-            Vec::new()
-        },
-        chain: Vec::new(),
-        others: Vec::new(),
+        normal_col,
     };
-    let (vertex_col, uv_col) = (faces.vertices(), faces.uv_column());
-    let corner = |c: usize| {
-        (
-            vertex_col[c],
-            uv_col.map_or(NONE, |u| u[c]),
-            normal_col.map_or(NONE, |n| n[c]),
-        )
-    };
-    if triangles {
-        for (run, material) in faces.material_runs() {
-            let gi = group_of(material, &mut groups);
-            let b = &mut groups[gi].1;
-            // By value in the closures below (captured by reference, it
-            // was loaded again for every corner).
-            let g = gi as u32;
-            let corners = 3 * run.start..3 * run.end;
-            // The index list apart from the builder, so its length stays in
-            // a register while vertices are made.
-            let mut indices = std::mem::take(&mut b.indices);
-            let vertices = &vertex_col[corners.clone()];
-            match (uv_col, normal_col) {
-                (None, None) => indices.extend(
-                    vertices
-                        .iter()
-                        .map(|&v| welder.index(b, g, (v, NONE, NONE))),
-                ),
-                (Some(uv), None) => indices.extend(
-                    vertices
-                        .iter()
-                        .zip(&uv[corners])
-                        .map(|(&v, &t)| welder.index(b, g, (v, t, NONE))),
-                ),
-                (Some(uv), Some(n)) => indices.extend(
-                    vertices
-                        .iter()
-                        .zip(&uv[corners.clone()])
-                        .zip(&n[corners])
-                        .map(|((&v, &t), &n)| welder.index(b, g, (v, t, n))),
-                ),
-                (None, Some(n)) => indices.extend(
-                    vertices
-                        .iter()
-                        .zip(&n[corners])
-                        .map(|(&v, &n)| welder.index(b, g, (v, NONE, n))),
-                ),
-            }
-            b.indices = indices;
-        }
+    if faces.has_uvs() || faces.has_normals() {
+        welding.weld::<Keyed>(&mut groups, &mut group_of);
     } else {
-        let mut last: Option<(Option<u32>, usize)> = None;
-        for f in faces.iter() {
-            let cs = f.corners();
-            if cs.len() < 3 {
-                continue;
-            }
-            let gi = match last {
-                Some((mat, g)) if mat == f.material => g,
-                _ => group_of(f.material, &mut groups),
-            };
-            last = Some((f.material, gi));
-            let b = &mut groups[gi].1;
-            // Fan triangulation (the polygons are convex in practice), each
-            // triangle written as soon as its corners are known.
-            let i0 = welder.index(b, gi as u32, corner(cs.start));
-            let mut prev = welder.index(b, gi as u32, corner(cs.start + 1));
-            for c in cs.start + 2..cs.end {
-                let i = welder.index(b, gi as u32, corner(c));
-                b.indices.extend_from_slice(&[i0, prev, i]);
-                prev = i;
-            }
-        }
+        welding.weld::<Plain>(&mut groups, &mut group_of);
     }
-    welder.fill(&mut groups);
     let mut meshes: Vec<Mesh> = groups
         .into_iter()
         .map(|(mat, b)| {
