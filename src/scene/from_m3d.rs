@@ -695,13 +695,40 @@ impl<F: First> Welder<'_, F> {
 
     /// [`Welder::index`] past its common case (the corner's vertex seen
     /// before in this group with this UV and normal): out of line, so the
-    /// welding loops keep their values in registers.
-    #[inline(never)]
+    /// welding loops keep their values in registers. Its own common case,
+    /// a vertex's first output vertex with room in `made`, uses no more
+    /// registers than its arguments (nothing saved and restored around
+    /// it); the rest is [`Welder::index_other`].
     ///
     /// The corner's indices come as separate values: a tuple was passed
     /// through the stack, stored on every corner of the common case too.
+    #[inline(never)]
     #[allow(clippy::too_many_arguments)]
     fn index_new(
+        &mut self,
+        b: &mut MeshBuilder,
+        gi: u32,
+        vertex: u32,
+        uv: u32,
+        nrm: u32,
+        fg: u32,
+    ) -> u32 {
+        if fg == u32::MAX && b.made.len() < b.made.capacity() {
+            let i = b.made.len() as u32;
+            b.made.push((vertex, uv, nrm));
+            b.has_uv |= uv != NONE;
+            self.first[vertex as usize] = F::new(gi, i, (uv, nrm));
+            return i;
+        }
+        self.index_other(b, gi, vertex, uv, nrm, fg)
+    }
+
+    /// [`Welder::index_new`] for a vertex seen before in another group or
+    /// with another UV or normal (its other output vertices walked), or
+    /// when `made` must grow.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn index_other(
         &mut self,
         b: &mut MeshBuilder,
         gi: u32,
