@@ -1379,14 +1379,15 @@ fn corners_share_a_vertex_only_with_the_same_uv_normal_and_material() {
     let mut head = 1.0f32.to_le_bytes().to_vec();
     head.extend(types.to_le_bytes());
     head.extend(b"Weld\0\0\0\0a\0b\0");
-    // A unit square's corners p0..p3, then two normals: n4 = +z, n5 = -z.
+    // A unit square's corners p0..p3, then two normals: n4 = +z, n5 = -z
+    // stored three units long (drawn unit length).
     let points = [
         [0.0f32, 0.0, 0.0],
         [1.0, 0.0, 0.0],
         [1.0, 1.0, 0.0],
         [0.0, 1.0, 0.0],
         [0.0, 0.0, 1.0],
-        [0.0, 0.0, -1.0],
+        [0.0, 0.0, -3.0],
     ];
     let mut vrts = Vec::new();
     for p in points {

@@ -779,16 +779,26 @@ impl<F: First> Welder<'_, F> {
                 .iter()
                 .map(|&(v, _, _)| vec3(&m.vertices[v as usize]))
                 .collect();
-            b.normals = made
-                .iter()
-                .map(|&(v, _, n)| {
-                    if n != NONE {
-                        vec3(&m.vertices[n as usize]).normalize_or(Vec3::Y)
-                    } else {
-                        self.generated[v as usize]
-                    }
-                })
-                .collect();
+            if self.generated.is_empty() {
+                // Every corner stores its normal: all of them made unit
+                // length four at a time, the same bits as one at a time.
+                b.normals = made
+                    .iter()
+                    .map(|&(_, _, n)| vec3(&m.vertices[n as usize]))
+                    .collect();
+                super::vectors::normalize_each(&mut b.normals, Vec3::Y);
+            } else {
+                b.normals = made
+                    .iter()
+                    .map(|&(v, _, n)| {
+                        if n != NONE {
+                            vec3(&m.vertices[n as usize]).normalize_or(Vec3::Y)
+                        } else {
+                            self.generated[v as usize]
+                        }
+                    })
+                    .collect();
+            }
             b.uvs = made
                 .iter()
                 .map(|&(_, t, _)| {
