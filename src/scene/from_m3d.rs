@@ -720,21 +720,20 @@ impl<F: First> Welder<'_, F> {
             self.first[vertex as usize] = F::new(gi, i, (uv, nrm));
             return i;
         }
-        self.index_other(b, gi, vertex, uv, nrm, fg)
+        self.index_other(b, gi, vertex, (uv, nrm), fg)
     }
 
     /// [`Welder::index_new`] for a vertex seen before in another group or
     /// with another UV or normal (its other output vertices walked), or
-    /// when `made` must grow.
+    /// when `made` must grow. The key (UV, normal) as a pair, passed in
+    /// two registers as the values are.
     #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
     fn index_other(
         &mut self,
         b: &mut MeshBuilder,
         gi: u32,
         vertex: u32,
-        uv: u32,
-        nrm: u32,
+        (uv, nrm): (u32, u32),
         fg: u32,
     ) -> u32 {
         let m = self.m;
