@@ -831,38 +831,17 @@ impl<F: First> Welder<'_, F> {
     }
 }
 
-/// What [`Welding::weld`] reads besides the faces: the parts of
-/// [`geometry_of`]'s state the corner loops and the fill share.
-struct Welding<'a> {
-    m: &'a M3d,
-    generated: &'a [Vec3],
-    skin_table: &'a [([u16; 4], [u16; 4])],
-    skinned: bool,
-    normal_col: Option<&'a [u32]>,
-}
-
 /// A group's material and the mesh it builds.
 type Group = (Option<u32>, MeshBuilder);
 
-impl Welding<'_> {
-    /// Numbers every face corner's output vertex into its material's group
-    /// (`group_of`), then fills the vertices' attributes; `F`: how each
-    /// VRTS vertex's first output vertex is kept.
-    fn weld<F: First>(
-        self,
-        groups: &mut Vec<Group>,
-        group_of: &mut impl FnMut(Option<u32>, &mut Vec<Group>) -> usize,
-    ) {
-        let Welding {
-            m,
-            generated,
-            skin_table,
-            skinned,
-            normal_col,
-        } = self;
-        let faces = &m.faces;
-        let triangles = faces.all_triangles();
-        let mut welder = Welder::<F> {
+impl<'a, F: First> Welder<'a, F> {
+    fn new(
+        m: &'a M3d,
+        generated: &'a [Vec3],
+        skin_table: &'a [([u16; 4], [u16; 4])],
+        skinned: bool,
+    ) -> Self {
+        Welder {
             m,
             generated,
             skin_table,
@@ -870,7 +849,19 @@ impl Welding<'_> {
             first: vec![F::UNSET; m.vertices.len()],
             chain: Vec::new(),
             others: Vec::new(),
-        };
+        }
+    }
+
+    /// Numbers every face corner's output vertex into its material's group
+    /// (`group_of`), then fills the vertices' attributes.
+    fn weld(
+        mut self,
+        normal_col: Option<&[u32]>,
+        groups: &mut Vec<Group>,
+        group_of: &mut impl FnMut(Option<u32>, &mut Vec<Group>) -> usize,
+    ) {
+        let faces = &self.m.faces;
+        let triangles = faces.all_triangles();
         let (vertex_col, uv_col) = (faces.vertices(), faces.uv_column());
         let corner = |c: usize| {
             (
@@ -892,29 +883,27 @@ impl Welding<'_> {
                 let mut indices = std::mem::take(&mut b.indices);
                 let vertices = &vertex_col[corners.clone()];
                 match (uv_col, normal_col) {
-                    (None, None) => indices.extend(
-                        vertices
-                            .iter()
-                            .map(|&v| welder.index(b, g, (v, NONE, NONE))),
-                    ),
+                    (None, None) => {
+                        indices.extend(vertices.iter().map(|&v| self.index(b, g, (v, NONE, NONE))))
+                    }
                     (Some(uv), None) => indices.extend(
                         vertices
                             .iter()
                             .zip(&uv[corners])
-                            .map(|(&v, &t)| welder.index(b, g, (v, t, NONE))),
+                            .map(|(&v, &t)| self.index(b, g, (v, t, NONE))),
                     ),
                     (Some(uv), Some(n)) => indices.extend(
                         vertices
                             .iter()
                             .zip(&uv[corners.clone()])
                             .zip(&n[corners])
-                            .map(|((&v, &t), &n)| welder.index(b, g, (v, t, n))),
+                            .map(|((&v, &t), &n)| self.index(b, g, (v, t, n))),
                     ),
                     (None, Some(n)) => indices.extend(
                         vertices
                             .iter()
                             .zip(&n[corners])
-                            .map(|(&v, &n)| welder.index(b, g, (v, NONE, n))),
+                            .map(|(&v, &n)| self.index(b, g, (v, NONE, n))),
                     ),
                 }
                 b.indices = indices;
@@ -934,16 +923,16 @@ impl Welding<'_> {
                 let b = &mut groups[gi].1;
                 // Fan triangulation (the polygons are convex in practice), each
                 // triangle written as soon as its corners are known.
-                let i0 = welder.index(b, gi as u32, corner(cs.start));
-                let mut prev = welder.index(b, gi as u32, corner(cs.start + 1));
+                let i0 = self.index(b, gi as u32, corner(cs.start));
+                let mut prev = self.index(b, gi as u32, corner(cs.start + 1));
                 for c in cs.start + 2..cs.end {
-                    let i = welder.index(b, gi as u32, corner(c));
+                    let i = self.index(b, gi as u32, corner(c));
                     b.indices.extend_from_slice(&[i0, prev, i]);
                     prev = i;
                 }
             }
         }
-        welder.fill(groups);
+        self.fill(groups);
     }
 }
 
@@ -1153,17 +1142,18 @@ fn geometry_of(m: &M3d) -> Geometry {
     }
     // Keys only where corners carry UV or normal indices (else every key
     // is (NONE, NONE)): 8 bytes a vertex fewer for plain meshes.
-    let welding = Welding {
-        m,
-        generated: &generated,
-        skin_table: &skin_table,
-        skinned,
-        normal_col,
-    };
     if faces.has_uvs() || faces.has_normals() {
-        welding.weld::<Keyed>(&mut groups, &mut group_of);
+        Welder::<Keyed>::new(m, &generated, &skin_table, skinned).weld(
+            normal_col,
+            &mut groups,
+            &mut group_of,
+        );
     } else {
-        welding.weld::<Plain>(&mut groups, &mut group_of);
+        Welder::<Plain>::new(m, &generated, &skin_table, skinned).weld(
+            normal_col,
+            &mut groups,
+            &mut group_of,
+        );
     }
     let mut meshes: Vec<Mesh> = groups
         .into_iter()
