@@ -118,6 +118,15 @@ fn prop_value(v: &PropValue) -> PropertyValue {
 /// few materials makes no table).
 const TABLE_AFTER: usize = 16;
 
+/// Room a group's output vertex list, and the welder's list of a vertex's
+/// other output vertices, start with at least (as far as the corners
+/// could use): a small model, whose vertex count says little of how many
+/// (vertex, UV, normal) keys its corners make, never grows them. A cube
+/// with a normal a side makes 24 output vertices from 14 VRTS vertices;
+/// growing the two lists was five allocations and copies, a twentieth of
+/// cube_normals.m3d's whole load.
+const SMALL_MESH: usize = 64;
+
 pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scene {
     let mut warnings = m.warnings.clone();
 
@@ -166,120 +175,120 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         }
     }
 
-    // Materials: the file's, then one for faces without a material.
-    let mut materials: Vec<Material> = m
-        .materials
-        .iter()
-        .map(|mat| {
-            let kd = mat.prop(0).and_then(|v| match v {
-                PropValue::Color(c) => Some(rgba_f(*c)),
-                _ => None,
-            });
-            let mut base = kd.unwrap_or([1.0; 4]);
-            // `d` (dissolve) scales the alpha, Kd's or 1.
-            if let Some(PropValue::Float(d)) = mat.prop(7) {
-                base[3] *= d.clamp(0.0, 1.0);
+    // Materials: the file's, then one for faces without a material, then
+    // the voxel types' (at most one a type): allocated once.
+    let mut materials: Vec<Material> =
+        Vec::with_capacity(m.materials.len() + 1 + m.voxel_types.len());
+    materials.extend(m.materials.iter().map(|mat| {
+        let kd = mat.prop(0).and_then(|v| match v {
+            PropValue::Color(c) => Some(rgba_f(*c)),
+            _ => None,
+        });
+        let mut base = kd.unwrap_or([1.0; 4]);
+        // `d` (dissolve) scales the alpha, Kd's or 1.
+        if let Some(PropValue::Float(d)) = mat.prop(7) {
+            base[3] *= d.clamp(0.0, 1.0);
+        }
+        let ke = match mat.prop(4) {
+            Some(PropValue::Color(c)) => rgba_f(*c),
+            _ => [0.0; 4],
+        };
+        let unlit = matches!(mat.prop(8), Some(PropValue::Int(0)));
+        let map = |ty: u8| match mat.prop(ty) {
+            Some(PropValue::Map(n)) => texture_of.get(n).copied(),
+            _ => None,
+        };
+        let float = |ty: u8| match mat.prop(ty) {
+            Some(PropValue::Float(f)) => Some(*f),
+            _ => None,
+        };
+        let texture = map(128);
+        // Kd's alpha or `d` below 1, or a diffuse map with transparent
+        // texels: alpha blended.
+        let see_through = base[3] < 1.0
+            || texture.is_some_and(|t| super::images::any_translucent(&textures[t].rgba8));
+        // Data maps only when they loaded: a checkerboard stands in for
+        // colour, not for normals or emission.
+        let mut notes = Vec::new();
+        let mut data_map = |ty: u8| {
+            let t = map(ty)?;
+            if let TextureSource::Missing(why) = &textures[t].source {
+                notes.push(format!(
+                    "{} {:?} not loaded, drawn without it: {why}",
+                    m3d::property_name(ty),
+                    textures[t].name
+                ));
+                return None;
             }
-            let ke = match mat.prop(4) {
-                Some(PropValue::Color(c)) => rgba_f(*c),
-                _ => [0.0; 4],
-            };
-            let unlit = matches!(mat.prop(8), Some(PropValue::Int(0)));
-            let map = |ty: u8| match mat.prop(ty) {
-                Some(PropValue::Map(n)) => texture_of.get(n).copied(),
-                _ => None,
-            };
-            let float = |ty: u8| match mat.prop(ty) {
-                Some(PropValue::Float(f)) => Some(*f),
-                _ => None,
-            };
-            let texture = map(128);
-            // Kd's alpha or `d` below 1, or a diffuse map with transparent
-            // texels: alpha blended.
-            let see_through = base[3] < 1.0
-                || texture.is_some_and(|t| super::images::any_translucent(&textures[t].rgba8));
-            // Data maps only when they loaded: a checkerboard stands in for
-            // colour, not for normals or emission.
-            let mut notes = Vec::new();
-            let mut data_map = |ty: u8| {
-                let t = map(ty)?;
-                if let TextureSource::Missing(why) = &textures[t].source {
-                    notes.push(format!(
-                        "{} {:?} not loaded, drawn without it: {why}",
-                        m3d::property_name(ty),
-                        textures[t].name
-                    ));
-                    return None;
-                }
-                Some(t)
-            };
-            let emission_map = data_map(132);
-            let normal_map = data_map(136);
-            let bump_map = data_map(134);
-            let mut maps = Maps {
-                emission: emission_map,
-                notes,
-                ..Maps::default()
-            };
-            // Ks with Ns (32 when the file gives no Ns).
-            if let Some(PropValue::Color(c)) = mat.prop(2) {
-                let ks = rgba_f(*c);
-                maps.specular = Some(([ks[0], ks[1], ks[2]], float(3).unwrap_or(32.0)));
-            }
-            // map_N is a tangent-space normal map; map_Km a bump (height)
-            // map scaled by Km.
-            maps.normal = normal_map
-                .map(|t| (t, NormalMap::Rgb))
-                .or(bump_map.map(|t| {
-                    (
-                        t,
-                        NormalMap::Height {
-                            strength: float(6).unwrap_or(1.0),
-                        },
-                    )
-                }));
-            // map_Ke multiplies Ke; without Ke the map is the emission.
-            let emission = match (mat.prop(4), maps.emission) {
-                (None, Some(_)) => [1.0; 3],
-                _ => [ke[0], ke[1], ke[2]],
-            };
-            Material {
-                name: mat.name.clone(),
-                base_color: base,
-                emission,
-                shading: if unlit { 0.0 } else { 1.0 },
-                texture,
-                matcap: None,
-                alpha_cutoff: None,
-                blend: if see_through {
-                    BlendMode::Alpha
-                } else {
-                    BlendMode::Opaque
-                },
-                maps,
-                sampling: Sampling::default(),
-                animation: None,
-                properties: mat
-                    .props
-                    .iter()
-                    .map(|p| {
-                        let tex = match &p.value {
-                            PropValue::Map(n) => texture_of.get(n).copied(),
-                            _ => None,
-                        };
-                        Property {
-                            name: m3d::property_name(p.ty).into(),
-                            code: Some(p.ty as u32),
-                            value: prop_value(&p.value),
-                            texture: tex,
-                        }
-                    })
-                    .collect(),
-            }
-        })
-        .collect();
+            Some(t)
+        };
+        let emission_map = data_map(132);
+        let normal_map = data_map(136);
+        let bump_map = data_map(134);
+        let mut maps = Maps {
+            emission: emission_map,
+            notes,
+            ..Maps::default()
+        };
+        // Ks with Ns (32 when the file gives no Ns).
+        if let Some(PropValue::Color(c)) = mat.prop(2) {
+            let ks = rgba_f(*c);
+            maps.specular = Some(([ks[0], ks[1], ks[2]], float(3).unwrap_or(32.0)));
+        }
+        // map_N is a tangent-space normal map; map_Km a bump (height)
+        // map scaled by Km.
+        maps.normal = normal_map
+            .map(|t| (t, NormalMap::Rgb))
+            .or(bump_map.map(|t| {
+                (
+                    t,
+                    NormalMap::Height {
+                        strength: float(6).unwrap_or(1.0),
+                    },
+                )
+            }));
+        // map_Ke multiplies Ke; without Ke the map is the emission.
+        let emission = match (mat.prop(4), maps.emission) {
+            (None, Some(_)) => [1.0; 3],
+            _ => [ke[0], ke[1], ke[2]],
+        };
+        Material {
+            name: mat.name.clone(),
+            base_color: base,
+            emission,
+            shading: if unlit { 0.0 } else { 1.0 },
+            texture,
+            matcap: None,
+            alpha_cutoff: None,
+            blend: if see_through {
+                BlendMode::Alpha
+            } else {
+                BlendMode::Opaque
+            },
+            maps,
+            sampling: Sampling::default(),
+            animation: None,
+            properties: mat
+                .props
+                .iter()
+                .map(|p| {
+                    let tex = match &p.value {
+                        PropValue::Map(n) => texture_of.get(n).copied(),
+                        _ => None,
+                    };
+                    Property {
+                        name: m3d::property_name(p.ty).into(),
+                        code: Some(p.ty as u32),
+                        value: prop_value(&p.value),
+                        texture: tex,
+                    }
+                })
+                .collect(),
+        }
+    }));
     let plain = materials.len();
     let mut added = Added::default();
+    added.materials.reserve_exact(1 + m.voxel_types.len());
     added
         .materials
         .push((plain, "for faces that name no material".into()));
@@ -740,6 +749,8 @@ impl<F: First> Welder<'_, F> {
         if fg != u32::MAX {
             if self.chain.is_empty() {
                 self.chain = vec![NONE; m.vertices.len()];
+                // Doubled from there if need be (a large model's seams).
+                self.others.reserve(SMALL_MESH);
             }
             let mut o = self.chain[vertex as usize];
             while o != NONE {
@@ -1138,7 +1149,8 @@ fn geometry_of(m: &M3d) -> Geometry {
     for (_, b) in &mut groups {
         b.indices.reserve_exact(3 * b.triangles);
         // Most corners share their vertex: a guess, grown past if need be.
-        b.made.reserve(m.vertices.len().min(3 * b.triangles));
+        b.made
+            .reserve(m.vertices.len().max(SMALL_MESH).min(3 * b.triangles));
     }
     // Keys only where corners carry UV or normal indices (else every key
     // is (NONE, NONE)): 8 bytes a vertex fewer for plain meshes.
