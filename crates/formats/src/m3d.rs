@@ -1097,10 +1097,12 @@ fn read_run<const K: u8, const VI: u8, const TI: u8>(
     let point = max_at + if K & 4 != 0 { vi } else { 0 };
     let len = 1 + n * point;
     let magic = data[at];
-    let mut records = 1;
-    while at + (records + 1) * len <= end && data[at + records * len] == magic {
-        records += 1;
-    }
+    // Whole records only, each starting with the run's header byte (an
+    // offset worked out and checked a record took 18 instructions each).
+    let records = data[at..end]
+        .chunks_exact(len)
+        .take_while(|rec| rec[0] == magic)
+        .count();
     let body = &data[at..at + records * len];
     faces.start_faces(material, n, records);
     // The columns grow to their new length first and are filled through
@@ -1146,6 +1148,50 @@ fn read_run<const K: u8, const VI: u8, const TI: u8>(
         _ => 0, // a type of size 0 reads NONE: never the common case
     };
     let (fast_v, fast_t) = (unsigned_below(VI, nv), unsigned_below(TI, nt));
+    let columns = (vertex, uv, normal, max);
+    let layout = Layout {
+        len,
+        point,
+        at: (uv_at, normal_at, max_at),
+        fast: (fast_v, fast_t),
+        limits: (nv, nt),
+    };
+    // Triangles (every real file's faces) with the point count a constant,
+    // so the loop over a record's points is unrolled: WusonBlitz0's run of
+    // 3,732 triangles took a fifth fewer instructions (callgrind).
+    if n == 3 {
+        fill_run::<K, VI, TI>(body, 3, &layout, columns)
+    } else {
+        fill_run::<K, VI, TI>(body, n, &layout, columns)
+    }
+    .map_err(|(r, j, what, v, limit)| (at + r * len, j, what, v, limit))?;
+    Ok(at + records * len)
+}
+
+/// Where a run's records keep their indices ([`read_run`]): the record
+/// length, the point length, where a point's UV, normal and maximum
+/// indices sit in it, the limits below which an index is stored as read
+/// (vertex, UV), and the vertex and UV counts.
+struct Layout {
+    len: usize,
+    point: usize,
+    at: (usize, usize, usize),
+    fast: (u32, u32),
+    limits: (u32, u32),
+}
+
+/// Stores the points of a run's records (`body`, `n` points each) in the
+/// columns' rows for them: [`read_run`]'s loop, inlined where `n` is a
+/// constant. An error is (record, point, field, value, limit).
+#[inline(always)]
+fn fill_run<const K: u8, const VI: u8, const TI: u8>(
+    body: &[u8],
+    n: usize,
+    l: &Layout,
+    (vertex, uv, normal, max): (&mut [u32], &mut [u32], &mut [u32], &mut [u32]),
+) -> std::result::Result<(), (usize, usize, &'static str, u32, u32)> {
+    let (uv_at, normal_at, max_at) = l.at;
+    let (fast_v, fast_t) = l.fast;
     // A record's rows of the columns, zipped with its points: no bounds
     // check a store (they were a third of the run's time). A column the
     // run stores nothing in takes a row of `unused` instead, never written
@@ -1153,7 +1199,7 @@ fn read_run<const K: u8, const VI: u8, const TI: u8>(
     let mut unused = [[0u32; 15]; 3];
     let [unused_uv, unused_normal, unused_max] = &mut unused;
     for (r, (rec, vertex)) in body
-        .chunks_exact(len)
+        .chunks_exact(l.len)
         .zip(vertex.chunks_exact_mut(n))
         .enumerate()
     {
@@ -1175,7 +1221,7 @@ fn read_run<const K: u8, const VI: u8, const TI: u8>(
         };
         let rows = vertex.iter_mut().zip(uv).zip(normal).zip(max);
         for (j, (b, (((vertex, uv), normal), max))) in
-            rec[1..].chunks_exact(point).zip(rows).enumerate()
+            rec[1..].chunks_exact(l.point).zip(rows).enumerate()
         {
             // Every index of the point is read before any is stored: a load
             // behind a store to the columns waited on it (the processor
@@ -1200,8 +1246,8 @@ fn read_run<const K: u8, const VI: u8, const TI: u8>(
             let [v, tx, nrm, mx] = if plain {
                 [v, tx, nrm, mx]
             } else {
-                exact_point::<K, VI>(b, (uv_at, normal_at, max_at), TI, (nv, nt))
-                    .map_err(|(what, v, limit)| (at + r * len, j, what, v, limit))?
+                exact_point::<K, VI>(b, l.at, TI, l.limits)
+                    .map_err(|(what, v, limit)| (r, j, what, v, limit))?
             };
             *vertex = v;
             if K & 1 != 0 {
@@ -1215,7 +1261,7 @@ fn read_run<const K: u8, const VI: u8, const TI: u8>(
             }
         }
     }
-    Ok(at + records * len)
+    Ok(())
 }
 
 /// `e` with `label` ("bone 3") put before its field's name; the chunk's
