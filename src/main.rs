@@ -415,11 +415,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 if let Some(p) = pose {
                     v["pose"] = p;
                 }
-                println!("{}", serde_json::to_string_pretty(&v)?);
+                facet::outln!("{}", serde_json::to_string_pretty(&v)?)?;
             } else {
-                print!("{}", info::to_text(&loaded));
+                facet::out!("{}", info::to_text(&loaded))?;
                 if let Some(p) = pose {
-                    print!("{}", info::pose_text(&p));
+                    facet::out!("{}", info::pose_text(&p))?;
                 }
             }
             Ok(())
@@ -514,7 +514,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let home = facet::cli::desktop::data_home()?;
             let exe = std::env::current_exe().context("finding this program's path")?;
             for line in facet::cli::desktop::install(&home, &exe, uninstall)? {
-                println!("{line}");
+                facet::outln!("{line}")?;
             }
             Ok(())
         }
@@ -613,7 +613,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let png_time = t.elapsed();
             if timings {
                 let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-                println!(
+                facet::outln!(
                     "adapter_ms={:.2} pipelines_ms={:.2} load_ms={:.2} render_ms={:.2} png_ms={:.2} total_ms={:.2}",
                     ms(adapter_time),
                     ms(pipelines_time),
@@ -621,7 +621,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     ms(render_time),
                     ms(png_time),
                     ms(started.elapsed())
-                );
+                )?;
             }
             Ok(())
         }
@@ -642,7 +642,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 &gpu, &vertices, &kernels, &layouts, bones, iterations, copy,
             )
             .map_err(|e| anyhow::anyhow!("bench skin: {e}"))?;
-            println!("{}", result.report());
+            facet::outln!("{}", result.report())?;
             write_records(json.as_deref(), &result.records())
         }
         Some(Command::Bench {
@@ -657,7 +657,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let mut records = Vec::new();
             for n in materials {
                 let result = facet::cli::bench::materials(&gpu, n, iterations);
-                println!("{}", result.report());
+                facet::outln!("{}", result.report())?;
                 if let serde_json::Value::Array(r) = result.records() {
                     records.extend(r);
                 }
@@ -697,7 +697,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                         frames.max(1),
                         samples,
                     );
-                    println!("{}", result.report());
+                    facet::outln!("{}", result.report())?;
                     if let serde_json::Value::Array(r) = result.records() {
                         records.extend(r);
                     }
@@ -759,7 +759,7 @@ fn gen_assets(dir: &Path) -> anyhow::Result<()> {
     ] {
         let path = dir.join(name);
         std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
-        println!("wrote {}", path.display());
+        facet::outln!("wrote {}", path.display())?;
     }
     Ok(())
 }

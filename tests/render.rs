@@ -209,6 +209,30 @@ fn cli_render_writes_the_expected_png() {
 }
 
 #[test]
+fn cli_reports_end_quietly_when_the_reader_has_gone() {
+    // `facet info --json model | head`: the pipe's reading end is closed
+    // before the report is written, so every write to standard output
+    // fails as a broken pipe. println! panicked there (exit 101 and a
+    // panic message on stderr).
+    for args in [
+        &["info", "--json", "assets/demo.p3m"][..],
+        &["info", "assets/demo.p3m"][..],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = facet()
+            .args(args)
+            .current_dir(common::repo())
+            .stdout(writer)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {:?} {err}", out.status);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
 fn cli_info_json_reports_every_section() {
     let out = facet()
         .args(["info", "--json", "assets/demo.p3m"])

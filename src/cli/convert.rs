@@ -80,13 +80,14 @@ pub fn run(
         .filter_map(|p| std::fs::metadata(p).ok())
         .map(|m| m.len())
         .sum();
-    println!(
+    crate::outln!(
         "{name} -> {} ({} files, {bytes} bytes; {} warnings, {} things not exported)",
         output.display(),
         c.written.len(),
         c.warnings.len(),
         c.dropped.len()
-    );
+    )
+    .map_err(|e| format!("standard output: {e}"))?;
     Ok(())
 }
 
@@ -201,14 +202,15 @@ fn convert_tree(
             Err(e) => failed.push(format!("{}: {e}", files[*i].display())),
         }
     }
-    println!(
+    crate::outln!(
         "{ok} of {} converted into {} ({warned} with warnings or things not exported), {} failed",
         files.len(),
         out.display(),
         failed.len()
-    );
+    )
+    .map_err(|e| format!("standard output: {e}"))?;
     for f in &failed {
-        println!("  failed: {f}");
+        crate::outln!("  failed: {f}").map_err(|e| format!("standard output: {e}"))?;
     }
     if failed.is_empty() {
         Ok(())
