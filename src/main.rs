@@ -6,6 +6,7 @@ use facet::cli::{headless, info};
 use facet::gpu::{Channel, Lighting, TeamColors};
 use facet::gpu::{Gpu, ViewOptions};
 use facet::{app, load};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -338,7 +339,8 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // Not eprintln!, which panics where standard error is closed.
+            let _ = writeln!(std::io::stderr(), "error: {e:#}");
             ExitCode::FAILURE
         }
     }

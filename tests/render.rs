@@ -323,6 +323,18 @@ fn cli_bad_file_is_one_line_with_offset_and_nonzero_exit() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a format facet knows"));
+    // A file that is not there: its name and the system's reason, once
+    // (the reason was also printed as a cause: "...: No such file or
+    // directory (os error 2): No such file or directory (os error 2)").
+    let out = facet()
+        .args(["info", "no-such-model.m3d"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: no-such-model.m3d: "), "{err}");
+    assert_eq!(err.matches("(os error 2)").count(), 1, "{err}");
 }
 
 #[test]

@@ -34,11 +34,11 @@ pub struct Loaded {
 
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("{file}: {source}")]
-    Io {
-        file: String,
-        source: std::io::Error,
-    },
+    /// The system's reason is part of this one's text, as the decoder's
+    /// below (a field named `source` made it a separate cause as well, and
+    /// the CLI's line said it twice).
+    #[error("{file}: {error}")]
+    Io { file: String, error: std::io::Error },
     /// The decoder's error is part of this one's text (not a separate
     /// cause), so the CLI's one line says it once.
     #[error("{file}: {error}")]
@@ -164,9 +164,9 @@ pub fn load_file_with_progress(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let io = |source| LoadError::Io {
+    let io = |error| LoadError::Io {
         file: file.clone(),
-        source,
+        error,
     };
     let len = std::fs::metadata(path).map_err(io)?.len();
     if len > MAX_FILE_SIZE {
@@ -384,9 +384,9 @@ pub fn add_animation_file(scene: &mut Scene, path: &Path) -> Result<Vec<String>,
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
+    let bytes = std::fs::read(path).map_err(|error| LoadError::Io {
         file: file.clone(),
-        source,
+        error,
     })?;
     let p = papa::decode(&bytes).map_err(|error| LoadError::Decode {
         file: file.clone(),
