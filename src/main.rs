@@ -60,7 +60,8 @@ enum Command {
         #[arg(long, value_name = "NAME")]
         clip: Option<String>,
         /// Seconds into --clip for the pose.
-        #[arg(long, value_name = "SECONDS", default_value_t = 0.0, requires = "clip")]
+        #[arg(long, value_name = "SECONDS", default_value_t = 0.0, requires = "clip",
+              value_parser = parse_seconds)]
         time: f32,
     },
     /// Install (or remove) the desktop entry, MIME types (by extension and
@@ -159,7 +160,7 @@ enum Command {
         anim: Option<PathBuf>,
         /// Time in seconds: into the clip, and on the clock of animated
         /// materials (which run with or without a clip).
-        #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
+        #[arg(long, value_name = "SECONDS", default_value_t = 0.0, value_parser = parse_seconds)]
         time: f32,
     },
     /// Measure performance: `bench skin` (GPU skinning) and `bench materials`
@@ -320,6 +321,19 @@ fn parse_color(s: &str) -> Result<[f64; 4], String> {
         lin(byte(4)?),
         a as f64 / 255.0,
     ])
+}
+
+/// `--time`: seconds, any finite number. NaN and infinity pose nothing
+/// meaningful (info's pose read "at null s", on frame 1 or the last).
+fn parse_seconds(s: &str) -> Result<f32, String> {
+    let t: f32 = s
+        .parse()
+        .map_err(|e| format!("{s:?} is not a number of seconds: {e}"))?;
+    if t.is_finite() {
+        Ok(t)
+    } else {
+        Err(format!("{s} is not a finite number of seconds"))
+    }
 }
 
 fn default_file() -> PathBuf {

@@ -209,6 +209,40 @@ fn cli_render_writes_the_expected_png() {
 }
 
 #[test]
+fn cli_time_must_be_a_finite_number_of_seconds() {
+    // `info --time nan` posed the clip on its first frame and reported it
+    // "at null s"; infinity took the last frame the same way.
+    let dir = common::output_dir();
+    for (cmd, t) in [("info", "nan"), ("info", "inf"), ("render", "NaN")] {
+        let mut c = facet();
+        c.current_dir(common::repo())
+            .args([cmd, "assets/demo.p3m", "--clip", "nod"])
+            .arg(format!("--time={t}"));
+        if cmd == "render" {
+            c.arg("-o").arg(dir.join("never-nan.png"));
+        }
+        let out = c.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{cmd} --time={t}: {err}");
+        assert!(
+            err.contains(&format!("{t} is not a finite number of seconds")),
+            "{cmd} --time={t}: {err}"
+        );
+    }
+    let out = facet()
+        .current_dir(common::repo())
+        .args(["info", "assets/demo.p3m", "--clip", "nod", "--time=-0.25"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("pose of \"nod\" at -0.25"));
+}
+
+#[test]
 fn cli_reports_end_quietly_when_the_reader_has_gone() {
     // `facet info --json model | head`: the pipe's reading end is closed
     // before the report is written, so every write to standard output
