@@ -289,10 +289,14 @@ fn parse_camera(s: &str) -> Result<(f32, f32, f32), String> {
                 .map_err(|_| format!("bad number {x:?}"))
         })
         .collect::<Result<_, _>>()?;
+    // Finite numbers only: the sine of an infinite yaw is NaN, and so was
+    // the camera's position.
     match v[..] {
-        [y, p] => Ok((y, p, 1.0)),
-        [y, p, z] if z > 0.0 => Ok((y, p, z)),
-        _ => Err("expected YAW,PITCH[,ZOOM] with ZOOM > 0, e.g. 30,20 or 0,0,1.5".into()),
+        [y, p] if y.is_finite() && p.is_finite() => Ok((y, p, 1.0)),
+        [y, p, z] if y.is_finite() && p.is_finite() && z.is_finite() && z > 0.0 => Ok((y, p, z)),
+        _ => Err(
+            "expected YAW,PITCH[,ZOOM], finite numbers with ZOOM > 0, e.g. 30,20 or 0,0,1.5".into(),
+        ),
     }
 }
 

@@ -407,6 +407,24 @@ fn posed_frame_matches_reference() {
 }
 
 #[test]
+fn cli_camera_must_be_finite() {
+    for camera in ["inf,1,2", "nan,0", "30,20,inf", "0,0,0"] {
+        let out = facet()
+            .args(["render", "assets/demo.p3m", "-o", "/dev/null"])
+            .arg(format!("--camera={camera}"))
+            .current_dir(common::repo())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "--camera={camera}: {err}");
+        assert!(
+            err.contains("finite numbers with ZOOM > 0"),
+            "--camera={camera}: {err}"
+        );
+    }
+}
+
+#[test]
 fn cli_render_unknown_clip_lists_the_clips() {
     let out = facet()
         .args([
