@@ -229,17 +229,14 @@ fn cli_time_must_be_a_finite_number_of_seconds() {
             "{cmd} --time={t}: {err}"
         );
     }
-    let out = facet()
-        .current_dir(common::repo())
-        .args(["info", "assets/demo.p3m", "--clip", "nod", "--time=-0.25"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("pose of \"nod\" at -0.25"));
+    let pose = common::stdout_of(facet().current_dir(common::repo()).args([
+        "info",
+        "assets/demo.p3m",
+        "--clip",
+        "nod",
+        "--time=-0.25",
+    ]));
+    assert!(pose.contains("pose of \"nod\" at -0.25"), "{pose}");
 }
 
 #[test]

@@ -48,6 +48,18 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Runs `cmd` and returns its standard output, after asserting that it
+/// succeeded (its standard error the message otherwise).
+pub fn stdout_of(cmd: &mut std::process::Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 pub fn output_dir() -> PathBuf {
     let d = repo().join("target/test-output");
     std::fs::create_dir_all(&d).unwrap();
