@@ -80,14 +80,13 @@ pub fn run(
         .filter_map(|p| std::fs::metadata(p).ok())
         .map(|m| m.len())
         .sum();
-    crate::outln!(
-        "{name} -> {} ({} files, {bytes} bytes; {} warnings, {} things not exported)",
+    report(format_args!(
+        "{name} -> {} ({} files, {bytes} bytes; {} warnings, {} things not exported)\n",
         output.display(),
         c.written.len(),
         c.warnings.len(),
         c.dropped.len()
-    )
-    .map_err(|e| format!("standard output: {e}"))?;
+    ))?;
     Ok(())
 }
 
@@ -202,19 +201,24 @@ fn convert_tree(
             Err(e) => failed.push(format!("{}: {e}", files[*i].display())),
         }
     }
-    crate::outln!(
-        "{ok} of {} converted into {} ({warned} with warnings or things not exported), {} failed",
+    report(format_args!(
+        "{ok} of {} converted into {} ({warned} with warnings or things not exported), {} failed\n",
         files.len(),
         out.display(),
         failed.len()
-    )
-    .map_err(|e| format!("standard output: {e}"))?;
+    ))?;
     for f in &failed {
-        crate::outln!("  failed: {f}").map_err(|e| format!("standard output: {e}"))?;
+        report(format_args!("  failed: {f}\n"))?;
     }
     if failed.is_empty() {
         Ok(())
     } else {
         Err(format!("{} of {} files failed", failed.len(), files.len()))
     }
+}
+
+/// Writes a line of the report to standard output ([`super::print`]: a
+/// reader that has gone ends it quietly).
+fn report(line: std::fmt::Arguments) -> Result<(), String> {
+    super::print(line).map_err(|e| format!("standard output: {e}"))
 }
