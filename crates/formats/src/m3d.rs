@@ -1150,6 +1150,7 @@ fn read_run<const K: u8, const VI: u8, const TI: u8>(
     let (fast_v, fast_t) = (unsigned_below(VI, nv), unsigned_below(TI, nt));
     let columns = (vertex, uv, normal, max);
     let layout = Layout {
+        start: at,
         len,
         point,
         at: (uv_at, normal_at, max_at),
@@ -1163,16 +1164,17 @@ fn read_run<const K: u8, const VI: u8, const TI: u8>(
         fill_run::<K, VI, TI>(body, 3, &layout, columns)
     } else {
         fill_run::<K, VI, TI>(body, n, &layout, columns)
-    }
-    .map_err(|(r, j, what, v, limit)| (at + r * len, j, what, v, limit))?;
+    }?;
     Ok(at + records * len)
 }
 
-/// Where a run's records keep their indices ([`read_run`]): the record
-/// length, the point length, where a point's UV, normal and maximum
-/// indices sit in it, the limits below which an index is stored as read
-/// (vertex, UV), and the vertex and UV counts.
+/// Where a run's records keep their indices ([`read_run`]): the offset of
+/// its first record (for errors), the record length, the point length,
+/// where a point's UV, normal and maximum indices sit in it, the limits
+/// below which an index is stored as read (vertex, UV), and the vertex and
+/// UV counts.
 struct Layout {
+    start: usize,
     len: usize,
     point: usize,
     at: (usize, usize, usize),
@@ -1182,14 +1184,14 @@ struct Layout {
 
 /// Stores the points of a run's records (`body`, `n` points each) in the
 /// columns' rows for them: [`read_run`]'s loop, inlined where `n` is a
-/// constant. An error is (record, point, field, value, limit).
+/// constant.
 #[inline(always)]
 fn fill_run<const K: u8, const VI: u8, const TI: u8>(
     body: &[u8],
     n: usize,
     l: &Layout,
     (vertex, uv, normal, max): (&mut [u32], &mut [u32], &mut [u32], &mut [u32]),
-) -> std::result::Result<(), (usize, usize, &'static str, u32, u32)> {
+) -> std::result::Result<(), RunError> {
     let (uv_at, normal_at, max_at) = l.at;
     let (fast_v, fast_t) = l.fast;
     // A record's rows of the columns, zipped with its points: no bounds
@@ -1247,7 +1249,7 @@ fn fill_run<const K: u8, const VI: u8, const TI: u8>(
                 [v, tx, nrm, mx]
             } else {
                 exact_point::<K, VI>(b, l.at, TI, l.limits)
-                    .map_err(|(what, v, limit)| (r, j, what, v, limit))?
+                    .map_err(|(what, v, limit)| (l.start + r * l.len, j, what, v, limit))?
             };
             *vertex = v;
             if K & 1 != 0 {
