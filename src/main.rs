@@ -10,6 +10,20 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// `print!` and `println!` through [`facet::cli::print`], which ends a
+/// report quietly where its reader has gone (`facet info x | head`);
+/// an `io::Result` for `?`.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        facet::cli::print(format_args!($($arg)*))
+    };
+}
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        facet::cli::print(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 /// mimalloc instead of glibc's malloc: glibc hands large freed blocks back
 /// to the kernel, so every load after the first (a reload on change, the
 /// next file, a folder convert) faults its pages in again; on the
@@ -435,11 +449,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 if let Some(p) = pose {
                     v["pose"] = p;
                 }
-                facet::outln!("{}", serde_json::to_string_pretty(&v)?)?;
+                outln!("{}", serde_json::to_string_pretty(&v)?)?;
             } else {
-                facet::out!("{}", info::to_text(&loaded))?;
+                out!("{}", info::to_text(&loaded))?;
                 if let Some(p) = pose {
-                    facet::out!("{}", info::pose_text(&p))?;
+                    out!("{}", info::pose_text(&p))?;
                 }
             }
             Ok(())
@@ -534,7 +548,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let home = facet::cli::desktop::data_home()?;
             let exe = std::env::current_exe().context("finding this program's path")?;
             for line in facet::cli::desktop::install(&home, &exe, uninstall)? {
-                facet::outln!("{line}")?;
+                outln!("{line}")?;
             }
             Ok(())
         }
@@ -633,7 +647,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let png_time = t.elapsed();
             if timings {
                 let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-                facet::outln!(
+                outln!(
                     "adapter_ms={:.2} pipelines_ms={:.2} load_ms={:.2} render_ms={:.2} png_ms={:.2} total_ms={:.2}",
                     ms(adapter_time),
                     ms(pipelines_time),
@@ -662,7 +676,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 &gpu, &vertices, &kernels, &layouts, bones, iterations, copy,
             )
             .map_err(|e| anyhow::anyhow!("bench skin: {e}"))?;
-            facet::outln!("{}", result.report())?;
+            outln!("{}", result.report())?;
             write_records(json.as_deref(), &result.records())
         }
         Some(Command::Bench {
@@ -677,7 +691,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let mut records = Vec::new();
             for n in materials {
                 let result = facet::cli::bench::materials(&gpu, n, iterations);
-                facet::outln!("{}", result.report())?;
+                outln!("{}", result.report())?;
                 if let serde_json::Value::Array(r) = result.records() {
                     records.extend(r);
                 }
@@ -717,7 +731,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                         frames.max(1),
                         samples,
                     );
-                    facet::outln!("{}", result.report())?;
+                    outln!("{}", result.report())?;
                     if let serde_json::Value::Array(r) = result.records() {
                         records.extend(r);
                     }
@@ -779,7 +793,7 @@ fn gen_assets(dir: &Path) -> anyhow::Result<()> {
     ] {
         let path = dir.join(name);
         std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
-        facet::outln!("wrote {}", path.display())?;
+        outln!("wrote {}", path.display())?;
     }
     Ok(())
 }

@@ -11,30 +11,14 @@ pub mod headless;
 pub mod info;
 
 /// Writes a report to standard output. A reader that has gone (`facet info
-/// --json model.m3d | head`) ends the report quietly: the write is not an
-/// error and later ones write nothing, where `println!` panicked. Any
+/// --json model.m3d | head`) ends the report quietly: neither that write
+/// nor any after it is an error, where `println!` panicked. Any
 /// other failure (a full disk behind a redirection) is the caller's
-/// error. Through [`crate::out!`] and [`crate::outln!`].
+/// error.
 pub fn print(args: std::fmt::Arguments) -> std::io::Result<()> {
     use std::io::Write;
     match std::io::stdout().lock().write_fmt(args) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         r => r,
     }
-}
-
-/// `print!` through [`cli::print`](crate::cli::print): an `io::Result`.
-#[macro_export]
-macro_rules! out {
-    ($($arg:tt)*) => {
-        $crate::cli::print(format_args!($($arg)*))
-    };
-}
-
-/// `println!` through [`cli::print`](crate::cli::print): an `io::Result`.
-#[macro_export]
-macro_rules! outln {
-    ($($arg:tt)*) => {
-        $crate::cli::print(format_args!("{}\n", format_args!($($arg)*)))
-    };
 }
