@@ -368,6 +368,109 @@ fn cli_bad_file_is_one_line_with_offset_and_nonzero_exit() {
     assert_eq!(err.matches("(os error 2)").count(), 1, "{err}");
 }
 
+/// `cmd`'s exit status and standard error, or a failure naming it where
+/// it runs past `limit` (it is killed then): for inputs that once hung.
+fn finishes_within(
+    mut cmd: Command,
+    limit: std::time::Duration,
+) -> (std::process::ExitStatus, String) {
+    use std::io::Read;
+    let mut child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > limit {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("{cmd:?} still running after {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    (status, err)
+}
+
+/// What `facet` reads as a file. A device is refused by its kind before a
+/// byte is read: `facet info /dev/zero` read until memory ran out, as did
+/// `render --anim` (the model's size was checked, the animation's not). An
+/// animation file over the 1 GiB cap is refused by its size as the model
+/// is. A pipe is read: `facet info /dev/stdin < model.m3d` or `<(...)`.
+#[cfg(unix)]
+#[test]
+fn cli_reads_files_and_pipes_never_devices() {
+    let dir = common::output_dir().join("inputs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let demo = common::repo().join("assets/demo.p3m");
+    let limit = std::time::Duration::from_secs(30);
+    let mut info = facet();
+    info.args(["info", "/dev/zero"]);
+    let (status, err) = finishes_within(info, limit);
+    assert!(!status.success());
+    assert_eq!(err, "error: zero: a device, not a file\n");
+
+    let render_with = |anim: &std::path::Path| {
+        let mut c = facet();
+        c.arg("render").arg(&demo).arg("--anim").arg(anim);
+        c.arg("-o").arg(dir.join("never.png"));
+        c
+    };
+    let (status, err) = finishes_within(render_with("/dev/zero".as_ref()), limit);
+    assert!(!status.success());
+    assert_eq!(err, "error: zero: a device, not a file\n");
+
+    // One byte over the cap, sparse: no disk is written for it.
+    let big = dir.join("big_anim_idle.papa");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len((1 << 30) + 1)
+        .unwrap();
+    let (status, err) = finishes_within(render_with(&big), limit);
+    std::fs::remove_file(&big).unwrap();
+    assert!(!status.success());
+    assert_eq!(
+        err,
+        "error: big_anim_idle.papa: 1073741825 bytes is over the 1073741824-byte cap\n"
+    );
+
+    // A pipe: the file's bytes through standard input, found by their
+    // magic bytes (a pipe has no extension).
+    let suzanne = common::shared().join("fixtures/m3d/suzanne.m3d");
+    let bytes = std::fs::read(&suzanne).unwrap();
+    let mut child = facet()
+        .args(["info", "/dev/stdin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        stdin.write_all(&bytes).unwrap();
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(out.status.success());
+    let piped = String::from_utf8(out.stdout).unwrap();
+    let named = common::stdout_of(facet().arg("info").arg(&suzanne));
+    assert_eq!(piped.lines().next(), Some("stdin: M3D file, 11645 bytes"));
+    assert_eq!(
+        piped.lines().skip(1).collect::<Vec<_>>(),
+        named.lines().skip(1).collect::<Vec<_>>()
+    );
+}
+
 #[test]
 fn posed_frame_matches_reference() {
     let gpu = common::gpu();

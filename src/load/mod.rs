@@ -145,6 +145,38 @@ pub fn is_animation_papa(path: &Path) -> bool {
             .is_some_and(|p| p.models.is_empty() && !p.animations.is_empty())
 }
 
+/// The bytes of the file at `path`, at most [`MAX_FILE_SIZE`] of them:
+/// a regular file or a pipe (`facet info <(zcat model.m3d.gz)`), never a
+/// device, whose reading could go on forever (`/dev/zero`) or block. The
+/// cap holds as the bytes come, not only by the size the file had when
+/// asked (a pipe has none, a file may grow).
+pub fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = meta.file_type();
+        if kind.is_char_device() || kind.is_block_device() {
+            return Err(std::io::Error::other("a device, not a file"));
+        }
+    }
+    let over = |len: &dyn std::fmt::Display| {
+        std::io::Error::other(format!("{len} bytes is over the {MAX_FILE_SIZE}-byte cap"))
+    };
+    if meta.len() > MAX_FILE_SIZE {
+        return Err(over(&meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(path)?
+        .take(MAX_FILE_SIZE + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_FILE_SIZE {
+        return Err(over(&format_args!("more than {MAX_FILE_SIZE}")));
+    }
+    Ok(bytes)
+}
+
 pub fn load_file(path: &Path) -> Result<Loaded, LoadError> {
     load_file_with_progress(path, &LoadOptions::default(), &|_| {})
 }
@@ -168,13 +200,7 @@ pub fn load_file_with_progress(
         file: file.clone(),
         error,
     };
-    let len = std::fs::metadata(path).map_err(io)?.len();
-    if len > MAX_FILE_SIZE {
-        return Err(io(std::io::Error::other(format!(
-            "{len} bytes is over the {MAX_FILE_SIZE}-byte cap"
-        ))));
-    }
-    let bytes = std::fs::read(path).map_err(io)?;
+    let bytes = read_file(path).map_err(io)?;
     let resolver = DiskResolver::new(path.parent(), Some(path))
         .with_media_roots(options.all_media_roots())
         .with_texels(options.texels())
@@ -384,7 +410,7 @@ pub fn add_animation_file(scene: &mut Scene, path: &Path) -> Result<Vec<String>,
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let bytes = std::fs::read(path).map_err(|error| LoadError::Io {
+    let bytes = read_file(path).map_err(|error| LoadError::Io {
         file: file.clone(),
         error,
     })?;
