@@ -4,7 +4,7 @@ use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 use facet::cli::{headless, info};
 use facet::gpu::{Channel, Lighting, TeamColors};
-use facet::gpu::{Gpu, ViewOptions};
+use facet::gpu::{Gpu, ViewOptions, capture};
 use facet::{app, load};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -41,8 +41,9 @@ struct Cli {
     command: Option<Command>,
     /// File to open (default: the bundled demo, assets/demo.p3m).
     file: Option<PathBuf>,
-    /// Save a screenshot of the window (panels included) after --frames frames, then quit.
-    #[arg(long, value_name = "PNG", requires = "frames")]
+    /// Save a screenshot of the window (panels included) after --frames
+    /// frames, then quit (PNG, JPEG, WebP, BMP or TGA by the extension).
+    #[arg(long, value_name = "IMAGE", requires = "frames", value_parser = parse_image_path)]
     screenshot: Option<PathBuf>,
     /// Quit after this many frames.
     #[arg(long, value_name = "N")]
@@ -118,11 +119,12 @@ enum Command {
         #[arg(long)]
         animation_pointer: bool,
     },
-    /// Render FILE headless (no window) to a PNG.
+    /// Render FILE headless (no window) to an image (PNG, or JPEG, WebP,
+    /// BMP, TGA by the output's extension).
     Render {
         file: PathBuf,
-        /// Output PNG.
-        #[arg(short, long)]
+        /// Output image: .png, .jpg/.jpeg, .webp, .bmp or .tga.
+        #[arg(short, long, value_parser = parse_image_path)]
         output: PathBuf,
         /// Image size, WIDTHxHEIGHT.
         #[arg(long, default_value = "800x600", value_parser = parse_size)]
@@ -272,6 +274,14 @@ fn parse_lighting(s: &str) -> Result<Lighting, String> {
         let names: Vec<_> = Lighting::ALL.iter().map(|l| l.name()).collect();
         format!("expected one of {}", names.join(", "))
     })
+}
+
+/// An output image's path, its extension one the encoders write
+/// ([`capture::save_format`]): refused before the file is even loaded.
+fn parse_image_path(s: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(s);
+    capture::save_format(&path)?;
+    Ok(path)
 }
 
 fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -533,8 +543,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 time,
             };
             let (img, stats) = headless::render(&gpu, scene, &req)?;
-            img.save(&output)
-                .with_context(|| format!("writing {}", output.display()))?;
+            capture::save(&img, &output).map_err(|e| anyhow::anyhow!("writing {e}"))?;
             log::info!(
                 "{}: {} draw calls, {} triangles -> {}",
                 scene.source.file_name,

@@ -368,6 +368,76 @@ fn cli_bad_file_is_one_line_with_offset_and_nonzero_exit() {
     assert_eq!(err.matches("(os error 2)").count(), 1, "{err}");
 }
 
+/// `render -o` writes the format its name's extension says: the same
+/// pixels as PNG in WebP, BMP and TGA (lossless), within JPEG's loss in
+/// JPEG (which has no alpha; `-o shot.jpg` rendered, then failed on
+/// "the encoder for Jpeg does not support Rgba8" and left an empty
+/// file). A name with no extension is PNG; one no encoder here writes is
+/// refused before the model is read.
+#[test]
+fn cli_render_writes_the_format_its_name_says() {
+    let dir = common::output_dir().join("formats");
+    std::fs::create_dir_all(&dir).unwrap();
+    let render = |name: &str| {
+        let path = dir.join(name);
+        let _ = std::fs::remove_file(&path);
+        let out = facet()
+            .args(["render", "assets/demo.p3m", "--size", "96x64", "-o"])
+            .arg(&path)
+            .current_dir(common::repo())
+            .output()
+            .unwrap();
+        (path, out)
+    };
+    let (png, out) = render("demo.png");
+    assert!(out.status.success());
+    let png = image::open(&png).unwrap().to_rgba8();
+    for (name, format) in [
+        ("demo.webp", image::ImageFormat::WebP),
+        ("demo.BMP", image::ImageFormat::Bmp),
+        ("demo.tga", image::ImageFormat::Tga),
+        ("demo.jpeg", image::ImageFormat::Jpeg),
+    ] {
+        let (path, out) = render(name);
+        assert!(out.status.success(), "{name}: {out:?}");
+        let bytes = std::fs::read(&path).unwrap();
+        let img = image::load_from_memory_with_format(&bytes, format)
+            .unwrap()
+            .to_rgba8();
+        assert_eq!(img.dimensions(), (96, 64), "{name}");
+        if format != image::ImageFormat::Jpeg {
+            assert!(img == png, "{name}: not the PNG's pixels");
+            continue;
+        }
+        // Opaque (the default background), each channel within JPEG's
+        // loss: a mean difference of at most 3 of 255 (quality 92).
+        let diff: u64 = img
+            .pixels()
+            .zip(png.pixels())
+            .flat_map(|(a, b)| (0..3).map(move |c| a[c].abs_diff(b[c]) as u64))
+            .sum();
+        let mean = diff as f64 / (96.0 * 64.0 * 3.0);
+        assert!(img.pixels().all(|p| p[3] == 255), "{name}");
+        assert!(mean <= 3.0, "{name}: mean difference {mean:.2}");
+    }
+    for name in ["demo.tiff", "demo.exr", "demo.v2"] {
+        let out = facet()
+            .args(["render", "no-such-model.m3d", "-o", name])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "{name}: an image is saved as .png, .jpg/.jpeg, .webp, .bmp or .tga, by the name's extension"
+            )),
+            "{err}"
+        );
+        assert!(!dir.join(name).exists(), "{name}");
+    }
+}
+
 /// `cmd`'s exit status and standard error, or a failure naming it where
 /// it runs past `limit` (it is killed then): for inputs that once hung.
 fn finishes_within(

@@ -662,7 +662,7 @@ impl Running {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
         let path = saved_file_path(&format!("facet-render-{w}x{h}-{secs}.png"));
-        match img.save(&path) {
+        match crate::gpu::capture::save(&img, &path) {
             Ok(()) => {
                 log::info!("render saved to {}", path.display());
                 self.ui.report(
@@ -670,9 +670,7 @@ impl Running {
                     format!("render saved to {}", path.display()),
                 );
             }
-            Err(e) => self
-                .ui
-                .report(ui::Level::Error, format!("{}: {e}", path.display())),
+            Err(e) => self.ui.report(ui::Level::Error, e),
         }
     }
 
@@ -961,7 +959,7 @@ impl Running {
                 self.config.width,
                 self.config.height,
             );
-            match img.save(path) {
+            match crate::gpu::capture::save(&img, path) {
                 Ok(()) => {
                     log::info!("screenshot saved to {}", path.display());
                     if !shoot {
@@ -973,9 +971,9 @@ impl Running {
                 }
                 // `--screenshot` fails; a person's key press is told why
                 // and the window goes on.
-                Err(e) if shoot => anyhow::bail!("{}: {e}", path.display()),
+                Err(e) if shoot => anyhow::bail!("{e}"),
                 Err(e) => {
-                    let why = format!("screenshot not saved: {}: {e}", path.display());
+                    let why = format!("screenshot not saved: {e}");
                     log::error!("{why}");
                     self.ui.report(ui::Level::Error, why);
                 }

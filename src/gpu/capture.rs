@@ -191,3 +191,47 @@ fn readback(
     staging.unmap();
     data
 }
+
+/// The formats a captured image is saved in, by the file's extension (the
+/// `image` crate's encoders this build has); PNG where the name has none.
+pub const SAVE_EXTENSIONS: &str = ".png, .jpg/.jpeg, .webp, .bmp or .tga";
+
+/// The format `path`'s extension names, where a captured image can be
+/// saved in it (PNG for a name with no extension: `/dev/null`,
+/// `/dev/stdout`): checked before anything is drawn, so that a name the
+/// encoders cannot write is refused up front, not after the render (and
+/// without leaving an empty file behind, as a JPEG encoder given RGBA did).
+pub fn save_format(path: &std::path::Path) -> Result<image::ImageFormat, String> {
+    use image::ImageFormat::*;
+    let Some(ext) = path.extension() else {
+        return Ok(Png);
+    };
+    match image::ImageFormat::from_extension(ext) {
+        Some(f @ (Png | Jpeg | WebP | Bmp | Tga)) if f.writing_enabled() => Ok(f),
+        _ => Err(format!(
+            "{}: an image is saved as {SAVE_EXTENSIONS}, by the name's extension",
+            path.display()
+        )),
+    }
+}
+
+/// JPEG's quality for a saved image: the encoder's default (75) blurred a
+/// small render's edges by a mean of 5.5 of 255 a channel.
+const JPEG_QUALITY: u8 = 92;
+
+/// Saves a captured image in the format its path names ([`save_format`]):
+/// JPEG without its alpha (the colours as drawn), the others as RGBA.
+pub fn save(img: &image::RgbaImage, path: &std::path::Path) -> Result<(), String> {
+    let format = save_format(path)?;
+    let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    if format != image::ImageFormat::Jpeg {
+        return img.save_with_format(path, format).map_err(|e| fail(&e));
+    }
+    let rgb: image::RgbImage = image::buffer::ConvertBuffer::convert(img);
+    let file = std::fs::File::create(path).map_err(|e| fail(&e))?;
+    let mut out = std::io::BufWriter::new(file);
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, JPEG_QUALITY)
+        .encode_image(&rgb)
+        .map_err(|e| fail(&e))?;
+    std::io::Write::flush(&mut out).map_err(|e| fail(&e))
+}
