@@ -1110,6 +1110,67 @@ fn the_importer_reads_a_gltf_assembled_from_the_specification() {
 /// A glTF file of tests/corpus/gltf (files made by others: see SOURCES.md
 /// there), opened as a file manager would hand it over, with no directory:
 /// everything it holds is inside it.
+/// A glTF's buffers and images are read from its own folder and below:
+/// a URI that leaves it (`..`, absolute) is refused and says so, whatever
+/// lies there (the files it names exist here). The message said "not
+/// found (no folder to look in)" before the reason, though there was one.
+#[test]
+fn gltf_uris_that_leave_the_folder_are_refused_and_say_why() {
+    let dir = out_dir().join("escape");
+    let inner = dir.join("inner");
+    std::fs::create_dir_all(&inner).unwrap();
+    // One triangle, three f32x3 positions.
+    let floats: [f32; 9] = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    let bin: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+    std::fs::write(dir.join("secret.bin"), &bin).unwrap();
+    std::fs::write(inner.join("beside.bin"), &bin).unwrap();
+    let mut png = Vec::new();
+    image::RgbaImage::new(2, 2)
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    std::fs::write(dir.join("tex.png"), &png).unwrap();
+    let gltf = |name: &str, buffer: &str, image: &str| {
+        let json = serde_json::json!({
+            "asset": {"version": "2.0"},
+            "buffers": [{"uri": buffer, "byteLength": 36}],
+            "bufferViews": [{"buffer": 0, "byteLength": 36}],
+            "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3,
+                "type": "VEC3", "min": [0, 0, 0], "max": [1, 1, 0]}],
+            "images": [{"uri": image}],
+            "textures": [{"source": 0}],
+            "materials": [{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}],
+            "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "material": 0}]}],
+            "nodes": [{"mesh": 0}],
+            "scenes": [{"nodes": [0]}],
+            "scene": 0
+        });
+        let path = inner.join(name);
+        std::fs::write(&path, json.to_string()).unwrap();
+        facet::load::load_file(&path)
+    };
+    let secret = dir.join("secret.bin").display().to_string();
+    for (name, uri) in [("up.gltf", "../secret.bin"), ("absolute.gltf", &*secret)] {
+        let err = gltf(name, uri, "tex.png").err().unwrap().to_string();
+        assert_eq!(
+            err,
+            format!(
+                "{name}: buffer 0: not found; {uri:?} leaves its folder (absolute or ..): not followed"
+            )
+        );
+    }
+    // The buffer beside it: the file loads, the image above it does not.
+    let scene = gltf("image_up.gltf", "beside.bin", "../tex.png")
+        .unwrap()
+        .scene;
+    assert_eq!(scene.meshes[0].positions.len(), 3);
+    assert_eq!(
+        scene.warnings,
+        [
+            r#"image "image 0": not found; "../tex.png" leaves its folder (absolute or ..): not followed; showing a checkerboard"#
+        ]
+    );
+}
+
 fn embedded(name: &str) -> Scene {
     let path = common::repo().join("tests/corpus/gltf").join(name);
     let bytes = std::fs::read(&path).unwrap();

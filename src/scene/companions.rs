@@ -43,7 +43,12 @@ pub struct Missing {
 impl fmt::Display for Missing {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.tried.is_empty() {
-            write!(f, "not found (no folder to look in)")?;
+            // With notes, they say why nothing was tried (a path that
+            // leaves its folder is tried nowhere, whatever folders there are).
+            write!(f, "not found")?;
+            if self.notes.is_empty() {
+                write!(f, " (no folder to look in)")?;
+            }
         } else {
             write!(f, "not found; tried ")?;
             for (i, p) in self.tried.iter().enumerate() {
