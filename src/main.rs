@@ -76,7 +76,7 @@ enum Command {
         clip: Option<String>,
         /// Seconds into --clip for the pose.
         #[arg(long, value_name = "SECONDS", default_value_t = 0.0, requires = "clip",
-              value_parser = parse_seconds)]
+              value_parser = parse_seconds, allow_negative_numbers = true)]
         time: f32,
     },
     /// Install (or remove) the desktop entry, MIME types (by extension and
@@ -176,7 +176,8 @@ enum Command {
         anim: Option<PathBuf>,
         /// Time in seconds: into the clip, and on the clock of animated
         /// materials (which run with or without a clip).
-        #[arg(long, value_name = "SECONDS", default_value_t = 0.0, value_parser = parse_seconds)]
+        #[arg(long, value_name = "SECONDS", default_value_t = 0.0, value_parser = parse_seconds,
+              allow_negative_numbers = true)]
         time: f32,
     },
     /// Measure performance: `bench skin` (GPU skinning) and `bench materials`

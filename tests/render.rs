@@ -229,14 +229,20 @@ fn cli_time_must_be_a_finite_number_of_seconds() {
             "{cmd} --time={t}: {err}"
         );
     }
-    let pose = common::stdout_of(facet().current_dir(common::repo()).args([
-        "info",
-        "assets/demo.p3m",
-        "--clip",
-        "nod",
-        "--time=-0.25",
-    ]));
-    assert!(pose.contains("pose of \"nod\" at -0.25"), "{pose}");
+    // A negative time, written either way (`--time -0.25` was "unexpected
+    // argument '-0.25'"): before the clip's start, its first frame.
+    for time in [&["--time=-0.25"][..], &["--time", "-0.25"]] {
+        let pose = common::stdout_of(
+            facet()
+                .current_dir(common::repo())
+                .args(["info", "assets/demo.p3m", "--clip", "nod"])
+                .args(time),
+        );
+        assert!(
+            pose.contains("pose of \"nod\" at -0.25 s (frame 0.00)"),
+            "{pose}"
+        );
+    }
 }
 
 #[test]
