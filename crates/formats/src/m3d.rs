@@ -935,6 +935,31 @@ fn raw_of<const SIZE: u8>(b: &[u8], at: usize) -> u32 {
     raw_at(b, at, SIZE)
 }
 
+/// Appends an action frame's transforms (`records`: whole records of a
+/// bone index of `B` bytes and two vertex indices of `V` bytes each, the
+/// file's widths as constants) to `out`, and returns the first one out of
+/// range (its place among these), if any: `nb` bones, `nv` vertices.
+/// Read in one pass, then checked: a Transform built on the stack and
+/// pushed was two 4-byte stores read back as one 8-byte load, which the
+/// processor cannot forward (half of a small animated file's parse). A
+/// width of 0 reads nothing (NONE), as [`index`].
+fn read_transforms<const B: u8, const V: u8>(
+    records: &[u8],
+    out: &mut Vec<Transform>,
+    (nb, nv): (usize, usize),
+) -> Option<usize> {
+    let (bi, vi) = (B as usize, V as usize);
+    let first = out.len();
+    out.extend(records.chunks_exact(bi + 2 * vi).map(|b| Transform {
+        bone: index_at(b, 0, B),
+        pos: index_at(b, bi, V),
+        ori: index_at(b, bi + vi, V),
+    }));
+    out[first..]
+        .iter()
+        .position(|tr| tr.bone as usize >= nb || tr.pos as usize >= nv || tr.ori as usize >= nv)
+}
+
 /// `index` on bytes already bounds-checked: `size` bytes at `b[at..]`.
 #[inline(always)]
 fn index_at(b: &[u8], at: usize, size: u8) -> u32 {
@@ -1902,6 +1927,26 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                     r.check_count(n, 4 + t.fc as usize, "frames")?;
                     let mut frames = Vec::with_capacity(n);
                     let mut transforms = Vec::new();
+                    // The index widths are constants in the loop over a
+                    // frame's transforms (a match on each width for each
+                    // index was most of a small animated file's action).
+                    type ReadFrame =
+                        fn(&[u8], &mut Vec<Transform>, (usize, usize)) -> Option<usize>;
+                    macro_rules! vertex_widths {
+                        ($b:literal) => {
+                            match t.vi {
+                                1 => read_transforms::<$b, 1> as ReadFrame,
+                                2 => read_transforms::<$b, 2>,
+                                _ => read_transforms::<$b, 4>,
+                            }
+                        };
+                    }
+                    let read_frame = match t.bi {
+                        0 => vertex_widths!(0),
+                        1 => vertex_widths!(1),
+                        2 => vertex_widths!(2),
+                        _ => vertex_widths!(4),
+                    };
                     for i in 0..n {
                         // Field names carry the frame only when there is an
                         // error (formatting them for every frame was most of a
@@ -1924,22 +1969,8 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
                             transforms.reserve_exact((nt * n).min(nt + r.remaining() / rec));
                         }
                         let first = transforms.len();
-                        // Read in one pass, then checked: a Transform built on
-                        // the stack and pushed was two 4-byte stores read back
-                        // as one 8-byte load, which the processor cannot
-                        // forward (half of a small animated file's parse).
-                        // A type of size 0 reads nothing (NONE), as `index`.
-                        let (bi, vi) = (t.bi as usize, t.vi as usize);
-                        transforms.extend(records.chunks_exact(rec).map(|b| Transform {
-                            bone: index_at(b, 0, t.bi),
-                            pos: index_at(b, bi, t.vi),
-                            ori: index_at(b, bi + vi, t.vi),
-                        }));
                         let (nb, nv) = (m.bones.len(), m.vertices.len());
-                        let bad = transforms[first..].iter().position(|tr| {
-                            tr.bone as usize >= nb || tr.pos as usize >= nv || tr.ori as usize >= nv
-                        });
-                        if let Some(j) = bad {
+                        if let Some(j) = read_frame(records, &mut transforms, (nb, nv)) {
                             let tr = &transforms[first + j];
                             return Err(r.err(
                                 at + j * rec,

@@ -874,6 +874,87 @@ fn errors_in_bones_and_frames_name_the_record() {
     );
 }
 
+/// An action's transforms in every bone and vertex index width a file
+/// may have (1, 2 or 4 bytes each), bytes laid out by hand from
+/// `specs/m3d.md` (BONE: count, then parent, name, position, orientation
+/// a bone; ACTN: name, u16 frames, u32 ms, then a frame's u32 ms, fc_t
+/// count and (bone, position, orientation) records). Then the same file
+/// with the second transform's bone past the two bones: the error names
+/// the frame and the byte it sits at.
+#[test]
+fn action_transforms_read_in_every_index_width() {
+    let le = |v: u64, width: usize| v.to_le_bytes()[..width].to_vec();
+    for (bi, vi) in [
+        (1, 1),
+        (1, 2),
+        (2, 1),
+        (2, 2),
+        (1, 4),
+        (2, 4),
+        (4, 2),
+        (4, 4),
+    ] {
+        let code = |w: usize| w.trailing_zeros();
+        // int8 coordinates, u8 strings and frame counts; no colour,
+        // texture, skin or voxel types.
+        let types: u32 =
+            (code(vi) << 2) | (3 << 6) | (3 << 8) | (code(bi) << 10) | (3 << 14) | (3 << 22);
+        // Three vertices: x, y, z, w as int8.
+        let vrts = [0, 0, 0, 127, 0, 0, 0, 127, 127, 0, 0, 127];
+        let mut bone = le(2, bi); // two bones, no skin count
+        for (parent, pos, ori) in [(u64::MAX, 0, 1), (0, 2, 1)] {
+            bone.extend(le(parent, bi));
+            bone.push(0); // no name
+            bone.extend(le(pos, vi));
+            bone.extend(le(ori, vi));
+        }
+        let action = |second_bone: u64| {
+            let mut a = vec![0]; // no name
+            a.extend(1u16.to_le_bytes()); // one frame
+            a.extend(1000u32.to_le_bytes());
+            a.extend(250u32.to_le_bytes()); // at 250 ms
+            a.push(2); // two transforms
+            for (b, pos, ori) in [(1, 2, 0), (second_bone, 0, 1)] {
+                a.extend(le(b, bi));
+                a.extend(le(pos, vi));
+                a.extend(le(ori, vi));
+            }
+            a
+        };
+        let file = |second_bone: u64| {
+            plain_file(&[
+                head(types),
+                chunk(b"VRTS", &vrts),
+                chunk(b"BONE", &bone),
+                chunk(b"ACTN", &action(second_bone)),
+            ])
+        };
+        let m = m3d::decode(&file(0)).unwrap();
+        let a = &m.actions[0];
+        assert_eq!((a.duration_ms, a.frames.len()), (1000, 1), "{bi} {vi}");
+        assert_eq!(a.frames[0].msec, 250);
+        let t: Vec<_> = a
+            .transforms_of(&a.frames[0])
+            .iter()
+            .map(|t| (t.bone, t.pos, t.ori))
+            .collect();
+        assert_eq!(t, [(1, 2, 0), (0, 0, 1)], "bone {bi} vertex {vi} bytes");
+
+        // In the file: its header (8), HEAD (20) and VRTS (20) chunks,
+        // then BONE and ACTN's chunk header (8 each); in ACTN, 12 bytes
+        // before the frame's records (name 1, frames 2, duration 4, the
+        // frame's time 4 and count 1), then the first record.
+        let second = 8 + 20 + 20 + (8 + bone.len()) + 8 + 12 + (bi + 2 * vi);
+        let e = err(&file(2));
+        assert!(e.contains("ACTN chunk at 0x"), "{e}");
+        assert!(
+            e.contains(&format!("frame 0 transform at offset {second:#X}"))
+                && e.contains("bone 2 / vertices 0, 1 out of range (2 bones, 3 vertices)"),
+            "bone {bi} vertex {vi} bytes: {e}"
+        );
+    }
+}
+
 /// MESH indices as m3d.h reads them when the vertex list is longer than a
 /// byte can count (bytes laid out by hand from `specs/m3d.md`, 300 vertices
 /// with one-byte indices): 253 is a vertex, 255 is -1 (an absent normal),
