@@ -681,6 +681,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     json,
                 },
         }) => {
+            records_folder(json.as_deref())?;
             let gpu = Gpu::headless()?;
             let result = facet::cli::bench::skin(
                 &gpu, &vertices, &kernels, &layouts, bones, iterations, copy,
@@ -697,6 +698,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     json,
                 },
         }) => {
+            records_folder(json.as_deref())?;
             let gpu = Gpu::headless()?;
             let mut records = Vec::new();
             for n in materials {
@@ -718,6 +720,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     json,
                 },
         }) => {
+            records_folder(json.as_deref())?;
             let (name, loaded) = match &file {
                 Some(f) => (f.display().to_string(), load::load_file(f)?),
                 None => generated_bench_map()?,
@@ -751,6 +754,25 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Some(Command::GenAssets { dir }) => gen_assets(&dir),
     }
+}
+
+/// Makes ready the folder a bench's records go to, before the bench runs
+/// (a sweep on a GPU machine can take minutes, and its records were lost
+/// where the folder was missing): made where it is not there yet (as
+/// `target/bench` on a fresh checkout), refused where it is not a folder.
+fn records_folder(path: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let Some(dir) = path
+        .and_then(|p| p.parent())
+        .filter(|d| !d.as_os_str().is_empty())
+    else {
+        return Ok(());
+    };
+    let file = path.unwrap_or(dir).display();
+    if dir.exists() && !dir.is_dir() {
+        bail!("{file}: {} is not a folder", dir.display());
+    }
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("{file}: its folder {} cannot be made", dir.display()))
 }
 
 /// Writes a bench's records to `path`, when given.

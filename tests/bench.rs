@@ -199,3 +199,80 @@ fn material_bench_records_name_each_count() {
     }
     assert!(records.iter().all(|x| x["machine"] == r.adapter.as_str()));
 }
+
+/// `--json` names where the records go: a folder not there yet is made
+/// before the bench runs (`target/bench` on a fresh checkout; the records
+/// of a sweep were lost at its end), and a path whose folder cannot be
+/// one is refused before anything is timed.
+#[test]
+fn bench_records_go_where_json_says_or_the_bench_does_not_start() {
+    let dir = common::output_dir().join("bench_json");
+    let _ = std::fs::remove_dir_all(&dir);
+    let facet = || {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_facet"));
+        c.env("FACET_ADAPTER", common::SOFTWARE_ADAPTER);
+        c
+    };
+    let file = dir.join("new/folders/materials.json");
+    let out = facet()
+        .args([
+            "bench",
+            "materials",
+            "--materials",
+            "300",
+            "--iterations",
+            "2",
+            "--json",
+        ])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let records: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert!(
+        records
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["name"] == "materials/300/gpu"),
+        "{records}"
+    );
+
+    // A file where the folder should be: refused, and nothing printed of
+    // a bench (nothing was timed).
+    let blocked = dir.join("blocked");
+    std::fs::write(&blocked, b"").unwrap();
+    let out = facet()
+        .args([
+            "bench",
+            "skin",
+            "--vertices",
+            "1K",
+            "--iterations",
+            "1",
+            "--json",
+        ])
+        .arg(blocked.join("skin.json"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err,
+        format!(
+            "error: {}: {} is not a folder\n",
+            blocked.join("skin.json").display(),
+            blocked.display()
+        )
+    );
+}
