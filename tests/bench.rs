@@ -214,23 +214,11 @@ fn bench_records_go_where_json_says_or_the_bench_does_not_start() {
         c
     };
     let file = dir.join("new/folders/materials.json");
-    let out = facet()
-        .args([
-            "bench",
-            "materials",
-            "--materials",
-            "300",
-            "--iterations",
-            "2",
-            "--json",
-        ])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    common::stdout_of(
+        facet()
+            .args(["bench", "materials", "--materials", "300"])
+            .args(["--iterations", "2", "--json"])
+            .arg(&file),
     );
     let records: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
