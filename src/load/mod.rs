@@ -145,13 +145,11 @@ pub fn is_animation_papa(path: &Path) -> bool {
             .is_some_and(|p| p.models.is_empty() && !p.animations.is_empty())
 }
 
-/// The bytes of the file at `path`, at most [`MAX_FILE_SIZE`] of them:
-/// a regular file or a pipe (`facet info <(zcat model.m3d.gz)`), never a
-/// device, whose reading could go on forever (`/dev/zero`) or block. The
-/// cap holds as the bytes come, not only by the size the file had when
-/// asked (a pipe has none, a file may grow).
+/// The bytes of the file at `path`, at most [`MAX_FILE_SIZE`] of them
+/// (counted as they come: [`resolver::read_capped`]): a regular file or a
+/// pipe (`facet info <(zcat model.m3d.gz)`), never a device, whose reading
+/// could go on forever (`/dev/zero`) or block.
 pub fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
     let meta = std::fs::metadata(path)?;
     #[cfg(unix)]
     {
@@ -161,20 +159,7 @@ pub fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
             return Err(std::io::Error::other("a device, not a file"));
         }
     }
-    let over = |len: &dyn std::fmt::Display| {
-        std::io::Error::other(format!("{len} bytes is over the {MAX_FILE_SIZE}-byte cap"))
-    };
-    if meta.len() > MAX_FILE_SIZE {
-        return Err(over(&meta.len()));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    std::fs::File::open(path)?
-        .take(MAX_FILE_SIZE + 1)
-        .read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_FILE_SIZE {
-        return Err(over(&format_args!("more than {MAX_FILE_SIZE}")));
-    }
-    Ok(bytes)
+    resolver::read_capped(path, &meta, MAX_FILE_SIZE)
 }
 
 pub fn load_file(path: &Path) -> Result<Loaded, LoadError> {

@@ -398,15 +398,31 @@ fn read_regular(path: &Path) -> Result<Vec<u8>, Option<String>> {
     if !meta.is_file() {
         return Err(Some("not a regular file".into()));
     }
-    if meta.len() > MAX_COMPANION_SIZE {
-        return Err(Some(format!(
-            "{} bytes is over the {MAX_COMPANION_SIZE}-byte cap",
-            meta.len()
-        )));
+    read_capped(path, &meta, MAX_COMPANION_SIZE).map_err(|e| Some(e.to_string()))
+}
+
+/// The bytes of `path` (`meta` its metadata), at most `cap` of them,
+/// counted as they come and not only by the size the file had when asked
+/// (a pipe has none, a file may grow): over it, an error, never the first
+/// `cap` bytes as if they were the file. The one read of the loader's
+/// files ([`super::read_file`]) and their companions.
+pub(super) fn read_capped(
+    path: &Path,
+    meta: &std::fs::Metadata,
+    cap: u64,
+) -> std::io::Result<Vec<u8>> {
+    let over = |len: &dyn std::fmt::Display| {
+        std::io::Error::other(format!("{len} bytes is over the {cap}-byte cap"))
+    };
+    if meta.len() > cap {
+        return Err(over(&meta.len()));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_COMPANION_SIZE).read_to_end(&mut bytes))
-        .map_err(|e| Some(e.to_string()))?;
+    std::fs::File::open(path)?
+        .take(cap + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        return Err(over(&format_args!("more than {cap}")));
+    }
     Ok(bytes)
 }
