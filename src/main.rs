@@ -761,13 +761,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 /// where the folder was missing): made where it is not there yet (as
 /// `target/bench` on a fresh checkout), refused where it is not a folder.
 fn records_folder(path: Option<&std::path::Path>) -> anyhow::Result<()> {
-    let Some(dir) = path
-        .and_then(|p| p.parent())
-        .filter(|d| !d.as_os_str().is_empty())
-    else {
-        return Ok(());
+    let Some(path) = path else { return Ok(()) };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => return Ok(()),
     };
-    let file = path.unwrap_or(dir).display();
+    let file = path.display();
     if dir.exists() && !dir.is_dir() {
         bail!("{file}: {} is not a folder", dir.display());
     }
