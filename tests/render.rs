@@ -407,6 +407,30 @@ fn cli_render_writes_the_format_its_name_says() {
         let (path, out) = render(name);
         assert!(out.status.success(), "{name}: {out:?}");
         let bytes = std::fs::read(&path).unwrap();
+        // Each format's own header, as its specification lays it out (not
+        // only what the `image` crate that wrote it reads back).
+        let header_ok = match format {
+            // JPEG: SOI then a marker (ITU T.81 B.1.1.2).
+            image::ImageFormat::Jpeg => bytes.starts_with(&[0xFF, 0xD8, 0xFF]),
+            // WebP: a RIFF container of form type "WEBP".
+            image::ImageFormat::WebP => bytes.starts_with(b"RIFF") && &bytes[8..12] == b"WEBP",
+            // BMP: "BM", then the width and height as i32 at 18 and 22
+            // (BITMAPINFOHEADER; a negative height is a top-down image).
+            image::ImageFormat::Bmp => {
+                let i32_at = |o: usize| i32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+                bytes.starts_with(b"BM") && i32_at(18) == 96 && i32_at(22).abs() == 64
+            }
+            // TGA: image type 2 or 10 (true colour, RLE or not) at 2, the
+            // width and height as u16 at 12 and 14, 32 bits a pixel at 16.
+            _ => {
+                let u16_at = |o: usize| u16::from_le_bytes([bytes[o], bytes[o + 1]]);
+                matches!(bytes[2], 2 | 10)
+                    && u16_at(12) == 96
+                    && u16_at(14) == 64
+                    && bytes[16] == 32
+            }
+        };
+        assert!(header_ok, "{name}: {:02X?}", &bytes[..18]);
         let img = image::load_from_memory_with_format(&bytes, format)
             .unwrap()
             .to_rgba8();
