@@ -523,6 +523,13 @@ fn convert_converts_folders_and_gltf_with_files_beside_it() {
         "{stdout}"
     );
     assert!(out.join("glb/bot_sun.glb").is_file());
+    // Its stderr is a pipe here: no progress line rewritten in place (a
+    // carriage return, an erase-line escape) to end up in a log.
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        !stderr.contains(['\r', '\x1b']),
+        "terminal control in piped stderr: {stderr:?}"
+    );
 
     // .gltf: the JSON, its .bin and the textures as PNG files beside it.
     let m3d = common::shared().join("fixtures/m3d");
@@ -590,6 +597,24 @@ fn convert_converts_folders_and_gltf_with_files_beside_it() {
         "{stdout}"
     );
     assert!(out.join("mixed_out/demo.glb").is_file());
+
+    // A folder with no models says which extensions it looked for: every
+    // model format the viewer converts, M3D's animation-only .a3d included.
+    let empty = out.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::write(empty.join("notes.txt"), b"no models here").unwrap();
+    let run = facet(&[
+        "convert".as_ref(),
+        empty.as_os_str(),
+        "-o".as_ref(),
+        out.join("empty_out").as_os_str(),
+    ]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success());
+    assert!(
+        stderr.contains("no .p3m, .m3d, .a3d, .papa or .pmf files under it"),
+        "{stderr}"
+    );
 }
 
 /// Mean and share of pixels over 24/255 apart (largest RGB channel

@@ -12,7 +12,7 @@
 
 use crate::export::gltf;
 use crate::load::{self, LoadOptions};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -148,15 +148,21 @@ fn convert_tree(
     models_under(dir, &mut files)?;
     files.sort();
     if files.is_empty() {
+        let [rest @ .., last] = MODEL_EXTENSIONS.map(|x| format!(".{x}"));
         return Err(format!(
-            "{}: no .p3m, .m3d, .papa or .pmf files under it",
-            dir.display()
+            "{}: no {} or {last} files under it",
+            dir.display(),
+            rest.join(", ")
         ));
     }
     let ext = if gltf_text { "gltf" } else { "glb" };
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let results: Mutex<Vec<(usize, Result<Converted, String>)>> = Mutex::new(Vec::new());
+    // A line that counts the files done, rewritten in place: only on a
+    // terminal, where `\r` and the erase-line escape mean something; a log
+    // or a pipe gets the report below alone.
+    let progress = std::io::stderr().is_terminal();
     let workers = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .min(files.len());
@@ -173,8 +179,10 @@ fn convert_tree(
                         .map_err(|e| format!("{}: {e}", target.display()))
                         .and_then(|()| convert_one(file, &target, export, options));
                     let k = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    eprint!("\r[{k}/{}] {}\x1b[K", files.len(), file.display());
-                    let _ = std::io::stderr().flush();
+                    if progress {
+                        eprint!("\r[{k}/{}] {}\x1b[K", files.len(), file.display());
+                        let _ = std::io::stderr().flush();
+                    }
                     results
                         .lock()
                         .unwrap_or_else(|p| p.into_inner())
@@ -183,7 +191,9 @@ fn convert_tree(
             });
         }
     });
-    eprintln!();
+    if progress {
+        eprintln!();
+    }
     let mut results = results.into_inner().unwrap_or_else(|p| p.into_inner());
     results.sort_by_key(|r| r.0);
     let (mut ok, mut warned, mut failed) = (0, 0, Vec::new());
