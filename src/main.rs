@@ -130,7 +130,9 @@ enum Command {
         #[arg(long, default_value = "800x600", value_parser = parse_size)]
         size: (u32, u32),
         /// Camera as YAW,PITCH[,ZOOM]: degrees around the model and above it;
-        /// ZOOM 1 is framed to fit, 2 is twice as close.
+        /// ZOOM 1 is framed to fit, 2 is twice as close (as far as the
+        /// viewer's wheel goes: the eye stays between 1/1000 and 1000 times
+        /// the model's radius from its centre).
         #[arg(long, value_parser = parse_camera, allow_hyphen_values = true)]
         camera: Option<(f32, f32, f32)>,
         /// Draw the wireframe overlay.

@@ -624,6 +624,49 @@ fn cli_camera_must_be_finite() {
     }
 }
 
+/// `--camera`'s ZOOM moves the eye only as far as the viewer's wheel does
+/// (1000 radii out, 1/1000 of a radius in): a zoom of 1e-30 put the eye
+/// 1e30 units out, where depth lost all precision and nothing was drawn.
+/// Two zooms past each limit draw the same image, and the far one still
+/// shows the model (a dot of a few pixels on the background).
+#[test]
+fn cli_camera_zoom_stops_where_the_wheel_does() {
+    let dir = common::output_dir().join("zoom");
+    std::fs::create_dir_all(&dir).unwrap();
+    let render = |zoom: &str| {
+        let path = dir.join(format!("zoom_{zoom}.png"));
+        let out = facet()
+            .args([
+                "render",
+                "assets/demo.p3m",
+                "--size",
+                "800x600",
+                "--no-grid",
+            ])
+            .arg(format!("--camera=30,20,{zoom}"))
+            .arg("-o")
+            .arg(&path)
+            .current_dir(common::repo())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "zoom {zoom}: {out:?}");
+        image::open(&path).unwrap().to_rgba8()
+    };
+    let far = render("1e-30");
+    assert_eq!(far, render("1e-9"), "two zooms past the far limit");
+    let background = *far.get_pixel(0, 0);
+    let model = far.pixels().filter(|p| **p != background).count();
+    assert!(
+        (1..=64).contains(&model),
+        "1000 radii out the model is a dot: {model} pixels not the background"
+    );
+    assert_eq!(
+        render("1e30"),
+        render("1e9"),
+        "two zooms past the near limit"
+    );
+}
+
 #[test]
 fn cli_render_unknown_clip_lists_the_clips() {
     let out = facet()

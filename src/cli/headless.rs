@@ -262,7 +262,7 @@ pub fn render_with(
     }
     cam.fit(&b, aspect);
     if let Some((_, _, zoom)) = req.camera {
-        cam.distance /= zoom;
+        cam.scale_distance(1.0 / zoom);
     }
     let input = FrameInput {
         camera: &cam,

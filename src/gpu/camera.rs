@@ -183,9 +183,16 @@ impl OrbitCamera {
 
     /// Wheel zoom: positive steps move closer.
     pub fn zoom(&mut self, steps: f32) {
+        self.scale_distance(0.9f32.powf(steps));
+    }
+
+    /// Moves the eye to `factor` times its distance from the target, no
+    /// nearer than 1/1000 of the scene's radius and no farther than 1000
+    /// radii: as far as the wheel goes, where the scene is still drawn.
+    pub fn scale_distance(&mut self, factor: f32) {
         let min = self.scene_radius * 1e-3;
         let max = self.scene_radius * 1e3;
-        self.distance = (self.distance * 0.9f32.powf(steps)).clamp(min, max);
+        self.distance = (self.distance * factor).clamp(min, max);
     }
 }
 
