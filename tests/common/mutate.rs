@@ -165,3 +165,141 @@ pub fn sweep_inputs() -> Vec<(String, Vec<u8>)> {
     files.extend(inflated);
     files
 }
+
+/// A variant of a glTF file (`.gltf` JSON, or GLB) whose JSON is changed
+/// as a hostile writer would: one to three values (numbers to the edges of
+/// their ranges or just past the counts they index; strings swapped for
+/// glTF enums; array elements dropped or repeated; members removed), the
+/// file then put back together well formed (a GLB with correct chunk
+/// lengths, laid out as the glTF 2.0 specification's section 4.4 says: a
+/// 12-byte header, the JSON chunk, the rest), so that the changes reach
+/// the reader's checks of meaning rather than of framing.
+pub fn mutate_gltf(file: &[u8], rng: &mut Rng) -> (Vec<u8>, String) {
+    let u32_at = |at: usize| u32::from_le_bytes(file[at..at + 4].try_into().unwrap()) as usize;
+    let glb = file.starts_with(b"glTF");
+    let (json, rest) = if glb {
+        assert_eq!(&file[16..20], b"JSON");
+        let end = 20 + u32_at(12);
+        (&file[20..end], &file[end..])
+    } else {
+        (file, &[][..])
+    };
+    let mut json: serde_json::Value = serde_json::from_slice(json).unwrap();
+    let mut done = Vec::new();
+    for _ in 0..1 + rng.below(3) {
+        done.push(mutate_json(&mut json, file.len(), rng));
+    }
+    let mut text = serde_json::to_vec(&json).unwrap();
+    if !glb {
+        return (text, done.join("; "));
+    }
+    while !text.len().is_multiple_of(4) {
+        text.push(b' ');
+    }
+    let mut out = Vec::with_capacity(20 + text.len() + rest.len());
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&((20 + text.len() + rest.len()) as u32).to_le_bytes());
+    out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(&text);
+    out.extend_from_slice(rest);
+    (out, done.join("; "))
+}
+
+/// One change somewhere in `json` ([`mutate_gltf`]), described.
+fn mutate_json(json: &mut serde_json::Value, file_len: usize, rng: &mut Rng) -> String {
+    use serde_json::Value;
+    // Every value's JSON pointer (RFC 6901: `~` and `/` in a key escaped),
+    // each after those of its members; the root last.
+    fn walk(v: &Value, at: String, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    let k = k.replace('~', "~0").replace('/', "~1");
+                    walk(x, format!("{at}/{k}"), out);
+                }
+            }
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    walk(x, format!("{at}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+        out.push(at);
+    }
+    let mut paths = Vec::new();
+    walk(json, String::new(), &mut paths);
+    paths.pop(); // the root itself
+    let path = paths[rng.below(paths.len())].clone();
+    let (parent, key) = path.rsplit_once('/').unwrap();
+    let target = json.pointer_mut(&path).unwrap();
+    match target {
+        Value::Number(n) => {
+            let old = n.as_f64().unwrap_or(0.0);
+            let new = match rng.below(10) {
+                0 => Value::from(0),
+                1 => Value::from(-1),
+                2 => Value::from((old as i64).saturating_add(1)),
+                3 => Value::from(u32::MAX),
+                4 => Value::from(i32::MAX as u32 + 1),
+                5 => Value::from(u16::MAX),
+                6 => Value::from(1e30),
+                7 => Value::from(-1e30),
+                8 => Value::from(file_len as u64 * 2 + 1),
+                _ => Value::from(0.5),
+            };
+            let said = format!("{path}: {old} -> {new}");
+            *target = new;
+            said
+        }
+        Value::String(s) => {
+            const ENUMS: [&str; 14] = [
+                "SCALAR",
+                "VEC2",
+                "VEC3",
+                "VEC4",
+                "MAT2",
+                "MAT3",
+                "MAT4",
+                "LINEAR",
+                "STEP",
+                "CUBICSPLINE",
+                "translation",
+                "rotation",
+                "scale",
+                "weights",
+            ];
+            let new = ENUMS[rng.below(ENUMS.len())];
+            let said = format!("{path}: {s:?} -> {new:?}");
+            *s = new.to_string();
+            said
+        }
+        Value::Array(a) if !a.is_empty() => {
+            let i = rng.below(a.len());
+            if rng.below(2) == 0 {
+                a.remove(i);
+                format!("{path}: element {i} removed")
+            } else {
+                let x = a[i].clone();
+                a.insert(i, x);
+                format!("{path}: element {i} repeated")
+            }
+        }
+        _ => {
+            // An object, an empty array, a boolean or null: the member
+            // removed from its parent (an element, where that is an array).
+            match json.pointer_mut(parent) {
+                Some(Value::Object(m)) => {
+                    m.remove(&key.replace("~1", "/").replace("~0", "~"));
+                }
+                Some(Value::Array(a)) => {
+                    a.remove(key.parse::<usize>().unwrap());
+                }
+                _ => {}
+            }
+            format!("{path}: removed")
+        }
+    }
+}
