@@ -1,6 +1,7 @@
 //! The render sweep: the mutation sweep's changed files (tests/common/
-//! mutate.rs) taken on to the GPU as the thumbnailer takes a file it was
-//! never shown: every variant that loads is uploaded and drawn on the
+//! mutate.rs, glTF files' JSON changed value by value included) taken on
+//! to the GPU as the thumbnailer takes a file it was never shown: every
+//! variant that loads is uploaded and drawn on the
 //! software adapter in the rest pose, and, when it has clips, posed by its
 //! first clip. tests/mutation_sweep.rs stops at the scene; what a hostile
 //! scene can do to the upload (its index and vertex lists, bounds, bone
@@ -15,7 +16,7 @@
 
 mod common;
 
-use common::mutate::{Rng, cases_for, from_env, mutate, sweep_inputs};
+use common::mutate::{Rng, cases_for, from_env, mutate, mutate_gltf, sweep_inputs};
 use facet::cli::headless::{self, RenderRequest};
 
 /// Cases per file when `FACET_RENDER_SWEEP_CASES` is not set: about 1,800
@@ -36,8 +37,15 @@ fn every_mutated_file_that_loads_draws_without_panicking() {
     let (mut loaded_cases, mut drawn, mut posed, mut refused) = (0, 0, 0, 0);
     for (name, bytes) in sweep_inputs() {
         let mut rng = Rng::for_file(0xD1B5_4A32_D192_ED03, bytes.len(), seed);
+        let gltf = name.ends_with(".glb") || name.ends_with(".gltf");
         for case in 0..cases_for(bytes.len(), cases) {
-            let (variant, what) = mutate(&bytes, &mut rng);
+            // glTF: every other case a value of the JSON, as in the
+            // mutation sweep.
+            let (variant, what) = if gltf && case % 2 == 1 {
+                mutate_gltf(&bytes, &mut rng)
+            } else {
+                mutate(&bytes, &mut rng)
+            };
             let label = match seed {
                 0 => format!("{name} case {case} ({what})"),
                 _ => format!("{name} case {case} of seed {seed} ({what})"),
