@@ -5,7 +5,10 @@
 //! glTF files, every other case a value of their JSON changed, the file
 //! put back together well formed: `mutate_gltf`), goes through
 //! what the viewer does with a file it is given: decode, convert to a scene,
-//! pose every clip at two times, and the `info --json` report. No case may
+//! pose every clip at two times, and the `info --json` report; and every
+//! eighth case of a file up to 200 KB that loads, the glTF export `facet
+//! convert` writes (whose heap is not bounded here: it copies the scene
+//! whose heap was). No case may
 //! panic, hang, or allocate more at its peak than 64 MiB + 4 x the file's
 //! size, or than 16 MiB + 1,024 x its size where that is less (measured by the counting allocator of this test binary); an error
 //! must start with the file's name.
@@ -16,7 +19,9 @@
 
 mod common;
 
-use common::mutate::{Rng, cases_for, from_env, mutate, mutate_gltf, sweep_inputs};
+use common::mutate::{
+    FULL_CASES_UP_TO, Rng, cases_for, from_env, mutate, mutate_gltf, sweep_inputs,
+};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -94,8 +99,9 @@ const HEAP_PER_BYTE: usize = 4;
 const SMALL_HEAP_BASE: usize = 16 << 20;
 const SMALL_HEAP_PER_BYTE: usize = 1024;
 
-/// What the viewer does with a file it is given. Returns the error's text.
-fn run_case(name: &str, bytes: &[u8]) -> Result<(), String> {
+/// What the viewer does with a file it is given. Returns what loaded, or
+/// the error's text.
+fn run_case(name: &str, bytes: &[u8]) -> Result<facet::load::Loaded, String> {
     let loaded = facet::load::load_bytes(name, bytes, None).map_err(|e| e.to_string())?;
     let scene = &loaded.scene;
     let mut pose = facet::anim::Pose::new(&scene.skeleton);
@@ -106,8 +112,15 @@ fn run_case(name: &str, bytes: &[u8]) -> Result<(), String> {
     }
     let json = facet::cli::info::to_json(&loaded);
     std::hint::black_box(serde_json::to_string(&json).unwrap());
-    Ok(())
+    Ok(loaded)
 }
+
+/// Every this many cases of a file (up to `FULL_CASES_UP_TO` bytes), what
+/// loaded is also exported to glTF, as `facet convert` would: an eighth of
+/// the cases (all of them made the sweep half as long again), and not the
+/// large files, whose every export would take as long as the rest of
+/// their sweep.
+const EXPORT_EVERY: usize = 8;
 
 #[test]
 fn every_input_survives_thousands_of_mutations() {
@@ -149,7 +162,7 @@ fn every_input_survives_thousands_of_mutations() {
     }
     let mut total = 0;
     let mut slowest = (Duration::ZERO, String::new());
-    let mut errors = 0;
+    let (mut errors, mut exported) = (0, 0);
     for (name, bytes) in sweep_inputs() {
         let gltf = name.ends_with(".glb") || name.ends_with(".gltf");
         let n = cases_for(bytes.len(), cases);
@@ -187,19 +200,33 @@ fn every_input_survives_thousands_of_mutations() {
             if took > slowest.0 {
                 slowest = (took, label.clone());
             }
-            if let Err(e) = r {
-                assert!(
-                    e.starts_with(&name),
-                    "{label}: error without the file's name: {e}"
-                );
-                errors += 1;
+            match r {
+                Ok(loaded) if case % EXPORT_EVERY == 0 && bytes.len() <= FULL_CASES_UP_TO => {
+                    // The export may fail (a scene glTF cannot hold says
+                    // why), never panic or hang.
+                    started.store(epoch.elapsed().as_millis().max(1) as u64, Ordering::Relaxed);
+                    let glb = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        facet::export::gltf::export(&loaded.scene).map(|e| e.glb().len())
+                    }))
+                    .unwrap_or_else(|_| panic!("{label}: panicked exporting to glTF"));
+                    started.store(0, Ordering::Relaxed);
+                    exported += usize::from(glb.is_ok());
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    assert!(
+                        e.starts_with(&name),
+                        "{label}: error without the file's name: {e}"
+                    );
+                    errors += 1;
+                }
             }
             total += 1;
         }
     }
     done.store(true, Ordering::Relaxed);
     eprintln!(
-        "{total} cases, {errors} errors, slowest {:?}: {}",
+        "{total} cases, {errors} errors, {exported} exported to glTF, slowest {:?}: {}",
         slowest.0, slowest.1
     );
     assert!(slowest.0 <= SLOW, "{}: took {:?}", slowest.1, slowest.0);
