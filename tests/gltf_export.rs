@@ -871,6 +871,85 @@ fn accessor_floats(json: &serde_json::Value, bin: &[u8], i: &serde_json::Value) 
         .collect()
 }
 
+/// A damaged file's scene can hold what glTF cannot (found by exporting
+/// the mutation sweep's cases and validating them): numbers that are NaN
+/// or infinite (a vertex, a bone's rest matrix and so every pose below it,
+/// a material colour), a vertex that names one joint twice. The export
+/// still writes glTF that Khronos' validator passes with no error or
+/// warning, and says what it changed: non-finite values written as 0 (a
+/// rotation as the identity), the bones whose rest transform was not
+/// finite as the identity, a joint named twice once with its weights
+/// added. Expected values are stated here from those rules.
+#[test]
+fn values_gltf_cannot_hold_are_written_valid_and_listed() {
+    let mut scene = load(&common::shared().join("fixtures/m3d/CesiumMan.m3d"));
+    let unit = metres(&scene);
+    let m = scene.meshes.iter().position(|m| m.skin.is_some()).unwrap();
+    scene.meshes[m].positions[0] = Vec3::new(f32::NAN, 1.0, f32::INFINITY);
+    let skin = scene.meshes[m].skin.as_mut().unwrap();
+    let quarter = (facet::scene::WEIGHT_UNITS / 4) as u16;
+    skin.joints[1] = [2, 2, 3, 0];
+    skin.weights[1] = [quarter, quarter, 2 * quarter, 0];
+    // Bone 1 and, through its rest matrix, those below it.
+    scene.skeleton.bones[1].rest = Mat4::from_cols_array(&[f32::NAN; 16]);
+    let material = scene.meshes[m].material.unwrap();
+    scene.materials[material].base_color = [f32::NAN, 0.5, 1.0, 1.0];
+    assert!(
+        !scene.clips.is_empty(),
+        "the poses below bone 1 are sampled"
+    );
+
+    let export = export(&scene).unwrap();
+    let dir = out_dir();
+    let file = dir.join("not_finite.glb");
+    let glb = export.glb();
+    std::fs::write(&file, &glb).unwrap();
+    let report = &validate(std::slice::from_ref(&file))[0];
+    assert_eq!(
+        (report["errors"].as_u64(), report["warnings"].as_u64()),
+        (Some(0), Some(0)),
+        "{report}"
+    );
+    let notes = export.dropped.join("\n");
+    assert!(
+        notes.contains("values that are not finite numbers")
+            && notes.contains("written as 0")
+            && notes.contains("skeleton: the rest transforms of")
+            && notes.contains(&format!("{:?}", scene.skeleton.bones[1].name)),
+        "{notes}"
+    );
+
+    let (json, bin) = glb_chunks(&glb);
+    // Bone 1's node (node i is bone i): the identity.
+    let node = &json["nodes"][1];
+    assert_eq!(node["rotation"], serde_json::json!([0.0, 0.0, 0.0, 1.0]));
+    assert_eq!(node["translation"], serde_json::json!([0.0, 0.0, 0.0]));
+    assert_eq!(node["scale"], serde_json::json!([1.0, 1.0, 1.0]));
+    // The part's mesh: the first whose primitive has joints.
+    let primitive = json["meshes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|mesh| &mesh["primitives"][0])
+        .find(|p| !p["attributes"]["JOINTS_0"].is_null())
+        .unwrap();
+    let positions = accessor_floats(&json, &bin, &primitive["attributes"]["POSITION"]);
+    assert_eq!(positions[..3], [0.0, unit, 0.0]);
+    let weights = accessor_floats(&json, &bin, &primitive["attributes"]["WEIGHTS_0"]);
+    assert_eq!(weights[4..8], [0.5, 0.5, 0.0, 0.0]);
+    let joints = &json["accessors"][primitive["attributes"]["JOINTS_0"].as_u64().unwrap() as usize];
+    let view = &json["bufferViews"][joints["bufferView"].as_u64().unwrap() as usize];
+    let at = view["byteOffset"].as_u64().unwrap() as usize + 8; // vertex 1
+    let joints: Vec<u16> = bin[at..at + 8]
+        .chunks_exact(2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        .collect();
+    assert_eq!(joints, [2, 3, 0, 0]);
+    // The material's red, NaN, as 0.
+    let color = &json["materials"][material]["pbrMetallicRoughness"]["baseColorFactor"];
+    assert_eq!(color[0], serde_json::json!(0.0), "{color}");
+}
+
 /// P3M's own animation features: material colour keyframes go out as
 /// KHR_animation_pointer channels on the material's base colour when asked
 /// (values at each frame equal the viewer's material state there, in

@@ -282,8 +282,12 @@ impl Writer<'_> {
                     } else {
                         ("VEC3", 3)
                     };
+                    let values = match path {
+                        Path::Rotation => blob.rotations(&k.values),
+                        _ => std::borrow::Cow::Borrowed(&k.values[..]),
+                    };
                     let output = blob.accessor(
-                        bytemuck::cast_slice(&k.values),
+                        bytemuck::cast_slice(&values),
                         None,
                         FLOAT,
                         k.values.len() / comps,
@@ -320,7 +324,13 @@ impl Writer<'_> {
                     );
                 }
                 if !keyed[1] && !still_q(rs, rest_r) {
-                    add("rotation", bytemuck::cast_slice(rs), "VEC4", &mut self.blob);
+                    let rs = self.blob.rotations(bytemuck::cast_slice(rs));
+                    add(
+                        "rotation",
+                        bytemuck::cast_slice(&rs),
+                        "VEC4",
+                        &mut self.blob,
+                    );
                 }
                 if !keyed[2] && !still_v(ss, rest_s) {
                     add("scale", bytemuck::cast_slice(ss), "VEC3", &mut self.blob);

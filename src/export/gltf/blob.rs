@@ -2,6 +2,7 @@
 
 use glam::Vec3;
 use serde_json::{Value, json};
+use std::borrow::Cow;
 
 pub(super) const ARRAY_BUFFER: u32 = 34962;
 pub(super) const ELEMENT_ARRAY_BUFFER: u32 = 34963;
@@ -15,6 +16,23 @@ pub(super) struct Blob {
     pub(super) bin: Vec<u8>,
     pub(super) views: Vec<Value>,
     pub(super) accessors: Vec<Value>,
+    /// Float values that were NaN or infinite, written as 0: glTF allows
+    /// neither in an accessor (a damaged file's scene can hold them; the
+    /// viewer draws around them).
+    pub(super) not_finite: usize,
+}
+
+/// `v` with every NaN or infinite value as 0, and how many there were.
+fn finite(v: &[f32]) -> (Cow<'_, [f32]>, usize) {
+    let bad = v.iter().filter(|x| !x.is_finite()).count();
+    if bad == 0 {
+        return (Cow::Borrowed(v), 0);
+    }
+    let fixed = v
+        .iter()
+        .map(|&x| if x.is_finite() { x } else { 0.0 })
+        .collect();
+    (Cow::Owned(fixed), bad)
 }
 
 impl Blob {
@@ -43,7 +61,30 @@ impl Blob {
         normalized: bool,
         bounds: Option<(Vec<f32>, Vec<f32>)>,
     ) -> usize {
-        let view = self.view(bytes, target);
+        // Little-endian f32s, copied where any is not finite.
+        let f32_at = |b: &[u8]| f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        let bad = match component {
+            FLOAT => bytes
+                .chunks_exact(4)
+                .filter(|b| !f32_at(b).is_finite())
+                .count(),
+            _ => 0,
+        };
+        let bytes = if bad == 0 {
+            Cow::Borrowed(bytes)
+        } else {
+            self.not_finite += bad;
+            Cow::Owned(
+                bytes
+                    .chunks_exact(4)
+                    .flat_map(|b| match f32_at(b) {
+                        x if x.is_finite() => x.to_le_bytes(),
+                        _ => [0; 4],
+                    })
+                    .collect(),
+            )
+        };
+        let view = self.view(&bytes, target);
         let mut a =
             json!({"bufferView": view, "componentType": component, "count": count, "type": ty});
         if normalized {
@@ -57,7 +98,28 @@ impl Blob {
         self.accessors.len() - 1
     }
 
+    /// Unit rotation keys (x, y, z, w), as written: one that is not finite
+    /// (a damaged file's key or matrix, normalised) is the identity,
+    /// counted in `not_finite`.
+    pub(super) fn rotations<'a>(&mut self, v: &'a [f32]) -> Cow<'a, [f32]> {
+        let bad = |q: &[f32]| q.iter().any(|x| !x.is_finite());
+        let n = v.chunks_exact(4).filter(|q| bad(q)).count();
+        if n == 0 {
+            return Cow::Borrowed(v);
+        }
+        self.not_finite += n;
+        let identity = [0.0, 0.0, 0.0, 1.0];
+        let fixed = v
+            .chunks_exact(4)
+            .flat_map(|q| if bad(q) { &identity[..] } else { q });
+        Cow::Owned(fixed.copied().collect())
+    }
+
     pub(super) fn vec3(&mut self, v: &[Vec3], with_bounds: bool) -> usize {
+        // The bounds of what is written: non-finite values as 0.
+        let (v, bad) = finite(bytemuck::cast_slice(v));
+        self.not_finite += bad;
+        let v: &[Vec3] = bytemuck::cast_slice(&v);
         let bounds = with_bounds.then(|| {
             let (lo, hi) = v.iter().fold(
                 (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
@@ -77,13 +139,15 @@ impl Blob {
     }
 
     pub(super) fn floats(&mut self, v: &[f32], with_bounds: bool) -> usize {
+        let (v, bad) = finite(v);
+        self.not_finite += bad;
         let bounds = with_bounds.then(|| {
             let lo = v.iter().copied().fold(f32::INFINITY, f32::min);
             let hi = v.iter().copied().fold(f32::NEG_INFINITY, f32::max);
             (vec![lo], vec![hi])
         });
         self.accessor(
-            bytemuck::cast_slice(v),
+            bytemuck::cast_slice(&v),
             None,
             FLOAT,
             v.len(),

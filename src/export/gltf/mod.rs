@@ -188,6 +188,7 @@ impl Writer<'_> {
             self.dropped
                 .push(format!("{} labels", self.scene.labels.len()));
         }
+
         let mut root = json!({
             "asset": {"version": "2.0", "generator": concat!("Facet ", env!("CARGO_PKG_VERSION"))},
             "scene": 0,
@@ -225,12 +226,33 @@ impl Writer<'_> {
                 root.as_object_mut().map(|o| o.remove(key));
             }
         }
+        let not_finite = self.blob.not_finite + zero_non_finite(&mut root);
+        if not_finite > 0 {
+            self.dropped.push(format!(
+                "{not_finite} values that are not finite numbers (NaN or infinite: a damaged file's), written as 0"
+            ));
+        }
         Export {
             root,
             blob: self.blob,
             pngs: self.pngs,
             dropped: self.dropped,
         }
+    }
+}
+
+/// Every null in `v` set to 0, and how many there were: `json!` writes a
+/// NaN or infinite float as null, where glTF wants a number (a material
+/// factor of a damaged file). The export writes no null of its own.
+fn zero_non_finite(v: &mut Value) -> usize {
+    match v {
+        Value::Null => {
+            *v = json!(0.0);
+            1
+        }
+        Value::Array(a) => a.iter_mut().map(zero_non_finite).sum(),
+        Value::Object(o) => o.values_mut().map(zero_non_finite).sum(),
+        _ => 0,
     }
 }
 
@@ -258,7 +280,11 @@ impl Export {
             }
             root["buffers"] = json!([buffer]);
             root["bufferViews"] = json!(blob.views);
-            root["accessors"] = json!(blob.accessors);
+            // None where the buffer holds only images: glTF allows no
+            // empty arrays.
+            if !blob.accessors.is_empty() {
+                root["accessors"] = json!(blob.accessors);
+            }
         }
         (root, blob.bin)
     }

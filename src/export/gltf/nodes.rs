@@ -18,14 +18,35 @@ pub(super) struct Parts {
 }
 
 impl Writer<'_> {
+    /// Bone `i`'s rest transform relative to its parent as translation,
+    /// rotation and scale; the identity where that is not finite numbers
+    /// (a damaged file's matrix, or one of scale 0, has no rotation), which
+    /// glTF cannot hold.
+    fn rest_trs(&self, i: usize) -> (glam::Vec3, glam::Quat, glam::Vec3) {
+        let (s, r, t) = self
+            .scene
+            .skeleton
+            .rest_local(i)
+            .to_scale_rotation_translation();
+        if s.is_finite() && r.normalize().is_finite() && t.is_finite() {
+            (s, r, t)
+        } else {
+            (glam::Vec3::ONE, glam::Quat::IDENTITY, glam::Vec3::ZERO)
+        }
+    }
+
     /// Joint nodes first (node i is bone i), under one root node: a skin's
     /// joints need a common root, and a file may have several root bones.
     /// Returns that root node.
     pub(super) fn skeleton_nodes(&mut self) -> Option<usize> {
         let skeleton = &self.scene.skeleton;
         let bones = skeleton.bones.len();
+        let mut identity = Vec::new();
         for (i, b) in skeleton.bones.iter().enumerate() {
-            let (s, r, t) = skeleton.rest_local(i).to_scale_rotation_translation();
+            let (s, r, t) = self.rest_trs(i);
+            if (s, r, t) != skeleton.rest_local(i).to_scale_rotation_translation() {
+                identity.push(b.name.as_str());
+            }
             let children: Vec<usize> = (0..bones)
                 .filter(|&c| skeleton.bones[c].parent == Some(i))
                 .collect();
@@ -39,6 +60,19 @@ impl Writer<'_> {
                 n["children"] = json!(children);
             }
             self.nodes.push(n);
+        }
+        if !identity.is_empty() {
+            self.dropped.push(format!(
+                "skeleton: the rest transforms of {} bones ({}) are not finite numbers: written as the identity",
+                identity.len(),
+                identity
+                    .iter()
+                    .take(4)
+                    .map(|n| format!("{n:?}"))
+                    .chain((identity.len() > 4).then(|| "...".to_string()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         }
         let skeleton_roots: Vec<usize> = (0..bones)
             .filter(|&i| skeleton.bones[i].parent.is_none_or(|p| p >= i))
@@ -146,10 +180,21 @@ impl Writer<'_> {
                         joints.push([bones as u16, 0, 0, 0]);
                         weights.push([1.0f32, 0.0, 0.0, 0.0]);
                     } else {
-                        joints.push(std::array::from_fn::<u16, 4, _>(|k| {
-                            if w[k] > 0.0 { j[k] } else { 0 }
-                        }));
-                        weights.push(w.map(|x| x / sum));
+                        // A joint named twice (a damaged file's) once, its
+                        // weights added: glTF allows no joint twice.
+                        let (mut jj, mut ww) = ([0u16; 4], [0f32; 4]);
+                        let mut n = 0;
+                        for k in (0..4).filter(|&k| w[k] > 0.0) {
+                            match jj[..n].iter().position(|&x| x == j[k]) {
+                                Some(at) => ww[at] += w[k] / sum,
+                                None => {
+                                    (jj[n], ww[n]) = (j[k], w[k] / sum);
+                                    n += 1;
+                                }
+                            }
+                        }
+                        joints.push(jj);
+                        weights.push(ww);
                     }
                 }
                 let a = blob.accessor(
@@ -300,7 +345,7 @@ impl Writer<'_> {
         // the mesh exactly even where a bone's matrix shears.
         let mut global = vec![Mat4::IDENTITY; bones];
         for (i, b) in skeleton.bones.iter().enumerate() {
-            let (s, r, t) = skeleton.rest_local(i).to_scale_rotation_translation();
+            let (s, r, t) = self.rest_trs(i);
             let local = Mat4::from_scale_rotation_translation(s, r.normalize(), t);
             global[i] = match b.parent {
                 Some(p) if p < i => global[p] * local,
