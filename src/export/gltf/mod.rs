@@ -188,7 +188,6 @@ impl Writer<'_> {
             self.dropped
                 .push(format!("{} labels", self.scene.labels.len()));
         }
-
         let mut root = json!({
             "asset": {"version": "2.0", "generator": concat!("Facet ", env!("CARGO_PKG_VERSION"))},
             "scene": 0,
@@ -229,7 +228,7 @@ impl Writer<'_> {
         let not_finite = self.blob.not_finite + zero_non_finite(&mut root);
         if not_finite > 0 {
             self.dropped.push(format!(
-                "{not_finite} values that are not finite numbers (NaN or infinite: a damaged file's), written as 0"
+                "{not_finite} values that are not finite numbers (NaN or infinite: a damaged file's), written as 0 (a rotation as the identity)"
             ));
         }
         Export {

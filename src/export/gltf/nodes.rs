@@ -17,22 +17,22 @@ pub(super) struct Parts {
     pub(super) static_joint: bool,
 }
 
+/// Scale, rotation and translation of the identity.
+const IDENTITY: (glam::Vec3, glam::Quat, glam::Vec3) =
+    (glam::Vec3::ONE, glam::Quat::IDENTITY, glam::Vec3::ZERO);
+
 impl Writer<'_> {
-    /// Bone `i`'s rest transform relative to its parent as translation,
-    /// rotation and scale; the identity where that is not finite numbers
-    /// (a damaged file's matrix, or one of scale 0, has no rotation), which
-    /// glTF cannot hold.
-    fn rest_trs(&self, i: usize) -> (glam::Vec3, glam::Quat, glam::Vec3) {
+    /// Bone `i`'s rest transform relative to its parent as scale, rotation
+    /// and translation; none where that is not finite numbers, which glTF
+    /// cannot hold (a damaged file's matrix; one of scale 0 has no
+    /// rotation). The export writes the identity instead.
+    fn rest_trs(&self, i: usize) -> Option<(glam::Vec3, glam::Quat, glam::Vec3)> {
         let (s, r, t) = self
             .scene
             .skeleton
             .rest_local(i)
             .to_scale_rotation_translation();
-        if s.is_finite() && r.normalize().is_finite() && t.is_finite() {
-            (s, r, t)
-        } else {
-            (glam::Vec3::ONE, glam::Quat::IDENTITY, glam::Vec3::ZERO)
-        }
+        (s.is_finite() && r.normalize().is_finite() && t.is_finite()).then_some((s, r, t))
     }
 
     /// Joint nodes first (node i is bone i), under one root node: a skin's
@@ -43,10 +43,10 @@ impl Writer<'_> {
         let bones = skeleton.bones.len();
         let mut identity = Vec::new();
         for (i, b) in skeleton.bones.iter().enumerate() {
-            let (s, r, t) = self.rest_trs(i);
-            if (s, r, t) != skeleton.rest_local(i).to_scale_rotation_translation() {
+            let (s, r, t) = self.rest_trs(i).unwrap_or_else(|| {
                 identity.push(b.name.as_str());
-            }
+                IDENTITY
+            });
             let children: Vec<usize> = (0..bones)
                 .filter(|&c| skeleton.bones[c].parent == Some(i))
                 .collect();
@@ -345,7 +345,7 @@ impl Writer<'_> {
         // the mesh exactly even where a bone's matrix shears.
         let mut global = vec![Mat4::IDENTITY; bones];
         for (i, b) in skeleton.bones.iter().enumerate() {
-            let (s, r, t) = self.rest_trs(i);
+            let (s, r, t) = self.rest_trs(i).unwrap_or(IDENTITY);
             let local = Mat4::from_scale_rotation_translation(s, r.normalize(), t);
             global[i] = match b.parent {
                 Some(p) if p < i => global[p] * local,
