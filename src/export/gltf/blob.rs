@@ -22,17 +22,10 @@ pub(super) struct Blob {
     pub(super) not_finite: usize,
 }
 
-/// `v` with every NaN or infinite value as 0, and how many there were.
-fn finite(v: &[f32]) -> (Cow<'_, [f32]>, usize) {
-    let bad = v.iter().filter(|x| !x.is_finite()).count();
-    if bad == 0 {
-        return (Cow::Borrowed(v), 0);
-    }
-    let fixed = v
-        .iter()
-        .map(|&x| if x.is_finite() { x } else { 0.0 })
-        .collect();
-    (Cow::Owned(fixed), bad)
+/// `x` as an accessor holds it ([`Blob::accessor`]): a NaN or infinite
+/// value as 0. Bounds are taken from this.
+fn as_written(x: f32) -> f32 {
+    if x.is_finite() { x } else { 0.0 }
 }
 
 impl Blob {
@@ -77,10 +70,7 @@ impl Blob {
             Cow::Owned(
                 bytes
                     .chunks_exact(4)
-                    .flat_map(|b| match f32_at(b) {
-                        x if x.is_finite() => x.to_le_bytes(),
-                        _ => [0; 4],
-                    })
+                    .flat_map(|b| as_written(f32_at(b)).to_le_bytes())
                     .collect(),
             )
         };
@@ -116,14 +106,13 @@ impl Blob {
     }
 
     pub(super) fn vec3(&mut self, v: &[Vec3], with_bounds: bool) -> usize {
-        // The bounds of what is written: non-finite values as 0.
-        let (v, bad) = finite(bytemuck::cast_slice(v));
-        self.not_finite += bad;
-        let v: &[Vec3] = bytemuck::cast_slice(&v);
         let bounds = with_bounds.then(|| {
             let (lo, hi) = v.iter().fold(
                 (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
-                |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+                |(lo, hi), p| {
+                    let p = Vec3::from_array(p.to_array().map(as_written));
+                    (lo.min(p), hi.max(p))
+                },
             );
             (lo.to_array().to_vec(), hi.to_array().to_vec())
         });
@@ -139,15 +128,19 @@ impl Blob {
     }
 
     pub(super) fn floats(&mut self, v: &[f32], with_bounds: bool) -> usize {
-        let (v, bad) = finite(v);
-        self.not_finite += bad;
         let bounds = with_bounds.then(|| {
-            let lo = v.iter().copied().fold(f32::INFINITY, f32::min);
-            let hi = v.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let lo = v
+                .iter()
+                .map(|&x| as_written(x))
+                .fold(f32::INFINITY, f32::min);
+            let hi = v
+                .iter()
+                .map(|&x| as_written(x))
+                .fold(f32::NEG_INFINITY, f32::max);
             (vec![lo], vec![hi])
         });
         self.accessor(
-            bytemuck::cast_slice(&v),
+            bytemuck::cast_slice(v),
             None,
             FLOAT,
             v.len(),
