@@ -312,8 +312,8 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         // Made on the pool where its voxels are worth several threads: one
         // hand-off there, where each of the voxels' parallel steps would
         // wake the pool from here and wait for it again.
-        let voxels: usize = m.voxel_blocks.iter().map(|b| b.data.len()).sum();
-        if voxels >= VOXEL_CELLS_A_THREAD
+        let cells: usize = m.voxel_blocks.iter().map(|b| b.data.len()).sum();
+        if cells >= voxels::VOXEL_CELLS_A_THREAD
             && threads() > 1
             && rayon::current_thread_index().is_none()
         {
@@ -569,11 +569,6 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         metres_per_unit: Some(m.scale),
     }
 }
-
-/// Cells of a dense voxel grid a thread is given at least to find the open
-/// ones ([`voxels::VoxelGrid::open_cells`]; lantea.m3d's 212K take about 0.23 ms on
-/// one).
-const VOXEL_CELLS_A_THREAD: usize = 65536;
 
 /// The threads a conversion may use, this one included: rayon's pool,
 /// one a core unless `RAYON_NUM_THREADS` says otherwise.
