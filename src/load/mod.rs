@@ -146,7 +146,7 @@ pub fn is_animation_papa(path: &Path) -> bool {
 }
 
 /// The bytes of the file at `path`, at most [`MAX_FILE_SIZE`] of them
-/// (counted as they come: [`resolver::read_capped`]): a regular file or a
+/// (counted as they come: `resolver::read_capped`): a regular file or a
 /// pipe (`facet info <(zcat model.m3d.gz)`), never a device, whose reading
 /// could go on forever (`/dev/zero`) or block.
 pub fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {

@@ -22,7 +22,7 @@
 //! What cannot go is listed in [`Export::dropped`] (maps glTF has no slot
 //! for, a material animation's texture switches...).
 //!
-//! The file is put together by a [`Writer`] in rooms: `materials.rs`
+//! The file is put together by a `Writer` in rooms: `materials.rs`
 //! (materials and PNG textures), `nodes.rs` (skeleton, parts, a map's
 //! sectors and entities, the skin), `animation.rs` (clips and material
 //! animations), `blob.rs` (the binary buffer and its accessors).
