@@ -177,6 +177,13 @@ fn counts_equal_m3d_h() {
             panic!("{name}: not M3D")
         };
         let (file, _) = l.scene.counts();
+        // The reference prints 7 significant digits.
+        let scale = r["scale"].as_f64().unwrap() as f32;
+        let ours = l.scene.metres_per_unit.unwrap();
+        assert!(
+            (ours - scale).abs() <= 1e-6 * scale.abs(),
+            "{name}: scale {ours}, m3d.h's {scale}"
+        );
         for (what, ours, key) in [
             ("materials", file.materials, "nummaterial"),
             ("bones", file.bones, "numbone"),
@@ -382,6 +389,19 @@ fn bone_matrices_equal_m3d_h() {
                 a["name"].as_str().unwrap(),
                 "{name}: action {ai}"
             );
+            let seq = clip
+                .sequence
+                .as_ref()
+                .expect("an M3D action is a frame sequence");
+            assert_eq!(
+                (seq.duration_ms as u64, seq.frames.len() as u64),
+                (
+                    a["durationmsec"].as_u64().unwrap(),
+                    a["numframe"].as_u64().unwrap()
+                ),
+                "{name}: action {ai}'s duration and frames"
+            );
+            assert_eq!(clip.duration_s, seq.duration_ms as f32 / 1000.0);
             for p in a["poses"].as_array().unwrap() {
                 let msec = p["msec"].as_u64().unwrap();
                 pose.evaluate(&scene.skeleton, Some(clip), msec as f32 / 1000.0);
