@@ -1,5 +1,6 @@
 //! The viewer against what the reference SDK m3d.h computes for every shared
-//! M3D fixture (`../shared/fixtures/m3d/reference`, issue 14): counts, every
+//! M3D fixture (`../shared/fixtures/m3d/reference`, issue 14): counts, the
+//! scale, the material names in order, the actions' lengths, every
 //! face's corners (positions, UVs, vertex colours) as multisets per material,
 //! every bone's bind matrix and posed model-space matrix, and skinned
 //! positions at four times of every action from the CPU reference and from
@@ -195,6 +196,19 @@ fn counts_equal_m3d_h() {
         ] {
             assert_eq!(ours as u64, r[key].as_u64().unwrap(), "{name}: {what}");
         }
+        // The file's materials come first in the scene, in the file's order
+        // (what the viewer adds follows them).
+        let names: Vec<&str> = r["materials"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap())
+            .collect();
+        let ours: Vec<&str> = l.scene.materials[..names.len()]
+            .iter()
+            .map(|m| m.name.as_str())
+            .collect();
+        assert_eq!(ours, names, "{name}: material names");
         let numface = r["numface"].as_u64().unwrap() as usize;
         if r.get("faces_omitted").is_some() && r["numvoxel"].as_u64() != Some(1) {
             // Voxels in several blocks: the viewer also removes faces
