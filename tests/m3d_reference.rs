@@ -1,7 +1,8 @@
 //! The viewer against what the reference SDK m3d.h computes for every shared
 //! M3D fixture (`../shared/fixtures/m3d/reference`, issue 14): counts, the
 //! scale, the material names in order, the actions' lengths, every
-//! face's corners (positions, UVs, vertex colours) as multisets per material,
+//! face's corners (positions, UVs, vertex colours, bone influences) as
+//! multisets per material,
 //! every bone's bind matrix and posed model-space matrix, and skinned
 //! positions at four times of every action from the CPU reference and from
 //! the GPU compute shader.
@@ -441,4 +442,65 @@ fn bone_matrices_equal_m3d_h() {
         (25, 100),
         "bind matrices and posed matrices checked"
     );
+}
+
+/// Every face corner's bone influences against m3d.h's (the `skin` lists
+/// of the dumps: bone and weight, the weights renormalised to sum to 1,
+/// `null` for a corner with none): the same bones, each weight within
+/// 1e-4 (the scene keeps 16-bit weights; the dump prints 7 digits). The
+/// skinned positions see a wrong weight only where the bones it mixes
+/// have moved apart; this sees it at rest.
+#[test]
+fn skin_weights_equal_m3d_h() {
+    let mut corners = 0;
+    for name in FIXTURES {
+        let r = common::m3d_reference(name);
+        if r.get("faces_omitted").is_some() || r["numskin"].as_u64() == Some(0) {
+            continue;
+        }
+        let scene =
+            facet::load::load_file(&common::shared().join(format!("fixtures/m3d/{name}.m3d")))
+                .unwrap()
+                .scene;
+        let matched = match_faces(name, &scene, &r, 1e-6 * size_of(&scene));
+        let faces = r["faces"].as_array().unwrap();
+        for (fi, ((t, rot), f)) in matched.iter().zip(faces).enumerate() {
+            for c in 0..3 {
+                let v = t.v[(c + rot) % 3];
+                // (bone, weight) with weight > 0, by bone.
+                let mut want: Vec<(u64, f32)> = match f["skin"][c].as_array() {
+                    None => Vec::new(),
+                    Some(list) => list
+                        .iter()
+                        .map(|bw| (bw[0].as_u64().unwrap(), bw[1].as_f64().unwrap() as f32))
+                        .filter(|&(_, w)| w > 0.0)
+                        .collect(),
+                };
+                want.sort_by_key(|&(b, _)| b);
+                let mut ours: Vec<(u64, f32)> = match &scene.meshes[t.mesh].skin {
+                    None => Vec::new(),
+                    Some(s) => (0..4)
+                        .filter(|&k| s.weights[v][k] > 0)
+                        .map(|k| {
+                            let w = s.weights[v][k] as f32 / facet::scene::WEIGHT_UNITS as f32;
+                            (s.joints[v][k] as u64, w)
+                        })
+                        .collect(),
+                };
+                ours.sort_by_key(|&(b, _)| b);
+                let same = ours.len() == want.len()
+                    && ours
+                        .iter()
+                        .zip(&want)
+                        .all(|(a, b)| a.0 == b.0 && (a.1 - b.1).abs() <= 1e-4);
+                assert!(
+                    same,
+                    "{name}: face {fi} corner {c}: influences {ours:?}, m3d.h's {want:?}"
+                );
+                corners += 1;
+            }
+        }
+    }
+    // aliveai_character's 84 faces and CesiumMan's 4,672, three corners each.
+    assert_eq!(corners, 3 * (84 + 4672), "corners checked");
 }
