@@ -1,11 +1,10 @@
 //! The viewer against what the reference SDK m3d.h computes for every shared
 //! M3D fixture (`../shared/fixtures/m3d/reference`, issue 14): counts, the
-//! scale, the material names in order, the actions' lengths, every
-//! face's corners (positions, UVs, vertex colours, bone influences) as
-//! multisets per material,
-//! every bone's bind matrix and posed model-space matrix, and skinned
-//! positions at four times of every action from the CPU reference and from
-//! the GPU compute shader.
+//! scale, the material names in order, the actions' lengths, every face's
+//! corners (positions, UVs, vertex colours, bone influences) as multisets
+//! per material, every bone's bind matrix and posed model-space matrix, and
+//! skinned positions at four times of every action from the CPU reference
+//! and from the GPU compute shader.
 //!
 //! Conventions crossed on the way (the reference README and
 //! `docs/formats.md`): positions are file space in both; the scene's UV is
