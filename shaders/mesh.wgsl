@@ -22,6 +22,14 @@ override MATCAP: bool = true;
 override BASE_TEXTURE: bool = true;
 override SPECULAR: bool = true;
 override ALPHA_CUTOFF: bool = true;
+// The frame's view modes rather than a material's: the inspector's channel
+// views (globals.view_mode.y) and the matcap lighting preset
+// (globals.params.w). Frames in neither mode, every thumbnail's and most
+// of the window's, draw with it off (gpu::materials::view_features):
+// llvmpipe ran the views' sRGB decodes and the preset's clay sphere for
+// every pixel (a cube's 512-pixel draw: about 4.8 ms with them, 3.3
+// without).
+override VIEWS: bool = true;
 
 @group(1) @binding(0) var<uniform> material: Material;
 @group(1) @binding(1) var base_tex: texture_2d<f32>;
@@ -286,20 +294,22 @@ fn shade(in: Varyings, front: bool) -> vec4<f32> {
         n = normalize(abs(det) * n - grad);
     }
 
-    switch channel {
-        case CHANNEL_DIFFUSE: {
-            return vec4<f32>(diffuse, 1.0);
+    if (VIEWS) {
+        switch channel {
+            case CHANNEL_DIFFUSE: {
+                return vec4<f32>(diffuse, 1.0);
+            }
+            case CHANNEL_MASK: {
+                return as_stored(mask.rgb);
+            }
+            case CHANNEL_MATERIAL: {
+                return as_stored(mat_map.rgb);
+            }
+            case CHANNEL_NORMAL: {
+                return as_stored(tangent_normal * 0.5 + 0.5);
+            }
+            default: {}
         }
-        case CHANNEL_MASK: {
-            return as_stored(mask.rgb);
-        }
-        case CHANNEL_MATERIAL: {
-            return as_stored(mat_map.rgb);
-        }
-        case CHANNEL_NORMAL: {
-            return as_stored(tangent_normal * 0.5 + 0.5);
-        }
-        default: {}
     }
 
     // Directional key light plus a soft fill; `shading` blends towards flat.
@@ -344,7 +354,7 @@ fn shade(in: Varyings, front: bool) -> vec4<f32> {
 
     // Matcap: sphere texture looked up by the view-space normal.
     let vn = normalize((globals.view * vec4<f32>(n, 0.0)).xyz);
-    if (globals.params.w > 0.5) {
+    if (VIEWS && globals.params.w > 0.5) {
         // The matcap preset: every surface lit by the built-in clay sphere
         // (shape reading, whatever the material's shading says).
         light = clay_matcap(vn);

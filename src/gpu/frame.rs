@@ -227,6 +227,17 @@ impl ViewOptions {
         }
     }
 
+    /// The mesh shader features this frame's view modes add to every
+    /// material's ([`super::materials::features::VIEWS`]): a channel view or
+    /// the matcap preset; none for the shaded view under any other lighting.
+    pub fn shader_features(&self) -> u32 {
+        if self.channel != Channel::Shaded || self.lighting == Lighting::Matcap {
+            super::materials::features::VIEWS
+        } else {
+            0
+        }
+    }
+
     /// Copies `other` into `self` reusing the vectors' allocations (the
     /// derived `clone_from` would allocate every frame).
     pub fn copy_from(&mut self, other: &ViewOptions) {
@@ -612,6 +623,7 @@ fn draw(
     let (eye, viewpoint) = (camera.eye(), camera.viewpoint());
     let mut stats = FrameStats::default();
     pass.set_bind_group(0, &renderer.globals_bg, &[]);
+    let view_features = opts.shader_features();
     let material_of = |i: usize, m: &super::upload::GpuMesh| {
         opts.material_override
             .get(i)
@@ -645,7 +657,7 @@ fn draw(
                     let m = &scene.meshes[i];
                     // Only opaque draws are grouped by pipeline.
                     let pipeline = if blend == BlendMode::Opaque {
-                        let features = scene.materials[material_of(i, m)].features;
+                        let features = scene.materials[material_of(i, m)].features | view_features;
                         (u64::from(features) << 3)
                             | ((m.primitive as u64) << 1)
                             | u64::from(m.culled(blend, whole))
@@ -665,7 +677,11 @@ fn draw(
                 continue;
             };
             let material = &scene.materials[material_of(i, m)];
-            let key = (m.primitive, material.features, m.culled(blend, whole));
+            let key = (
+                m.primitive,
+                material.features | view_features,
+                m.culled(blend, whole),
+            );
             if current != Some(key) {
                 pass.set_pipeline(&renderer.mesh_pipeline(key.1, blend, key.0, key.2));
                 current = Some(key);

@@ -340,8 +340,13 @@ pub mod features {
     /// The alpha test (`Material::alpha_cutoff`): only its pipelines
     /// discard, so every other keeps the early depth test.
     pub const ALPHA_CUTOFF: u32 = 256;
+    /// The frame's view modes, not a material's: the channel views and the
+    /// matcap lighting preset. A frame in either mode draws every mesh
+    /// with it on ([`crate::gpu::ViewOptions::shader_features`]), every
+    /// other frame with it off.
+    pub const VIEWS: u32 = 512;
     /// Each feature's override constant.
-    pub const CONSTANTS: [(&str, u32); 9] = [
+    pub const CONSTANTS: [(&str, u32); 10] = [
         ("TEAM_MAP", TEAM_MAP),
         ("MATERIAL_MAP", MATERIAL_MAP),
         ("NORMAL_MAP", NORMAL_MAP),
@@ -351,8 +356,9 @@ pub mod features {
         ("BASE_TEXTURE", BASE_TEXTURE),
         ("SPECULAR", SPECULAR),
         ("ALPHA_CUTOFF", ALPHA_CUTOFF),
+        ("VIEWS", VIEWS),
     ];
-    pub const ALL: u32 = 511;
+    pub const ALL: u32 = 1023;
 }
 
 /// The varyings a mesh pipeline passes from its vertex to its fragment
