@@ -111,7 +111,7 @@ pub fn read_texture(
     let unpadded = width * 4;
     let padded =
         unpadded.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
-    let data = readback(gpu, encoder, (padded * height) as u64, |encoder, buffer| {
+    let copy = |encoder: &mut wgpu::CommandEncoder, buffer: &wgpu::Buffer| {
         encoder.copy_texture_to_buffer(
             wgpu::TexelCopyTextureInfo {
                 texture,
@@ -133,11 +133,16 @@ pub fn read_texture(
                 depth_or_array_layers: 1,
             },
         );
+    };
+    // The rows copied once, straight out of the mapped buffer, without
+    // their padding (a 512-pixel thumbnail's 1 MB was copied twice).
+    let pixels = readback(gpu, encoder, (padded * height) as u64, copy, |data| {
+        let mut pixels = Vec::with_capacity((unpadded * height) as usize);
+        for row in data.chunks(padded as usize).take(height as usize) {
+            pixels.extend_from_slice(&row[..unpadded as usize]);
+        }
+        pixels
     });
-    let mut pixels = Vec::with_capacity((unpadded * height) as usize);
-    for row in data.chunks(padded as usize).take(height as usize) {
-        pixels.extend_from_slice(&row[..unpadded as usize]);
-    }
     let mut img = image::RgbaImage::from_raw(width, height, pixels).expect("size matches");
     if matches!(
         texture.format(),
@@ -158,20 +163,25 @@ pub fn read_buffer(gpu: &Gpu, buffer: &wgpu::Buffer, size: u64) -> Vec<u8> {
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("readback"),
         });
-    readback(gpu, encoder, size, |encoder, staging| {
-        encoder.copy_buffer_to_buffer(buffer, 0, staging, 0, size);
-    })
+    readback(
+        gpu,
+        encoder,
+        size,
+        |encoder, staging| encoder.copy_buffer_to_buffer(buffer, 0, staging, 0, size),
+        <[u8]>::to_vec,
+    )
 }
 
 /// The one readback: `copy` records a copy of `size` bytes into a mappable
 /// staging buffer at the end of `encoder`; the encoder is submitted, the
-/// device waited on, and the bytes returned.
-fn readback(
+/// device waited on, and `read` given the mapped bytes.
+fn readback<T>(
     gpu: &Gpu,
     mut encoder: wgpu::CommandEncoder,
     size: u64,
     copy: impl FnOnce(&mut wgpu::CommandEncoder, &wgpu::Buffer),
-) -> Vec<u8> {
+    read: impl FnOnce(&[u8]) -> T,
+) -> T {
     let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("readback"),
         size,
@@ -187,7 +197,7 @@ fn readback(
     gpu.device
         .poll(wgpu::PollType::wait_indefinitely())
         .expect("waiting for the GPU");
-    let data = slice.get_mapped_range().expect("mapped readback").to_vec();
+    let data = read(&slice.get_mapped_range().expect("mapped readback"));
     staging.unmap();
     data
 }
