@@ -8,7 +8,7 @@
 //! then the median and fastest draw.
 
 use facet::cli::headless;
-use facet::gpu::{Gpu, ViewOptions};
+use facet::gpu::Gpu;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -19,17 +19,7 @@ fn main() {
     let gpu = Gpu::headless().expect("an adapter");
     eprintln!("{}", gpu.adapter.get_info().name);
     let renderer = headless::thumbnail_renderer(&gpu);
-    let req = headless::RenderRequest {
-        width: side,
-        height: side,
-        camera: Some((30.0, 20.0, 1.15)),
-        view: ViewOptions {
-            grid: false,
-            background: [0.0; 4],
-            ..Default::default()
-        },
-        ..Default::default()
-    };
+    let req = headless::thumbnail_request(side, Default::default());
     let mut times = Vec::with_capacity(draws);
     for i in 0..=draws {
         let t = std::time::Instant::now();

@@ -635,18 +635,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             // Drawn at twice the size, then filtered down: four samples a
             // pixel, cheaper than multisampling on a software adapter.
             let side = headless::thumbnail_draw_side(&gpu, size);
-            let req = headless::RenderRequest {
-                width: side,
-                height: side,
-                camera: Some((30.0, 20.0, 1.15)),
-                view: ViewOptions {
-                    grid: false,
-                    background: [0.0; 4],
-                    team_colors: team_colors.unwrap_or_default(),
-                    ..Default::default()
-                },
-                ..Default::default()
-            };
+            let req = headless::thumbnail_request(side, team_colors.unwrap_or_default());
             let t = std::time::Instant::now();
             let (mut img, _) = headless::render_with(&gpu, &renderer, &loaded.scene, &req)?;
             if side != size {

@@ -172,6 +172,24 @@ pub fn thumbnail_draw_side(gpu: &Gpu, size: u32) -> u32 {
     }
 }
 
+/// What a thumbnail draws: a square of `side` pixels ([`thumbnail_draw_side`])
+/// from the three-quarter view, a little zoomed out, on a transparent
+/// background without the grid, PA units in `team_colors`.
+pub fn thumbnail_request(side: u32, team_colors: crate::gpu::TeamColors) -> RenderRequest {
+    RenderRequest {
+        width: side,
+        height: side,
+        camera: Some((30.0, 20.0, 1.15)),
+        view: ViewOptions {
+            grid: false,
+            background: [0.0; 4],
+            team_colors,
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
 /// Halves an sRGB-encoded, straight-alpha image: each pixel is the mean of
 /// a 2x2 block, colours averaged in linear light and weighted by their
 /// alpha (a half-covered edge pixel keeps its colour at half alpha instead
