@@ -4,8 +4,10 @@
 //! 512 pixels, the side a 256-pixel thumbnail is drawn at). Each draw is
 //! `headless::render_with` (upload, skinning, draw, readback) on the
 //! thumbnail's renderer and view; the first is not counted (pipelines
-//! compile at their first draw on software adapters). Prints the adapter,
-//! then the median and fastest draw.
+//! compile at their first draw on software adapters). The file loads with
+//! the viewer's options, not the thumbnail's texel cap, so a large texture
+//! is drawn at its own size. Prints the adapter, then the median and
+//! fastest draw.
 
 use facet::cli::headless;
 use facet::gpu::Gpu;

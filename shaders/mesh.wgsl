@@ -25,7 +25,7 @@ override ALPHA_CUTOFF: bool = true;
 // The frame's view modes rather than a material's: the inspector's channel
 // views (globals.view_mode.y) and the matcap lighting preset
 // (globals.params.w). Frames in neither mode, every thumbnail's and most
-// of the window's, draw with it off (gpu::materials::view_features):
+// of the window's, draw with it off (gpu::ViewOptions::shader_features):
 // llvmpipe ran the views' sRGB decodes and the preset's clay sphere for
 // every pixel (a cube's 512-pixel draw: about 4.8 ms with them, 3.3
 // without).

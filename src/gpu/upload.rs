@@ -616,9 +616,12 @@ impl GpuScene {
         // Skinned streams start at the rest pose.
         let rest = vec![Mat4::IDENTITY; bone_count];
         gs.set_pose(gpu, r, &rest);
-        // The mesh pipelines this scene draws with are made here, on the
-        // thread that uploads: a GPU's driver compiles a pipeline when it is
-        // made, which at the first frame would stall the window.
+        // The mesh pipelines this scene draws with in the shaded view are
+        // made here, on the thread that uploads: a GPU's driver compiles a
+        // pipeline when it is made, which at the first frame would stall the
+        // window. Those of a channel view or the matcap preset
+        // (`features::VIEWS`) are made at the first frame that shows one:
+        // made here, every thumbnail would compile them for nothing.
         for m in &gs.meshes {
             let material = &gs.materials[m.material];
             let cull = m.culled(material.blend, true);
