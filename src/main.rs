@@ -581,6 +581,16 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             // pages free, 0.5 s without (docs/performance.md).
             #[cfg(target_os = "linux")]
             let _ = rustix::thread::disable_transparent_huge_pages(true);
+            // The file loads on this thread alone: the adapter's start-up
+            // keeps another core busy meanwhile, and a conversion split
+            // over the worker pool (an M3D's voxel meshes) waited for
+            // workers that start-up held. lantea.m3d's load on two cores,
+            // fifteen processes each: median 6.2 ms and up to 22 with the
+            // pool, 3.4 ms and a tighter spread without; the process took
+            // as long either way (docs/performance.md, "Thumbnails").
+            let _ = rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .build_global();
             // The adapter starts and the pipelines compile on their own
             // thread while the file loads: start-up is most of a
             // thumbnail's time on small files.
