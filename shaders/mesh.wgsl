@@ -312,13 +312,10 @@ fn shade(in: Varyings, front: bool) -> vec4<f32> {
         }
     }
 
-    // Directional key light plus a soft fill; `shading` blends towards flat.
     let l = normalize(globals.light_dir.xyz);
     let key = max(dot(n, l), 0.0);
-    let fill = 0.5 + 0.5 * n.y;
-    let directional = 0.25 + 0.6 * key + 0.2 * fill;
     let lit = material.params.x * globals.params.z;
-    var light = vec3<f32>(mix(1.0, directional, lit));
+    var light = diffuse_light(n, key);
 
     // Specular (Blinn-Phong): PA material maps give the intensity (R) and
     // the gloss (G) as the exponent 2^(1 + 10 G); M3D gives Ks and Ns;
@@ -367,14 +364,70 @@ fn shade(in: Varyings, front: bool) -> vec4<f32> {
     let shaded = mix(albedo.rgb * light, albedo.rgb * matcap, material.params.y);
 
     let rgb = shaded + specular + glow + material.emission.rgb * emit_map.rgb;
-    if (material.params.z > 0.5) {
-        // Additive: premultiply so that blending One + One adds rgb * alpha.
-        return vec4<f32>(rgb * albedo.a, albedo.a);
-    }
-    if ((flags & BLEND_ALPHA) != 0u) {
-        return vec4<f32>(rgb, albedo.a);
-    }
+    return blended(rgb, albedo.a);
+}
+
+// Directional key light (`key`: n . l, at least 0) plus a soft fill; the
+// material's and the view's `shading` blend towards flat.
+fn diffuse_light(n: vec3<f32>, key: f32) -> vec3<f32> {
+    let fill = 0.5 + 0.5 * n.y;
+    let directional = 0.25 + 0.6 * key + 0.2 * fill;
+    let lit = material.params.x * globals.params.z;
+    return vec3<f32>(mix(1.0, directional, lit));
+}
+
+// The written colour of a shaded `rgb` with the material's alpha, as its
+// blend mode wants it. Selected, not branched on: lavapipe specialises a
+// shader on the uniforms its branches test, and compiled the faceted
+// vertex stage again at every draw of lantea.m3d.
+fn blended(rgb: vec3<f32>, alpha: f32) -> vec4<f32> {
+    // Additive: premultiplied, so that blending One + One adds rgb * alpha.
+    let additive = vec4<f32>(rgb * alpha, alpha);
     // Opaque: the texture's alpha is not coverage (PA diffuse alpha is the
     // build effect's distance field), so the pixel is solid.
-    return vec4<f32>(rgb, 1.0);
+    let straight = vec4<f32>(rgb, select(1.0, alpha, (material.maps.x & BLEND_ALPHA) != 0u));
+    return select(straight, additive, material.params.z > 0.5);
+}
+
+// Faceted meshes (gpu::materials::features::FACETED; M3D voxels): each
+// triangle's corners carry one normal and one colour, so with a material
+// that reads nothing per pixel (no texture, map, matcap or specular, and no
+// view mode) every pixel of a triangle shades alike. The vertex stage shades
+// each side once, as `shade` does with those features off, and the fragment
+// stage only picks the side that shows: the per-pixel work a software
+// rasteriser pays for on many small triangles (lavapipe: lantea.m3d's
+// 25,774 triangles at 512 pixels, docs/performance.md, "Thumbnails").
+// Flat, from whichever corner: the three are equal.
+struct FacetedIo {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) @interpolate(flat, either) front: vec4<f32>,
+    @location(1) @interpolate(flat, either) back: vec4<f32>,
+};
+
+fn faceted_shade(n: vec3<f32>, albedo: vec4<f32>) -> vec4<f32> {
+    let key = max(dot(n, normalize(globals.light_dir.xyz)), 0.0);
+    let shaded = mix(albedo.rgb * diffuse_light(n, key), albedo.rgb * vec3<f32>(0.0), material.params.y);
+    return blended(shaded + material.emission.rgb, albedo.a);
+}
+
+@vertex
+fn vs_faceted(v: VsIn) -> FacetedIo {
+    let a = varyings(v);
+    let albedo = a.color * material.base_color;
+    var clip = clip_of(v);
+    // The alpha test: every triangle this vertex is a corner of has its
+    // alpha, so a triangle below the cutoff has all three corners moved past
+    // the right edge of the view and is clipped whole, where the per-pixel
+    // test would discard each of its pixels.
+    if (ALPHA_CUTOFF && albedo.a < material.extra.y) {
+        clip = vec4<f32>(2.0, 0.0, 0.0, 1.0);
+    }
+    let n = normalize(a.normal);
+    // Two-sided lighting, as `shade` lights a back face.
+    return FacetedIo(clip, faceted_shade(n, albedo), faceted_shade(-n, albedo));
+}
+
+@fragment
+fn fs_faceted(in: FacetedIo, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    return select(in.back, in.front, front);
 }

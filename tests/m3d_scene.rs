@@ -1690,7 +1690,9 @@ fn materials_keep_transparency_specular_emission_normal_and_bump_maps() {
 /// The voxel meshes of the shared files, checked as geometry rather than
 /// against counts: every face is a square of one cell's side, wound
 /// counter-clockwise seen along its normal, its four vertices carrying that
-/// normal; and within a part no two vertices have the same position and
+/// normal and one colour (what `Mesh::faceted`, set on each of them, claims
+/// for the renderer, which then shades a face once a vertex; no mesh of a
+/// file without voxels claims it); and within a part no two vertices have the same position and
 /// normal (faces that face the same way and meet at a corner share it),
 /// and every vertex is used. All from the scene's own lists, with no
 /// knowledge of how the mesher finds its shared corners.
@@ -1705,6 +1707,7 @@ fn voxel_faces_are_unit_squares_sharing_every_corner() {
         assert!(side > 0.0, "{file}");
         let mut faces = 0;
         for (k, m) in s.meshes.iter().enumerate() {
+            assert!(m.faceted, "{file} part {k}: faceted");
             assert_eq!(m.indices.len() % 6, 0, "{file} part {k}: whole quads");
             let mut used = vec![false; m.positions.len()];
             for q in m.indices.chunks_exact(6) {
@@ -1719,6 +1722,9 @@ fn voxel_faces_are_unit_squares_sharing_every_corner() {
                 );
                 for i in [a, b, c, d] {
                     assert_eq!(m.normals[i], n, "{file} part {k}: one normal a face");
+                    if let Some(colors) = &m.colors {
+                        assert_eq!(colors[i], colors[a], "{file} part {k}: one colour a face");
+                    }
                     used[i] = true;
                 }
                 let (e1, e2) = (p[1] - p[0], p[3] - p[0]);
@@ -1756,6 +1762,18 @@ fn voxel_faces_are_unit_squares_sharing_every_corner() {
         }
         // m3d.h's triangle counts (voxels_mesh_with_hidden_faces_removed).
         assert_eq!(2 * faces, s.triangle_count(), "{file}");
+    }
+    for file in [
+        "cube.m3d",
+        "suzanne.m3d",
+        "CesiumMan.m3d",
+        "cube_with_vertexcolors.m3d",
+    ] {
+        let s = load(file);
+        assert!(
+            s.meshes.iter().all(|m| !m.faceted),
+            "{file}: a mesh claims to be faceted"
+        );
     }
 }
 

@@ -1161,6 +1161,107 @@ fn each_feature_draws_the_full_shaders_pixels_through_its_own_interface() {
     }
 }
 
+/// Faceted meshes (`Mesh::faceted`: M3D voxels) whose material reads
+/// nothing per pixel are shaded once a vertex, through their own stage
+/// interface, and draw the pixels the full shader draws. lantea.m3d and
+/// voxel.m3d as loaded, from two sides (culled: closed voxel surfaces);
+/// then a hand-built faceted quad, one vertex colour, drawn both sides
+/// (two-sided lighting: its back face from behind) for each way the
+/// vertex stage's colour can come out: opaque, alpha-blended, additive,
+/// unlit, emissive, and alpha-tested with the alpha above its cutoff and
+/// below it (where the quad draws nothing at all). A faceted mesh with a
+/// texture, whose pixels vary, keeps the per-pixel interface.
+#[test]
+fn faceted_meshes_shade_once_a_vertex_and_draw_the_full_shaders_pixels() {
+    use facet::gpu::materials::{Interface, mesh_features, shader_features};
+    let shot = Shot::new();
+    let interface = |scene: &Scene, i: usize| {
+        let m = &scene.meshes[i];
+        let f = m.material.map_or(0, |k| {
+            shader_features(&scene.materials[k], scene.textures.len())
+        });
+        Interface::of(mesh_features(f, m.faceted))
+    };
+    for (file, min_drawn) in [
+        ("fixtures/m3d/lantea.m3d", 1000),
+        ("fixtures/m3d/voxel.m3d", 300),
+    ] {
+        let scene = facet::load::load_file(&common::shared().join(file))
+            .unwrap()
+            .scene;
+        assert!(scene.meshes.iter().all(|m| m.faceted), "{file}");
+        let faceted = (0..scene.meshes.len())
+            .filter(|&i| interface(&scene, i) == Interface::Faceted)
+            .count();
+        assert_eq!(faceted, scene.meshes.len(), "{file}: meshes drawn faceted");
+        let mut gs = GpuScene::new(&shot.gpu, &shot.renderer, &scene);
+        let view = ViewOptions::for_scene(&scene);
+        for yaw in [30.0f32, 210.0] {
+            let mut camera = OrbitCamera::framing(&scene.bounds(None), 1.0);
+            camera.yaw = yaw.to_radians();
+            shot.draws_as_the_full_shader(
+                &mut gs,
+                &camera,
+                &view,
+                min_drawn,
+                &format!("{file} at {yaw}"),
+            );
+            gs = GpuScene::new(&shot.gpu, &shot.renderer, &scene);
+        }
+    }
+    let tinted = |f: fn(&mut Material)| {
+        let mut m = material(None, Maps::default());
+        m.base_color = [0.9, 0.6, 0.3, 0.6];
+        f(&mut m);
+        m
+    };
+    let cases = [
+        ("opaque", tinted(|_| {})),
+        ("alpha-blended", tinted(|m| m.blend = BlendMode::Alpha)),
+        ("additive", tinted(|m| m.blend = BlendMode::Additive)),
+        ("unlit", tinted(|m| m.shading = 0.0)),
+        ("emissive", tinted(|m| m.emission = [0.1, 0.2, 0.05])),
+        ("above its cutoff", tinted(|m| m.alpha_cutoff = Some(0.5))),
+        ("below its cutoff", tinted(|m| m.alpha_cutoff = Some(0.7))),
+    ];
+    for (what, m) in cases {
+        let mut scene = Scene::default();
+        scene.materials.push(m);
+        let mut quad = quad(Vec3::ZERO, Vec3::new(0.4, 0.3, 1.0), false, 0);
+        quad.colors = Some(vec![[200, 230, 160, 255]; 4]);
+        quad.faceted = true;
+        scene.meshes.push(quad);
+        assert_eq!(interface(&scene, 0), Interface::Faceted, "{what}");
+        for yaw in [20.0, 200.0] {
+            let what = format!("{what}, from {yaw}");
+            let mut gs = GpuScene::new(&shot.gpu, &shot.renderer, &scene);
+            if what.starts_with("below") {
+                let img = shot.take_uploaded(&mut gs, &camera(yaw), &view(Lighting::Studio));
+                let drawn = img.pixels().filter(|p| p.0 != [0, 0, 0, 255]).count();
+                assert_eq!(drawn, 0, "{what}: {drawn} pixels drawn");
+            } else {
+                shot.draws_as_the_full_shader(
+                    &mut gs,
+                    &camera(yaw),
+                    &view(Lighting::Studio),
+                    1000,
+                    &what,
+                );
+            }
+        }
+    }
+    // A texture varies the pixels: the per-pixel stages draw it.
+    let mut scene = Scene::default();
+    scene.textures.push(texture("colour", 4, 4, true, |x, y| {
+        [(x * 60) as u8, (y * 60) as u8, 90, 255]
+    }));
+    scene.materials.push(material(Some(0), Maps::default()));
+    let mut quad = quad(Vec3::ZERO, Vec3::Z, false, 0);
+    quad.faceted = true;
+    scene.meshes.push(quad);
+    assert_eq!(interface(&scene, 0), Interface::Surface);
+}
+
 /// A material's sampling (glTF's samplers). A 2 x 1 texture, red | blue,
 /// on an unlit quad: filtered linearly, the row across it blends the two;
 /// with NEAREST, every pixel is one texel or the other. Then U running

@@ -704,6 +704,7 @@ pub fn animated_materials(n: usize, seed: u64) -> Scene {
         primitive: Default::default(),
         closed: false,
         facing: Vec::new(),
+        faceted: false,
         tangents: None,
         extra_uvs: Vec::new(),
         name: "triangle".into(),

@@ -87,8 +87,9 @@ pub fn thumbnail_renderer(gpu: &Gpu) -> Renderer {
 
 /// The mesh shader features `scene`'s meshes draw with
 /// ([`crate::gpu::materials::shader_features`]; a mesh without a material
-/// draws with none), and whether they draw with back faces culled (the
-/// opaque triangles of a closed surface), each pair once.
+/// draws with none; [`crate::gpu::materials::mesh_features`] for a faceted
+/// one), and whether they draw with back faces culled (the opaque
+/// triangles of a closed surface), each pair once.
 pub fn shader_variants(scene: &Scene) -> Vec<(u32, bool)> {
     let mut variants = Vec::new();
     for mesh in &scene.meshes {
@@ -96,6 +97,8 @@ pub fn shader_variants(scene: &Scene) -> Vec<(u32, bool)> {
         let features = material.map_or(0, |m| {
             crate::gpu::materials::shader_features(m, scene.textures.len())
         });
+        let faceted = mesh.faceted && mesh.primitive == crate::scene::Primitive::Triangles;
+        let features = crate::gpu::materials::mesh_features(features, faceted);
         let opaque = material.is_none_or(|m| m.blend == crate::scene::BlendMode::Opaque);
         let culled = mesh.closed && opaque && mesh.primitive == crate::scene::Primitive::Triangles;
         if !variants.contains(&(features, culled)) {
@@ -114,6 +117,8 @@ pub fn warm_up(gpu: &Gpu, renderer: &Renderer, side: u32, variants: &[(u32, bool
     use crate::scene::{Maps, Material, MaterialMap, NormalMap, Texture};
     for &(features, culled) in variants {
         let mut scene = Scene::one_triangle();
+        scene.meshes[0].faceted = features & FACETED != 0;
+        let features = features & !FACETED;
         if culled {
             // Both windings: one faces the camera whichever side it is on.
             scene.meshes[0].closed = true;

@@ -657,7 +657,10 @@ fn draw(
                     let m = &scene.meshes[i];
                     // Only opaque draws are grouped by pipeline.
                     let pipeline = if blend == BlendMode::Opaque {
-                        let features = scene.materials[material_of(i, m)].features | view_features;
+                        let features = super::materials::mesh_features(
+                            scene.materials[material_of(i, m)].features | view_features,
+                            m.faceted,
+                        );
                         (u64::from(features) << 3)
                             | ((m.primitive as u64) << 1)
                             | u64::from(m.culled(blend, whole))
@@ -679,7 +682,7 @@ fn draw(
             let material = &scene.materials[material_of(i, m)];
             let key = (
                 m.primitive,
-                material.features | view_features,
+                super::materials::mesh_features(material.features | view_features, m.faceted),
                 m.culled(blend, whole),
             );
             if current != Some(key) {

@@ -359,6 +359,25 @@ pub mod features {
         ("VIEWS", VIEWS),
     ];
     pub const ALL: u32 = 1023;
+    /// Not a material's and not an override constant: a faceted mesh
+    /// ([`crate::scene::Mesh::faceted`]) whose material reads nothing per
+    /// pixel, shaded once per vertex through [`super::Interface::Faceted`].
+    /// [`super::mesh_features`] adds it where it applies.
+    pub const FACETED: u32 = 1024;
+}
+
+/// The features a mesh draws with: its material's (and the frame's view
+/// modes', [`features::VIEWS`]), and [`features::FACETED`] where the mesh
+/// is faceted and those read nothing per pixel but the alpha test, the one
+/// case in which `mesh.wgsl`'s faceted stages shade as its others do. Only
+/// then, so a faceted mesh with a texture shares the pipeline of a smooth
+/// one.
+pub fn mesh_features(features: u32, faceted: bool) -> u32 {
+    if faceted && features & !features::ALPHA_CUTOFF == 0 {
+        features | features::FACETED
+    } else {
+        features
+    }
 }
 
 /// The varyings a mesh pipeline passes from its vertex to its fragment
@@ -374,13 +393,18 @@ pub enum Interface {
     Surface,
     /// Adds the file's tangent frame: normal maps.
     Full,
+    /// Faceted meshes ([`features::FACETED`]): each side's shaded colour,
+    /// worked out per vertex, constant across a triangle.
+    Faceted,
 }
 
 impl Interface {
     /// The interface a pipeline with these [`features`] draws with.
     pub fn of(f: u32) -> Interface {
         use features::*;
-        if f & NORMAL_MAP != 0 {
+        if f & FACETED != 0 {
+            Interface::Faceted
+        } else if f & NORMAL_MAP != 0 {
             Interface::Full
         } else if f
             & (BASE_TEXTURE | TEAM_MAP | MATERIAL_MAP | HEIGHT_MAP | EMISSION_MAP | SPECULAR)
@@ -398,6 +422,7 @@ impl Interface {
             Interface::Plain => ("vs_plain", "fs_plain"),
             Interface::Surface => ("vs_surface", "fs_surface"),
             Interface::Full => ("vs_full", "fs_full"),
+            Interface::Faceted => ("vs_faceted", "fs_faceted"),
         }
     }
 }

@@ -51,6 +51,9 @@ pub struct GpuMesh {
     /// Its triangles' runs by facing ([`crate::scene::Mesh::facing`]),
     /// where they tile its indices; else none.
     pub facing: Vec<crate::scene::Facing>,
+    /// Shaded once per vertex where its material allows
+    /// ([`crate::scene::Mesh::faceted`], [`super::materials::mesh_features`]).
+    pub faceted: bool,
 }
 
 /// Whether `facing` holds runs of whole triangles that follow each other
@@ -554,6 +557,7 @@ impl GpuScene {
                         } else {
                             Vec::new()
                         },
+                        faceted: m.faceted && m.primitive == Primitive::Triangles,
                     }
                 })
             })
@@ -625,7 +629,8 @@ impl GpuScene {
         for m in &gs.meshes {
             let material = &gs.materials[m.material];
             let cull = m.culled(material.blend, true);
-            r.mesh_pipeline(material.features, material.blend, m.primitive, cull);
+            let features = super::materials::mesh_features(material.features, m.faceted);
+            r.mesh_pipeline(features, material.blend, m.primitive, cull);
         }
         gs
     }

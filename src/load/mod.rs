@@ -479,6 +479,7 @@ fn texture_scene(t: scene::Texture, source: SourceInfo) -> Scene {
         primitive: Default::default(),
         closed: false,
         facing: Vec::new(),
+        faceted: false,
         tangents: None,
         extra_uvs: Vec::new(),
         name: "texture".into(),

@@ -138,6 +138,7 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) ->
                 primitive: Default::default(),
                 closed: false,
                 facing: Vec::new(),
+                faceted: false,
                 tangents: None,
                 extra_uvs: Vec::new(),
                 name: p.name.clone(),

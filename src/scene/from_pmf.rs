@@ -443,6 +443,7 @@ pub fn convert(map: &Pmf, mut source: SourceInfo, shading: MapShading) -> Scene 
                 primitive: Default::default(),
                 closed: false,
                 facing: Vec::new(),
+                faceted: false,
                 tangents: None,
                 extra_uvs: Vec::new(),
                 name: format!("sector {} {coords:?} lightmap {li}", si),

@@ -755,6 +755,11 @@ impl TypeJob<'_> {
             // those stay two-sided.
             closed,
             facing,
+            // A corner is shared by faces of this type facing one way, and
+            // a voxel type has one colour (its material's): every corner of
+            // a triangle has the side's normal and that colour. Skinning
+            // moves the whole type with one bone, which keeps it so.
+            faceted: true,
             skin,
             ..Mesh::default()
         }
