@@ -758,7 +758,8 @@ impl TypeJob<'_> {
             // A corner is shared by faces of this type facing one way, and
             // a voxel type has one colour (its material's): every corner of
             // a triangle has the side's normal and that colour. Skinning
-            // moves the whole type with one bone, which keeps it so.
+            // moves every vertex of a type by the same joints and weights
+            // (one blend of bones), which keeps it so.
             faceted: true,
             skin,
             ..Mesh::default()
