@@ -70,7 +70,8 @@ struct Varyings {
 // 51,548 triangles at 512 pixels, drew in 21 ms with two instead of 29
 // with six, and faulted in 7 MB less). `plain`: a colour, lit;
 // `surface`: adds UVs (textures, maps) and the position (specular, bump
-// maps); `full`: adds the file's tangent frame (normal maps). Each pair
+// maps); `full`: adds the file's tangent frame (normal maps); `faceted`
+// (below `shade`): a faceted mesh's colour, shaded per vertex. Each pair
 // reads and writes the same locations.
 struct PlainIo {
     @builtin(position) clip: vec4<f32>,
