@@ -97,8 +97,7 @@ pub fn shader_variants(scene: &Scene) -> Vec<(u32, bool)> {
         let features = material.map_or(0, |m| {
             crate::gpu::materials::shader_features(m, scene.textures.len())
         });
-        let faceted = mesh.faceted && mesh.primitive == crate::scene::Primitive::Triangles;
-        let features = crate::gpu::materials::mesh_features(features, faceted);
+        let features = crate::gpu::materials::mesh_features(features, mesh.faceted);
         let opaque = material.is_none_or(|m| m.blend == crate::scene::BlendMode::Opaque);
         let culled = mesh.closed && opaque && mesh.primitive == crate::scene::Primitive::Triangles;
         if !variants.contains(&(features, culled)) {

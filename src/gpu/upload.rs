@@ -557,7 +557,7 @@ impl GpuScene {
                         } else {
                             Vec::new()
                         },
-                        faceted: m.faceted && m.primitive == Primitive::Triangles,
+                        faceted: m.faceted,
                     }
                 })
             })

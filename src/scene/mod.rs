@@ -308,7 +308,7 @@ pub struct Mesh {
     /// from the eye is not drawn at all, where the GPU would shade each of
     /// its vertices and only then drop its triangles.
     pub facing: Vec<Facing>,
-    /// Each triangle's three corners carry one normal and one colour (M3D
+    /// Each primitive's corners carry one normal and one colour (M3D
     /// voxels: a corner is shared only by faces of one type that face one
     /// way), so its shading is the same across it unless a texture or map
     /// varies it: a renderer may shade it once per vertex.
