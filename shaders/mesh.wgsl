@@ -71,7 +71,8 @@ struct Varyings {
 // with six, and faulted in 7 MB less). `plain`: a colour, lit;
 // `surface`: adds UVs (textures, maps) and the position (specular, bump
 // maps); `full`: adds the file's tangent frame (normal maps); `faceted`
-// (below `shade`): a faceted mesh's colour, shaded per vertex. Each pair
+// (below `shade`): a faceted mesh's colour, shaded per vertex, both sides'
+// or, drawn with back faces culled, the front's (`faceted_front`). Each pair
 // reads and writes the same locations.
 struct PlainIo {
     @builtin(position) clip: vec4<f32>,
@@ -411,8 +412,15 @@ fn faceted_shade(n: vec3<f32>, albedo: vec4<f32>) -> vec4<f32> {
     return blended(shaded + material.emission.rgb, albedo.a);
 }
 
-@vertex
-fn vs_faceted(v: VsIn) -> FacetedIo {
+// A faceted vertex: its clip position (moved out of view where the alpha
+// test fails), unit normal and albedo.
+struct FacetedVertex {
+    clip: vec4<f32>,
+    n: vec3<f32>,
+    albedo: vec4<f32>,
+};
+
+fn faceted_vertex(v: VsIn) -> FacetedVertex {
     let a = varyings(v);
     let albedo = a.color * material.base_color;
     var clip = clip_of(v);
@@ -423,12 +431,36 @@ fn vs_faceted(v: VsIn) -> FacetedIo {
     if (ALPHA_CUTOFF && albedo.a < material.extra.y) {
         clip = vec4<f32>(2.0, 0.0, 0.0, 1.0);
     }
-    let n = normalize(a.normal);
+    return FacetedVertex(clip, normalize(a.normal), albedo);
+}
+
+@vertex
+fn vs_faceted(v: VsIn) -> FacetedIo {
+    let f = faceted_vertex(v);
     // Two-sided lighting, as `shade` lights a back face.
-    return FacetedIo(clip, faceted_shade(n, albedo), faceted_shade(-n, albedo));
+    return FacetedIo(f.clip, faceted_shade(f.n, f.albedo), faceted_shade(-f.n, f.albedo));
 }
 
 @fragment
 fn fs_faceted(in: FacetedIo, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
     return select(in.back, in.front, front);
+}
+
+// A faceted mesh drawn with back faces culled (a closed surface's): no back
+// face is ever rasterised, so the vertex stage shades and stores the front
+// alone, half the faceted pair's work and one output fewer a vertex.
+struct FacetedFrontIo {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) @interpolate(flat, either) front: vec4<f32>,
+};
+
+@vertex
+fn vs_faceted_front(v: VsIn) -> FacetedFrontIo {
+    let f = faceted_vertex(v);
+    return FacetedFrontIo(f.clip, faceted_shade(f.n, f.albedo));
+}
+
+@fragment
+fn fs_faceted_front(in: FacetedFrontIo) -> @location(0) vec4<f32> {
+    return in.front;
 }

@@ -416,12 +416,17 @@ impl Interface {
         }
     }
 
-    /// Its vertex and fragment entry points in `shaders/mesh.wgsl`.
-    pub fn entry_points(self) -> (&'static str, &'static str) {
+    /// Its vertex and fragment entry points in `shaders/mesh.wgsl`, for a
+    /// pipeline that culls back faces (`culled`) or not. A culled faceted
+    /// draw never rasterises a back face, so its stages pass the front's
+    /// colour alone (lavapipe: a third less vertex output for lantea.m3d's
+    /// closed voxel surfaces).
+    pub fn entry_points(self, culled: bool) -> (&'static str, &'static str) {
         match self {
             Interface::Plain => ("vs_plain", "fs_plain"),
             Interface::Surface => ("vs_surface", "fs_surface"),
             Interface::Full => ("vs_full", "fs_full"),
+            Interface::Faceted if culled => ("vs_faceted_front", "fs_faceted_front"),
             Interface::Faceted => ("vs_faceted", "fs_faceted"),
         }
     }

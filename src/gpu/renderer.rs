@@ -483,7 +483,7 @@ impl MeshPipelines {
             constants: &constants,
             ..Default::default()
         };
-        let (vs, fs) = super::materials::Interface::of(features).entry_points();
+        let (vs, fs) = super::materials::Interface::of(features).entry_points(cull);
         self.device
             .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some("mesh"),
