@@ -278,9 +278,12 @@ pub fn render_with(
         cam.yaw = yaw.to_radians();
         cam.pitch = pitch.to_radians().clamp(-1.55, 1.55);
     }
-    let mut b = scene.bounds(Some(&view.visible));
+    // Framed from the boxes the upload made (a pass over every position
+    // each otherwise).
+    let boxes = |i: usize| gpu_scene.meshes[i].aabb;
+    let mut b = scene.bounds_from(Some(&view.visible), boxes);
     if b.is_empty() {
-        b = scene.bounds(None);
+        b = scene.bounds_from(None, boxes);
     }
     cam.fit(&b, aspect);
     if let Some((_, _, zoom)) = req.camera {

@@ -414,7 +414,10 @@ impl GpuScene {
             r.material_animator
                 .batch(device, scene, &texture_layers, &material_slots);
 
-        let bounds = scene.bounds(None);
+        // Each mesh's box once: the scene's is their union.
+        let mesh_bounds: Vec<crate::scene::Aabb> =
+            scene.meshes.iter().map(|m| m.bounds()).collect();
+        let bounds = scene.bounds_from(None, |i| mesh_bounds[i]);
         let radius = bounds.radius();
         let mut lines: Vec<LineVertex> = Vec::new();
 
@@ -462,7 +465,8 @@ impl GpuScene {
         let meshes = scene
             .meshes
             .iter()
-            .map(|m| {
+            .zip(&mesh_bounds)
+            .map(|(m, &bounds)| {
                 std::thread::scope(|s| {
                     // A large mesh's edges are found on a second thread while
                     // this one writes its vertex and index buffers.
@@ -533,7 +537,6 @@ impl GpuScene {
                     };
                     let edge_buf = index_buffer(device, "edges", &edges, index_format);
                     let start = lines.len();
-                    let bounds = m.bounds();
                     push_box(&mut lines, &bounds, [255, 120, 40, 255]);
                     GpuMesh {
                         stream,

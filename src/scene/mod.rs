@@ -906,12 +906,23 @@ impl Aabb {
 }
 
 impl Mesh {
+    /// The box of the finite positions ([`Aabb::extend`]'s), in 4-lane
+    /// vectors: one min and one max a point, where `Vec3`'s are three
+    /// NaN-aware scalar ones each (a thumbnail of lantea.m3d's 61K
+    /// vertices took its bounds three times, 2.1M instructions each).
     pub fn bounds(&self) -> Aabb {
-        let mut b = Aabb::EMPTY;
+        let (mut lo, mut hi) = (glam::Vec3A::INFINITY, glam::Vec3A::NEG_INFINITY);
         for &p in &self.positions {
-            b.extend(p);
+            let p = glam::Vec3A::from(p);
+            if p.is_finite() {
+                lo = lo.min(p);
+                hi = hi.max(p);
+            }
         }
-        b
+        Aabb {
+            min: lo.into(),
+            max: hi.into(),
+        }
     }
 
     pub fn triangle_count(&self) -> usize {
@@ -934,10 +945,21 @@ impl Scene {
     /// Bounds of the meshes whose visibility flag is set in `visible`
     /// (all meshes when `visible` is `None`).
     pub fn bounds(&self, visible: Option<&[bool]>) -> Aabb {
+        self.bounds_from(visible, |i| self.meshes[i].bounds())
+    }
+
+    /// [`Self::bounds`] with each mesh's own box from `mesh_bounds` (mesh
+    /// `i`'s), for a caller that keeps them: a pass over every position
+    /// each time otherwise.
+    pub fn bounds_from(
+        &self,
+        visible: Option<&[bool]>,
+        mesh_bounds: impl Fn(usize) -> Aabb,
+    ) -> Aabb {
         let mut b = Aabb::EMPTY;
-        for (i, m) in self.meshes.iter().enumerate() {
+        for i in 0..self.meshes.len() {
             if visible.is_none_or(|v| v.get(i).copied().unwrap_or(true)) {
-                b = b.union(&m.bounds());
+                b = b.union(&mesh_bounds(i));
             }
         }
         // A skeleton alone (an animation without its model) is framed by
@@ -1122,6 +1144,35 @@ mod aabb_tests {
         assert_eq!(b.distance_squared_to(Vec3::new(4.0, 3.0, -3.0)), 12.0); // a corner
         assert_eq!(b.distance_squared_to(Vec3::new(1.5, 0.0, 0.5)), 0.0); // inside
         assert_eq!(Aabb::EMPTY.distance_squared_to(Vec3::ZERO), f32::INFINITY);
+    }
+
+    /// A mesh's box is its finite positions' (a point with any NaN or
+    /// infinite coordinate is left out whole), by hand; none: empty. A
+    /// scene's is the union of its meshes', the hidden left out.
+    #[test]
+    fn a_mesh_is_bounded_by_its_finite_positions() {
+        let mesh = |positions: Vec<Vec3>| Mesh {
+            positions,
+            ..Mesh::default()
+        };
+        let m = mesh(vec![
+            Vec3::new(1.0, -2.0, 3.0),
+            Vec3::new(f32::NAN, 100.0, 100.0),
+            Vec3::new(-4.0, 5.0, 0.5),
+            Vec3::new(-100.0, f32::INFINITY, 0.0),
+            Vec3::new(0.0, 0.0, -6.0),
+        ]);
+        let b = m.bounds();
+        assert_eq!(b.min, Vec3::new(-4.0, -2.0, -6.0));
+        assert_eq!(b.max, Vec3::new(1.0, 5.0, 3.0));
+        assert_eq!(mesh(Vec::new()).bounds(), Aabb::EMPTY);
+        assert_eq!(mesh(vec![Vec3::NAN]).bounds(), Aabb::EMPTY);
+        let scene = Scene {
+            meshes: vec![m, mesh(vec![Vec3::splat(9.0)])],
+            ..Scene::default()
+        };
+        assert_eq!(scene.bounds(None).max, Vec3::splat(9.0));
+        assert_eq!(scene.bounds(Some(&[true, false])), b);
     }
 }
 
