@@ -290,262 +290,199 @@ fn written_zeros(n: usize) -> Vec<u32> {
     v
 }
 
-/// Faces a strip is wide ([`TypeJob::mesh`]): each side's faces are drawn
-/// plane by plane, each plane in strips this many cells wide, each strip
-/// from one end to the other, a row of faces at a time.
+/// The vertices made so far at voxel face corners, so that the faces of
+/// one type that face the same way and meet at a corner share its vertex
+/// (a vertex is a position and a normal, and theirs are the same). A
+/// type's cells come in y order (the types one after the other) and a
+/// cell's corners are at its y or y + 1, so corners are kept for two
+/// planes of y at a time. Dense grids only.
 ///
-/// Why: a software rasteriser finds the corners it has shaded by index
-/// (llvmpipe: a table of 256 entries keyed by index modulo 256, cleared
-/// every 1,024 indices), so a corner is shaded once only while the faces
-/// that share it come close together in the index list. Along a strip four
-/// faces wide, each row of faces shares its near corners with the row
-/// before; in the cells' own order (rows of a whole plane, every side's
-/// corners interleaved) the row before was hundreds of corners back. Under
-/// that table, lantea.m3d's runs take 1.214 vertex-stage invocations a
-/// triangle against 1.310 in the cells' order, where sharing every vertex
-/// once is 1.184 (tests/m3d_scene.rs). The twenty-ninth round timed strips
-/// 4 wide against 2 wide, whole rows and meshoptimizer's order on lavapipe
-/// (docs/performance.md, "Thumbnails").
-const STRIP: i64 = 4;
-
-/// The axes of side `f`'s faces ([`VOXEL_FACES`]): the one across their
-/// plane, the one along their strips and the one across the strips. Along
-/// is the slower of the other two in the cells' (y, z, x) order, so that a
-/// stable sort by (plane, strip) leaves each strip's faces in (along,
-/// across) order.
-const fn side_axes(f: usize) -> [usize; 3] {
-    match f / 2 {
-        0 => [0, 1, 2],
-        1 => [1, 2, 0],
-        _ => [2, 1, 0],
-    }
-}
-
-/// The vertices made at voxel face corners, so that the faces of one type
-/// that face the same way and meet at a corner share its vertex (a vertex
-/// is a position and a normal, and theirs are the same). Faces come plane
-/// by plane ([`STRIP`]), and a plane's corners are slots of a table over
-/// the type's box in that plane, reused for every plane, side and type of
-/// a thread without being cleared.
-///
-/// A slot holds 1 + the vertex's number counted over all the thread's
-/// types (0: none). It is the current plane's vertex when it was made since
-/// the plane began (`start`), and a left-over of an earlier plane, side or
-/// type otherwise: numbers only grow.
-struct PlaneCorners {
+/// A slot holds 1 + the vertex's number counted over all types (0: none),
+/// 4 bytes so that the planes stay in cache. Whether it is the current
+/// type's vertex of this plane, and not one of an earlier type or of the
+/// plane two below, follows from when it was made: the vertices of plane y
+/// are made by the cells of layers y - 1 and y, so they are those made
+/// since the type reached layer y - 1 or above; the others, before.
+struct SharedCorners {
+    lo: [i64; 3],
+    /// Corners along z and x: the grid's size + 1.
+    nz: usize,
+    nx: usize,
+    /// Per (y parity, z, x, side), so that a cell's corners are near each
+    /// other.
     slots: Vec<u32>,
     /// Vertices made, all types.
     made: u32,
     /// The current type's first vertex, as `made` counts.
     base: u32,
-    /// `made` when the current plane began.
-    start: u32,
+    /// The layer of the type's last cell, and `made` when the type reached
+    /// it and the layer below it.
+    layer: i64,
+    reached: u32,
+    reached_below: u32,
+    /// Each side's corners' offsets from their cell's slots in a plane.
+    corner: [[usize; 4]; 6],
 }
 
-impl PlaneCorners {
-    /// At most this many slots (4 bytes each): a side whose plane table
-    /// would be larger is meshed without sharing.
+impl SharedCorners {
+    /// At most this many slots (4 bytes each): a grid wider than that is
+    /// meshed without sharing.
     const MAX_SLOTS: usize = 1 << 22;
 
-    /// For a thread whose meshes have at most `vertices` vertices together,
-    /// or none where those do not fit the slots' 32 bits (every corner is
-    /// then a vertex of its own).
-    fn new(vertices: usize) -> Option<PlaneCorners> {
-        (vertices < u32::MAX as usize).then_some(PlaneCorners {
-            slots: Vec::new(),
+    /// The slots a grid's corners take: none for a sparse grid or one past
+    /// [`Self::MAX_SLOTS`], which are meshed without sharing.
+    fn slots(grid: &VoxelGrid) -> Option<usize> {
+        let VoxelGrid::Dense { size, .. } = grid else {
+            return None;
+        };
+        let n = 12usize.checked_mul(size[2] + 1)?.checked_mul(size[0] + 1)?;
+        (n <= Self::MAX_SLOTS).then_some(n)
+    }
+
+    /// For a grid whose meshes have at most `vertices` vertices together
+    /// (counted in 32 bits).
+    fn new(grid: &VoxelGrid, vertices: usize) -> Option<SharedCorners> {
+        let VoxelGrid::Dense { lo, size, .. } = grid else {
+            return None;
+        };
+        let (nz, nx) = (size[2] + 1, size[0] + 1);
+        let n = Self::slots(grid)?;
+        (vertices < u32::MAX as usize).then(|| SharedCorners {
+            lo: *lo,
+            nz,
+            nx,
+            slots: written_zeros(n),
             made: 0,
             base: 0,
-            start: 0,
+            layer: i64::MIN,
+            reached: 0,
+            reached_below: 0,
+            corner: std::array::from_fn(|f| {
+                VOXEL_FACES[f]
+                    .1
+                    .map(|[dx, _, dz]| (dz as usize * nx + dx as usize) * 6 + f)
+            }),
         })
     }
 
     /// Starts the next type's vertices (numbered from 0 in its mesh).
     fn next_type(&mut self) {
         self.base = self.made;
+        self.layer = i64::MIN;
     }
 
-    /// Room for a plane of `n` slots, or false where that is past
-    /// [`Self::MAX_SLOTS`]. New slots are written zeros ([`written_zeros`]).
-    fn room(&mut self, n: usize) -> bool {
-        if n > Self::MAX_SLOTS {
-            return false;
+    /// Before the corners of a cell of layer `y` (the type's cells in y
+    /// order).
+    #[inline]
+    fn cell_layer(&mut self, y: i64) {
+        if y != self.layer {
+            self.reached_below = if y == self.layer + 1 {
+                self.reached
+            } else {
+                self.made
+            };
+            self.reached = self.made;
+            self.layer = y;
         }
-        if n > self.slots.len() {
-            let grown = written_zeros(n.max(2 * self.slots.len()).min(Self::MAX_SLOTS));
-            self.slots = grown;
-            // The old slots' vertices all belong to earlier planes.
-            self.start = self.made;
+    }
+
+    /// Where the corners of the cell at `c` keep their slots, the type's
+    /// cells given in y order: one multiplication a cell, not one a corner.
+    #[inline]
+    fn cell(&mut self, c: [i64; 3]) -> CellCorners {
+        self.cell_layer(c[1]);
+        let [x, y, z] = [0, 1, 2].map(|a| (c[a] - self.lo[a]) as usize);
+        let plane = self.nz * self.nx * 6;
+        CellCorners {
+            plane: [(y & 1) * plane, ((y + 1) & 1) * plane],
+            at: (z * self.nx + x) * 6,
+            since: [self.reached_below, self.reached],
         }
-        true
     }
 
-    /// Starts a plane: no slot made before it is its.
-    fn next_plane(&mut self) {
-        self.start = self.made;
-    }
-
-    /// The vertex (in the type's mesh) at corner slot `slot` of the current
-    /// plane: the one made before, or the one `make` makes now.
+    /// The vertex (in the type's mesh) of side `f`'s corner `k`
+    /// (`VOXEL_FACES[f].1[k]`) of `cell`: the one made before, or the one
+    /// `make` makes now.
     #[inline(always)]
-    fn vertex(&mut self, slot: usize, make: impl FnOnce() -> u32) -> u32 {
-        let s = &mut self.slots[slot];
-        if *s > self.start {
-            return *s - 1 - self.base;
+    fn vertex(
+        &mut self,
+        cell: &CellCorners,
+        f: usize,
+        k: usize,
+        make: impl FnOnce() -> u32,
+    ) -> u32 {
+        // A corner on the cell's own plane was made since the type reached
+        // the layer below it; one on the plane above, since it reached
+        // this layer.
+        let up = VOXEL_FACES[f].1[k][1] as usize;
+        let slot = &mut self.slots[cell.plane[up] + cell.at + self.corner[f][k]];
+        if *slot > cell.since[up] {
+            return *slot - 1 - self.base;
         }
         let v = make();
         debug_assert_eq!(v, self.made - self.base);
         self.made += 1;
-        *s = self.made;
+        *slot = self.made;
         v
     }
 }
 
-/// A type's open cells ([`OpenCell`]) as its faces, side by side in
-/// [`SIDE_RUNS`] order (the order of the mesh's runs of indices), each
-/// side's in (plane, strip, along, across) order ([`side_axes`],
-/// [`STRIP`]): a counting sort by (plane, strip), stable, of cells given in
-/// (y, z, x) order. `lo` and `hi` bound the cells; `by_side` counts each
-/// side's faces.
-fn faces_in_strips<'a>(
-    cells: impl Iterator<Item = &'a OpenCell> + Clone,
-    (lo, hi): ([i64; 3], [i64; 3]),
-    by_side: &[usize; 6],
-) -> Vec<&'a OpenCell> {
-    let faces: usize = by_side.iter().sum();
-    // Each side's buckets, planes times strips, one after the other in
-    // SIDE_RUNS order.
-    let mut first = [0usize; 6];
-    let mut strips = [0i64; 6];
-    let mut buckets = 0usize;
-    for f in SIDE_RUNS {
-        let [plane, _, across] = side_axes(f);
-        strips[f] = (hi[across] - lo[across] + STRIP - 1) / STRIP;
-        first[f] = buckets;
-        if by_side[f] > 0 {
-            let n = ((hi[plane] - lo[plane]) as u64).saturating_mul(strips[f] as u64);
-            buckets = buckets.saturating_add(n.min(usize::MAX as u64) as usize);
-        }
-    }
-    let bucket = |f: usize, c: &OpenCell| {
-        let [plane, _, across] = side_axes(f);
-        first[f]
-            + ((c.at[plane] - lo[plane]) * strips[f] + (c.at[across] - lo[across]) / STRIP) as usize
-    };
-    // Each face once: its side and its cell.
-    let each = |visit: &mut dyn FnMut(usize, &'a OpenCell)| {
-        for c in cells.clone() {
-            let mut sides = c.open;
-            while sides != 0 {
-                let f = sides.trailing_zeros() as usize;
-                sides &= sides - 1;
-                visit(f, c);
-            }
-        }
-    };
-    let Some(first_cell) = cells.clone().next() else {
-        return Vec::new();
-    };
-    // Counted where the buckets are not many more than the faces (a type
-    // spread thinly over a wide box, or blocks far apart, would make most
-    // of them empty): else sorted by comparison, stably.
-    if buckets <= 4 * faces + 4096 {
-        let mut at = vec![0u32; buckets + 1];
-        each(&mut |f, c| at[bucket(f, c) + 1] += 1);
-        for i in 1..at.len() {
-            at[i] += at[i - 1];
-        }
-        // Every place is written: the counts are the faces'.
-        let mut sorted = vec![first_cell; faces];
-        each(&mut |f, c| {
-            let b = &mut at[bucket(f, c)];
-            sorted[*b as usize] = c;
-            *b += 1;
-        });
-        sorted
-    } else {
-        let mut keyed: Vec<(usize, i64, i64, &OpenCell)> = Vec::with_capacity(faces);
-        each(&mut |f, c| {
-            let [plane, _, across] = side_axes(f);
-            let run = SIDE_RUNS.iter().position(|&s| s == f).unwrap_or(0);
-            keyed.push((run, c.at[plane], (c.at[across] - lo[across]) / STRIP, c));
-        });
-        keyed.sort_by_key(|&(run, plane, strip, _)| (run, plane, strip));
-        keyed.into_iter().map(|k| k.3).collect()
-    }
+/// A cell's corner slots ([`SharedCorners::cell`]): the offsets of the
+/// plane of its y and of the one above, its offset within a plane, and
+/// for each plane, `made` as it was when the plane's vertices began.
+struct CellCorners {
+    plane: [usize; 2],
+    at: usize,
+    since: [u32; 2],
 }
 
-/// Where a type's faces are written: its vertices and its indices, in
-/// order.
-struct FaceOut<'a> {
+/// Where `voxel_meshes` writes one type's faces: its vertices, and each
+/// side's run of indices at its own cursor.
+struct SideOut<'a> {
     positions: &'a mut Vec<Vec3>,
     normals: &'a mut Vec<Vec3>,
-    indices: &'a mut Vec<u32>,
+    indices: &'a mut [u32],
+    cursor: &'a mut [usize; 6],
+    /// The least `normal · corner` over each side's faces, in grid units.
+    nearest: &'a mut [i64; 6],
     /// Grid units to model units.
     w: f32,
 }
 
-impl FaceOut<'_> {
-    /// Side `F`'s faces (`VOXEL_FACES[F]`), of the cells `cells` in
-    /// [`faces_in_strips`]' order, their corners shared through `corners`
-    /// where it has room for the type's box (`lo`, `hi`) in their plane.
-    /// Returns the least `normal · corner` over the faces, in grid units.
+impl SideOut<'_> {
+    /// Side `F` (`VOXEL_FACES[F]`) of the cell at `c`, its corners shared
+    /// through `shared` where the grid has them.
+    #[inline(always)]
     fn side<const F: usize>(
         &mut self,
-        cells: &[&OpenCell],
-        (lo, hi): ([i64; 3], [i64; 3]),
-        corners: Option<&mut PlaneCorners>,
-    ) -> i64 {
-        let (n, offsets) = VOXEL_FACES[F];
-        let [plane, along, across] = side_axes(F);
+        c: [i64; 3],
+        mut shared: Option<(&CellCorners, &mut SharedCorners)>,
+    ) {
+        let (n, corners) = VOXEL_FACES[F];
         let normal = Vec3::new(n[0] as f32, n[1] as f32, n[2] as f32);
-        // Corner slots: rows along, one a corner across.
-        let width = (hi[across] - lo[across] + 1) as usize;
-        let rows = (hi[along] - lo[along] + 1) as usize;
-        let mut corners = corners.and_then(|c| {
-            let n = rows.checked_mul(width)?;
-            c.room(n).then_some(c)
-        });
-        let corner_slot = offsets.map(|d| d[along] as usize * width + d[across] as usize);
-        let mut current = None;
-        let mut nearest = i64::MAX;
-        for &&OpenCell { at: c, .. } in cells {
-            if let Some(s) = &mut corners
-                && current != Some(c[plane])
-            {
-                current = Some(c[plane]);
-                s.next_plane();
-            }
-            // In the plane's table (only where it has one: it bounds the
-            // box).
-            let cell_slot = match corners {
-                Some(_) => {
-                    (c[along] - lo[along]) as usize * width + (c[across] - lo[across]) as usize
-                }
-                None => 0,
+        let mut ids = [0u32; 4];
+        for (k, id) in ids.iter_mut().enumerate() {
+            let (positions, normals, w) = (&mut *self.positions, &mut *self.normals, self.w);
+            let mut make = || {
+                let d = corners[k];
+                let p = [c[0] + d[0] as i64, c[1] + d[1] as i64, c[2] + d[2] as i64];
+                positions.push(Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32) * w);
+                normals.push(normal);
+                positions.len() as u32 - 1
             };
-            let mut ids = [0u32; 4];
-            for (k, id) in ids.iter_mut().enumerate() {
-                let (positions, normals, w) = (&mut *self.positions, &mut *self.normals, self.w);
-                let mut make = || {
-                    let d = offsets[k];
-                    let p = [c[0] + d[0] as i64, c[1] + d[1] as i64, c[2] + d[2] as i64];
-                    positions.push(Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32) * w);
-                    normals.push(normal);
-                    positions.len() as u32 - 1
-                };
-                *id = match &mut corners {
-                    Some(s) => s.vertex(cell_slot + corner_slot[k], make),
-                    None => make(),
-                };
-            }
-            // The cell's far coordinate on a + side, its near one negated
-            // on a - side.
-            let d = if F & 1 == 1 { c[plane] + 1 } else { -c[plane] };
-            nearest = nearest.min(d);
-            self.indices
-                .extend_from_slice(&[ids[0], ids[1], ids[2], ids[0], ids[2], ids[3]]);
+            *id = match &mut shared {
+                Some((cell, s)) => s.vertex(cell, F, k, make),
+                None => make(),
+            };
         }
-        nearest
+        // The cell's far coordinate on a + side, its near one negated on a
+        // - side.
+        let axis = F / 2;
+        let d = if F & 1 == 1 { c[axis] + 1 } else { -c[axis] };
+        self.nearest[F] = self.nearest[F].min(d);
+        let at = self.cursor[F];
+        self.indices[at..at + 6].copy_from_slice(&[ids[0], ids[1], ids[2], ids[0], ids[2], ids[3]]);
+        self.cursor[F] = at + 6;
     }
 }
 
@@ -661,23 +598,16 @@ pub(super) fn voxel_meshes(
     // on one), largest first, each to the thread with the fewest faces so
     // far, each thread's made in turn through corners of its own.
     let total: usize = faces.iter().sum();
-    // Each thread's corner plane (4 bytes a slot, at most the grid's
-    // largest cross-section) no larger than the vertices it makes (4 a
-    // face, 24 bytes each): a wide, thin grid on a machine of many cores
-    // would otherwise take a plane per core.
-    let side = |a: usize| (hi[a].saturating_sub(lo[a]).saturating_add(1)).max(1) as u64;
-    let across = |a: usize, b: usize| side(a).saturating_mul(side(b));
-    let slots = [across(0, 1), across(1, 2), across(2, 0)]
-        .into_iter()
-        .max()
-        .unwrap_or(1)
-        .min(PlaneCorners::MAX_SLOTS as u64) as usize;
+    // Each thread's corner planes (4 bytes a slot) no larger than the
+    // vertices it makes (4 a face, 24 bytes each): a wide, thin grid on a
+    // machine of many cores would otherwise take a plane pair per core.
+    let slots = SharedCorners::slots(&grid).unwrap_or(0).max(1);
     let bins = (total / VOXEL_FACES_A_THREAD)
         .min(24 * total / slots)
         .clamp(1, threads());
     let mesh_all = |jobs: &mut dyn Iterator<Item = &TypeJob>, faces: usize| {
-        let mut corners = PlaneCorners::new(4 * faces);
-        jobs.map(|job| job.mesh(corners.as_mut(), w, closed))
+        let mut shared = SharedCorners::new(&grid, 4 * faces);
+        jobs.map(|job| job.mesh(shared.as_mut(), w, closed))
             .collect::<Vec<Mesh>>()
     };
     if bins == 1 {
@@ -729,11 +659,9 @@ struct TypeJob<'a> {
 }
 
 impl TypeJob<'_> {
-    /// The type's mesh: each side's faces in [`faces_in_strips`]' order,
-    /// one run of indices a side ([`Mesh::facing`]), their corners shared
-    /// through `corners` where the thread has them (the types of one
-    /// `PlaneCorners` made in turn).
-    fn mesh(&self, mut corners: Option<&mut PlaneCorners>, w: f32, closed: bool) -> Mesh {
+    /// The type's mesh, its corners shared through `shared` where the grid
+    /// has them (the types of one `SharedCorners` made in turn).
+    fn mesh(&self, mut shared: Option<&mut SharedCorners>, w: f32, closed: bool) -> Mesh {
         let faces: usize = self.by_side.iter().sum();
         // One type at a time, into lists held here: pushed through the
         // mesh in the list of meshes, each push reloaded the lists' lengths.
@@ -745,58 +673,64 @@ impl TypeJob<'_> {
         // lantea.m3d's instructions.
         let mut positions: Vec<Vec3> = Vec::with_capacity(4 * faces);
         let mut normals: Vec<Vec3> = Vec::with_capacity(4 * faces);
-        let mut indices: Vec<u32> = Vec::with_capacity(6 * faces);
-        let mut facing = Vec::new();
-        if faces > 0 {
-            let cells = self.slabs.iter().flat_map(|s| &s[self.t as usize]);
-            // The box of the type's cells with a face.
-            let (mut lo, mut hi) = ([i64::MAX; 3], [i64::MIN; 3]);
-            for c in cells.clone() {
-                for a in 0..3 {
-                    lo[a] = lo[a].min(c.at[a]);
-                    hi[a] = hi[a].max(c.at[a] + 1);
+        if let Some(s) = &mut shared {
+            s.next_type();
+        }
+        // Each side's faces are written at a cursor of their own, so that
+        // they make one run of indices (`SIDE_RUNS`), counted above. The
+        // cells are visited once, in y order, as the shared corners want.
+        let mut cursor = [0; 6];
+        let mut at = 0;
+        for f in SIDE_RUNS {
+            cursor[f] = at;
+            at += 6 * self.by_side[f];
+        }
+        let starts = cursor;
+        let mut indices: Vec<u32> = vec![0; at];
+        let mut nearest = [i64::MAX; 6];
+        let mut out = SideOut {
+            positions: &mut positions,
+            normals: &mut normals,
+            indices: &mut indices,
+            cursor: &mut cursor,
+            nearest: &mut nearest,
+            w,
+        };
+        let cells = self.slabs.iter().flat_map(|s| &s[self.t as usize]);
+        for &OpenCell { at: c, open } in cells {
+            let mut cell = shared.as_mut().map(|s| (s.cell(c), &mut **s));
+            // The open sides, lowest first, each with its corners known
+            // when compiled (a side looked up at run time made every
+            // corner's slot wait on table loads).
+            let mut sides = open;
+            while sides != 0 {
+                let f = sides.trailing_zeros();
+                sides &= sides - 1;
+                let corners = cell.as_mut().map(|(cell, s)| (&*cell, &mut **s));
+                match f {
+                    0 => out.side::<0>(c, corners),
+                    1 => out.side::<1>(c, corners),
+                    2 => out.side::<2>(c, corners),
+                    3 => out.side::<3>(c, corners),
+                    4 => out.side::<4>(c, corners),
+                    _ => out.side::<5>(c, corners),
                 }
-            }
-            let sorted = faces_in_strips(cells, (lo, hi), &self.by_side);
-            if let Some(s) = &mut corners {
-                s.next_type();
-            }
-            let mut out = FaceOut {
-                positions: &mut positions,
-                normals: &mut normals,
-                indices: &mut indices,
-                w,
-            };
-            let mut at = 0;
-            for f in SIDE_RUNS {
-                let run = &sorted[at..at + self.by_side[f]];
-                at += run.len();
-                if run.is_empty() {
-                    continue;
-                }
-                let start = out.indices.len() as u32;
-                // Each side with its corners known when compiled (a side
-                // looked up at run time made every corner wait on table
-                // loads).
-                let shared = corners.as_deref_mut();
-                let nearest = match f {
-                    0 => out.side::<0>(run, (lo, hi), shared),
-                    1 => out.side::<1>(run, (lo, hi), shared),
-                    2 => out.side::<2>(run, (lo, hi), shared),
-                    3 => out.side::<3>(run, (lo, hi), shared),
-                    4 => out.side::<4>(run, (lo, hi), shared),
-                    _ => out.side::<5>(run, (lo, hi), shared),
-                };
-                let n = VOXEL_FACES[f].0;
-                facing.push(Facing {
-                    start,
-                    end: out.indices.len() as u32,
-                    normal: Vec3::new(n[0] as f32, n[1] as f32, n[2] as f32),
-                    // As the corners are placed: grid units as f32, times w.
-                    offset: nearest as f32 * w,
-                });
             }
         }
+        let facing = SIDE_RUNS
+            .into_iter()
+            .filter(|&f| cursor[f] > starts[f])
+            .map(|f| {
+                let n = VOXEL_FACES[f].0;
+                Facing {
+                    start: starts[f] as u32,
+                    end: cursor[f] as u32,
+                    normal: Vec3::new(n[0] as f32, n[1] as f32, n[2] as f32),
+                    // As the corners are placed: grid units as f32, times w.
+                    offset: nearest[f] as f32 * w,
+                }
+            })
+            .collect();
         positions.shrink_to_fit();
         normals.shrink_to_fit();
         let skin = self.skin.map(|(j, wt)| Skin {
