@@ -418,9 +418,9 @@ impl Interface {
 
     /// Its vertex and fragment entry points in `shaders/mesh.wgsl`, for a
     /// pipeline that culls back faces (`culled`) or not. A culled faceted
-    /// draw never rasterises a back face, so its stages pass the front's
-    /// colour alone (lavapipe: a third less vertex output for lantea.m3d's
-    /// closed voxel surfaces).
+    /// draw never rasterises a back face, so its stages shade and pass the
+    /// front's colour alone, one output of three fewer a vertex (lavapipe:
+    /// lantea.m3d's draw 114.7M -> 112.8M instructions, docs/performance.md).
     pub fn entry_points(self, culled: bool) -> (&'static str, &'static str) {
         match self {
             Interface::Plain => ("vs_plain", "fs_plain"),
