@@ -227,6 +227,10 @@ enum BenchWhat {
         /// bytes (the ceiling for streaming).
         #[arg(long)]
         copy: bool,
+        /// Skin this model's skinned vertices, repeated to each size (its
+        /// own bone count), instead of generated ones with random bones.
+        #[arg(long, value_name = "MODEL")]
+        from: Option<PathBuf>,
         /// Also write the `target/bench` records (a JSON array) to FILE.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
@@ -679,13 +683,29 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     kernels,
                     layouts,
                     copy,
+                    from,
                     json,
                 },
         }) => {
             records_folder(json.as_deref())?;
+            let source = match &from {
+                Some(f) => {
+                    let name = f.file_name().unwrap_or_default().to_string_lossy();
+                    let loaded = load::load_file(f)?;
+                    Some(
+                        facet::cli::bench::SkinSource::from_scene(&name, &loaded.scene)
+                            .map_err(|e| anyhow::anyhow!("bench skin: {e}"))?,
+                    )
+                }
+                None => None,
+            };
             let gpu = Gpu::headless()?;
+            let data = match &source {
+                Some(s) => facet::cli::bench::SkinData::Model(s),
+                None => facet::cli::bench::SkinData::Generated { bones },
+            };
             let result = facet::cli::bench::skin(
-                &gpu, &vertices, &kernels, &layouts, bones, iterations, copy,
+                &gpu, &vertices, &kernels, &layouts, data, iterations, copy,
             )
             .map_err(|e| anyhow::anyhow!("bench skin: {e}"))?;
             outln!("{}", result.report())?;

@@ -5,7 +5,7 @@
 
 mod common;
 
-use facet::cli::bench::{self, SkinKernel, SkinLayout, count_name, parse_count};
+use facet::cli::bench::{self, SkinData, SkinKernel, SkinLayout, count_name, parse_count};
 
 #[test]
 fn counts_read_and_print_as_written() {
@@ -58,7 +58,16 @@ fn skin_sweep_times_every_size_kernel_and_layout() {
         SkinKernel::Empty,
     ];
     let layouts = [SkinLayout::One, SkinLayout::Batches(1024)];
-    let r = bench::skin(&gpu, &[3000, 1000], &kernels, &layouts, 16, 2, true).unwrap();
+    let r = bench::skin(
+        &gpu,
+        &[3000, 1000],
+        &kernels,
+        &layouts,
+        SkinData::Generated { bones: 16 },
+        2,
+        true,
+    )
+    .unwrap();
     assert_eq!(r.rows.len(), 2 * 5 * 2);
     // Sizes in the order asked, each with every kernel, each in every layout
     // (named in records as `count_name` writes them: 3000 is "3K").
@@ -111,6 +120,57 @@ fn skin_sweep_times_every_size_kernel_and_layout() {
 }
 
 #[test]
+fn skin_sweep_repeats_a_models_skinned_vertices_with_its_own_bones() {
+    let shared = common::shared();
+    let loaded = facet::load::load_file(&shared.join("fixtures/m3d/CesiumMan.m3d")).unwrap();
+    let source = bench::SkinSource::from_scene("CesiumMan.m3d", &loaded.scene).unwrap();
+    // m3d.h's `numbone` for this file (fixtures/m3d/reference/CesiumMan.json.gz).
+    assert_eq!(source.bones, 19);
+    assert!(source.positions.len() > 1000, "{}", source.positions.len());
+    assert!(
+        source
+            .skin
+            .joints
+            .iter()
+            .zip(&source.skin.weights)
+            .all(|(j, w)| j.iter().zip(w).all(|(&j, &w)| w == 0 || j < 19))
+    );
+    // Sized past the model, so that its vertices repeat, with the model's
+    // bone count.
+    let n = source.positions.len() as u32 * 2 + 5;
+    let gpu = common::gpu();
+    let r = bench::skin(
+        &gpu,
+        &[n],
+        &[SkinKernel::Skin],
+        &[SkinLayout::One],
+        SkinData::Model(&source),
+        2,
+        false,
+    )
+    .unwrap();
+    assert_eq!(r.bones, 19);
+    assert_eq!(r.rows.len(), 1);
+    assert_eq!(r.rows[0].vertices, n);
+    assert!(r.report().contains("CesiumMan.m3d's skinned vertices"));
+    let name = format!("skin:CesiumMan.m3d/skin/one/{}/rate", count_name(n));
+    assert!(
+        r.records()
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["name"] == name.as_str()),
+        "no record {name}"
+    );
+
+    let cube = facet::load::load_file(&shared.join("fixtures/m3d/cube.m3d")).unwrap();
+    let e = bench::SkinSource::from_scene("cube.m3d", &cube.scene)
+        .err()
+        .unwrap();
+    assert!(e.contains("cube.m3d"), "{e}");
+}
+
+#[test]
 fn skin_sweep_refuses_what_the_device_cannot_hold() {
     let gpu = common::gpu();
     let largest = gpu.device.limits().max_buffer_size;
@@ -126,7 +186,7 @@ fn skin_sweep_refuses_what_the_device_cannot_hold() {
         &[n as u32],
         &[SkinKernel::Skin],
         &[SkinLayout::One],
-        4,
+        SkinData::Generated { bones: 4 },
         1,
         false,
     )

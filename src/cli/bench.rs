@@ -187,8 +187,74 @@ impl SkinRow {
     }
 }
 
+/// A model's skinned vertices, every skinned mesh's in turn, for `bench
+/// skin --from FILE`: the bench tiles them to each size instead of making
+/// random ones, so the gather sees the bones a real mesh's neighbouring
+/// vertices share.
+/// What `bench skin` skins.
+#[derive(Clone, Copy)]
+pub enum SkinData<'a> {
+    /// Generated vertices, each with 1-4 of this many bones chosen at
+    /// random: the gather's worst case.
+    Generated { bones: u32 },
+    /// A model's skinned vertices, repeated to each size, with its bones.
+    Model(&'a SkinSource),
+}
+
+pub struct SkinSource {
+    /// The file's name, the records' first field (`skin:<name>/...`).
+    pub name: String,
+    pub bones: u32,
+    pub positions: Vec<Vec3>,
+    pub normals: Vec<Vec3>,
+    pub skin: Skin,
+}
+
+impl SkinSource {
+    /// Every skinned mesh of `scene` whose skin covers its vertices, as the
+    /// viewer's upload packs them; an error when it has none or when its
+    /// skeleton is too large to skin on the GPU.
+    pub fn from_scene(name: &str, scene: &Scene) -> Result<SkinSource, String> {
+        let bones = scene.skeleton.bones.len();
+        if bones == 0 || bones > skinning::MAX_BONES {
+            return Err(format!(
+                "{name}: a skeleton of {bones} bones is not skinned on the GPU (1 to {})",
+                skinning::MAX_BONES
+            ));
+        }
+        let mut out = SkinSource {
+            name: name.to_string(),
+            bones: bones as u32,
+            positions: Vec::new(),
+            normals: Vec::new(),
+            skin: Skin::default(),
+        };
+        for m in &scene.meshes {
+            let Some(skin) = m
+                .skin
+                .as_ref()
+                .filter(|s| s.joints.len() == m.positions.len())
+            else {
+                continue;
+            };
+            out.positions.extend_from_slice(&m.positions);
+            out.normals.extend(
+                (0..m.positions.len()).map(|i| m.normals.get(i).copied().unwrap_or(Vec3::Y)),
+            );
+            out.skin.joints.extend_from_slice(&skin.joints);
+            out.skin.weights.extend_from_slice(&skin.weights);
+        }
+        match out.positions.is_empty() {
+            true => Err(format!("{name}: no skinned mesh")),
+            false => Ok(out),
+        }
+    }
+}
+
 pub struct SkinBenchResult {
     pub adapter: String,
+    /// `skin` for generated vertices, `skin:<file>` for a model's.
+    pub source: String,
     pub bones: u32,
     pub timer: &'static str,
     pub rows: Vec<SkinRow>,
@@ -205,9 +271,13 @@ impl SkinBenchResult {
 
     pub fn report(&self) -> String {
         let mut s = format!(
-            "adapter: {}\nbones: {}  bytes moved per vertex: {} ({} in + {} out)  GPU times: {}\n\
+            "adapter: {}\nvertices: {}  bones: {}  bytes moved per vertex: {} ({} in + {} out)  GPU times: {}\n\
              {:>10} {:>9} {:>9} {:>10} {:>7} {:>10} {:>10} {:>10} {:>12} {:>8} {:>12}\n",
             self.adapter,
+            match self.source.strip_prefix("skin:") {
+                Some(file) => format!("{file}'s skinned vertices, repeated"),
+                None => "generated, 1-4 random bones each".to_string(),
+            },
             self.bones,
             Self::BYTES_PER_VERTEX,
             std::mem::size_of::<SkinVertex>(),
@@ -257,13 +327,15 @@ impl SkinBenchResult {
     }
 
     /// The `{"name", "value", "unit", "machine"}` records of `target/bench`:
-    /// `skin/<kernel>/<layout>/<vertices>/gpu` (median, ms), `gpu_min`,
+    /// `skin/<kernel>/<layout>/<vertices>/gpu` (median, ms; `skin:<file>/...`
+    /// on a model's vertices), `gpu_min`,
     /// `gpu_max` and `rate` (G vertices/s), the machine being the adapter.
     pub fn records(&self) -> serde_json::Value {
         let mut out = Vec::new();
         for r in &self.rows {
             let name = format!(
-                "skin/{}/{}/{}",
+                "{}/{}/{}/{}",
+                self.source,
                 r.kernel.name(),
                 r.layout.name(),
                 count_name(r.vertices)
@@ -296,8 +368,8 @@ impl SkinBenchResult {
     }
 }
 
-/// Skins generated vertices (random positions and normals, 1-4 of `bones`
-/// bones) on the GPU at each of `sizes` with each of `kernels` in each of
+/// Skins `data` (generated vertices: random positions and normals, 1-4 of
+/// `bones` bones; or a model's, repeated) on the GPU at each of `sizes` with each of `kernels` in each of
 /// `layouts`: the median,
 /// min and max of `iterations` timed passes, every size and layout in this
 /// one process on this one device (data made once at the largest size;
@@ -310,11 +382,15 @@ pub fn skin(
     sizes: &[u32],
     kernels: &[SkinKernel],
     layouts: &[SkinLayout],
-    bones: u32,
+    data: SkinData<'_>,
     iterations: u32,
     copy: bool,
 ) -> Result<SkinBenchResult, String> {
     let mut rng = Rng(0x5EED);
+    let (bones, source) = match data {
+        SkinData::Generated { bones } => (bones, None),
+        SkinData::Model(s) => (s.bones, Some(s)),
+    };
     let bones = bones.clamp(1, skinning::MAX_BONES as u32);
     let n = sizes.iter().copied().max().unwrap_or(1).max(1) as usize;
     let cpu_n = n.min(1 << 20);
@@ -338,10 +414,24 @@ pub fn skin(
         )
     })?;
     for i in 0..n {
-        let p = Vec3::new(rng.f(), rng.f(), rng.f()) * 2.0 - 1.0;
-        let nrm = (Vec3::new(rng.f(), rng.f(), rng.f()) * 2.0 - 1.0).normalize_or(Vec3::Y);
-        let j: [u16; 4] = std::array::from_fn(|_| (rng.next_u64() % bones as u64) as u16);
-        let w = quantize_weights([rng.f() + 0.1, rng.f(), rng.f(), rng.f()]);
+        let (p, nrm, j, w) = match source {
+            Some(s) => {
+                let k = i % s.positions.len();
+                (
+                    s.positions[k],
+                    s.normals[k],
+                    s.skin.joints[k],
+                    s.skin.weights[k],
+                )
+            }
+            None => {
+                let p = Vec3::new(rng.f(), rng.f(), rng.f()) * 2.0 - 1.0;
+                let nrm = (Vec3::new(rng.f(), rng.f(), rng.f()) * 2.0 - 1.0).normalize_or(Vec3::Y);
+                let j: [u16; 4] = std::array::from_fn(|_| (rng.next_u64() % bones as u64) as u16);
+                let w = quantize_weights([rng.f() + 0.1, rng.f(), rng.f(), rng.f()]);
+                (p, nrm, j, w)
+            }
+        };
         data.push(skinning::pack_skin_vertex(p, nrm, j, w));
         if i < cpu_n {
             positions.push(p);
@@ -435,6 +525,7 @@ pub fn skin(
 
     Ok(SkinBenchResult {
         adapter: gpu.describe(),
+        source: source.map_or("skin".to_string(), |s| format!("skin:{}", s.name)),
         bones,
         timer,
         rows: out,
