@@ -701,6 +701,92 @@ fn material_rows(run: &Run) -> String {
     out
 }
 
+/// `scripts/gpu-bench`'s sweep on generated vertices (H200, 2026-12-04):
+/// each kernel's median pass, the empty grid's among them, and skin.wgsl's
+/// rate.
+fn gpu_skin_sweep_with_empty_table(run: &Run) -> String {
+    let mut out = String::new();
+    gpu_header(
+        &mut out,
+        run,
+        "facet bench skin --vertices 1M,2M,4M,8M,17M,50M --kernels skin,same-bone,stream,copy16,empty --copy --iterations 100 --json FILE",
+    );
+    out.push_str(
+        "| vertices | empty pass | copy16 | stream | same bone for all | skin | skin, G vertices/s (goal >= 45) | same bone, G vertices/s | stream, G vertices/s |\n\
+         |---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for n in field(run, "skin/skin/one/", 3, count) {
+        let v = |kernel: &str, what: &str| {
+            run.values
+                .get(&format!("skin/{kernel}/one/{n}/{what}"))
+                .copied()
+        };
+        let us =
+            |kernel: &str| v(kernel, "gpu").map_or("-".into(), |ms| format!("{:.1} us", ms * 1e3));
+        let rate = |kernel: &str| v(kernel, "rate").map_or("-".into(), |g| format!("{g:.1}"));
+        let _ = writeln!(
+            out,
+            "| {n} | {} | {} | {} | {} | {} | **{}** | {} | {} |",
+            us("empty"),
+            us("copy16"),
+            us("stream"),
+            us("same-bone"),
+            us("skin"),
+            rate("skin"),
+            rate("same-bone"),
+            rate("stream"),
+        );
+    }
+    out
+}
+
+/// skin.wgsl on real models' skinned vertices, each model's repeated to
+/// every size (`bench skin --from MODEL`, records `skin:<file>/...`), one
+/// column a model, then the stream kernel on the first model's.
+fn gpu_skin_models_table(run: &Run) -> String {
+    let mut models: Vec<String> = run
+        .values
+        .keys()
+        .filter_map(|k| {
+            k.strip_prefix("skin:")?
+                .split('/')
+                .next()
+                .map(str::to_string)
+        })
+        .collect();
+    models.sort();
+    models.dedup();
+    let mut out = String::new();
+    gpu_header(
+        &mut out,
+        run,
+        "facet bench skin --vertices 1M,2M,4M,17M,50M --kernels skin,stream --iterations 100 --from MODEL --json FILE",
+    );
+    out.push_str("| vertices |");
+    for m in &models {
+        let _ = write!(out, " skin, {m}'s vertices, G vertices/s (goal >= 45) |");
+    }
+    out.push_str(" stream, G vertices/s |\n|---:|");
+    out.push_str(&"---:|".repeat(models.len() + 1));
+    out.push('\n');
+    let Some(first) = models.first() else {
+        return out;
+    };
+    for n in field(run, &format!("skin:{first}/skin/one/"), 3, count) {
+        let rate = |m: &str, kernel: &str| {
+            run.values
+                .get(&format!("skin:{m}/{kernel}/one/{n}/rate"))
+                .map_or("-".to_string(), |g| format!("{g:.1}"))
+        };
+        let _ = write!(out, "| {n} |");
+        for m in &models {
+            let _ = write!(out, " **{}** |", rate(m, "skin"));
+        }
+        let _ = writeln!(out, " {} |", rate(first, "stream"));
+    }
+    out
+}
+
 fn gpu_materials_table(run: &Run) -> String {
     headed_gpu_table(
         run,
@@ -764,7 +850,7 @@ fn main() {
     let doc_path = root.join("docs/performance.md");
     let mut doc = std::fs::read_to_string(&doc_path).expect("docs/performance.md");
     type Table = fn(&Run) -> String;
-    let tables: [(&str, Table); 25] = [
+    let tables: [(&str, Table); 28] = [
         ("m3d", m3d_table),
         ("papa", papa_table),
         ("p3m", p3m_table),
@@ -785,6 +871,9 @@ fn main() {
         ("gpu_skin_h200_loop", gpu_skin_h200_loop_table),
         ("gpu_skin_h200_loop_256", gpu_skin_h200_loop_256_table),
         ("gpu_map_h200_nov27", gpu_map_table),
+        ("gpu_skin_h200_dec04", gpu_skin_sweep_with_empty_table),
+        ("gpu_skin_h200_dec04_models", gpu_skin_models_table),
+        ("gpu_map_h200_dec04", gpu_map_table),
         ("gpu_materials_h200", gpu_materials_table),
         ("materials_llvmpipe", materials_llvmpipe_table),
         ("gpu_map", gpu_map_table),
