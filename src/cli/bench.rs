@@ -194,8 +194,9 @@ impl SkinRow {
 /// What `bench skin` skins.
 #[derive(Clone, Copy)]
 pub enum SkinData<'a> {
-    /// Generated vertices, each with 1-4 of this many bones chosen at
-    /// random: the gather's worst case.
+    /// Generated vertices, each with four of this many bones drawn at
+    /// random (two may coincide), every one weighted: the gather's worst
+    /// case.
     Generated { bones: u32 },
     /// A model's skinned vertices, repeated to each size, with its bones.
     Model(&'a SkinSource),
@@ -276,7 +277,7 @@ impl SkinBenchResult {
             self.adapter,
             match self.source.strip_prefix("skin:") {
                 Some(file) => format!("{file}'s skinned vertices, repeated"),
-                None => "generated, 1-4 random bones each".to_string(),
+                None => "generated, 4 random bones each".to_string(),
             },
             self.bones,
             Self::BYTES_PER_VERTEX,
@@ -368,15 +369,14 @@ impl SkinBenchResult {
     }
 }
 
-/// Skins `data` (generated vertices: random positions and normals, 1-4 of
-/// `bones` bones; or a model's, repeated) on the GPU at each of `sizes` with each of `kernels` in each of
-/// `layouts`: the median,
-/// min and max of `iterations` timed passes, every size and layout in this
-/// one process on this one device (data made once at the largest size;
-/// each size is its first vertices). With `copy`, the device's own buffer
-/// copy of each size's input bytes too. Then the CPU reference on up to 1M
-/// of the same vertices. Refuses sizes the device or the process cannot
-/// hold.
+/// Skins `data` (generated vertices: random positions and normals, 4 of
+/// `bones` bones; or a model's, repeated) on the GPU at each of `sizes`
+/// with each of `kernels` in each of `layouts`: the median, min and max
+/// of `iterations` timed passes, every size and layout in this one process
+/// on this one device (data made once at the largest size; each size is
+/// its first vertices). With `copy`, the device's own buffer copy of each
+/// size's input bytes too. Then the CPU reference on up to 1M of the same
+/// vertices. Refuses sizes the device or the process cannot hold.
 pub fn skin(
     gpu: &Gpu,
     sizes: &[u32],
