@@ -504,17 +504,36 @@ fn gpu_skin_h200_groups_256_table(run: &Run) -> String {
 /// a pass for each kernel, `empty` being skin.wgsl's grid of workgroups
 /// doing nothing; then skin.wgsl's rate and the grid-stride loops tried.
 fn gpu_skin_h100_floor_table(run: &Run) -> String {
-    let mut out = String::new();
-    gpu_header(
-        &mut out,
+    pass_times_table(
         run,
         "facet bench skin --vertices 256,64K,256K,1M,2M,4M,8M,17M,50M --kernels skin,skin-loop-528,skin-loop-2112,same-bone,empty,stream,copy16 --iterations 100 --json FILE",
-    );
+        "empty",
+        &[
+            (
+                "skin-loop-528",
+                "skin as a loop over 528 workgroups, G vertices/s",
+            ),
+            ("skin-loop-2112", "over 2112"),
+        ],
+    )
+}
+
+/// Each kernel's median pass, the empty grid's among them, and skin.wgsl's
+/// rate, at every size `sized` was timed at; then the rates of `extra`
+/// (record name, column title).
+fn pass_times_table(run: &Run, command: &str, sized: &str, extra: &[(&str, &str)]) -> String {
+    let mut out = String::new();
+    gpu_header(&mut out, run, command);
     out.push_str(
-        "| vertices | empty pass | copy16 | stream | same bone for all | skin | skin, G vertices/s (goal >= 45) | skin as a loop over 528 workgroups, G vertices/s | over 2112 |\n\
-         |---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| vertices | empty pass | copy16 | stream | same bone for all | skin | skin, G vertices/s (goal >= 45) |",
     );
-    for n in field(run, "skin/empty/one/", 3, count) {
+    for (_, title) in extra {
+        let _ = write!(out, " {title} |");
+    }
+    out.push_str("\n|---:|---:|---:|---:|---:|---:|---:|");
+    out.push_str(&"---:|".repeat(extra.len()));
+    out.push('\n');
+    for n in field(run, &format!("skin/{sized}/one/"), 3, count) {
         let v = |kernel: &str, what: &str| {
             run.values
                 .get(&format!("skin/{kernel}/one/{n}/{what}"))
@@ -529,18 +548,20 @@ fn gpu_skin_h100_floor_table(run: &Run) -> String {
                 false => format!("{g:.1}"),
             })
         };
-        let _ = writeln!(
+        let _ = write!(
             out,
-            "| {n} | {} | {} | {} | {} | {} | **{}** | {} | {} |",
+            "| {n} | {} | {} | {} | {} | {} | **{}** |",
             us("empty"),
             us("copy16"),
             us("stream"),
             us("same-bone"),
             us("skin"),
             rate("skin"),
-            rate("skin-loop-528"),
-            rate("skin-loop-2112"),
         );
+        for (kernel, _) in extra {
+            let _ = write!(out, " {} |", rate(kernel));
+        }
+        out.push('\n');
     }
     out
 }
@@ -703,41 +724,17 @@ fn material_rows(run: &Run) -> String {
 
 /// `scripts/gpu-bench`'s sweep on generated vertices (H200, 2026-12-04):
 /// each kernel's median pass, the empty grid's among them, and skin.wgsl's
-/// rate.
+/// rate, beside the rates of the kernels without its gather.
 fn gpu_skin_sweep_with_empty_table(run: &Run) -> String {
-    let mut out = String::new();
-    gpu_header(
-        &mut out,
+    pass_times_table(
         run,
         "facet bench skin --vertices 1M,2M,4M,8M,17M,50M --kernels skin,same-bone,stream,copy16,empty --copy --iterations 100 --json FILE",
-    );
-    out.push_str(
-        "| vertices | empty pass | copy16 | stream | same bone for all | skin | skin, G vertices/s (goal >= 45) | same bone, G vertices/s | stream, G vertices/s |\n\
-         |---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-    );
-    for n in field(run, "skin/skin/one/", 3, count) {
-        let v = |kernel: &str, what: &str| {
-            run.values
-                .get(&format!("skin/{kernel}/one/{n}/{what}"))
-                .copied()
-        };
-        let us =
-            |kernel: &str| v(kernel, "gpu").map_or("-".into(), |ms| format!("{:.1} us", ms * 1e3));
-        let rate = |kernel: &str| v(kernel, "rate").map_or("-".into(), |g| format!("{g:.1}"));
-        let _ = writeln!(
-            out,
-            "| {n} | {} | {} | {} | {} | {} | **{}** | {} | {} |",
-            us("empty"),
-            us("copy16"),
-            us("stream"),
-            us("same-bone"),
-            us("skin"),
-            rate("skin"),
-            rate("same-bone"),
-            rate("stream"),
-        );
-    }
-    out
+        "skin",
+        &[
+            ("same-bone", "same bone, G vertices/s"),
+            ("stream", "stream, G vertices/s"),
+        ],
+    )
 }
 
 /// skin.wgsl on real models' skinned vertices, each model's repeated to
