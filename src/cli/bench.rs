@@ -187,10 +187,6 @@ impl SkinRow {
     }
 }
 
-/// A model's skinned vertices, every skinned mesh's in turn, for `bench
-/// skin --from FILE`: the bench tiles them to each size instead of making
-/// random ones, so the gather sees the bones a real mesh's neighbouring
-/// vertices share.
 /// What `bench skin` skins.
 #[derive(Clone, Copy)]
 pub enum SkinData<'a> {
@@ -202,6 +198,10 @@ pub enum SkinData<'a> {
     Model(&'a SkinSource),
 }
 
+/// A model's skinned vertices, every skinned mesh's in turn, for `bench
+/// skin --from FILE`: the bench tiles them to each size instead of making
+/// random ones, so the gather sees the bones a real mesh's neighbouring
+/// vertices share.
 pub struct SkinSource {
     /// The file's name, the records' first field (`skin:<name>/...`).
     pub name: String,
