@@ -2,7 +2,8 @@
 //! every file under tests/corpus/<format>/ runs the fuzz target's own body
 //! (`facet_formats::fuzz::<format>`: decode, and for PMF one thread against
 //! four), then what the viewer does with a file it is given: decode,
-//! convert to a scene, and pose every clip at its start, middle and end.
+//! convert to a scene, and run the viewer's frame (pose, parts shown,
+//! material overrides) for every clip at its start, middle and end.
 //! None may panic; inputs may decode; what fails is an error naming its
 //! file. `scripts/fuzz` copies what the fuzzer finds here.
 
@@ -22,10 +23,12 @@ fn each(dir: &str, body: fn(&[u8])) {
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let l = facet::load::load_bytes(&name, &bytes, None)?;
             let s = &l.scene;
-            for clip in &s.clips {
-                let mut pose = facet::anim::Pose::new(&s.skeleton);
+            // The viewer's frame: pose, parts shown, material overrides.
+            let mut animator = facet::anim::Animator::new(s);
+            let base: Vec<bool> = s.meshes.iter().map(|m| m.visible).collect();
+            for (c, clip) in s.clips.iter().enumerate() {
                 for t in [0.0, 0.5, 1.0] {
-                    pose.evaluate(&s.skeleton, Some(clip), clip.duration_s * t);
+                    animator.update(s, Some(c), clip.duration_s * t, &base);
                 }
             }
             Ok::<_, facet::load::LoadError>(())

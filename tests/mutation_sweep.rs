@@ -5,7 +5,8 @@
 //! glTF files, every other case a value of their JSON changed, the file
 //! put back together well formed: `mutate_gltf`), goes through
 //! what the viewer does with a file it is given: decode, convert to a scene,
-//! pose every clip at two times, and the `info --json` report; and every
+//! run the viewer's frame (pose, parts shown, material overrides) for
+//! every clip at two times, and the `info --json` report; and every
 //! eighth case of a file up to 200 KB that loads, the glTF export `facet
 //! convert` writes (whose heap is not bounded here: it copies the scene
 //! whose heap was). No case may
@@ -104,10 +105,12 @@ const SMALL_HEAP_PER_BYTE: usize = 1024;
 fn run_case(name: &str, bytes: &[u8]) -> Result<facet::load::Loaded, String> {
     let loaded = facet::load::load_bytes(name, bytes, None).map_err(|e| e.to_string())?;
     let scene = &loaded.scene;
-    let mut pose = facet::anim::Pose::new(&scene.skeleton);
-    for clip in &scene.clips {
+    // The viewer's frame: pose, parts shown, material overrides.
+    let mut animator = facet::anim::Animator::new(scene);
+    let base: Vec<bool> = scene.meshes.iter().map(|m| m.visible).collect();
+    for (c, clip) in scene.clips.iter().enumerate() {
         for t in [0.3, 0.8] {
-            pose.evaluate(&scene.skeleton, Some(clip), clip.duration_s * t);
+            animator.update(scene, Some(c), clip.duration_s * t, &base);
         }
     }
     let json = facet::cli::info::to_json(&loaded);

@@ -168,9 +168,15 @@ pub struct Clip {
 }
 
 impl Clip {
+    /// `t` clamped into the clip. Not `f32::clamp`, which panics on a NaN
+    /// or negative bound: a duration is the file's to make.
+    fn clamp_time(&self, t: f32) -> f32 {
+        t.min(self.duration_s.max(0.0)).max(0.0)
+    }
+
     /// The segment playing at `t` (clamped into the clip).
     pub fn segment_at(&self, t: f32) -> Option<&Segment> {
-        let t = t.clamp(0.0, self.duration_s);
+        let t = self.clamp_time(t);
         self.segments
             .iter()
             .rev()
@@ -183,7 +189,7 @@ impl Clip {
         match self.segment_at(t) {
             Some(s) if s.frame_s > 0.0 => {
                 s.first_frame as f32
-                    + ((t.clamp(0.0, self.duration_s) - s.start_s) / s.frame_s).min(s.frames as f32)
+                    + ((self.clamp_time(t) - s.start_s) / s.frame_s).min(s.frames as f32)
             }
             _ => 0.0,
         }
@@ -237,4 +243,52 @@ pub fn m3d_mat(p: Vec3, q: Quat) -> Mat4 {
         r.z_axis.extend(0.0),
         Vec4::new(p.x, p.y, p.z, 1.0),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A clip whose duration is NaN or negative (a converter's bug, or a
+    /// file's values passed through) still answers: the time is clamped to
+    /// 0 and the one segment plays, where `f32::clamp` panicked.
+    #[test]
+    fn bad_durations_clamp_without_panicking() {
+        let segment = Segment {
+            name: String::new(),
+            start_s: 0.0,
+            duration_s: 1.0,
+            frame_s: 0.5,
+            first_frame: 0,
+            frames: 2,
+            part_list: None,
+        };
+        for duration_s in [f32::NAN, -1.0, f32::NEG_INFINITY] {
+            let clip = Clip {
+                name: "bad".into(),
+                duration_s,
+                frames: 2,
+                space: ChannelSpace::RestRelative,
+                channels: Vec::new(),
+                sequence: None,
+                segments: vec![segment.clone()],
+            };
+            for t in [0.0, 0.7, -3.0, f32::NAN] {
+                assert_eq!(clip.segment_at(t), Some(&segment), "{duration_s} at {t}");
+                assert_eq!(clip.frame_at(t), 0.0, "{duration_s} at {t}");
+            }
+        }
+        // A good clip still clamps as before: 0.7 s of 1 s at 0.5 s a frame.
+        let clip = Clip {
+            name: "good".into(),
+            duration_s: 1.0,
+            frames: 2,
+            space: ChannelSpace::RestRelative,
+            channels: Vec::new(),
+            sequence: None,
+            segments: vec![segment],
+        };
+        assert_eq!(clip.frame_at(0.7), 1.4);
+        assert_eq!(clip.frame_at(5.0), 2.0);
+    }
 }

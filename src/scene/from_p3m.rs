@@ -432,7 +432,15 @@ fn build_clip(
         let Some(action) = m.actions.get(r.action as usize) else {
             continue;
         };
-        if !(r.speed.is_finite() && r.speed > 0.0) || r.end < r.start {
+        // A speed so near zero that a frame (or the clip so far) lasts
+        // longer than an f32 holds cannot play either: its times would be
+        // infinite, and 0 frames of it NaN.
+        let spf = action.us_per_frame as f32 / 1e6 / r.speed;
+        let frames = r.end.wrapping_sub(r.start) as u32;
+        if !(r.speed.is_finite() && r.speed > 0.0)
+            || r.end < r.start
+            || !(t0 + frames as f32 * spf).is_finite()
+        {
             warnings.push(format!(
                 "animation {:?}: action reference {si} (speed {}, frames {}..{}) cannot play; skipped",
                 a.name, r.speed, r.start, r.end
@@ -452,8 +460,6 @@ fn build_clip(
             break;
         }
         *keys_left -= most;
-        let spf = action.us_per_frame as f32 / 1e6 / r.speed;
-        let frames = (r.end - r.start) as u32;
         for ch in &mut channels {
             let ab = names.of_bone[ch.bone].map(|j| &action.bones[j]);
             let empty = Vec::new();
