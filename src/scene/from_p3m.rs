@@ -436,7 +436,7 @@ fn build_clip(
         // longer than an f32 holds cannot play either: its times would be
         // infinite, and 0 frames of it NaN.
         let spf = action.us_per_frame as f32 / 1e6 / r.speed;
-        let frames = r.end.wrapping_sub(r.start) as u32;
+        let frames = u32::from(r.end).saturating_sub(u32::from(r.start));
         if !(r.speed.is_finite() && r.speed > 0.0)
             || r.end < r.start
             || !(t0 + frames as f32 * spf).is_finite()
