@@ -866,3 +866,51 @@ fn pngs_compressed_past_their_expanded_size_still_decode() {
         .unwrap_err();
     assert!(e.contains("bytes of rows cannot come out of a"), "{e}");
 }
+
+#[test]
+fn over_budget_pngs_reduce_within_bounds_whatever_their_width() {
+    use facet::formats::ptf::Texels;
+    use facet::scene::decode_image;
+    use image::ImageFormat::Png;
+    // The shape a fuzzer found in a 5 KB GLB: a PNG header declaring
+    // 268,435,712 x 256 texels of 8-bit palette indices, with an empty
+    // image stream. Over the budget, it goes to the reduced decode, which
+    // must refuse it for want of the bytes its rows need (268,435,713 a
+    // row, 256 rows, from a file of about 80 bytes) before anything is
+    // sized by its width: it used to reserve a 1 GiB row of RGBA and 512
+    // MiB of sums first, then fail at the first row. (In RGBA the `png`
+    // decoder's own limit refuses a 1 GiB row first.)
+    let (w, h) = (268_435_712u32, 256u32);
+    let png = common::png_header_only_as(w, h, 8, 3);
+    let e = decode_image(&png, Png, Texels::Within(1 << 30)).unwrap_err();
+    assert!(
+        e.starts_with("268435712x256 PNG (over the 1073741824-byte texel budget")
+            && e.contains("cannot come out of a"),
+        "{e}"
+    );
+
+    // A row that can come out of its file: one row of 2^20 8-bit grey
+    // texels, texel x of value (x / 16) mod 256. Four times the 1 MiB
+    // budget as RGBA, so reduced; halving until it fits gives 4 (262,144 x
+    // 1 texels, exactly 1 MiB), but the reduced side is capped at 65,536,
+    // which takes 16: each output texel is the mean of 16 equal texels,
+    // texel i's value i mod 256, opaque.
+    let width = 1u32 << 20;
+    let row: Vec<u8> = (0..width).map(|x| (x / 16 % 256) as u8).collect();
+    let file = encode_png(
+        width,
+        1,
+        png::ColorType::Grayscale,
+        png::BitDepth::Eight,
+        &row,
+    );
+    let img = decode_image(&file, Png, Texels::Within(1 << 20)).unwrap();
+    assert_eq!(
+        (img.width, img.height, img.declared),
+        (65_536, 1, Some((width, 1)))
+    );
+    for (i, t) in img.rgba8.chunks_exact(4).enumerate() {
+        let v = (i % 256) as u8;
+        assert_eq!(t, [v, v, v, 255], "texel {i}");
+    }
+}

@@ -100,6 +100,30 @@ const HEAP_PER_BYTE: usize = 4;
 const SMALL_HEAP_BASE: usize = 16 << 20;
 const SMALL_HEAP_PER_BYTE: usize = 1024;
 
+/// The peak heap a case of a file of `len` bytes may take above its
+/// starting point.
+fn heap_bound(len: usize) -> usize {
+    (HEAP_BASE + HEAP_PER_BYTE * len).min(SMALL_HEAP_BASE + SMALL_HEAP_PER_BYTE * len)
+}
+
+/// The fuzzers' kept inputs: every file of tests/corpus/<format>/ but the
+/// seeds (`seed_*`, which the sweep mutates) and the notes.
+fn kept_inputs() -> Vec<(String, Vec<u8>)> {
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let mut files = Vec::new();
+    for dir in std::fs::read_dir(corpus).unwrap() {
+        for f in std::fs::read_dir(dir.unwrap().path()).unwrap() {
+            let p = f.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            if !name.starts_with("seed_") && !name.ends_with(".md") {
+                files.push((name, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
 /// What the viewer does with a file it is given. Returns what loaded, or
 /// the error's text.
 fn run_case(name: &str, bytes: &[u8]) -> Result<facet::load::Loaded, String> {
@@ -163,6 +187,42 @@ fn every_input_survives_thousands_of_mutations() {
             }
         });
     }
+    // One case: what the viewer does with `bytes`, under the watchdog, its
+    // peak heap held to the file's bound.
+    let run_measured = |label: &str, name: &str, bytes: &[u8]| {
+        *running.lock().unwrap() = label.to_string();
+        let base = CURRENT.load(Ordering::Relaxed);
+        PEAK.store(base, Ordering::Relaxed);
+        let t = Instant::now();
+        started.store(epoch.elapsed().as_millis().max(1) as u64, Ordering::Relaxed);
+        let r = std::panic::catch_unwind(|| run_case(name, bytes))
+            .unwrap_or_else(|_| panic!("{label}: panicked"));
+        started.store(0, Ordering::Relaxed);
+        let took = t.elapsed();
+        let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
+        let bound = heap_bound(bytes.len());
+        assert!(
+            peak <= bound,
+            "{label}: peak heap {peak} bytes, over {bound} for a file of {} bytes",
+            bytes.len()
+        );
+        (r, took)
+    };
+    // First the inputs the fuzzers found (tests/corpus, all but the seeds),
+    // as they are: tests/corpus.rs runs them for panics, and here they are
+    // held to the heap bound too (a 5 KB GLB once reserved 1.5 GiB).
+    let mut kept = 0;
+    for (name, bytes) in kept_inputs() {
+        let (r, _) = run_measured(&format!("{name} (kept input)"), &name, &bytes);
+        if let Err(e) = r {
+            assert!(
+                e.starts_with(&name),
+                "{name}: error without the file's name: {e}"
+            );
+        }
+        kept += 1;
+    }
+    assert!(kept >= 20, "only {kept} kept inputs");
     let mut total = 0;
     let mut slowest = (Duration::ZERO, String::new());
     let (mut errors, mut exported) = (0, 0);
@@ -170,8 +230,6 @@ fn every_input_survives_thousands_of_mutations() {
         let gltf = name.ends_with(".glb") || name.ends_with(".gltf");
         let n = cases_for(bytes.len(), cases);
         let mut rng = Rng::for_file(0x9E37_79B9_7F4A_7C15, bytes.len(), seed);
-        let bound = (HEAP_BASE + HEAP_PER_BYTE * bytes.len())
-            .min(SMALL_HEAP_BASE + SMALL_HEAP_PER_BYTE * bytes.len());
         for case in 0..n {
             // A glTF file's structure is in its JSON, where a changed
             // byte nearly always ends at the parser: every other case
@@ -185,21 +243,7 @@ fn every_input_survives_thousands_of_mutations() {
                 0 => format!("{name} case {case} ({what})"),
                 _ => format!("{name} case {case} of seed {seed} ({what})"),
             };
-            *running.lock().unwrap() = label.clone();
-            let base = CURRENT.load(Ordering::Relaxed);
-            PEAK.store(base, Ordering::Relaxed);
-            let t = Instant::now();
-            started.store(epoch.elapsed().as_millis().max(1) as u64, Ordering::Relaxed);
-            let r = std::panic::catch_unwind(|| run_case(&name, &variant))
-                .unwrap_or_else(|_| panic!("{label}: panicked"));
-            started.store(0, Ordering::Relaxed);
-            let took = t.elapsed();
-            let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
-            assert!(
-                peak <= bound,
-                "{label}: peak heap {peak} bytes, over {bound} for a file of {} bytes",
-                bytes.len()
-            );
+            let (r, took) = run_measured(&label, &name, &variant);
             if took > slowest.0 {
                 slowest = (took, label.clone());
             }

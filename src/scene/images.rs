@@ -124,18 +124,8 @@ fn png_rgba(bytes: &[u8], budget: usize) -> Result<DecodedImage, String> {
     let (color, _) = reader.output_color_type();
     let channels = color.samples();
     let pixels = width as usize * height as usize;
-    // Deflate inflates at most about 1032:1: a short file declaring a large
-    // image cannot fill it, and is refused before the texels are allocated.
-    // What it must inflate to is the rows as the file stores them (its own
-    // colour type and bit depth, a filter byte each), not as they come out
-    // expanded: a one-colour 8192x8192 RGB PNG of 210 KB is 201 MB of rows
-    // (960:1) and 268 MB of RGBA.
-    let rows = (reader.info().raw_row_length() as u64).saturating_mul(height as u64);
-    if rows > (bytes.len() as u64).saturating_mul(1032) {
-        return Err(format!(
-            "{width}x{height} PNG: {rows} bytes of rows cannot come out of a {}-byte file",
-            bytes.len()
-        ));
+    if let Some(e) = unproducible(reader.info(), bytes) {
+        return Err(format!("{width}x{height} PNG: {e}"));
     }
     // With ALPHA every layout comes out as RGBA or grey + alpha.
     let grey = match color {
@@ -171,6 +161,31 @@ fn png_rgba(bytes: &[u8], budget: usize) -> Result<DecodedImage, String> {
     })
 }
 
+/// Why the rows `info` declares cannot come out of `bytes`, if they cannot.
+/// Deflate inflates at most about 1032:1: a short file declaring a large
+/// image cannot fill it, and is refused before anything is allocated for
+/// its size. What it must inflate to is the rows as the file stores them
+/// (its own colour type and bit depth, a filter byte each), not as they
+/// come out expanded: a one-colour 8192x8192 RGB PNG of 210 KB is 201 MB
+/// of rows (960:1) and 268 MB of RGBA.
+fn unproducible(info: &png::Info, bytes: &[u8]) -> Option<String> {
+    let rows = (info.raw_row_length() as u64).saturating_mul(info.height as u64);
+    (rows > (bytes.len() as u64).saturating_mul(1032)).then(|| {
+        format!(
+            "{rows} bytes of rows cannot come out of a {}-byte file",
+            bytes.len()
+        )
+    })
+}
+
+/// The largest side a PNG over the texel budget is reduced to. The
+/// reducer keeps a row of sums (8 bytes a channel) as wide as its output,
+/// so an image a few texels high and 2^31 wide would need gigabytes of them
+/// even when its output fits the budget; PTF (2^15) and Papa (2^16 - 1)
+/// textures cannot be wider than this, and no GPU samples a texture as wide
+/// (the upload reduces to the device's limit in any case).
+pub const MAX_REDUCED_SIDE: u32 = 1 << 16;
+
 /// A PNG over `budget` bytes of RGBA, decoded at the largest power-of-two
 /// reduction that fits: rows come out of the decoder one at a time (palette
 /// and low bit depths expanded, 16-bit stripped to 8) and are box-filtered
@@ -193,11 +208,15 @@ fn png_reduced(bytes: &[u8], budget: usize) -> Result<DecodedImage, String> {
             width as u64 * height as u64 * 4
         ));
     }
-    let f = factor_to_fit(width, height, 4, budget, u32::MAX).ok_or_else(|| {
+    let f = factor_to_fit(width, height, 4, budget, MAX_REDUCED_SIDE).ok_or_else(|| {
         format!(
             "{width}x{height} PNG does not fit the {budget}-byte texel budget even as one texel"
         )
     })?;
+    let over = format!("over the {budget}-byte texel budget, decoded {f} times smaller");
+    if let Some(e) = unproducible(info, bytes) {
+        return Err(format!("{width}x{height} PNG ({over}): {e}"));
+    }
     let (color, _) = reader.output_color_type();
     let to_rgba = |px: &[u8]| -> [u8; 4] {
         match color {
@@ -213,27 +232,28 @@ fn png_reduced(bytes: &[u8], budget: usize) -> Result<DecodedImage, String> {
     // file cannot make the output reserve more than its rows could fill.
     let producible = bytes.len().saturating_mul(1032) / (f as usize * f as usize);
     let mut reducer = BoxReducer::new(width as usize, height as usize, 4, f as usize, producible);
-    let mut rgba_row = Vec::with_capacity(width as usize * 4);
-    let row_error = |y: usize, e: png::DecodingError| {
-        format!(
-            "{width}x{height} PNG (over the {budget}-byte texel budget, decoded {f} times \
-             smaller): row {y}: {e}"
-        )
-    };
+    let row_error =
+        |y: usize, e: png::DecodingError| format!("{width}x{height} PNG ({over}): row {y}: {e}");
+    // Each row is converted to RGBA a run of texels at a time: a row as
+    // wide as a PNG may declare (2^31 - 1) is never held expanded.
+    const RUN: usize = 1024;
+    let mut run = [0u8; 4 * RUN];
     while let Some(row) = reader
         .next_row()
         .map_err(|e| row_error(reducer.rows_seen(), e))?
     {
-        rgba_row.clear();
-        for px in row.data().chunks_exact(channels) {
-            rgba_row.extend_from_slice(&to_rgba(px));
+        for px in row.data().chunks(channels * RUN) {
+            let n = px.len() / channels;
+            for (out, px) in run.chunks_exact_mut(4).zip(px.chunks_exact(channels)) {
+                out.copy_from_slice(&to_rgba(px));
+            }
+            reducer.push_texels(&run[..4 * n]);
         }
-        reducer.push_row(&rgba_row);
+        reducer.end_row();
     }
     if reducer.rows_seen() != height as usize {
         return Err(format!(
-            "{width}x{height} PNG (over the {budget}-byte texel budget, decoded {f} times \
-             smaller) ends after {} rows",
+            "{width}x{height} PNG ({over}) ends after {} rows",
             reducer.rows_seen()
         ));
     }

@@ -290,14 +290,27 @@ pub fn assert_matches_reference(name: &str, actual: &image::RgbaImage) {
 /// over type and data, an empty IDAT, IEND. No pixels: the decoder must
 /// stop at the header.
 pub fn png_header_only(w: u32, h: u32) -> Vec<u8> {
+    png_header_only_as(w, h, 8, 6)
+}
+
+/// [`png_header_only`] with another bit depth and colour type; colour
+/// type 3 (indexed) gets the PLTE chunk the spec requires before the
+/// image data, of one entry (grey 128).
+pub fn png_header_only_as(w: u32, h: u32, depth: u8, colour: u8) -> Vec<u8> {
     let mut ihdr = b"IHDR".to_vec();
     ihdr.extend(w.to_be_bytes());
     ihdr.extend(h.to_be_bytes());
-    ihdr.extend([8, 6, 0, 0, 0]);
+    ihdr.extend([depth, colour, 0, 0, 0]);
     let mut png = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
     png.extend(13u32.to_be_bytes());
     png.extend(&ihdr);
     png.extend(crc32(&ihdr).to_be_bytes());
+    if colour == 3 {
+        let plte = b"PLTE\x80\x80\x80";
+        png.extend(3u32.to_be_bytes());
+        png.extend(plte);
+        png.extend(crc32(plte).to_be_bytes());
+    }
     // An IDAT of an empty zlib stream (the decoder reads up to the first
     // IDAT before it reports the header).
     let mut idat = b"IDAT".to_vec();

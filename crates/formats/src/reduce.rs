@@ -39,6 +39,8 @@ pub struct BoxReducer {
     sums: Vec<u64>,
     rows_in_block: usize,
     rows_seen: usize,
+    /// Texels of the current row added so far.
+    x: usize,
     out: Vec<u8>,
 }
 
@@ -63,6 +65,7 @@ impl BoxReducer {
             sums: vec![0; ow * channels],
             rows_in_block: 0,
             rows_seen: 0,
+            x: 0,
             out: Vec::with_capacity((ow * oh * channels).min(reserve_at_most)),
         }
     }
@@ -75,16 +78,37 @@ impl BoxReducer {
     /// Adds the next row (`width · channels` bytes; rows past `height` are
     /// ignored).
     pub fn push_row(&mut self, row: &[u8]) {
+        self.push_texels(row);
+        self.end_row();
+    }
+
+    /// Adds `texels` (`channels` bytes each) to the current row after the
+    /// ones added before, so that a decoder whose rows come out in another
+    /// layout can convert them a piece at a time instead of into a whole
+    /// row; texels past `width` are ignored. [`end_row`](Self::end_row)
+    /// ends the row.
+    pub fn push_texels(&mut self, texels: &[u8]) {
         if self.rows_seen == self.height {
             return;
         }
-        let (c, f) = (self.channels, self.f);
-        for (x, texel) in row.chunks_exact(c).take(self.width).enumerate() {
-            let o = (x / f) * c;
+        let (c, f, x0) = (self.channels, self.f, self.x);
+        let n = (texels.len() / c).min(self.width - x0);
+        for (i, texel) in texels.chunks_exact(c).take(n).enumerate() {
+            let o = ((x0 + i) / f) * c;
             for (s, &v) in self.sums[o..o + c].iter_mut().zip(texel) {
                 *s += v as u64;
             }
         }
+        self.x += n;
+    }
+
+    /// Ends the current row (rows past `height` are ignored).
+    pub fn end_row(&mut self) {
+        if self.rows_seen == self.height {
+            return;
+        }
+        let (c, f) = (self.channels, self.f);
+        self.x = 0;
         self.rows_in_block += 1;
         self.rows_seen += 1;
         if self.rows_in_block == f || self.rows_seen == self.height {
@@ -109,5 +133,36 @@ impl BoxReducer {
     /// The reduced texels, once every row has been added.
     pub fn finish(self) -> Vec<u8> {
         self.out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BoxReducer;
+
+    #[test]
+    fn texels_added_in_pieces_average_as_whole_rows() {
+        // 5 x 2 one-channel texels by 2: rows 0..5 and 10..15 (values 0, 10,
+        // ..., 40 and 100, 110, ..., 140), given in pieces of 1, 3 and 2
+        // texels (the last one past the width, ignored). Blocks: (0 + 10 +
+        // 100 + 110) / 4 = 55, (20 + 30 + 120 + 130) / 4 = 75, and the edge
+        // column alone (40 + 140) / 2 = 90.
+        let mut r = BoxReducer::new(5, 2, 1, 2, usize::MAX);
+        for row in [[0u8, 10, 20, 30, 40, 99], [100, 110, 120, 130, 140, 99]] {
+            r.push_texels(&row[..1]);
+            r.push_texels(&row[1..4]);
+            r.push_texels(&row[4..]);
+            r.end_row();
+        }
+        assert_eq!(r.rows_seen(), 2);
+        assert_eq!(r.output_size(), (3, 1));
+        assert_eq!(r.finish(), [55, 75, 90]);
+        // A third row past the height is ignored, in pieces or whole.
+        let mut r = BoxReducer::new(1, 1, 2, 1, usize::MAX);
+        r.push_row(&[7, 8]);
+        r.push_texels(&[1, 2]);
+        r.end_row();
+        r.push_row(&[3, 4]);
+        assert_eq!((r.rows_seen(), r.finish()), (1, vec![7, 8]));
     }
 }
