@@ -950,6 +950,25 @@ fn values_gltf_cannot_hold_are_written_valid_and_listed() {
     assert_eq!(color[0], serde_json::json!(0.0), "{color}");
 }
 
+/// What the export leaves out names each material by number and name:
+/// bot_sun.papa's two materials are both called "solid" (its material
+/// table, `facet info`), and both get the team-colour mask its companion
+/// bot_sun_mask.papa holds, which glTF has no place for.
+#[test]
+fn materials_left_out_are_named_by_number_as_well() {
+    let scene = load(&common::shared().join("fixtures/papa/bot_sun.papa"));
+    let names: Vec<&str> = scene.materials.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["solid", "solid"]);
+    let export = export(&scene).unwrap();
+    assert_eq!(
+        export.dropped,
+        [
+            "material 0 \"solid\": team-colour mask",
+            "material 1 \"solid\": team-colour mask"
+        ]
+    );
+}
+
 /// P3M's own animation features: material colour keyframes go out as
 /// KHR_animation_pointer channels on the material's base colour when asked
 /// (values at each frame equal the viewer's material state there, in

@@ -414,9 +414,9 @@ impl Writer<'_> {
             }
             if !self.options.animation_pointer {
                 self.dropped.push(format!(
-                    "material {:?}: colour animation as channels (baked into extras.facet_material_animation; \
+                    "{}: colour animation as channels (baked into extras.facet_material_animation; \
                      convert --animation-pointer writes KHR_animation_pointer channels)",
-                    m.name
+                    super::materials::material_label(mi, &m.name)
                 ));
                 continue;
             }

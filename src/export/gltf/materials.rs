@@ -89,7 +89,8 @@ impl Writer<'_> {
     /// One glTF material per scene material, in order.
     pub(super) fn materials(&mut self) {
         let scene = self.scene;
-        for m in &scene.materials {
+        for (i, m) in scene.materials.iter().enumerate() {
+            let label = material_label(i, &m.name);
             let c = m.base_color;
             let mut pbr = json!({
                 "baseColorFactor": [linear(c[0]), linear(c[1]), linear(c[2]), c[3].clamp(0.0, 1.0)],
@@ -121,8 +122,7 @@ impl Writer<'_> {
                     }
                 }
                 Some((_, kind)) => self.dropped.push(format!(
-                    "material {:?}: its {kind:?} normal map (glTF takes RGB tangent-space normals)",
-                    m.name
+                    "{label}: its {kind:?} normal map (glTF takes RGB tangent-space normals)"
                 )),
                 None => {}
             }
@@ -137,14 +137,12 @@ impl Writer<'_> {
                 BlendMode::Additive => {
                     out["alphaMode"] = json!("BLEND");
                     self.dropped.push(format!(
-                        "material {:?}: additive blending (exported as alpha blending)",
-                        m.name
+                        "{label}: additive blending (exported as alpha blending)"
                     ));
                 }
             }
             if m.maps.team_mask.is_some() {
-                self.dropped
-                    .push(format!("material {:?}: team-colour mask", m.name));
+                self.dropped.push(format!("{label}: team-colour mask"));
             }
             match m.maps.material {
                 Some((_, MaterialMap::SpecularGlossiness)) | None => {}
@@ -154,10 +152,8 @@ impl Writer<'_> {
                     } else {
                         ""
                     };
-                    self.dropped.push(format!(
-                        "material {:?}: material map (specular, gloss{glow})",
-                        m.name
-                    ));
+                    self.dropped
+                        .push(format!("{label}: material map (specular, gloss{glow})"));
                 }
             }
             // A material read from KHR_materials_pbrSpecularGlossiness
@@ -183,7 +179,7 @@ impl Writer<'_> {
                     .push("KHR_materials_pbrSpecularGlossiness");
             }
             if m.matcap.is_some() {
-                self.dropped.push(format!("material {:?}: matcap", m.name));
+                self.dropped.push(format!("{label}: matcap"));
             }
             if let Some(a) = &m.animation {
                 // Colour and emission are baked (and written as pointer
@@ -205,9 +201,7 @@ impl Writer<'_> {
                 self.material_anims.push(self.materials.len());
                 if !a.texture.keys.is_empty() || a.texture_scroll != [0.0; 2] {
                     self.dropped.push(format!(
-                        "material {:?}: texture switches and scrolling (kept in extras.facet_material_animation)",
-                        m.name
-                    ));
+                        "{label}: texture switches and scrolling (kept in extras.facet_material_animation)"));
                 }
             }
             self.materials.push(out);
@@ -226,5 +220,15 @@ impl Writer<'_> {
         self.lightmap_materials
             .push((lightmap, self.materials.len() - 1));
         Some(self.materials.len() - 1)
+    }
+}
+
+/// How the export's list of what it left out names a material: by number as
+/// well as by name, since a file may give materials one name (bot_sun.papa's
+/// two are both "solid").
+pub(super) fn material_label(i: usize, name: &str) -> String {
+    match name.is_empty() {
+        true => format!("material {i}"),
+        false => format!("material {i} {name:?}"),
     }
 }
