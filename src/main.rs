@@ -63,9 +63,14 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Open FILE in a window (the default).
-    View { file: Option<PathBuf> },
+    View {
+        /// Model, map or texture to open (default: the bundled demo,
+        /// assets/demo.p3m).
+        file: Option<PathBuf>,
+    },
     /// Print the decoded structure of FILE.
     Info {
+        /// Model, map, texture or animation file, of any format facet opens.
         file: PathBuf,
         /// JSON for scripts (a top-level "summary" with the same keys for every format).
         #[arg(long)]
@@ -88,7 +93,9 @@ enum Command {
     /// Write a square thumbnail of FILE (the file-manager thumbnailer):
     /// the model framed on a transparent background, no grid.
     Thumbnail {
+        /// Model, map or texture file, of any format facet opens.
         input: PathBuf,
+        /// The PNG to write.
         output: PathBuf,
         /// Width and height in pixels.
         #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(16..=2048))]
@@ -106,6 +113,7 @@ enum Command {
     /// parts, materials, textures, skeleton, skin and every clip; what glTF
     /// cannot hold is listed.
     Convert {
+        /// A model or map file, or a folder searched for them.
         input: PathBuf,
         /// Output file (.glb or .gltf), or folder when INPUT is a folder.
         #[arg(short, long)]
@@ -122,6 +130,7 @@ enum Command {
     /// Render FILE headless (no window) to an image (PNG, or JPEG, WebP,
     /// BMP, TGA by the output's extension).
     Render {
+        /// Model, map or texture file, of any format facet opens.
         file: PathBuf,
         /// Output image: .png, .jpg/.jpeg, .webp, .bmp or .tga.
         #[arg(short, long, value_parser = parse_image_path)]
