@@ -199,6 +199,7 @@ fn read(glb: &[u8]) -> Read {
 #[test]
 fn the_gltf_crate_reads_back_the_scene_and_its_animation() {
     let mut checked_clips = 0;
+    let mut further_uv_sets = 0;
     for input in inputs() {
         let scene = load(&input);
         let glb = export(&scene).unwrap().glb();
@@ -240,6 +241,29 @@ fn the_gltf_crate_reads_back_the_scene_and_its_animation() {
                     mesh.name
                 );
             }
+            // The further UV sets (Papa's shadow-map and detail
+            // coordinates) as TEXCOORD_1 and on, bit for bit.
+            for (k, set) in mesh.extra_uvs.iter().enumerate() {
+                let uvs: Vec<[f32; 2]> = r
+                    .read_tex_coords(1 + k as u32)
+                    .unwrap_or_else(|| panic!("{name}: {}: no TEXCOORD_{}", mesh.name, 1 + k))
+                    .into_f32()
+                    .collect();
+                assert_eq!(
+                    uvs.len(),
+                    set.len(),
+                    "{name}: {} UV set {}",
+                    mesh.name,
+                    1 + k
+                );
+                assert!(
+                    uvs.iter().zip(set).all(|(a, b)| a[0] == b.x && a[1] == b.y),
+                    "{name}: {} UV set {}",
+                    mesh.name,
+                    1 + k
+                );
+                further_uv_sets += 1;
+            }
             if let Some(skin) = &mesh.skin {
                 let w: Vec<[f32; 4]> = r.read_weights(0).unwrap().into_f32().collect();
                 let j: Vec<[u16; 4]> = r.read_joints(0).unwrap().into_u16().collect();
@@ -261,6 +285,11 @@ fn the_gltf_crate_reads_back_the_scene_and_its_animation() {
         checked_clips += check_animation(&name, &scene, &doc, &blob);
     }
     assert!(checked_clips >= 4, "only {checked_clips} clips checked");
+    // basic_cube.papa's part and flower_03.papa's three have a second set.
+    assert!(
+        further_uv_sets >= 4,
+        "only {further_uv_sets} further UV sets checked"
+    );
 }
 
 /// glTF's nearest transform to `m`: translation, rotation and scale.

@@ -156,12 +156,32 @@ impl Writer<'_> {
                 );
                 attributes.insert("COLOR_0".into(), json!(a));
             }
-            if !mesh.extra_uvs.is_empty() {
-                self.dropped.push(format!(
-                    "part {:?}: {} further UV sets",
-                    mesh.name,
-                    mesh.extra_uvs.len()
-                ));
+            // The further UV sets as stored (Papa's shadow-map and detail
+            // coordinates), as the next TEXCOORD sets: no material samples
+            // them, but they are the file's and glTF holds them. A map
+            // part's second set is its lightmap's, so they would follow it.
+            let first_extra = if map_part.is_some() { 2 } else { 1 };
+            for (k, uvs) in mesh.extra_uvs.iter().enumerate() {
+                if uvs.len() != mesh.positions.len() {
+                    self.dropped.push(format!(
+                        "part {:?}: UV set {}: {} coordinates for {} vertices",
+                        mesh.name,
+                        k + 1,
+                        uvs.len(),
+                        mesh.positions.len()
+                    ));
+                    continue;
+                }
+                let a = blob.accessor(
+                    bytemuck::cast_slice(uvs),
+                    Some(ARRAY_BUFFER),
+                    FLOAT,
+                    uvs.len(),
+                    "VEC2",
+                    false,
+                    None,
+                );
+                attributes.insert(format!("TEXCOORD_{}", first_extra + k), json!(a));
             }
             let skin = mesh
                 .skin
