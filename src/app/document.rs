@@ -317,10 +317,10 @@ impl Running {
                 self.ui.report(
                     ui::Level::Info,
                     format!(
-                        "exported glTF to {} ({} files, {} things not exported: see above)",
+                        "exported glTF to {} ({}, {} not exported: see above)",
                         path.display(),
-                        written.len(),
-                        dropped.len()
+                        crate::scene::text::counted(written.len(), "file"),
+                        crate::scene::text::counted(dropped.len(), "thing")
                     ),
                 );
             }

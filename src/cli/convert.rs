@@ -12,6 +12,7 @@
 
 use crate::export::gltf;
 use crate::load::{self, LoadOptions};
+use crate::scene::text::counted;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -81,11 +82,11 @@ pub fn run(
         .map(|m| m.len())
         .sum();
     report(format_args!(
-        "{name} -> {} ({} files, {bytes} bytes; {} warnings, {} things not exported)\n",
+        "{name} -> {} ({}, {bytes} bytes; {}, {} not exported)\n",
         output.display(),
-        c.written.len(),
-        c.warnings.len(),
-        c.dropped.len()
+        counted(c.written.len(), "file"),
+        counted(c.warnings.len(), "warning"),
+        counted(c.dropped.len(), "thing")
     ))?;
     Ok(())
 }

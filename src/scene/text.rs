@@ -23,6 +23,19 @@ pub fn push_quoted(out: &mut String, s: &str) {
     }
 }
 
+/// `n` and `noun`, plural but for one: "1 file", "2 files" (nouns whose
+/// plural adds an "s").
+pub fn counted(n: usize, noun: &str) -> String {
+    let mut out = String::with_capacity(noun.len() + 8);
+    push_int(&mut out, n);
+    out.push(' ');
+    out.push_str(noun);
+    if n != 1 {
+        out.push('s');
+    }
+    out
+}
+
 /// `n` in decimal, as `{}` writes it.
 pub fn push_int(out: &mut String, n: impl itoa::Integer) {
     out.push_str(itoa::Buffer::new().format(n));
@@ -40,6 +53,14 @@ pub fn push_hex(out: &mut String, n: u32, digits: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_are_plural_but_for_one() {
+        assert_eq!(counted(0, "file"), "0 files");
+        assert_eq!(counted(1, "file"), "1 file");
+        assert_eq!(counted(2, "warning"), "2 warnings");
+        assert_eq!(counted(1_000_000, "thing"), "1000000 things");
+    }
 
     #[test]
     fn each_writes_what_format_writes() {
