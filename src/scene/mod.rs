@@ -181,7 +181,10 @@ impl Scene {
     }
 
     /// What the file holds, and what the viewer added to draw it
-    /// ([`Scene::added`]): together they are the scene's totals.
+    /// ([`Scene::added`]): together they are the scene's totals, but for
+    /// the bones of an animation file opened on its own, whose tracks name
+    /// bones of the skeleton the viewer adds with the model (counted in
+    /// both: the file's tracks, the model's skeleton).
     pub fn counts(&self) -> (Counts, Counts) {
         let mut file = Counts::default();
         let mut added = Counts::default();
