@@ -998,6 +998,103 @@ fn materials_left_out_are_named_by_number_as_well() {
     );
 }
 
+/// glTF numbers a primitive's UV sets from 0 with no gap (glTF 2.0
+/// 3.7.2.1): a further set that cannot be written (its length is not the
+/// part's vertex count, or the part has no first set) is listed, and the
+/// sets after it are too, rather than written past a gap. basic_cube.papa's
+/// part has one further set; the test adds a short one and a good one
+/// after it, then takes the first set away, then the material.
+#[test]
+fn further_uv_sets_are_numbered_without_gaps() {
+    let mut scene = load(&common::shared().join("fixtures/papa/basic_cube.papa"));
+    let m = scene
+        .meshes
+        .iter()
+        .position(|m| !m.extra_uvs.is_empty())
+        .expect("basic_cube.papa has a further UV set");
+    let (name, n) = (
+        scene.meshes[m].name.clone(),
+        scene.meshes[m].positions.len(),
+    );
+    let good = scene.meshes[m].extra_uvs[0].clone();
+    scene.meshes[m].extra_uvs.push(good[..3].to_vec());
+    scene.meshes[m].extra_uvs.push(good.clone());
+    let uv_notes = |dropped: &[String]| -> Vec<String> {
+        dropped
+            .iter()
+            .filter(|d| d.contains(": UV set "))
+            .cloned()
+            .collect()
+    };
+    let short = export(&scene).unwrap();
+    assert_eq!(
+        uv_notes(&short.dropped),
+        [
+            format!("part {name:?}: UV set 2: 3 coordinates for {n} vertices"),
+            format!("part {name:?}: UV set 3: a set before it was not written"),
+        ]
+    );
+    let glb = short.glb();
+    let (json, _) = glb_chunks(&glb);
+    let sets = |json: &serde_json::Value| -> Vec<String> {
+        let mut keys: Vec<String> = json["meshes"][m]["primitives"][0]["attributes"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .filter(|k| k.starts_with("TEXCOORD_"))
+            .cloned()
+            .collect();
+        keys.sort();
+        keys
+    };
+    assert_eq!(sets(&json), ["TEXCOORD_0", "TEXCOORD_1"]);
+    let dir = out_dir();
+    let file = dir.join("uv_sets_with_a_short_one.glb");
+    std::fs::write(&file, &glb).unwrap();
+
+    // Without its first set, the part is drawn with (0, 0) at every
+    // vertex: its textured material gets those written as TEXCOORD_0, and
+    // the further sets follow.
+    scene.meshes[m].uvs.clear();
+    let zeros = export(&scene).unwrap();
+    assert_eq!(uv_notes(&zeros.dropped), uv_notes(&short.dropped));
+    let glb = zeros.glb();
+    assert_eq!(sets(&glb_chunks(&glb).0), ["TEXCOORD_0", "TEXCOORD_1"]);
+    let Read { doc, blob } = read(&glb);
+    let p = doc.meshes().nth(m).unwrap().primitives().next().unwrap();
+    let r = p.reader(|_| Some(&blob[..]));
+    let first: Vec<[f32; 2]> = r.read_tex_coords(0).unwrap().into_f32().collect();
+    assert_eq!(first, vec![[0.0, 0.0]; n]);
+    let second: Vec<[f32; 2]> = r.read_tex_coords(1).unwrap().into_f32().collect();
+    assert_eq!(second, good.iter().map(|v| [v.x, v.y]).collect::<Vec<_>>());
+    let zeros_file = dir.join("uv_sets_zeros_first.glb");
+    std::fs::write(&zeros_file, &glb).unwrap();
+
+    // With no material to sample a texture, no first set is written, and
+    // none can follow it.
+    scene.meshes[m].material = None;
+    let none = export(&scene).unwrap();
+    assert_eq!(
+        uv_notes(&none.dropped),
+        [
+            format!("part {name:?}: UV set 1: no first UV set to follow"),
+            format!("part {name:?}: UV set 2: 3 coordinates for {n} vertices"),
+            format!("part {name:?}: UV set 3: a set before it was not written"),
+        ]
+    );
+    let glb = none.glb();
+    assert!(sets(&glb_chunks(&glb).0).is_empty());
+    let none_file = dir.join("uv_sets_without_a_first.glb");
+    std::fs::write(&none_file, &glb).unwrap();
+    for report in validate(&[file, zeros_file, none_file]) {
+        assert_eq!(
+            (report["errors"].as_u64(), report["warnings"].as_u64()),
+            (Some(0), Some(0)),
+            "{report}"
+        );
+    }
+}
+
 /// P3M's own animation features: material colour keyframes go out as
 /// KHR_animation_pointer channels on the material's base colour when asked
 /// (values at each frame equal the viewer's material state there, in

@@ -5,7 +5,7 @@ use super::Writer;
 use super::blob::{ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, FLOAT, UNSIGNED_INT, UNSIGNED_SHORT};
 use super::materials::linear;
 use crate::scene::Primitive;
-use glam::{Mat4, Vec3};
+use glam::{Mat4, Vec2, Vec3};
 use serde_json::{Value, json};
 
 /// What the parts need of the skin.
@@ -113,12 +113,30 @@ impl Writer<'_> {
                     .collect();
                 attributes.insert("NORMAL".into(), json!(blob.vec3(&unit, false)));
             }
-            if mesh.uvs.len() == mesh.positions.len() {
+            // A part without UVs is drawn with (0, 0) at every vertex; a
+            // textured material needs them written (glTF 2.0 3.7.2.1: a
+            // texture binding reads TEXCOORD_0 where it names no set).
+            let zeros;
+            let uvs = match mesh.uvs.len() == mesh.positions.len() {
+                true => &mesh.uvs,
+                false
+                    if map_part.is_some()
+                        || mesh
+                            .material
+                            .and_then(|m| self.materials.get(m))
+                            .is_some_and(binds_a_texture) =>
+                {
+                    zeros = vec![Vec2::ZERO; mesh.positions.len()];
+                    &zeros
+                }
+                false => &mesh.uvs,
+            };
+            if uvs.len() == mesh.positions.len() {
                 let a = blob.accessor(
-                    bytemuck::cast_slice(&mesh.uvs),
+                    bytemuck::cast_slice(uvs),
                     Some(ARRAY_BUFFER),
                     FLOAT,
-                    mesh.uvs.len(),
+                    uvs.len(),
                     "VEC2",
                     false,
                     None,
@@ -158,30 +176,35 @@ impl Writer<'_> {
             }
             // The further UV sets as stored (Papa's shadow-map and detail
             // coordinates), as the next TEXCOORD sets: no material samples
-            // them, but they are the file's and glTF holds them. A map
-            // part's second set is its lightmap's, so they would follow it.
-            let first_extra = if map_part.is_some() { 2 } else { 1 };
+            // them, but they are the file's and glTF holds them. Sets are
+            // numbered from 0 with no gap (glTF 2.0 3.7.2.1), so they follow
+            // the sets written above (a map part's second is its lightmap's),
+            // and a set that cannot be written ends them.
+            let n = mesh.positions.len();
+            let mut next = (0..).find(|k| !attributes.contains_key(&format!("TEXCOORD_{k}")));
             for (k, uvs) in mesh.extra_uvs.iter().enumerate() {
-                if uvs.len() != mesh.positions.len() {
-                    self.dropped.push(format!(
-                        "part {:?}: UV set {}: {} coordinates for {} vertices",
-                        mesh.name,
-                        k + 1,
-                        uvs.len(),
-                        mesh.positions.len()
-                    ));
-                    continue;
-                }
-                let a = blob.accessor(
-                    bytemuck::cast_slice(uvs),
-                    Some(ARRAY_BUFFER),
-                    FLOAT,
-                    uvs.len(),
-                    "VEC2",
-                    false,
-                    None,
-                );
-                attributes.insert(format!("TEXCOORD_{}", first_extra + k), json!(a));
+                let why = match next {
+                    _ if uvs.len() != n => format!("{} coordinates for {n} vertices", uvs.len()),
+                    Some(0) => "no first UV set to follow".to_string(),
+                    None => "a set before it was not written".to_string(),
+                    Some(set) => {
+                        let a = blob.accessor(
+                            bytemuck::cast_slice(uvs),
+                            Some(ARRAY_BUFFER),
+                            FLOAT,
+                            n,
+                            "VEC2",
+                            false,
+                            None,
+                        );
+                        attributes.insert(format!("TEXCOORD_{set}"), json!(a));
+                        next = Some(set + 1);
+                        continue;
+                    }
+                };
+                self.dropped
+                    .push(format!("part {:?}: UV set {}: {why}", mesh.name, k + 1));
+                next = None;
             }
             let skin = mesh
                 .skin
@@ -402,5 +425,16 @@ impl Writer<'_> {
         );
         self.skins
             .push(json!({"joints": joints, "inverseBindMatrices": ibm}));
+    }
+}
+
+/// Whether an exported material binds a texture: a `...Texture` object
+/// anywhere in it (the core ones, and those of its extensions).
+fn binds_a_texture(material: &Value) -> bool {
+    match material {
+        Value::Object(o) => o
+            .iter()
+            .any(|(k, v)| (k.ends_with("Texture") && v.is_object()) || binds_a_texture(v)),
+        _ => false,
     }
 }
