@@ -1191,6 +1191,50 @@ fn the_largest_string_table_decodes() {
     assert!(p.warnings.is_empty(), "{:?}", p.warnings);
 }
 
+/// A name keeps at most 1,024 bytes (`papa::MAX_NAME`): items naming one
+/// long string copy it each time (a 64 KB fuzz input's 272 bones named one
+/// 60 KB string and took 87 MB). Three strings assembled here field by
+/// field from the spec's header and string record: 2,000 ASCII bytes
+/// (shortened), exactly 1,024 (kept), and 1,500 bytes of 0xFF, which is
+/// not UTF-8 (read to its NUL, each byte U+FFFD: 4,500 bytes, shortened).
+#[test]
+fn long_strings_are_shortened_to_the_name_limit() {
+    assert_eq!(papa::MAX_NAME, 1024);
+    let table = 104; // 8 (magic, version) + 24 (counts) + 72 (offsets)
+    let lens = [2000usize, 1024, 1500];
+    let mut b = Vec::new();
+    b.extend_from_slice(b"apaP");
+    b.extend_from_slice(&0x0003_0000u32.to_le_bytes());
+    b.extend_from_slice(&3u16.to_le_bytes());
+    b.extend_from_slice(&[0; 22]); // the other counts and the padding
+    b.extend_from_slice(&(table as i64).to_le_bytes());
+    for _ in 1..9 {
+        b.extend_from_slice(&(-1i64).to_le_bytes());
+    }
+    let mut at = table + 16 * lens.len();
+    for len in lens {
+        b.extend_from_slice(&(len as u32).to_le_bytes()); // length
+        b.extend_from_slice(&0u32.to_le_bytes()); // padding
+        b.extend_from_slice(&(at as u64).to_le_bytes());
+        at += len + 1;
+    }
+    b.extend(std::iter::repeat_n(b'a', 2000));
+    b.push(0);
+    b.extend(std::iter::repeat_n(b'b', 1024));
+    b.push(0);
+    b.extend(std::iter::repeat_n(0xFF, 1500));
+    b.push(0);
+    let p = papa::decode(&b).unwrap();
+    assert_eq!(
+        p.warnings,
+        [
+            "string 0: 2000 bytes, longer than the 1024 a name keeps; shortened",
+            "string 2: length 1500 is not its byte length; read up to its NUL",
+            "string 2: 4500 bytes, longer than the 1024 a name keeps; shortened",
+        ]
+    );
+}
+
 /// Each model that places a skeleton under another model2scene copies its
 /// bones: a file of 2,000 bones and 2,000 such models (513 KB) made 4
 /// million bones and a gigabyte. The models' skeletons stop at 65,536 bones

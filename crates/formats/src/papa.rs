@@ -859,7 +859,7 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
                 }
             };
             c.record(off, used, what);
-            c.strings.push(s);
+            c.strings.push(shorten_name(s, i, &mut c.warnings));
         }
     }
 
@@ -1425,5 +1425,40 @@ impl Papa {
 
     pub fn is_texture_only(&self) -> bool {
         self.models.is_empty() && self.animations.is_empty() && !self.textures.is_empty()
+    }
+}
+
+/// The longest name a string keeps, in bytes. Papa's strings are names
+/// (bones, textures' paths, materials, shaders: a few dozen bytes in PA's
+/// files), and every item that names one copies it: many entries or items
+/// naming one long string would copy it each time (a 64 KB file whose 272
+/// bones name one 60 KB string took 87 MB), so a longer one is shortened.
+pub const MAX_NAME: usize = 1024;
+
+/// `s` cut to at most [`MAX_NAME`] bytes at a character's start, with a
+/// warning, when it is longer.
+fn shorten_name<'a>(
+    s: std::borrow::Cow<'a, str>,
+    i: usize,
+    warnings: &mut Vec<String>,
+) -> std::borrow::Cow<'a, str> {
+    if s.len() <= MAX_NAME {
+        return s;
+    }
+    let cut = (0..=MAX_NAME)
+        .rev()
+        .find(|&k| s.is_char_boundary(k))
+        .unwrap_or(0);
+    warnings.push(format!(
+        "string {i}: {} bytes, longer than the {MAX_NAME} a name keeps; shortened",
+        s.len()
+    ));
+    match s {
+        std::borrow::Cow::Borrowed(b) => std::borrow::Cow::Borrowed(&b[..cut]),
+        std::borrow::Cow::Owned(mut o) => {
+            o.truncate(cut);
+            o.shrink_to_fit();
+            std::borrow::Cow::Owned(o)
+        }
     }
 }
