@@ -1445,10 +1445,7 @@ fn shorten_name<'a>(
     if s.len() <= MAX_NAME {
         return s;
     }
-    let cut = (0..=MAX_NAME)
-        .rev()
-        .find(|&k| s.is_char_boundary(k))
-        .unwrap_or(0);
+    let cut = s.floor_char_boundary(MAX_NAME);
     warnings.push(format!(
         "string {i}: {} bytes, longer than the {MAX_NAME} a name keeps; shortened",
         s.len()
