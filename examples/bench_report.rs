@@ -1,4 +1,5 @@
-//! Makes `docs/performance.md`'s decode tables from the benchmark records
+//! Makes `docs/performance.md`'s decode tables (and the earlier runs' in
+//! `docs/performance-history.md`) from the benchmark records
 //! in `target/bench/*.json` (written by `cargo bench --bench m3d|papa|pmf`),
 //! so every number in those tables comes from a run. Each table sits
 //! between `<!-- bench:NAME -->` and `<!-- /bench:NAME -->` in the document
@@ -844,8 +845,16 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"))
         .join("bench");
-    let doc_path = root.join("docs/performance.md");
-    let mut doc = std::fs::read_to_string(&doc_path).expect("docs/performance.md");
+    // The latest runs' tables, and the earlier runs' kept in the record.
+    let mut docs: Vec<(PathBuf, String)> = ["performance.md", "performance-history.md"]
+        .iter()
+        .map(|name| {
+            let path = root.join("docs").join(name);
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            (path, text)
+        })
+        .collect();
     type Table = fn(&Run) -> String;
     let tables: [(&str, Table); 28] = [
         ("m3d", m3d_table),
@@ -882,8 +891,12 @@ fn main() {
             format!("<!-- bench:{name} -->"),
             format!("<!-- /bench:{name} -->"),
         );
-        let (Some(a), Some(b)) = (doc.find(&open), doc.find(&close)) else {
-            eprintln!("docs/performance.md has no {open} ... {close}: {name} skipped");
+        let found = docs.iter_mut().find_map(|(_, doc)| {
+            let (a, b) = (doc.find(&open)?, doc.find(&close)?);
+            Some((doc, a, b))
+        });
+        let Some((doc, a, b)) = found else {
+            eprintln!("no document in docs/ has {open} ... {close}: {name} skipped");
             continue;
         };
         let Some(run) = load(&bench_dir.join(format!("{name}.json"))) else {
@@ -897,5 +910,7 @@ fn main() {
         doc.replace_range(a + open.len()..b, &format!("\n{body}"));
         eprintln!("{name}: table made from {} records", run.values.len());
     }
-    std::fs::write(&doc_path, doc).unwrap();
+    for (path, doc) in docs {
+        std::fs::write(&path, doc).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
 }

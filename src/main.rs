@@ -28,7 +28,7 @@ macro_rules! outln {
 /// to the kernel, so every load after the first (a reload on change, the
 /// next file, a folder convert) faults its pages in again; on the
 /// development VM that was 40% of loading radar_jammer.papa (976 -> 584 us,
-/// `docs/performance.md`). The benches use the same allocator; `facet::alloc`
+/// `docs/performance-history.md`). The benches use the same allocator; `facet::alloc`
 /// says why it is ours and not the `mimalloc` crate's.
 #[global_allocator]
 static ALLOCATOR: facet::alloc::Mimalloc = facet::alloc::Mimalloc;
@@ -591,7 +591,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             // small process that gains nothing from them: off (failing
             // only costs speed). The viewer keeps them: a 10M-triangle
             // file loaded in 0.2 s with them when the kernel had huge
-            // pages free, 0.5 s without (docs/performance.md).
+            // pages free, 0.5 s without (docs/performance-history.md).
             #[cfg(target_os = "linux")]
             let _ = rustix::thread::disable_transparent_huge_pages(true);
             // The file loads on this thread alone: the adapter's start-up
@@ -600,7 +600,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             // workers that start-up held. lantea.m3d's load on two cores,
             // fifteen processes each: median 6.2 ms and up to 22 with the
             // pool, 3.4 ms and a tighter spread without; the process took
-            // as long either way (docs/performance.md, "Thumbnails").
+            // as long either way (docs/performance-history.md, "Thumbnails").
             let _ = rayon::ThreadPoolBuilder::new()
                 .num_threads(1)
                 .build_global();

@@ -80,7 +80,7 @@ pub fn renderer(gpu: &Gpu) -> Renderer {
 /// software rasteriser, where most thumbnails are made, 4x multisampling
 /// cost more than drawing four times the pixels: its pipelines took 30 ms
 /// longer to compile and its draws two to three times as long
-/// (docs/performance.md, "Thumbnails").
+/// (docs/performance-history.md, "Thumbnails").
 pub fn thumbnail_renderer(gpu: &Gpu) -> Renderer {
     Renderer::new(gpu, capture::CAPTURE_FORMAT, 1)
 }

@@ -420,7 +420,8 @@ impl Interface {
     /// pipeline that culls back faces (`culled`) or not. A culled faceted
     /// draw never rasterises a back face, so its stages shade and pass the
     /// front's colour alone, one output of three fewer a vertex (lavapipe:
-    /// lantea.m3d's draw 114.7M -> 112.8M instructions, docs/performance.md).
+    /// lantea.m3d's draw 114.7M -> 112.8M instructions,
+    /// docs/performance-history.md).
     pub fn entry_points(self, culled: bool) -> (&'static str, &'static str) {
         match self {
             Interface::Plain => ("vs_plain", "fs_plain"),
@@ -580,7 +581,7 @@ pub fn pack(scene: &Scene, layers: &TextureLayers) -> (Vec<AnimGpu>, Vec<KeyGpu>
 /// The compute pipeline (one per renderer), made when the first scene
 /// that animates a material is uploaded: most files animate none, and on
 /// a software adapter compiling it was a tenth of a thumbnail's whole
-/// process (docs/performance.md).
+/// process (docs/performance-history.md).
 pub struct MaterialAnimator {
     device: wgpu::Device,
     made: std::sync::OnceLock<AnimPipeline>,

@@ -295,7 +295,7 @@ impl Skinner {
     /// (65535 workgroups of 256), one more per further 16.7M, each over its
     /// own range of the buffers. (On an H100 this runs at 50-52 G vertices/s
     /// from 8M to 50M vertices; on an H200, within 2% of separate buffers
-    /// per dispatch: docs/performance.md.)
+    /// per dispatch: docs/performance-history.md.)
     pub fn dispatch(&self, pass: &mut wgpu::ComputePass<'_>, batch: &SkinBatch) {
         if batch.vertex_count == 0 {
             return;
