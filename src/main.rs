@@ -87,6 +87,7 @@ enum Command {
     /// Install (or remove) the desktop entry, MIME types (by extension and
     /// magic), icon and thumbnailer for this user, under $XDG_DATA_HOME.
     InstallDesktop {
+        /// Remove what an earlier install-desktop added instead.
         #[arg(long)]
         uninstall: bool,
     },
@@ -192,7 +193,8 @@ enum Command {
         time: f32,
     },
     /// Measure performance: `bench skin` (GPU skinning) and `bench materials`
-    /// (material keyframe animation), each against the CPU reference.
+    /// (material keyframe animation), each against the CPU reference, and
+    /// `bench map` (a map's frame times).
     Bench {
         #[command(subcommand)]
         what: BenchWhat,
@@ -214,8 +216,12 @@ enum BenchWhat {
         #[arg(long, value_delimiter = ',', default_value = "1M",
               value_parser = facet::cli::bench::parse_count)]
         vertices: Vec<u32>,
+        /// Bones of the generated skeleton, each vertex weighted to four
+        /// drawn at random (clamped to 1-256; `--from` uses the model's).
         #[arg(long, default_value_t = 64)]
         bones: u32,
+        /// Passes timed at each size, after the warm-up; the median is
+        /// reported.
         #[arg(long, default_value_t = 20)]
         iterations: u32,
         /// Kernels to compare at each size: `skin` (the viewer's),
@@ -251,6 +257,8 @@ enum BenchWhat {
     Map {
         /// A .pmf file (default: generate the ~1M-triangle benchmark map).
         file: Option<PathBuf>,
+        /// Frames timed for each size, sample count and way of drawing,
+        /// after half a second of untimed ones.
         #[arg(long, default_value_t = 30)]
         frames: u32,
         /// Samples a pixel: 1, or 4, the viewer's multisampling (where the
@@ -270,6 +278,7 @@ enum BenchWhat {
         #[arg(long, value_delimiter = ',', default_value = "10K",
               value_parser = facet::cli::bench::parse_count)]
         materials: Vec<u32>,
+        /// Passes timed at each count; the median is reported.
         #[arg(long, default_value_t = 20)]
         iterations: u32,
         /// Also write the `target/bench` records (a JSON array) to FILE.
@@ -862,4 +871,56 @@ fn gen_assets(dir: &Path) -> anyhow::Result<()> {
 #[cfg(not(feature = "generators"))]
 fn gen_assets(_: &Path) -> anyhow::Result<()> {
     bail!("gen-assets needs a build with `--features generators`")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// Every subcommand says what it does and every argument what it takes
+    /// (`--help` listed `facet bench skin --bones` with nothing beside it),
+    /// and a command whose summary lists its subcommands by name, as
+    /// `bench`'s does, names all of them. clap's own consistency checks
+    /// run first.
+    #[test]
+    fn every_command_and_argument_has_help() {
+        let cli = Cli::command();
+        cli.clone().debug_assert();
+        let mut missing = Vec::new();
+        let mut unnamed = Vec::new();
+        let mut stack = vec![(String::from("facet"), cli)];
+        while let Some((path, cmd)) = stack.pop() {
+            for arg in cmd.get_arguments() {
+                let builtin = matches!(arg.get_id().as_str(), "help" | "version");
+                if !builtin && !arg.is_hide_set() && arg.get_help().is_none() {
+                    missing.push(format!("{path} {}", arg.get_id()));
+                }
+            }
+            let about = cmd.get_about().map(|a| a.to_string()).unwrap_or_default();
+            let subs: Vec<_> = cmd
+                .get_subcommands()
+                .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+                .cloned()
+                .collect();
+            let lists_them = subs
+                .iter()
+                .any(|s| about.contains(&format!("`{} {}`", cmd.get_name(), s.get_name())));
+            for sub in subs {
+                let name = sub.get_name().to_string();
+                if sub.get_about().is_none() {
+                    missing.push(format!("{path} {name}"));
+                }
+                if lists_them && !about.contains(&format!("`{} {name}`", cmd.get_name())) {
+                    unnamed.push(format!("{path}: {name}"));
+                }
+                stack.push((format!("{path} {name}"), sub));
+            }
+        }
+        assert!(missing.is_empty(), "without help text: {missing:?}");
+        assert!(
+            unnamed.is_empty(),
+            "summaries that leave out a subcommand: {unnamed:?}"
+        );
+    }
 }
