@@ -923,4 +923,36 @@ mod tests {
             "summaries that leave out a subcommand: {unnamed:?}"
         );
     }
+
+    /// README.md's command line shows every subcommand (`facet bench map`)
+    /// and every option, by its long name or its short one.
+    #[test]
+    fn the_readme_shows_every_subcommand_and_option() {
+        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+            .expect("README.md");
+        let mut absent = Vec::new();
+        let mut stack = vec![(String::from("facet"), Cli::command())];
+        while let Some((path, cmd)) = stack.pop() {
+            if !readme.contains(&path) {
+                absent.push(path.clone());
+            }
+            for arg in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
+                let long = arg.get_long().map(|l| format!("--{l}"));
+                let short = arg.get_short().map(|c| format!("-{c} "));
+                let shown = long
+                    .iter()
+                    .chain(&short)
+                    .any(|f| readme.contains(f.as_str()));
+                if (long.is_some() || short.is_some()) && !shown && arg.get_id() != "help" {
+                    absent.push(format!("{path} {}", long.or(short).unwrap_or_default()));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                if !sub.is_hide_set() && sub.get_name() != "help" {
+                    stack.push((format!("{path} {}", sub.get_name()), sub.clone()));
+                }
+            }
+        }
+        assert!(absent.is_empty(), "not in README.md: {absent:?}");
+    }
 }
