@@ -237,7 +237,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     ("L", "annotation labels (M3D)"),
     ("I", "inspector panel"),
-    ("?", "this help"),
+    ("? / F1", "this help"),
     ("Ctrl + O", "open a file (native dialog)"),
     ("Ctrl + Q", "quit"),
 ];
