@@ -10,6 +10,7 @@
 //! the bytes that could back it.
 
 use super::{DecodeError, ErrorKind, Reader, Result};
+use std::borrow::Cow;
 
 pub const MAGIC: &[u8; 4] = b"apaP";
 pub const VERSION: u32 = 0x0003_0000;
@@ -651,7 +652,7 @@ impl std::fmt::Display for Label {
 
 struct Ctx<'a> {
     data: &'a [u8],
-    strings: Vec<std::borrow::Cow<'a, str>>,
+    strings: Vec<Cow<'a, str>>,
     /// (start, end, what) of every table and blob, for the overlap check.
     regions: Vec<(u64, u64, Label)>,
     warnings: Vec<String>,
@@ -1437,11 +1438,7 @@ pub const MAX_NAME: usize = 1024;
 
 /// `s` cut to at most [`MAX_NAME`] bytes at a character's start, with a
 /// warning, when it is longer.
-fn shorten_name<'a>(
-    s: std::borrow::Cow<'a, str>,
-    i: usize,
-    warnings: &mut Vec<String>,
-) -> std::borrow::Cow<'a, str> {
+fn shorten_name<'a>(s: Cow<'a, str>, i: usize, warnings: &mut Vec<String>) -> Cow<'a, str> {
     if s.len() <= MAX_NAME {
         return s;
     }
@@ -1451,11 +1448,11 @@ fn shorten_name<'a>(
         s.len()
     ));
     match s {
-        std::borrow::Cow::Borrowed(b) => std::borrow::Cow::Borrowed(&b[..cut]),
-        std::borrow::Cow::Owned(mut o) => {
+        Cow::Borrowed(b) => Cow::Borrowed(&b[..cut]),
+        Cow::Owned(mut o) => {
             o.truncate(cut);
             o.shrink_to_fit();
-            std::borrow::Cow::Owned(o)
+            Cow::Owned(o)
         }
     }
 }
