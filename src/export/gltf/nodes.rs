@@ -116,20 +116,17 @@ impl Writer<'_> {
             // A part without UVs is drawn with (0, 0) at every vertex; a
             // textured material needs them written (glTF 2.0 3.7.2.1: a
             // texture binding reads TEXCOORD_0 where it names no set).
+            let needs_uvs = map_part.is_some()
+                || mesh
+                    .material
+                    .and_then(|m| self.materials.get(m))
+                    .is_some_and(binds_a_texture);
             let zeros;
-            let uvs = match mesh.uvs.len() == mesh.positions.len() {
-                true => &mesh.uvs,
-                false
-                    if map_part.is_some()
-                        || mesh
-                            .material
-                            .and_then(|m| self.materials.get(m))
-                            .is_some_and(binds_a_texture) =>
-                {
-                    zeros = vec![Vec2::ZERO; mesh.positions.len()];
-                    &zeros
-                }
-                false => &mesh.uvs,
+            let uvs = if mesh.uvs.len() != mesh.positions.len() && needs_uvs {
+                zeros = vec![Vec2::ZERO; mesh.positions.len()];
+                &zeros
+            } else {
+                &mesh.uvs
             };
             if uvs.len() == mesh.positions.len() {
                 let a = blob.accessor(
