@@ -878,6 +878,23 @@ mod tests {
     use super::Cli;
     use clap::CommandFactory;
 
+    /// Every visible command under `facet`, itself included, with its path
+    /// (`facet bench map`), parents before their subcommands.
+    fn commands() -> Vec<(String, clap::Command)> {
+        let mut all = vec![(String::from("facet"), Cli::command())];
+        let mut i = 0;
+        while i < all.len() {
+            let (path, cmd) = all[i].clone();
+            all.extend(
+                cmd.get_subcommands()
+                    .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+                    .map(|s| (format!("{path} {}", s.get_name()), s.clone())),
+            );
+            i += 1;
+        }
+        all
+    }
+
     /// Every subcommand says what it does and every argument what it takes
     /// (`--help` listed `facet bench skin --bones` with nothing beside it),
     /// and a command whose summary lists its subcommands by name, as
@@ -885,12 +902,13 @@ mod tests {
     /// run first.
     #[test]
     fn every_command_and_argument_has_help() {
-        let cli = Cli::command();
-        cli.clone().debug_assert();
+        Cli::command().debug_assert();
         let mut missing = Vec::new();
         let mut unnamed = Vec::new();
-        let mut stack = vec![(String::from("facet"), cli)];
-        while let Some((path, cmd)) = stack.pop() {
+        for (path, cmd) in commands() {
+            if path != "facet" && cmd.get_about().is_none() {
+                missing.push(path.clone());
+            }
             for arg in cmd.get_arguments() {
                 let builtin = matches!(arg.get_id().as_str(), "help" | "version");
                 if !builtin && !arg.is_hide_set() && arg.get_help().is_none() {
@@ -898,23 +916,19 @@ mod tests {
                 }
             }
             let about = cmd.get_about().map(|a| a.to_string()).unwrap_or_default();
+            let named = |sub: &clap::Command| {
+                about.contains(&format!("`{} {}`", cmd.get_name(), sub.get_name()))
+            };
             let subs: Vec<_> = cmd
                 .get_subcommands()
                 .filter(|s| !s.is_hide_set() && s.get_name() != "help")
-                .cloned()
                 .collect();
-            let lists_them = subs
-                .iter()
-                .any(|s| about.contains(&format!("`{} {}`", cmd.get_name(), s.get_name())));
-            for sub in subs {
-                let name = sub.get_name().to_string();
-                if sub.get_about().is_none() {
-                    missing.push(format!("{path} {name}"));
-                }
-                if lists_them && !about.contains(&format!("`{} {name}`", cmd.get_name())) {
-                    unnamed.push(format!("{path}: {name}"));
-                }
-                stack.push((format!("{path} {name}"), sub));
+            if subs.iter().any(|s| named(s)) {
+                unnamed.extend(
+                    subs.iter()
+                        .filter(|s| !named(s))
+                        .map(|s| format!("{path}: {}", s.get_name())),
+                );
             }
         }
         assert!(missing.is_empty(), "without help text: {missing:?}");
@@ -931,8 +945,7 @@ mod tests {
         let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
             .expect("README.md");
         let mut absent = Vec::new();
-        let mut stack = vec![(String::from("facet"), Cli::command())];
-        while let Some((path, cmd)) = stack.pop() {
+        for (path, cmd) in commands() {
             if !readme.contains(&path) {
                 absent.push(path.clone());
             }
@@ -945,11 +958,6 @@ mod tests {
                     .any(|f| readme.contains(f.as_str()));
                 if (long.is_some() || short.is_some()) && !shown && arg.get_id() != "help" {
                     absent.push(format!("{path} {}", long.or(short).unwrap_or_default()));
-                }
-            }
-            for sub in cmd.get_subcommands() {
-                if !sub.is_hide_set() && sub.get_name() != "help" {
-                    stack.push((format!("{path} {}", sub.get_name()), sub.clone()));
                 }
             }
         }
