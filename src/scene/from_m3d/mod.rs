@@ -185,113 +185,11 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
     // the voxel types' (at most one a type): allocated once.
     let mut materials: Vec<Material> =
         Vec::with_capacity(m.materials.len() + 1 + m.voxel_types.len());
-    materials.extend(m.materials.iter().map(|mat| {
-        let kd = mat.prop(0).and_then(|v| match v {
-            PropValue::Color(c) => Some(rgba_f(*c)),
-            _ => None,
-        });
-        let mut base = kd.unwrap_or([1.0; 4]);
-        // `d` (dissolve) scales the alpha, Kd's or 1.
-        if let Some(PropValue::Float(d)) = mat.prop(7) {
-            base[3] *= d.clamp(0.0, 1.0);
-        }
-        let ke = match mat.prop(4) {
-            Some(PropValue::Color(c)) => rgba_f(*c),
-            _ => [0.0; 4],
-        };
-        let unlit = matches!(mat.prop(8), Some(PropValue::Int(0)));
-        let map = |ty: u8| match mat.prop(ty) {
-            Some(PropValue::Map(n)) => texture_of.get(n).copied(),
-            _ => None,
-        };
-        let float = |ty: u8| match mat.prop(ty) {
-            Some(PropValue::Float(f)) => Some(*f),
-            _ => None,
-        };
-        let texture = map(128);
-        // Kd's alpha or `d` below 1, or a diffuse map with transparent
-        // texels: alpha blended.
-        let see_through = base[3] < 1.0
-            || texture.is_some_and(|t| super::images::any_translucent(&textures[t].rgba8));
-        // Data maps only when they loaded: a checkerboard stands in for
-        // colour, not for normals or emission.
-        let mut notes = Vec::new();
-        let mut data_map = |ty: u8| {
-            let t = map(ty)?;
-            if let TextureSource::Missing(why) = &textures[t].source {
-                notes.push(format!(
-                    "{} {:?} not loaded, drawn without it: {why}",
-                    m3d::property_name(ty),
-                    textures[t].name
-                ));
-                return None;
-            }
-            Some(t)
-        };
-        let emission_map = data_map(132);
-        let normal_map = data_map(136);
-        let bump_map = data_map(134);
-        let mut maps = Maps {
-            emission: emission_map,
-            notes,
-            ..Maps::default()
-        };
-        // Ks with Ns (32 when the file gives no Ns).
-        if let Some(PropValue::Color(c)) = mat.prop(2) {
-            let ks = rgba_f(*c);
-            maps.specular = Some(([ks[0], ks[1], ks[2]], float(3).unwrap_or(32.0)));
-        }
-        // map_N is a tangent-space normal map; map_Km a bump (height)
-        // map scaled by Km.
-        maps.normal = normal_map
-            .map(|t| (t, NormalMap::Rgb))
-            .or(bump_map.map(|t| {
-                (
-                    t,
-                    NormalMap::Height {
-                        strength: float(6).unwrap_or(1.0),
-                    },
-                )
-            }));
-        // map_Ke multiplies Ke; without Ke the map is the emission.
-        let emission = match (mat.prop(4), maps.emission) {
-            (None, Some(_)) => [1.0; 3],
-            _ => [ke[0], ke[1], ke[2]],
-        };
-        Material {
-            name: mat.name.clone(),
-            base_color: base,
-            emission,
-            shading: if unlit { 0.0 } else { 1.0 },
-            texture,
-            matcap: None,
-            alpha_cutoff: None,
-            blend: if see_through {
-                BlendMode::Alpha
-            } else {
-                BlendMode::Opaque
-            },
-            maps,
-            sampling: Sampling::default(),
-            animation: None,
-            properties: mat
-                .props
-                .iter()
-                .map(|p| {
-                    let tex = match &p.value {
-                        PropValue::Map(n) => texture_of.get(n).copied(),
-                        _ => None,
-                    };
-                    Property {
-                        name: m3d::property_name(p.ty).into(),
-                        code: Some(p.ty as u32),
-                        value: prop_value(&p.value),
-                        texture: tex,
-                    }
-                })
-                .collect(),
-        }
-    }));
+    materials.extend(
+        m.materials
+            .iter()
+            .map(|mat| material_of(mat, &textures, &texture_of)),
+    );
     let plain = materials.len();
     let mut added = Added::default();
     added.materials.reserve_exact(1 + m.voxel_types.len());
@@ -333,7 +231,188 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
     );
     materials.extend(voxel_materials);
 
-    // Skeleton: bind pose from positions and quaternions as stored.
+    let (bind, bones) = skeleton_of(m);
+
+    let clips = m
+        .actions
+        .iter()
+        .map(|a| build_clip(m, a, &bind, &mut warnings))
+        .collect();
+
+    let labels = m
+        .labels
+        .iter()
+        .map(|l| Label {
+            position: vec3(&m.vertices[l.vertex as usize]),
+            text: l.text.clone(),
+            color: rgba(l.color),
+            group: l.group.clone(),
+            lang: l.lang.clone(),
+        })
+        .collect();
+
+    let preview = m
+        .preview
+        .as_ref()
+        .map(|png| preview_of(png, companions, &mut warnings));
+
+    let user_fields = if m.description.contains('\n') || m.description.contains('=') {
+        m.description
+            .lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| UserField {
+                name: k.trim().into(),
+                ty: "description".into(),
+                value: v.trim().into(),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+
+    Scene {
+        source: described(m, source),
+        meshes,
+        materials,
+        textures,
+        skeleton: Skeleton {
+            root_space: Vec::new(),
+            bones,
+            tails_from_file: false,
+        },
+        clips,
+        user_fields,
+        warnings,
+        labels,
+        preview,
+        tables: tables_of(m),
+        mip_levels: Vec::new(),
+        map: None,
+        added,
+        start_clip: None,
+        provenance: None,
+        metres_per_unit: Some(m.scale),
+    }
+}
+
+/// A file's material as the scene's: Kd (scaled by `d`), Ke, Ks and Ns,
+/// its maps by texture index (data maps only where they loaded, with a
+/// note where not), and every property listed for the inspector.
+fn material_of(
+    mat: &m3d::Material,
+    textures: &[Texture],
+    texture_of: &HashMap<String, usize>,
+) -> Material {
+    let kd = mat.prop(0).and_then(|v| match v {
+        PropValue::Color(c) => Some(rgba_f(*c)),
+        _ => None,
+    });
+    let mut base = kd.unwrap_or([1.0; 4]);
+    // `d` (dissolve) scales the alpha, Kd's or 1.
+    if let Some(PropValue::Float(d)) = mat.prop(7) {
+        base[3] *= d.clamp(0.0, 1.0);
+    }
+    let ke = match mat.prop(4) {
+        Some(PropValue::Color(c)) => rgba_f(*c),
+        _ => [0.0; 4],
+    };
+    let unlit = matches!(mat.prop(8), Some(PropValue::Int(0)));
+    let map = |ty: u8| match mat.prop(ty) {
+        Some(PropValue::Map(n)) => texture_of.get(n).copied(),
+        _ => None,
+    };
+    let float = |ty: u8| match mat.prop(ty) {
+        Some(PropValue::Float(f)) => Some(*f),
+        _ => None,
+    };
+    let texture = map(128);
+    // Kd's alpha or `d` below 1, or a diffuse map with transparent
+    // texels: alpha blended.
+    let see_through = base[3] < 1.0
+        || texture.is_some_and(|t| super::images::any_translucent(&textures[t].rgba8));
+    // Data maps only when they loaded: a checkerboard stands in for
+    // colour, not for normals or emission.
+    let mut notes = Vec::new();
+    let mut data_map = |ty: u8| {
+        let t = map(ty)?;
+        if let TextureSource::Missing(why) = &textures[t].source {
+            notes.push(format!(
+                "{} {:?} not loaded, drawn without it: {why}",
+                m3d::property_name(ty),
+                textures[t].name
+            ));
+            return None;
+        }
+        Some(t)
+    };
+    let emission_map = data_map(132);
+    let normal_map = data_map(136);
+    let bump_map = data_map(134);
+    let mut maps = Maps {
+        emission: emission_map,
+        notes,
+        ..Maps::default()
+    };
+    // Ks with Ns (32 when the file gives no Ns).
+    if let Some(PropValue::Color(c)) = mat.prop(2) {
+        let ks = rgba_f(*c);
+        maps.specular = Some(([ks[0], ks[1], ks[2]], float(3).unwrap_or(32.0)));
+    }
+    // map_N is a tangent-space normal map; map_Km a bump (height)
+    // map scaled by Km.
+    maps.normal = normal_map
+        .map(|t| (t, NormalMap::Rgb))
+        .or(bump_map.map(|t| {
+            (
+                t,
+                NormalMap::Height {
+                    strength: float(6).unwrap_or(1.0),
+                },
+            )
+        }));
+    // map_Ke multiplies Ke; without Ke the map is the emission.
+    let emission = match (mat.prop(4), maps.emission) {
+        (None, Some(_)) => [1.0; 3],
+        _ => [ke[0], ke[1], ke[2]],
+    };
+    Material {
+        name: mat.name.clone(),
+        base_color: base,
+        emission,
+        shading: if unlit { 0.0 } else { 1.0 },
+        texture,
+        matcap: None,
+        alpha_cutoff: None,
+        blend: if see_through {
+            BlendMode::Alpha
+        } else {
+            BlendMode::Opaque
+        },
+        maps,
+        sampling: Sampling::default(),
+        animation: None,
+        properties: mat
+            .props
+            .iter()
+            .map(|p| {
+                let tex = match &p.value {
+                    PropValue::Map(n) => texture_of.get(n).copied(),
+                    _ => None,
+                };
+                Property {
+                    name: m3d::property_name(p.ty).into(),
+                    code: Some(p.ty as u32),
+                    value: prop_value(&p.value),
+                    texture: tex,
+                }
+            })
+            .collect(),
+    }
+}
+
+/// The bind pose, from positions and quaternions as stored, and the
+/// skeleton's bones at rest.
+fn skeleton_of(m: &M3d) -> (Vec<BoneState>, Vec<Bone>) {
     let bind: Vec<BoneState> = m
         .bones
         .iter()
@@ -364,52 +443,40 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         .enumerate()
         .map(|(i, b)| rest.bone(i, &b.name))
         .collect();
+    (bind, bones)
+}
 
-    let clips = m
-        .actions
-        .iter()
-        .map(|a| build_clip(m, a, &bind, &mut warnings))
-        .collect();
-
-    let labels = m
-        .labels
-        .iter()
-        .map(|l| Label {
-            position: vec3(&m.vertices[l.vertex as usize]),
-            text: l.text.clone(),
-            color: rgba(l.color),
-            group: l.group.clone(),
-            lang: l.lang.clone(),
-        })
-        .collect();
-
-    let preview = m.preview.as_ref().map(|png| {
-        match super::companions::decode_texels(
-            companions,
-            |texels| super::decode_image(png, image::ImageFormat::Png, texels),
-            |img| img.rgba8.len(),
-        ) {
-            Ok(img) => {
-                let (w, h) = (img.width, img.height);
-                Texture {
-                    name: "preview".into(),
-                    width: w,
-                    height: h,
-                    format: format!("PNG {w}x{h} (PRVW{})", img.declared_note()),
-                    rgba8: img.rgba8,
-                    source: TextureSource::Embedded,
-                    srgb: true,
-                    compressed: None,
-                }
-            }
-            Err(e) => {
-                warnings.push(format!("preview image: {e}"));
-                Texture::checkerboard("preview", e.to_string())
+/// The PRVW chunk's PNG, or a checkerboard and a warning where it does
+/// not decode.
+fn preview_of(png: &[u8], companions: &dyn Companions, warnings: &mut Vec<String>) -> Texture {
+    match super::companions::decode_texels(
+        companions,
+        |texels| super::decode_image(png, image::ImageFormat::Png, texels),
+        |img| img.rgba8.len(),
+    ) {
+        Ok(img) => {
+            let (w, h) = (img.width, img.height);
+            Texture {
+                name: "preview".into(),
+                width: w,
+                height: h,
+                format: format!("PNG {w}x{h} (PRVW{})", img.declared_note()),
+                rgba8: img.rgba8,
+                source: TextureSource::Embedded,
+                srgb: true,
+                compressed: None,
             }
         }
-    });
+        Err(e) => {
+            warnings.push(format!("preview image: {e}"));
+            Texture::checkerboard("preview", e.to_string())
+        }
+    }
+}
 
-    let mut source = source;
+/// The inspector's File section: the header's strings, the scale, the
+/// payload, counts, and every chunk with what was done with it.
+fn described(m: &M3d, mut source: SourceInfo) -> SourceInfo {
     source.format = "M3D".into();
     source.details.reserve_exact(9);
     for (k, v) in [
@@ -459,7 +526,12 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
             entries: None,
         })
         .collect();
+    source
+}
 
+/// The inspector's extra tables: voxel types, and the shapes and
+/// procedures listed but not rendered.
+fn tables_of(m: &M3d) -> Vec<InfoTable> {
     let mut tables = Vec::new();
     if !m.voxel_types.is_empty() {
         tables.push((
@@ -531,43 +603,7 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
                 .collect(),
         ));
     }
-    let user_fields = if m.description.contains('\n') || m.description.contains('=') {
-        m.description
-            .lines()
-            .filter_map(|l| l.split_once('='))
-            .map(|(k, v)| UserField {
-                name: k.trim().into(),
-                ty: "description".into(),
-                value: v.trim().into(),
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-
-    Scene {
-        source,
-        meshes,
-        materials,
-        textures,
-        skeleton: Skeleton {
-            root_space: Vec::new(),
-            bones,
-            tails_from_file: false,
-        },
-        clips,
-        user_fields,
-        warnings,
-        labels,
-        preview,
-        tables,
-        mip_levels: Vec::new(),
-        map: None,
-        added,
-        start_clip: None,
-        provenance: None,
-        metres_per_unit: Some(m.scale),
-    }
+    tables
 }
 
 /// The threads a conversion may use, this one included: rayon's pool,
