@@ -544,6 +544,367 @@ pub fn sibling_animations(
     clips
 }
 
+/// Every skinned model's skeleton in `skeleton`, one after the other
+/// (models that share a skeleton and a placement share its bones): for
+/// each model, where its bones start, or `None` (no skeleton, or one left
+/// at rest past [`MAX_PLACED_BONES`], with a warning).
+fn place_skeletons(
+    p: &Papa,
+    skeleton: &mut Skeleton,
+    warnings: &mut Vec<String>,
+) -> Vec<Option<usize>> {
+    let mut bone_base: Vec<Option<usize>> = vec![None; p.models.len()];
+    let mut placed: std::collections::HashMap<(u16, [u32; 16]), usize> = Default::default();
+    let mut unplaced = 0usize;
+    for (mi, model) in p.models.iter().enumerate() {
+        let Some(si) = model.skeleton else { continue };
+        let key = model.model2scene.map(f32::to_bits);
+        if let Some(&base) = placed.get(&(si, key)) {
+            bone_base[mi] = Some(base);
+            continue;
+        }
+        let base = skeleton.bones.len();
+        let sk = &p.skeletons[si as usize];
+        // Each placement copies the skeleton: a few bytes of models can
+        // name one large skeleton at thousands of placements.
+        if base + sk.bones.len() > MAX_PLACED_BONES {
+            unplaced += 1;
+            continue;
+        }
+        placed.insert((si, key), base);
+        bone_base[mi] = Some(base);
+        let m2s = mat_to_scene(&model.model2scene);
+        let mut world: Vec<Mat4> = Vec::with_capacity(sk.bones.len());
+        for b in &sk.bones {
+            let s = Mat3::from_cols_array(&b.shear_scale);
+            let local = Mat4::from_rotation_translation(
+                quat_to_scene(b.rotation).normalize(),
+                to_scene(b.translation),
+            ) * Mat4::from_mat3(AXIS3 * s * AXIS3_INVERSE);
+            let w = match b.parent {
+                Some(pa) => world[pa as usize] * local,
+                None => m2s * local,
+            };
+            world.push(w);
+        }
+        let parents: Vec<Option<usize>> = sk
+            .bones
+            .iter()
+            .map(|b| b.parent.map(|p| p as usize))
+            .collect();
+        let rest = RestBones::new(&parents, &world, 0.2);
+        for (i, b) in sk.bones.iter().enumerate() {
+            let mut bone = rest.bone(i, &b.name);
+            bone.parent = bone.parent.map(|p| p + base);
+            if bone.parent.is_none() && m2s != Mat4::IDENTITY {
+                skeleton.root_space.push((base + i, m2s));
+            }
+            skeleton.bones.push(bone);
+        }
+    }
+    if unplaced > 0 {
+        warnings.push(format!(
+            "{unplaced} models' skeletons are not placed: with them the scene would hold more \
+             than {MAX_PLACED_BONES} bones; their meshes are drawn at rest"
+        ));
+    }
+    bone_base
+}
+
+/// The inspector's File section: version, counts, the vertex and index
+/// buffers by layout and width, the header's signature, and the tables.
+fn described(p: &Papa, mut source: SourceInfo) -> SourceInfo {
+    source.format = "Papa".into();
+    source.details.extend([
+        ("version".into(), "3.0".into()),
+        ("models".into(), p.models.len().into()),
+        (
+            "vertex buffers".into(),
+            Detail::Tally(
+                p.vertex_buffers
+                    .iter()
+                    .map(|v| (v.layout().name, v.count as u64))
+                    .collect(),
+            ),
+        ),
+        (
+            "index buffers".into(),
+            Detail::Tally(
+                p.index_buffers
+                    .iter()
+                    .map(|b| {
+                        let width = if b.format == 0 { "u16" } else { "u32" };
+                        (width, b.indices.len() as u64)
+                    })
+                    .collect(),
+            ),
+        ),
+        ("animations".into(), p.animations.len().into()),
+    ]);
+    if p.signature.iter().any(|&b| b != 0) {
+        source.details.push((
+            "header signature".into(),
+            String::from_utf8_lossy(&p.signature)
+                .trim_end_matches('\0')
+                .to_string()
+                .into(),
+        ));
+    }
+    source.chunks = p
+        .tables
+        .iter()
+        .map(|t| ChunkRow {
+            magic: t.name.into(),
+            offset: t.offset.unwrap_or(0) as usize,
+            size: t.bytes,
+            // The entry count is written by whoever shows the row: a
+            // string per table was a tenth of a small file's conversion.
+            note: if t.offset.is_some() {
+                ""
+            } else {
+                "absent (-1)"
+            }
+            .into(),
+            entries: t.offset.is_some().then_some(t.count as u32),
+        })
+        .collect();
+    source
+}
+
+/// The inspector's Models table: each model's skeleton and bindings.
+fn models_table(p: &Papa) -> Vec<InfoTable> {
+    vec![(
+        "Models".into(),
+        p.models
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                // One string a row, sized up front, its numbers written by
+                // itoa: through `write!` this one-row table was 7% of a
+                // small file's load.
+                let mut row = String::with_capacity(40 + 32 * m.bindings.len());
+                match m.skeleton {
+                    Some(s) => {
+                        row.push_str("skeleton ");
+                        text::push_int(&mut row, s);
+                    }
+                    None => row.push_str("skeleton none"),
+                }
+                row.push_str(", ");
+                text::push_int(&mut row, m.bindings.len());
+                row.push_str(" binding(s): ");
+                for (k, b) in m.bindings.iter().enumerate() {
+                    row.push_str(if k > 0 { ", mesh " } else { "mesh " });
+                    text::push_int(&mut row, b.mesh);
+                    row.push_str(" (");
+                    text::push_int(&mut row, b.bone_map.len());
+                    row.push_str(" bone mappings)");
+                }
+                let mut key = String::with_capacity(8 + m.name.len());
+                text::push_int(&mut key, i);
+                key.push_str(": ");
+                key.push_str(&m.name);
+                (key, row)
+            })
+            .collect(),
+    )]
+}
+
+/// The meshes: one per material group of every binding of every model,
+/// each with the vertices its indices use, in first-use order; skinned
+/// where its model's skeleton starts at `bone_base`.
+fn meshes_of(p: &Papa, bone_base: &[Option<usize>], warnings: &mut Vec<String>) -> Vec<Mesh> {
+    let mut meshes = Vec::new();
+    for (mi, model) in p.models.iter().enumerate() {
+        let m2s = mat_to_scene(&model.model2scene);
+        for (bi, binding) in model.bindings.iter().enumerate() {
+            let mesh = &p.meshes[binding.mesh as usize];
+            let vb = &p.vertex_buffers[mesh.vertex_buffer as usize];
+            let ib = &p.index_buffers[mesh.index_buffer as usize];
+            let layout = vb.layout();
+            if !layout.has_position {
+                // Formats 12 (TexCoord4) and 14 (Matrix) hold no position:
+                // listed in the inspector, never drawn at the origin.
+                warnings.push(format!(
+                    "model {mi} binding {bi}: vertex buffer {} ({}) has no positions; listed, not drawn",
+                    mesh.vertex_buffer, layout.name
+                ));
+                continue;
+            }
+            let skinned = bone_base[mi].filter(|_| layout.skin.is_some());
+            // Output index per stored vertex for the group being built,
+            // valid where its stamp is the group's (no clearing between
+            // groups, no hashing).
+            let mut slot: Vec<(u32, u32)> = vec![(u32::MAX, 0); vb.count as usize];
+            let place = m2s * mat_to_scene(&binding.mesh2model);
+            let normal_m = Mat3::from_mat4(place).inverse().transpose();
+            let tangent_m = Mat3::from_mat4(place);
+            // A binding placed where its mesh is (the identity, as in most
+            // of PA's files) skips the multiplications, a vertex's largest
+            // cost; a placed one goes through them. One loop for each case:
+            // a test per vertex cost more than it saved.
+            let moved = place != Mat4::IDENTITY;
+            for (gi, g) in mesh.groups.iter().enumerate() {
+                let (primitive, per) = match g.primitive_type {
+                    0 => (Primitive::Points, 1),
+                    1 => (Primitive::Lines, 2),
+                    _ => (Primitive::Triangles, 3),
+                };
+                if g.primitives == 0 {
+                    continue;
+                }
+                let range =
+                    g.first_index as usize..g.first_index as usize + per * g.primitives as usize;
+                let stamp = gi as u32;
+                let mut name = String::with_capacity(model.name.len() + g.name.len() + 16);
+                match model.name.as_str() {
+                    "" => _ = write!(name, "model {mi}"),
+                    named => name.push_str(named),
+                }
+                match g.name.as_str() {
+                    "" => _ = write!(name, " / group {gi}"),
+                    named => {
+                        name.push_str(" / ");
+                        name.push_str(named);
+                    }
+                }
+                // Number the group's vertices in first-use order (the
+                // index list), then fill each attribute in its own loop
+                // over them: one layout test per group and attribute, not
+                // per vertex, and no vertex struct built and read back.
+                let indices = &ib.indices[range];
+                let mut order: Vec<u32> = Vec::with_capacity(indices.len().min(vb.count as usize));
+                let mut out_indices = Vec::with_capacity(indices.len());
+                for &i in indices {
+                    let (seen, at) = slot[i as usize];
+                    out_indices.push(if seen == stamp {
+                        at
+                    } else {
+                        let next = order.len() as u32;
+                        slot[i as usize] = (stamp, next);
+                        order.push(i);
+                        next
+                    });
+                }
+                let stride = layout.stride;
+                let vertex = |i: u32| &vb.data[i as usize * stride..][..stride];
+                let f = |b: &[u8], at: usize| f32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+                let v3 = |b: &[u8], at: usize| [f(b, at), f(b, at + 4), f(b, at + 8)];
+                let uv_at = |at: usize| -> Vec<Vec2> {
+                    order
+                        .iter()
+                        .map(|&i| {
+                            let b = vertex(i);
+                            Vec2::new(f(b, at), f(b, at + 4))
+                        })
+                        .collect()
+                };
+                let mut out = Mesh {
+                    name,
+                    material: Some(g.material as usize),
+                    visible: true,
+                    has_file_normals: layout.normal.is_some(),
+                    has_file_uvs: layout.uv.is_some(),
+                    primitive,
+                    positions: if moved {
+                        each(&order, |i| {
+                            place.transform_point3(to_scene(v3(vertex(i), 0)))
+                        })
+                    } else {
+                        each(&order, |i| to_scene(v3(vertex(i), 0)))
+                    },
+                    normals: match layout.normal {
+                        Some(at) => {
+                            let mut normals = if moved {
+                                each(&order, |i| normal_m * to_scene(v3(vertex(i), at)))
+                            } else {
+                                each(&order, |i| to_scene(v3(vertex(i), at)))
+                            };
+                            vectors::normalize_each(&mut normals, Vec3::Y);
+                            normals
+                        }
+                        None => Vec::new(),
+                    },
+                    uvs: match layout.uv {
+                        Some(at) => uv_at(at),
+                        None => vec![Vec2::ZERO; order.len()],
+                    },
+                    // The UV sets after the first, 8 bytes apart after it.
+                    extra_uvs: (1..=layout.extra_uvs as usize)
+                        .map(|k| match layout.uv {
+                            Some(at) => uv_at(at + 8 * k),
+                            None => vec![Vec2::ZERO; order.len()],
+                        })
+                        .collect(),
+                    ..Mesh::default()
+                };
+                // Format 13's eight colour floats: the first four read as
+                // RGBA in 0..1 (no file shows what the other four are;
+                // they stay in the file).
+                let colors: Option<Vec<[u8; 4]>> = match (layout.color, layout.color8f) {
+                    (Some(at), _) => Some(
+                        order
+                            .iter()
+                            .map(|&i| vertex(i)[at..at + 4].try_into().unwrap())
+                            .collect(),
+                    ),
+                    (None, Some(at)) => Some(
+                        order
+                            .iter()
+                            .map(|&i| {
+                                let b = vertex(i);
+                                [0, 1, 2, 3].map(|k| {
+                                    (f(b, at + 4 * k).clamp(0.0, 1.0) * 255.0).round() as u8
+                                })
+                            })
+                            .collect(),
+                    ),
+                    (None, None) => None,
+                };
+                if let Some(at) = layout.tangents {
+                    let pair = |b: &[u8]| [to_scene(v3(b, at)), to_scene(v3(b, at + 12))];
+                    let mut tangents = if moved {
+                        each(&order, |i| pair(vertex(i)).map(|t| tangent_m * t))
+                    } else {
+                        each(&order, |i| pair(vertex(i)))
+                    };
+                    vectors::normalize_each(tangents.as_flattened_mut(), Vec3::ZERO);
+                    out.tangents = Some(tangents);
+                }
+                if let (Some(base), Some((w_at, j_at))) = (skinned, layout.skin) {
+                    // Decode refused influences past the bone map;
+                    // weightless slots point at the first bone.
+                    let (joints, weights) = order
+                        .iter()
+                        .map(|&i| {
+                            let b = vertex(i);
+                            let w: [u8; 4] = b[w_at..w_at + 4].try_into().unwrap();
+                            let j: [u8; 4] = b[j_at..j_at + 4].try_into().unwrap();
+                            let map = |k: usize| {
+                                let bone = if w[k] > 0 {
+                                    binding.bone_map.get(j[k] as usize).copied().unwrap_or(0)
+                                } else {
+                                    0
+                                };
+                                (base + bone as usize) as u16
+                            };
+                            ([map(0), map(1), map(2), map(3)], byte_weights(w))
+                        })
+                        .unzip();
+                    out.skin = Some(Skin { joints, weights });
+                }
+                out.indices = out_indices;
+                if layout.normal.is_none() {
+                    out.normals = smooth_normals(&out.positions, &out.indices);
+                }
+                out.colors = colors.filter(|c| c.iter().any(|c| *c != [0; 4] && *c != [255; 4]));
+                meshes.push(out);
+            }
+        }
+    }
+    meshes
+}
+
 pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Scene {
     let mut warnings = p.warnings.clone();
     let mut scene = Scene::default();
@@ -771,252 +1132,9 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
         }
     }
 
-    // Skeletons: every skinned model's, one after the other (models that
-    // share a skeleton and a placement share its bones).
-    let mut bone_base: Vec<Option<usize>> = vec![None; p.models.len()];
-    let mut placed: std::collections::HashMap<(u16, [u32; 16]), usize> = Default::default();
-    let mut unplaced = 0usize;
-    for (mi, model) in p.models.iter().enumerate() {
-        let Some(si) = model.skeleton else { continue };
-        let key = model.model2scene.map(f32::to_bits);
-        if let Some(&base) = placed.get(&(si, key)) {
-            bone_base[mi] = Some(base);
-            continue;
-        }
-        let base = scene.skeleton.bones.len();
-        let sk = &p.skeletons[si as usize];
-        // Each placement copies the skeleton: a few bytes of models can
-        // name one large skeleton at thousands of placements.
-        if base + sk.bones.len() > MAX_PLACED_BONES {
-            unplaced += 1;
-            continue;
-        }
-        placed.insert((si, key), base);
-        bone_base[mi] = Some(base);
-        let m2s = mat_to_scene(&model.model2scene);
-        let mut world: Vec<Mat4> = Vec::with_capacity(sk.bones.len());
-        for b in &sk.bones {
-            let s = Mat3::from_cols_array(&b.shear_scale);
-            let local = Mat4::from_rotation_translation(
-                quat_to_scene(b.rotation).normalize(),
-                to_scene(b.translation),
-            ) * Mat4::from_mat3(AXIS3 * s * AXIS3_INVERSE);
-            let w = match b.parent {
-                Some(pa) => world[pa as usize] * local,
-                None => m2s * local,
-            };
-            world.push(w);
-        }
-        let parents: Vec<Option<usize>> = sk
-            .bones
-            .iter()
-            .map(|b| b.parent.map(|p| p as usize))
-            .collect();
-        let rest = RestBones::new(&parents, &world, 0.2);
-        for (i, b) in sk.bones.iter().enumerate() {
-            let mut bone = rest.bone(i, &b.name);
-            bone.parent = bone.parent.map(|p| p + base);
-            if bone.parent.is_none() && m2s != Mat4::IDENTITY {
-                scene.skeleton.root_space.push((base + i, m2s));
-            }
-            scene.skeleton.bones.push(bone);
-        }
-    }
-    if unplaced > 0 {
-        warnings.push(format!(
-            "{unplaced} models' skeletons are not placed: with them the scene would hold more \
-             than {MAX_PLACED_BONES} bones; their meshes are drawn at rest"
-        ));
-    }
+    let bone_base = place_skeletons(p, &mut scene.skeleton, &mut warnings);
 
-    // Meshes: one per material group of every binding of every model.
-    for (mi, model) in p.models.iter().enumerate() {
-        let m2s = mat_to_scene(&model.model2scene);
-        for (bi, binding) in model.bindings.iter().enumerate() {
-            let mesh = &p.meshes[binding.mesh as usize];
-            let vb = &p.vertex_buffers[mesh.vertex_buffer as usize];
-            let ib = &p.index_buffers[mesh.index_buffer as usize];
-            let layout = vb.layout();
-            if !layout.has_position {
-                // Formats 12 (TexCoord4) and 14 (Matrix) hold no position:
-                // listed in the inspector, never drawn at the origin.
-                warnings.push(format!(
-                    "model {mi} binding {bi}: vertex buffer {} ({}) has no positions; listed, not drawn",
-                    mesh.vertex_buffer, layout.name
-                ));
-                continue;
-            }
-            let skinned = bone_base[mi].filter(|_| layout.skin.is_some());
-            // Output index per stored vertex for the group being built,
-            // valid where its stamp is the group's (no clearing between
-            // groups, no hashing).
-            let mut slot: Vec<(u32, u32)> = vec![(u32::MAX, 0); vb.count as usize];
-            let place = m2s * mat_to_scene(&binding.mesh2model);
-            let normal_m = Mat3::from_mat4(place).inverse().transpose();
-            let tangent_m = Mat3::from_mat4(place);
-            // A binding placed where its mesh is (the identity, as in most
-            // of PA's files) skips the multiplications, a vertex's largest
-            // cost; a placed one goes through them. One loop for each case:
-            // a test per vertex cost more than it saved.
-            let moved = place != Mat4::IDENTITY;
-            for (gi, g) in mesh.groups.iter().enumerate() {
-                let (primitive, per) = match g.primitive_type {
-                    0 => (Primitive::Points, 1),
-                    1 => (Primitive::Lines, 2),
-                    _ => (Primitive::Triangles, 3),
-                };
-                if g.primitives == 0 {
-                    continue;
-                }
-                let range =
-                    g.first_index as usize..g.first_index as usize + per * g.primitives as usize;
-                let stamp = gi as u32;
-                let mut name = String::with_capacity(model.name.len() + g.name.len() + 16);
-                match model.name.as_str() {
-                    "" => _ = write!(name, "model {mi}"),
-                    named => name.push_str(named),
-                }
-                match g.name.as_str() {
-                    "" => _ = write!(name, " / group {gi}"),
-                    named => {
-                        name.push_str(" / ");
-                        name.push_str(named);
-                    }
-                }
-                // Number the group's vertices in first-use order (the
-                // index list), then fill each attribute in its own loop
-                // over them: one layout test per group and attribute, not
-                // per vertex, and no vertex struct built and read back.
-                let indices = &ib.indices[range];
-                let mut order: Vec<u32> = Vec::with_capacity(indices.len().min(vb.count as usize));
-                let mut out_indices = Vec::with_capacity(indices.len());
-                for &i in indices {
-                    let (seen, at) = slot[i as usize];
-                    out_indices.push(if seen == stamp {
-                        at
-                    } else {
-                        let next = order.len() as u32;
-                        slot[i as usize] = (stamp, next);
-                        order.push(i);
-                        next
-                    });
-                }
-                let stride = layout.stride;
-                let vertex = |i: u32| &vb.data[i as usize * stride..][..stride];
-                let f = |b: &[u8], at: usize| f32::from_le_bytes(b[at..at + 4].try_into().unwrap());
-                let v3 = |b: &[u8], at: usize| [f(b, at), f(b, at + 4), f(b, at + 8)];
-                let uv_at = |at: usize| -> Vec<Vec2> {
-                    order
-                        .iter()
-                        .map(|&i| {
-                            let b = vertex(i);
-                            Vec2::new(f(b, at), f(b, at + 4))
-                        })
-                        .collect()
-                };
-                let mut out = Mesh {
-                    name,
-                    material: Some(g.material as usize),
-                    visible: true,
-                    has_file_normals: layout.normal.is_some(),
-                    has_file_uvs: layout.uv.is_some(),
-                    primitive,
-                    positions: if moved {
-                        each(&order, |i| {
-                            place.transform_point3(to_scene(v3(vertex(i), 0)))
-                        })
-                    } else {
-                        each(&order, |i| to_scene(v3(vertex(i), 0)))
-                    },
-                    normals: match layout.normal {
-                        Some(at) => {
-                            let mut normals = if moved {
-                                each(&order, |i| normal_m * to_scene(v3(vertex(i), at)))
-                            } else {
-                                each(&order, |i| to_scene(v3(vertex(i), at)))
-                            };
-                            vectors::normalize_each(&mut normals, Vec3::Y);
-                            normals
-                        }
-                        None => Vec::new(),
-                    },
-                    uvs: match layout.uv {
-                        Some(at) => uv_at(at),
-                        None => vec![Vec2::ZERO; order.len()],
-                    },
-                    // The UV sets after the first, 8 bytes apart after it.
-                    extra_uvs: (1..=layout.extra_uvs as usize)
-                        .map(|k| match layout.uv {
-                            Some(at) => uv_at(at + 8 * k),
-                            None => vec![Vec2::ZERO; order.len()],
-                        })
-                        .collect(),
-                    ..Mesh::default()
-                };
-                // Format 13's eight colour floats: the first four read as
-                // RGBA in 0..1 (no file shows what the other four are;
-                // they stay in the file).
-                let colors: Option<Vec<[u8; 4]>> = match (layout.color, layout.color8f) {
-                    (Some(at), _) => Some(
-                        order
-                            .iter()
-                            .map(|&i| vertex(i)[at..at + 4].try_into().unwrap())
-                            .collect(),
-                    ),
-                    (None, Some(at)) => Some(
-                        order
-                            .iter()
-                            .map(|&i| {
-                                let b = vertex(i);
-                                [0, 1, 2, 3].map(|k| {
-                                    (f(b, at + 4 * k).clamp(0.0, 1.0) * 255.0).round() as u8
-                                })
-                            })
-                            .collect(),
-                    ),
-                    (None, None) => None,
-                };
-                if let Some(at) = layout.tangents {
-                    let pair = |b: &[u8]| [to_scene(v3(b, at)), to_scene(v3(b, at + 12))];
-                    let mut tangents = if moved {
-                        each(&order, |i| pair(vertex(i)).map(|t| tangent_m * t))
-                    } else {
-                        each(&order, |i| pair(vertex(i)))
-                    };
-                    vectors::normalize_each(tangents.as_flattened_mut(), Vec3::ZERO);
-                    out.tangents = Some(tangents);
-                }
-                if let (Some(base), Some((w_at, j_at))) = (skinned, layout.skin) {
-                    // Decode refused influences past the bone map;
-                    // weightless slots point at the first bone.
-                    let (joints, weights) = order
-                        .iter()
-                        .map(|&i| {
-                            let b = vertex(i);
-                            let w: [u8; 4] = b[w_at..w_at + 4].try_into().unwrap();
-                            let j: [u8; 4] = b[j_at..j_at + 4].try_into().unwrap();
-                            let map = |k: usize| {
-                                let bone = if w[k] > 0 {
-                                    binding.bone_map.get(j[k] as usize).copied().unwrap_or(0)
-                                } else {
-                                    0
-                                };
-                                (base + bone as usize) as u16
-                            };
-                            ([map(0), map(1), map(2), map(3)], byte_weights(w))
-                        })
-                        .unzip();
-                    out.skin = Some(Skin { joints, weights });
-                }
-                out.indices = out_indices;
-                if layout.normal.is_none() {
-                    out.normals = smooth_normals(&out.positions, &out.indices);
-                }
-                out.colors = colors.filter(|c| c.iter().any(|c| *c != [0; 4] && *c != [255; 4]));
-                scene.meshes.push(out);
-            }
-        }
-    }
+    scene.meshes = meshes_of(p, &bone_base, &mut warnings);
 
     // Animations in the file, then those next to it.
     for (i, a) in p.animations.iter().enumerate() {
@@ -1043,97 +1161,8 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
         }
     }
 
-    let mut source = source;
-    source.format = "Papa".into();
-    source.details.extend([
-        ("version".into(), "3.0".into()),
-        ("models".into(), p.models.len().into()),
-        (
-            "vertex buffers".into(),
-            Detail::Tally(
-                p.vertex_buffers
-                    .iter()
-                    .map(|v| (v.layout().name, v.count as u64))
-                    .collect(),
-            ),
-        ),
-        (
-            "index buffers".into(),
-            Detail::Tally(
-                p.index_buffers
-                    .iter()
-                    .map(|b| {
-                        let width = if b.format == 0 { "u16" } else { "u32" };
-                        (width, b.indices.len() as u64)
-                    })
-                    .collect(),
-            ),
-        ),
-        ("animations".into(), p.animations.len().into()),
-    ]);
-    if p.signature.iter().any(|&b| b != 0) {
-        source.details.push((
-            "header signature".into(),
-            String::from_utf8_lossy(&p.signature)
-                .trim_end_matches('\0')
-                .to_string()
-                .into(),
-        ));
-    }
-    source.chunks = p
-        .tables
-        .iter()
-        .map(|t| ChunkRow {
-            magic: t.name.into(),
-            offset: t.offset.unwrap_or(0) as usize,
-            size: t.bytes,
-            // The entry count is written by whoever shows the row: a
-            // string per table was a tenth of a small file's conversion.
-            note: if t.offset.is_some() {
-                ""
-            } else {
-                "absent (-1)"
-            }
-            .into(),
-            entries: t.offset.is_some().then_some(t.count as u32),
-        })
-        .collect();
-    scene.tables = vec![(
-        "Models".into(),
-        p.models
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                // One string a row, sized up front, its numbers written by
-                // itoa: through `write!` this one-row table was 7% of a
-                // small file's load.
-                let mut row = String::with_capacity(40 + 32 * m.bindings.len());
-                match m.skeleton {
-                    Some(s) => {
-                        row.push_str("skeleton ");
-                        text::push_int(&mut row, s);
-                    }
-                    None => row.push_str("skeleton none"),
-                }
-                row.push_str(", ");
-                text::push_int(&mut row, m.bindings.len());
-                row.push_str(" binding(s): ");
-                for (k, b) in m.bindings.iter().enumerate() {
-                    row.push_str(if k > 0 { ", mesh " } else { "mesh " });
-                    text::push_int(&mut row, b.mesh);
-                    row.push_str(" (");
-                    text::push_int(&mut row, b.bone_map.len());
-                    row.push_str(" bone mappings)");
-                }
-                let mut key = String::with_capacity(8 + m.name.len());
-                text::push_int(&mut key, i);
-                key.push_str(": ");
-                key.push_str(&m.name);
-                (key, row)
-            })
-            .collect(),
-    )];
-    scene.source = source;
+    scene.tables = models_table(p);
+    scene.source = described(p, source);
     scene.warnings = warnings;
     scene
 }
