@@ -112,12 +112,9 @@ fn shading(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
         });
 }
 
-pub fn inspector(
-    ui: &mut egui::Ui,
-    scene: &Scene,
-    state: &mut UiState,
-    pose: Option<&crate::anim::Pose>,
-) {
+/// The File section: name, format, size, the format's details, the
+/// file's counts with what the viewer added apart, and the preview image.
+fn file_section(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
     let s = &scene.source;
     // Maps open on their own panel; the file's facts stay one click away.
     egui::CollapsingHeader::new("File")
@@ -174,83 +171,10 @@ pub fn inspector(
                 }
             }
         });
+}
 
-    if let Some(info) = &scene.map {
-        super::map::map_panel(ui, info, state);
-    }
-
-    if !s.chunks.is_empty() {
-        egui::CollapsingHeader::new(format!("Chunks ({})", s.chunks.len()))
-            .default_open(false)
-            .show(ui, |ui| {
-                egui::Grid::new("chunks")
-                    .num_columns(4)
-                    .striped(true)
-                    .show(ui, |ui| {
-                        ui.strong("chunk");
-                        ui.strong("offset");
-                        ui.strong("bytes");
-                        ui.strong("");
-                        ui.end_row();
-                        for c in &s.chunks {
-                            ui.monospace(c.magic.as_ref());
-                            ui.monospace(format!("{:#X}", c.offset));
-                            ui.monospace(c.size.to_string());
-                            match c.entries {
-                                Some(n) if c.note.is_empty() => ui.weak(format!("{n} entries")),
-                                Some(n) => ui.weak(format!("{n} entries, {}", c.note)),
-                                None => ui.weak(c.note.as_ref()),
-                            };
-                            ui.end_row();
-                        }
-                    });
-            });
-    }
-    for (title, rows) in &scene.tables {
-        egui::CollapsingHeader::new(format!("{title} ({})", rows.len()))
-            .default_open(false)
-            .show(ui, |ui| {
-                egui::Grid::new(("table", title.as_ref()))
-                    .num_columns(2)
-                    .striped(true)
-                    .show(ui, |ui| {
-                        for (k, v) in rows {
-                            ui.label(k);
-                            ui.label(v);
-                            ui.end_row();
-                        }
-                    });
-            });
-    }
-    if !scene.labels.is_empty() {
-        egui::CollapsingHeader::new(format!("Labels ({})", scene.labels.len()))
-            .default_open(false)
-            .show(ui, |ui| {
-                ui.checkbox(&mut state.show_labels, "draw over the model (L)");
-                egui::Grid::new("labels")
-                    .num_columns(2)
-                    .striped(true)
-                    .show(ui, |ui| {
-                        for l in &scene.labels {
-                            let [r, g, b, _] = l.color;
-                            ui.colored_label(egui::Color32::from_rgb(r, g, b), &l.text);
-                            ui.weak(format!(
-                                "{}{}{} at ({:.3}, {:.3}, {:.3})",
-                                l.group,
-                                if l.lang.is_empty() { "" } else { " · " },
-                                l.lang,
-                                l.position.x,
-                                l.position.y,
-                                l.position.z
-                            ));
-                            ui.end_row();
-                        }
-                    });
-            });
-    }
-
-    shading(ui, scene, state);
-
+/// The Parts section: every mesh with its visibility and facts.
+fn parts(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
     egui::CollapsingHeader::new(format!("Parts ({})", scene.meshes.len()))
         .default_open(true)
         .show(ui, |ui| {
@@ -330,7 +254,11 @@ pub fn inspector(
                 });
             }
         });
+}
 
+/// The Materials section: every material's colours, maps, properties
+/// and animation.
+fn materials(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
     egui::CollapsingHeader::new(format!("Materials ({})", scene.materials.len()))
         .default_open(true)
         .show(ui, |ui| {
@@ -458,6 +386,96 @@ pub fn inspector(
                     });
             }
         });
+}
+
+pub fn inspector(
+    ui: &mut egui::Ui,
+    scene: &Scene,
+    state: &mut UiState,
+    pose: Option<&crate::anim::Pose>,
+) {
+    let s = &scene.source;
+    file_section(ui, scene, state);
+
+    if let Some(info) = &scene.map {
+        super::map::map_panel(ui, info, state);
+    }
+
+    if !s.chunks.is_empty() {
+        egui::CollapsingHeader::new(format!("Chunks ({})", s.chunks.len()))
+            .default_open(false)
+            .show(ui, |ui| {
+                egui::Grid::new("chunks")
+                    .num_columns(4)
+                    .striped(true)
+                    .show(ui, |ui| {
+                        ui.strong("chunk");
+                        ui.strong("offset");
+                        ui.strong("bytes");
+                        ui.strong("");
+                        ui.end_row();
+                        for c in &s.chunks {
+                            ui.monospace(c.magic.as_ref());
+                            ui.monospace(format!("{:#X}", c.offset));
+                            ui.monospace(c.size.to_string());
+                            match c.entries {
+                                Some(n) if c.note.is_empty() => ui.weak(format!("{n} entries")),
+                                Some(n) => ui.weak(format!("{n} entries, {}", c.note)),
+                                None => ui.weak(c.note.as_ref()),
+                            };
+                            ui.end_row();
+                        }
+                    });
+            });
+    }
+    for (title, rows) in &scene.tables {
+        egui::CollapsingHeader::new(format!("{title} ({})", rows.len()))
+            .default_open(false)
+            .show(ui, |ui| {
+                egui::Grid::new(("table", title.as_ref()))
+                    .num_columns(2)
+                    .striped(true)
+                    .show(ui, |ui| {
+                        for (k, v) in rows {
+                            ui.label(k);
+                            ui.label(v);
+                            ui.end_row();
+                        }
+                    });
+            });
+    }
+    if !scene.labels.is_empty() {
+        egui::CollapsingHeader::new(format!("Labels ({})", scene.labels.len()))
+            .default_open(false)
+            .show(ui, |ui| {
+                ui.checkbox(&mut state.show_labels, "draw over the model (L)");
+                egui::Grid::new("labels")
+                    .num_columns(2)
+                    .striped(true)
+                    .show(ui, |ui| {
+                        for l in &scene.labels {
+                            let [r, g, b, _] = l.color;
+                            ui.colored_label(egui::Color32::from_rgb(r, g, b), &l.text);
+                            ui.weak(format!(
+                                "{}{}{} at ({:.3}, {:.3}, {:.3})",
+                                l.group,
+                                if l.lang.is_empty() { "" } else { " · " },
+                                l.lang,
+                                l.position.x,
+                                l.position.y,
+                                l.position.z
+                            ));
+                            ui.end_row();
+                        }
+                    });
+            });
+    }
+
+    shading(ui, scene, state);
+
+    parts(ui, scene, state);
+
+    materials(ui, scene, state);
 
     if !scene.mip_levels.is_empty() {
         egui::CollapsingHeader::new("Texture viewer")
