@@ -9,6 +9,7 @@ pub mod convert;
 pub mod desktop;
 pub mod headless;
 pub mod info;
+pub mod thumbnail;
 
 /// Writes a report to standard output. A reader that has gone (`facet info
 /// --json model.m3d | head`) ends the report quietly: neither that write
