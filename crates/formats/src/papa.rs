@@ -754,27 +754,75 @@ fn mat16(r: &mut Reader, field: &str) -> Result<[f32; 16]> {
     }))
 }
 
+/// The header past its magic and version: each table's entry count and
+/// file offset, and the 6 bytes between them.
+struct Header {
+    counts: [u16; 9],
+    offsets: [i64; 9],
+    signature: [u8; 6],
+}
+
+impl Header {
+    fn read(r: &mut Reader) -> Result<Header> {
+        r.magic(MAGIC, "magic (apaP)")?;
+        let at = r.pos();
+        let version = r.u32("version")?;
+        if version != VERSION {
+            return Err(r.err(
+                at,
+                "version",
+                format!("{version:#010X}, only 0x00030000 (3.0) exists"),
+            ));
+        }
+        let mut counts = [0u16; 9];
+        for (i, c) in counts.iter_mut().enumerate() {
+            *c = r.u16(COUNT_FIELDS[i])?;
+        }
+        let signature = r.fixed::<6>("header padding")?;
+        let mut offsets = [0i64; 9];
+        for (i, o) in offsets.iter_mut().enumerate() {
+            *o = r.i64(OFFSET_FIELDS[i])?;
+        }
+        Ok(Header {
+            counts,
+            offsets,
+            signature,
+        })
+    }
+
+    /// Each table as `info` lists it.
+    fn tables(&self) -> Vec<TableInfo> {
+        (0..9)
+            .map(|i| TableInfo {
+                name: TABLE_NAMES[i],
+                count: self.counts[i],
+                offset: (self.offsets[i] >= 0).then_some(self.offsets[i] as u64),
+                bytes: self.counts[i] as u64 * TABLE_ENTRY_BYTES[i],
+            })
+            .collect()
+    }
+
+    /// A reader over table `i`'s entries and their count, once the
+    /// entries are known to be in the file (their bytes recorded for the
+    /// overlap check); `None` for an empty table. Each table's list is
+    /// sized to this count (so a count backs no more room than the file's
+    /// bytes do): a list grown push by push reallocates.
+    fn table<'a>(&self, c: &mut Ctx<'a>, i: usize) -> Result<Option<(Reader<'a>, usize)>> {
+        let n = self.counts[i];
+        if n == 0 {
+            return Ok(None);
+        }
+        let t = c.at(
+            self.offsets[i],
+            n as u64 * TABLE_ENTRY_BYTES[i],
+            Label::Table(i),
+        )?;
+        Ok(Some((t, n as usize)))
+    }
+}
+
 pub fn decode(data: &[u8]) -> Result<Papa> {
-    let mut r = Reader::new(data);
-    r.magic(MAGIC, "magic (apaP)")?;
-    let at = r.pos();
-    let version = r.u32("version")?;
-    if version != VERSION {
-        return Err(r.err(
-            at,
-            "version",
-            format!("{version:#010X}, only 0x00030000 (3.0) exists"),
-        ));
-    }
-    let mut counts = [0u16; 9];
-    for (i, c) in counts.iter_mut().enumerate() {
-        *c = r.u16(COUNT_FIELDS[i])?;
-    }
-    let signature = r.fixed::<6>("header padding")?;
-    let mut offsets = [0i64; 9];
-    for (i, o) in offsets.iter_mut().enumerate() {
-        *o = r.i64(OFFSET_FIELDS[i])?;
-    }
+    let h = Header::read(&mut Reader::new(data))?;
     let mut c = Ctx {
         data,
         strings: Vec::new(),
@@ -787,614 +835,672 @@ pub fn decode(data: &[u8]) -> Result<Papa> {
         },
         warnings: Vec::new(),
     };
-    fn table<'a>(
-        c: &mut Ctx<'a>,
-        counts: &[u16; 9],
-        offsets: &[i64; 9],
-        i: usize,
-    ) -> Result<Option<Reader<'a>>> {
-        if counts[i] == 0 {
-            return Ok(None);
-        }
-        c.at(
-            offsets[i],
-            counts[i] as u64 * TABLE_ENTRY_BYTES[i],
-            Label::Table(i),
-        )
-        .map(Some)
-    }
     let mut p = Papa {
-        signature,
+        signature: h.signature,
+        tables: h.tables(),
         ..Default::default()
     };
-    p.tables = (0..9)
-        .map(|i| TableInfo {
-            name: TABLE_NAMES[i],
-            count: counts[i],
-            offset: (offsets[i] >= 0).then_some(offsets[i] as u64),
-            bytes: counts[i] as u64 * TABLE_ENTRY_BYTES[i],
-        })
-        .collect();
-
-    // Strings first: everything else names things through them.
-    if let Some(mut t) = table(&mut c, &counts, &offsets, 0)? {
-        let n = counts[0] as usize;
-        c.strings.reserve_exact(n);
-        let mut entries: Vec<(u32, i64)> = Vec::with_capacity(n);
-        for _ in 0..n {
-            let len = t.u32("string length")?;
-            t.u32("string padding")?;
-            entries.push((len, t.i64("string offset")?));
-        }
-        let mut starts: Vec<i64> = entries.iter().map(|e| e.1).collect();
-        starts.sort_unstable();
-        for (i, &(len, off)) in entries.iter().enumerate() {
-            let what = Label::String(i);
-            // The slot runs to the next string (or the end of the file): a
-            // length in characters (a known exporter quirk) is read to the NUL.
-            // (A binary search: a file may hold a million strings.)
-            let limit = starts
-                .get(starts.partition_point(|&s| s <= off))
-                .map_or(data.len() as i64, |&s| s.min(data.len() as i64));
-            let slot = (limit.saturating_sub(off).max(0) as u64).max(len as u64);
-            let bytes = c.view(off, slot, &what)?.bytes(slot as usize, "")?;
-            let exact = &bytes[..len as usize];
-            // Borrowed from the file: the items that keep a name copy it.
-            let (s, used) = match std::str::from_utf8(exact) {
-                Ok(s) if bytes.get(len as usize) == Some(&0) => (s.into(), len as u64 + 1),
-                _ => {
-                    let end = bytes.iter().position(|&b| b == 0).ok_or_else(|| {
-                        DecodeError::invalid(
-                            off as u64,
-                            what.to_string(),
-                            format!("no NUL ends it before offset {:#X}", off as u64 + slot),
-                        )
-                    })?;
-                    c.warnings.push(format!(
-                        "string {i}: length {len} is not its byte length; read up to its NUL"
-                    ));
-                    (
-                        String::from_utf8_lossy(&bytes[..end]),
-                        (end as u64 + 1).min(slot),
-                    )
-                }
-            };
-            c.record(off, used, what);
-            c.strings.push(shorten_name(s, i, &mut c.warnings));
-        }
+    // Strings first: everything else names things through them. Then each
+    // table in file order, every one checked against those before it.
+    if let Some((t, n)) = h.table(&mut c, 0)? {
+        read_strings(&mut c, t, n)?;
     }
+    if let Some((t, n)) = h.table(&mut c, 1)? {
+        p.textures = textures(&mut c, t, n)?;
+    }
+    // Where each vertex buffer's data starts (for errors about a vertex).
+    let mut vb_offsets = Vec::new();
+    if let Some((t, n)) = h.table(&mut c, 2)? {
+        (p.vertex_buffers, vb_offsets) = vertex_buffers(&mut c, t, n)?;
+    }
+    if let Some((t, n)) = h.table(&mut c, 3)? {
+        p.index_buffers = index_buffers(&mut c, t, n)?;
+    }
+    if let Some((t, n)) = h.table(&mut c, 4)? {
+        p.materials = materials(&mut c, t, n)?;
+    }
+    if let Some((t, n)) = h.table(&mut c, 5)? {
+        p.meshes = meshes(&mut c, t, n, &p)?;
+    }
+    if let Some((t, n)) = h.table(&mut c, 6)? {
+        p.skeletons = skeletons(&mut c, t, n)?;
+    }
+    if let Some((t, n)) = h.table(&mut c, 7)? {
+        p.models = models(&mut c, t, n, &p, &vb_offsets)?;
+    }
+    if let Some((t, n)) = h.table(&mut c, 8)? {
+        p.animations = animations(&mut c, t, n)?;
+    }
+    check_overlaps(&c)?;
+    p.warnings = c.warnings;
+    Ok(p)
+}
 
-    // Each table's list is sized to its count once `table` has found the
-    // table's bytes in the file (so a count backs no more room than the
-    // file's bytes do): a list grown push by push reallocates.
-    if let Some(mut t) = table(&mut c, &counts, &offsets, 1)? {
-        p.textures.reserve_exact(counts[1] as usize);
-        for i in 0..counts[1] as usize {
-            let name_index = t.u16("texture name")?;
-            let at = t.pos();
-            let fmt = t.u8("texture format")?;
-            let mips_srgb = t.u8("texture mips")?;
-            let width = t.u16("texture width")?;
-            let height = t.u16("texture height")?;
-            let size = t.u64("texture data size")?;
-            let off = t.i64("texture data offset")?;
-            let name = c.name(name_index);
-            let (format, data) = if fmt == 0 && off == -1 {
-                (None, TextureData::Linked)
-            } else {
-                let format = TexFormat::from_u8(fmt).ok_or_else(|| {
-                    t.err(
-                        at,
-                        &format!("texture {i} format"),
-                        format!("{fmt} is not a texture format (1-32)"),
+/// The string table's `n` entries into `c.strings`, borrowed from the file
+/// where they are valid UTF-8 of the length the entry gives.
+fn read_strings(c: &mut Ctx, mut t: Reader, n: usize) -> Result<()> {
+    let data = c.data;
+    c.strings.reserve_exact(n);
+    let mut entries: Vec<(u32, i64)> = Vec::with_capacity(n);
+    for _ in 0..n {
+        let len = t.u32("string length")?;
+        t.u32("string padding")?;
+        entries.push((len, t.i64("string offset")?));
+    }
+    let mut starts: Vec<i64> = entries.iter().map(|e| e.1).collect();
+    starts.sort_unstable();
+    for (i, &(len, off)) in entries.iter().enumerate() {
+        let what = Label::String(i);
+        // The slot runs to the next string (or the end of the file): a
+        // length in characters (a known exporter quirk) is read to the NUL.
+        // (A binary search: a file may hold a million strings.)
+        let limit = starts
+            .get(starts.partition_point(|&s| s <= off))
+            .map_or(data.len() as i64, |&s| s.min(data.len() as i64));
+        let slot = (limit.saturating_sub(off).max(0) as u64).max(len as u64);
+        let bytes = c.view(off, slot, &what)?.bytes(slot as usize, "")?;
+        let exact = &bytes[..len as usize];
+        // Borrowed from the file: the items that keep a name copy it.
+        let (s, used) = match std::str::from_utf8(exact) {
+            Ok(s) if bytes.get(len as usize) == Some(&0) => (s.into(), len as u64 + 1),
+            _ => {
+                let end = bytes.iter().position(|&b| b == 0).ok_or_else(|| {
+                    DecodeError::invalid(
+                        off as u64,
+                        what.to_string(),
+                        format!("no NUL ends it before offset {:#X}", off as u64 + slot),
                     )
                 })?;
-                let mut br = c.at(off, size, Label::Pixels(i, name_index))?;
+                c.warnings.push(format!(
+                    "string {i}: length {len} is not its byte length; read up to its NUL"
+                ));
                 (
-                    Some(format),
-                    TextureData::Embedded(br.bytes(size as usize, "pixels")?.to_vec()),
+                    String::from_utf8_lossy(&bytes[..end]),
+                    (end as u64 + 1).min(slot),
                 )
-            };
-            let tex = Texture {
-                name,
-                format,
-                mips: mips_srgb & 0x7F,
-                srgb: mips_srgb & 0x80 != 0,
-                width,
-                height,
-                data,
-            };
-            if let (Some(f), TextureData::Embedded(d)) = (tex.format, &tex.data) {
-                let want: u64 = (0..tex.mips.max(1) as u32)
-                    .map(|l| {
-                        let (w, h) = level_dims(width, height, l);
-                        f.level_size(w, h)
-                    })
-                    .sum();
-                if want != d.len() as u64 {
-                    return Err(t.err(
-                        at,
-                        &format!("texture {i} data size"),
-                        format!(
-                            "{} bytes, but {}x{} {} with {} levels needs {want}",
-                            d.len(),
-                            width,
-                            height,
-                            f.name(),
-                            tex.mips
-                        ),
-                    ));
-                }
             }
-            p.textures.push(tex);
-        }
+        };
+        c.record(off, used, what);
+        c.strings.push(shorten_name(s, i, &mut c.warnings));
     }
+    Ok(())
+}
 
-    // Where each vertex buffer's data starts (for errors about a vertex).
-    let mut vb_offsets: Vec<u64> = Vec::new();
-    if let Some(mut t) = table(&mut c, &counts, &offsets, 2)? {
-        vb_offsets.reserve_exact(counts[2] as usize);
-        p.vertex_buffers.reserve_exact(counts[2] as usize);
-        for i in 0..counts[2] as usize {
-            let at = t.pos();
-            let format = t.u8("vertex format")?;
-            t.bytes(3, "padding")?;
-            let count = t.u32("vertex count")?;
-            let size = t.u64("vertex data size")?;
-            let off = t.i64("vertex data offset")?;
-            let l = VERTEX_LAYOUTS.get(format as usize).ok_or_else(|| {
+/// The texture table's `n` entries, each embedded texture's data checked
+/// to be the size of its levels.
+fn textures(c: &mut Ctx, mut t: Reader, n: usize) -> Result<Vec<Texture>> {
+    let mut textures = Vec::with_capacity(n);
+    for i in 0..n {
+        let name_index = t.u16("texture name")?;
+        let at = t.pos();
+        let fmt = t.u8("texture format")?;
+        let mips_srgb = t.u8("texture mips")?;
+        let width = t.u16("texture width")?;
+        let height = t.u16("texture height")?;
+        let size = t.u64("texture data size")?;
+        let off = t.i64("texture data offset")?;
+        let name = c.name(name_index);
+        let (format, data) = if fmt == 0 && off == -1 {
+            (None, TextureData::Linked)
+        } else {
+            let format = TexFormat::from_u8(fmt).ok_or_else(|| {
                 t.err(
                     at,
-                    &format!("vertex buffer {i} format"),
-                    format!("{format} is not a vertex format (0-14)"),
+                    &format!("texture {i} format"),
+                    format!("{fmt} is not a texture format (1-32)"),
                 )
             })?;
-            if size != count as u64 * l.stride as u64 {
+            let mut br = c.at(off, size, Label::Pixels(i, name_index))?;
+            (
+                Some(format),
+                TextureData::Embedded(br.bytes(size as usize, "pixels")?.to_vec()),
+            )
+        };
+        let tex = Texture {
+            name,
+            format,
+            mips: mips_srgb & 0x7F,
+            srgb: mips_srgb & 0x80 != 0,
+            width,
+            height,
+            data,
+        };
+        if let (Some(f), TextureData::Embedded(d)) = (tex.format, &tex.data) {
+            let want: u64 = (0..tex.mips.max(1) as u32)
+                .map(|l| {
+                    let (w, h) = level_dims(width, height, l);
+                    f.level_size(w, h)
+                })
+                .sum();
+            if want != d.len() as u64 {
                 return Err(t.err(
                     at,
-                    &format!("vertex buffer {i} data size"),
+                    &format!("texture {i} data size"),
                     format!(
-                        "{size} bytes for {count} {} vertices of {} bytes",
-                        l.name, l.stride
+                        "{} bytes, but {}x{} {} with {} levels needs {want}",
+                        d.len(),
+                        width,
+                        height,
+                        f.name(),
+                        tex.mips
                     ),
                 ));
             }
-            let data = if size == 0 {
-                Vec::new()
-            } else {
-                c.at(off, size, Label::VertexBuffer(i))?
-                    .bytes(size as usize, "vertices")?
-                    .to_vec()
-            };
-            vb_offsets.push(off as u64);
-            p.vertex_buffers.push(VertexBuffer {
-                format,
-                count,
-                data,
-            });
         }
+        textures.push(tex);
     }
+    Ok(textures)
+}
 
-    if let Some(mut t) = table(&mut c, &counts, &offsets, 3)? {
-        p.index_buffers.reserve_exact(counts[3] as usize);
-        for i in 0..counts[3] as usize {
-            let at = t.pos();
-            let format = t.u8("index format")?;
-            t.bytes(3, "padding")?;
-            let count = t.u32("index count")?;
-            let size = t.u64("index data size")?;
-            let off = t.i64("index data offset")?;
-            let width = match format {
-                0 => 2,
-                1 => 4,
-                f => {
-                    return Err(t.err(
-                        at,
-                        &format!("index buffer {i} format"),
-                        format!("{f} (0 UInt16, 1 UInt32)"),
-                    ));
-                }
-            };
-            if size != count as u64 * width {
+/// The vertex buffer table's `n` entries, and where each one's data
+/// starts in the file.
+fn vertex_buffers(c: &mut Ctx, mut t: Reader, n: usize) -> Result<(Vec<VertexBuffer>, Vec<u64>)> {
+    let mut offsets = Vec::with_capacity(n);
+    let mut buffers = Vec::with_capacity(n);
+    for i in 0..n {
+        let at = t.pos();
+        let format = t.u8("vertex format")?;
+        t.bytes(3, "padding")?;
+        let count = t.u32("vertex count")?;
+        let size = t.u64("vertex data size")?;
+        let off = t.i64("vertex data offset")?;
+        let l = VERTEX_LAYOUTS.get(format as usize).ok_or_else(|| {
+            t.err(
+                at,
+                &format!("vertex buffer {i} format"),
+                format!("{format} is not a vertex format (0-14)"),
+            )
+        })?;
+        if size != count as u64 * l.stride as u64 {
+            return Err(t.err(
+                at,
+                &format!("vertex buffer {i} data size"),
+                format!(
+                    "{size} bytes for {count} {} vertices of {} bytes",
+                    l.name, l.stride
+                ),
+            ));
+        }
+        let data = if size == 0 {
+            Vec::new()
+        } else {
+            c.at(off, size, Label::VertexBuffer(i))?
+                .bytes(size as usize, "vertices")?
+                .to_vec()
+        };
+        offsets.push(off as u64);
+        buffers.push(VertexBuffer {
+            format,
+            count,
+            data,
+        });
+    }
+    Ok((buffers, offsets))
+}
+
+/// The index buffer table's `n` entries, 16- or 32-bit indices widened
+/// to 32.
+fn index_buffers(c: &mut Ctx, mut t: Reader, n: usize) -> Result<Vec<IndexBuffer>> {
+    let mut buffers = Vec::with_capacity(n);
+    for i in 0..n {
+        let at = t.pos();
+        let format = t.u8("index format")?;
+        t.bytes(3, "padding")?;
+        let count = t.u32("index count")?;
+        let size = t.u64("index data size")?;
+        let off = t.i64("index data offset")?;
+        let width = match format {
+            0 => 2,
+            1 => 4,
+            f => {
                 return Err(t.err(
                     at,
-                    &format!("index buffer {i} data size"),
-                    format!("{size} bytes for {count} indices of {width} bytes"),
+                    &format!("index buffer {i} format"),
+                    format!("{f} (0 UInt16, 1 UInt32)"),
                 ));
             }
-            let indices = if size == 0 {
-                Vec::new()
+        };
+        if size != count as u64 * width {
+            return Err(t.err(
+                at,
+                &format!("index buffer {i} data size"),
+                format!("{size} bytes for {count} indices of {width} bytes"),
+            ));
+        }
+        let indices = if size == 0 {
+            Vec::new()
+        } else {
+            // The size is `count * width` (checked above) and `at`
+            // bounds it: one check, then a plain loop.
+            let bytes = c
+                .at(off, size, Label::IndexBuffer(i))?
+                .bytes(size as usize, "index")?;
+            if width == 2 {
+                bytes
+                    .chunks_exact(2)
+                    .map(|b| u16::from_le_bytes([b[0], b[1]]) as u32)
+                    .collect()
             } else {
-                // The size is `count * width` (checked above) and `at`
-                // bounds it: one check, then a plain loop.
-                let bytes = c
-                    .at(off, size, Label::IndexBuffer(i))?
-                    .bytes(size as usize, "index")?;
-                if width == 2 {
-                    bytes
-                        .chunks_exact(2)
-                        .map(|b| u16::from_le_bytes([b[0], b[1]]) as u32)
-                        .collect()
-                } else {
-                    bytes
-                        .chunks_exact(4)
-                        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                        .collect()
-                }
-            };
-            p.index_buffers.push(IndexBuffer { format, indices });
-        }
+                bytes
+                    .chunks_exact(4)
+                    .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    .collect()
+            }
+        };
+        buffers.push(IndexBuffer { format, indices });
     }
+    Ok(buffers)
+}
 
-    if let Some(mut t) = table(&mut c, &counts, &offsets, 4)? {
-        p.materials.reserve_exact(counts[4] as usize);
-        for i in 0..counts[4] as usize {
-            let shader = t.u16("shader name")?;
-            let (nv, nt, nm) = (
-                t.u16("vector count")?,
-                t.u16("texture count")?,
-                t.u16("matrix count")?,
-            );
-            let (ov, ot, om) = (
-                t.i64("vector offset")?,
-                t.i64("texture offset")?,
-                t.i64("matrix offset")?,
-            );
-            let mut m = Material {
-                shader: c.name(shader),
-                vectors: Vec::new(),
-                textures: Vec::new(),
-                matrices: Vec::new(),
-            };
-            if nv > 0 {
-                let mut r = c.at(ov, nv as u64 * 20, Label::Material(i, "vector"))?;
-                m.vectors.reserve_exact(nv as usize);
-                for _ in 0..nv {
-                    let n = r.u16("name")?;
-                    r.u16("padding")?;
-                    m.vectors.push((
-                        c.name(n),
-                        [r.f32("x")?, r.f32("y")?, r.f32("z")?, r.f32("w")?],
-                    ));
-                }
-            }
-            if nt > 0 {
-                let mut r = c.at(ot, nt as u64 * 4, Label::Material(i, "texture"))?;
-                m.textures.reserve_exact(nt as usize);
-                for _ in 0..nt {
-                    let n = r.u16("name")?;
-                    m.textures.push((c.name(n), r.u16("texture index")?));
-                }
-            }
-            if nm > 0 {
-                let mut r = c.at(om, nm as u64 * 68, Label::Material(i, "matrix"))?;
-                m.matrices.reserve_exact(nm as usize);
-                for _ in 0..nm {
-                    let n = r.u16("name")?;
-                    r.u16("padding")?;
-                    m.matrices.push((c.name(n), mat16(&mut r, "matrix")?));
-                }
-            }
-            p.materials.push(m);
-        }
-    }
-
-    if let Some(mut t) = table(&mut c, &counts, &offsets, 5)? {
-        p.meshes.reserve_exact(counts[5] as usize);
-        for i in 0..counts[5] as usize {
-            let at = t.pos();
-            let vb = t.u16("vertex buffer")?;
-            let ib = t.u16("index buffer")?;
-            let ng = t.u16("material group count")?;
-            t.u16("padding")?;
-            let og = t.i64("material groups offset")?;
-            if vb as usize >= p.vertex_buffers.len() || ib as usize >= p.index_buffers.len() {
-                return Err(t.err(
-                    at,
-                    &format!("mesh {i}"),
-                    format!(
-                        "vertex buffer {vb} / index buffer {ib} out of range ({} / {})",
-                        p.vertex_buffers.len(),
-                        p.index_buffers.len()
-                    ),
+/// The material table's `n` entries with their named vectors, textures
+/// and matrices.
+fn materials(c: &mut Ctx, mut t: Reader, n: usize) -> Result<Vec<Material>> {
+    let mut materials = Vec::with_capacity(n);
+    for i in 0..n {
+        let shader = t.u16("shader name")?;
+        let (nv, nt, nm) = (
+            t.u16("vector count")?,
+            t.u16("texture count")?,
+            t.u16("matrix count")?,
+        );
+        let (ov, ot, om) = (
+            t.i64("vector offset")?,
+            t.i64("texture offset")?,
+            t.i64("matrix offset")?,
+        );
+        let mut m = Material {
+            shader: c.name(shader),
+            vectors: Vec::new(),
+            textures: Vec::new(),
+            matrices: Vec::new(),
+        };
+        if nv > 0 {
+            let mut r = c.at(ov, nv as u64 * 20, Label::Material(i, "vector"))?;
+            m.vectors.reserve_exact(nv as usize);
+            for _ in 0..nv {
+                let n = r.u16("name")?;
+                r.u16("padding")?;
+                m.vectors.push((
+                    c.name(n),
+                    [r.f32("x")?, r.f32("y")?, r.f32("z")?, r.f32("w")?],
                 ));
             }
-            let mut groups = Vec::new();
-            if ng > 0 {
-                let mut r = c.at(og, ng as u64 * 16, Label::MeshGroups(i))?;
-                groups.reserve_exact(ng as usize);
-                for g in 0..ng {
-                    let gat = r.pos();
-                    let name = r.u16("name")?;
-                    let material = r.u16("material")?;
-                    let first_index = r.u32("first index")?;
-                    let primitives = r.u32("primitive count")?;
-                    let primitive_type = r.u8("primitive type")?;
-                    r.bytes(3, "padding")?;
-                    let per = match primitive_type {
-                        0 => 1u64,
-                        1 => 2,
-                        2 => 3,
-                        x => {
-                            return Err(r
-                                .err(
-                                    gat,
-                                    &format!("group {g} primitive type"),
-                                    format!("{x} (0 points, 1 lines, 2 triangles)"),
-                                )
-                                .in_ctx(Label::MeshGroups(i)));
-                        }
-                    };
-                    let n = p.index_buffers[ib as usize].indices.len() as u64;
-                    if first_index as u64 + per * primitives as u64 > n
-                        || material as usize >= counts[4] as usize
-                    {
-                        return Err(r.err(gat, &format!("group {g}"), format!("indices {first_index}+{}x{primitives} / material {material} out of range ({n} indices, {} materials)", per, counts[4])).in_ctx(Label::MeshGroups(i)));
-                    }
-                    groups.push(MaterialGroup {
-                        name: c.name(name),
-                        material,
-                        first_index,
-                        primitives,
-                        primitive_type,
-                    });
-                }
-            }
-            let nv = p.vertex_buffers[vb as usize].count;
-            if let Some(&bad) = p.index_buffers[ib as usize]
-                .indices
-                .iter()
-                .find(|&&x| x >= nv)
-            {
-                return Err(t.err(
-                    at,
-                    &format!("mesh {i}"),
-                    format!("index {bad} is past its vertex buffer's {nv} vertices"),
-                ));
-            }
-            p.meshes.push(Mesh {
-                vertex_buffer: vb,
-                index_buffer: ib,
-                groups,
-            });
         }
+        if nt > 0 {
+            let mut r = c.at(ot, nt as u64 * 4, Label::Material(i, "texture"))?;
+            m.textures.reserve_exact(nt as usize);
+            for _ in 0..nt {
+                let n = r.u16("name")?;
+                m.textures.push((c.name(n), r.u16("texture index")?));
+            }
+        }
+        if nm > 0 {
+            let mut r = c.at(om, nm as u64 * 68, Label::Material(i, "matrix"))?;
+            m.matrices.reserve_exact(nm as usize);
+            for _ in 0..nm {
+                let n = r.u16("name")?;
+                r.u16("padding")?;
+                m.matrices.push((c.name(n), mat16(&mut r, "matrix")?));
+            }
+        }
+        materials.push(m);
     }
+    Ok(materials)
+}
 
-    if let Some(mut t) = table(&mut c, &counts, &offsets, 6)? {
-        p.skeletons.reserve_exact(counts[6] as usize);
-        for i in 0..counts[6] as usize {
-            let nb = t.u16("bone count")?;
-            t.bytes(6, "padding")?;
-            let ob = t.i64("bones offset")?;
-            let mut bones = Vec::new();
-            if nb > 0 {
-                // Room once the bones' bytes are known to be in the file.
-                let mut r = c.at(ob, nb as u64 * 132, Label::Bones(i))?;
-                bones.reserve_exact(nb as usize);
-                for b in 0..nb {
-                    let bat = r.pos();
-                    let name = r.u16("name")?;
-                    let parent = r.i16("parent")?;
-                    if parent >= b as i16 || parent < -1 {
+/// The mesh table's `n` entries, checked against the buffers and
+/// materials in `p`: their material groups in range of the index buffer,
+/// every index in range of the vertex buffer.
+fn meshes(c: &mut Ctx, mut t: Reader, n: usize, p: &Papa) -> Result<Vec<Mesh>> {
+    let mut meshes = Vec::with_capacity(n);
+    for i in 0..n {
+        let at = t.pos();
+        let vb = t.u16("vertex buffer")?;
+        let ib = t.u16("index buffer")?;
+        let ng = t.u16("material group count")?;
+        t.u16("padding")?;
+        let og = t.i64("material groups offset")?;
+        let (Some(vertices), Some(indices)) = (
+            p.vertex_buffers.get(vb as usize),
+            p.index_buffers.get(ib as usize),
+        ) else {
+            return Err(t.err(
+                at,
+                &format!("mesh {i}"),
+                format!(
+                    "vertex buffer {vb} / index buffer {ib} out of range ({} / {})",
+                    p.vertex_buffers.len(),
+                    p.index_buffers.len()
+                ),
+            ));
+        };
+        let mut groups = Vec::new();
+        if ng > 0 {
+            let mut r = c.at(og, ng as u64 * 16, Label::MeshGroups(i))?;
+            groups.reserve_exact(ng as usize);
+            for g in 0..ng {
+                let gat = r.pos();
+                let name = r.u16("name")?;
+                let material = r.u16("material")?;
+                let first_index = r.u32("first index")?;
+                let primitives = r.u32("primitive count")?;
+                let primitive_type = r.u8("primitive type")?;
+                r.bytes(3, "padding")?;
+                let per = match primitive_type {
+                    0 => 1u64,
+                    1 => 2,
+                    2 => 3,
+                    x => {
                         return Err(r
                             .err(
-                                bat + 2,
-                                &format!("bone {b} parent"),
-                                format!(
-                                    "{parent}: parents come before their children (-1 for a root)"
-                                ),
+                                gat,
+                                &format!("group {g} primitive type"),
+                                format!("{x} (0 points, 1 lines, 2 triangles)"),
                             )
-                            .in_ctx(Label::Bones(i)));
+                            .in_ctx(Label::MeshGroups(i)));
                     }
-                    let translation = [r.f32("t")?, r.f32("t")?, r.f32("t")?];
-                    let rotation = [r.f32("q")?, r.f32("q")?, r.f32("q")?, r.f32("q")?];
-                    let mut shear_scale = [0.0; 9];
-                    for x in &mut shear_scale {
-                        *x = r.f32("shear/scale")?;
-                    }
-                    let bind2bone = mat16(&mut r, "bind2bone")?;
-                    bones.push(Bone {
-                        name: c.name(name),
-                        parent: (parent >= 0).then_some(parent as u16),
-                        translation,
-                        rotation,
-                        shear_scale,
-                        bind2bone,
-                    });
-                }
-            }
-            p.skeletons.push(Skeleton { bones });
-        }
-    }
-
-    if let Some(mut t) = table(&mut c, &counts, &offsets, 7)? {
-        p.models.reserve_exact(counts[7] as usize);
-        for i in 0..counts[7] as usize {
-            let at = t.pos();
-            let name = t.u16("model name")?;
-            let skeleton = t.i16("skeleton")?;
-            let nb = t.u16("mesh binding count")?;
-            t.u16("padding")?;
-            let model2scene = mat16(&mut t, "model2scene")?;
-            let ob = t.i64("mesh bindings offset")?;
-            if skeleton < -1 || skeleton >= counts[6] as i16 {
-                return Err(t.err(
-                    at + 2,
-                    &format!("model {i} skeleton"),
-                    format!("{skeleton} out of range ({} skeletons)", counts[6]),
-                ));
-            }
-            let mut bindings = Vec::new();
-            if nb > 0 {
-                let mut r = c.at(ob, nb as u64 * 80, Label::Bindings(i))?;
-                bindings.reserve_exact(nb as usize);
-                for b in 0..nb {
-                    let bat = r.pos();
-                    let bname = r.u16("name")?;
-                    let mesh = r.u16("mesh")?;
-                    let nmap = r.u16("bone mapping count")?;
-                    r.u16("padding")?;
-                    let mesh2model = mat16(&mut r, "mesh2model")?;
-                    let om = r.i64("bone mappings offset")?;
-                    if mesh as usize >= p.meshes.len() {
-                        return Err(r
-                            .err(
-                                bat,
-                                &format!("binding {b} mesh"),
-                                format!("{mesh} out of range ({} meshes)", p.meshes.len()),
-                            )
-                            .in_ctx(Label::Bindings(i)));
-                    }
-                    let bone_map = if nmap == 0 {
-                        Vec::new()
-                    } else {
-                        let mut mr =
-                            c.at(om, nmap as u64 * 2, Label::BoneMappings(i, b as usize))?;
-                        (0..nmap)
-                            .map(|_| mr.u16("bone"))
-                            .collect::<Result<Vec<_>>>()?
-                    };
-                    let nbones = if skeleton >= 0 {
-                        p.skeletons[skeleton as usize].bones.len()
-                    } else {
-                        0
-                    };
-                    if let Some(&bad) = bone_map.iter().find(|&&x| x as usize >= nbones) {
-                        return Err(r
-                            .err(
-                                bat,
-                                &format!("binding {b} bone mapping"),
-                                format!("bone {bad} out of range ({nbones} bones)"),
-                            )
-                            .in_ctx(Label::Bindings(i)));
-                    }
-                    if skeleton >= 0 {
-                        let vb = p.meshes[mesh as usize].vertex_buffer as usize;
-                        if let Some((v, slot, bone)) =
-                            first_unmapped_bone(&p.vertex_buffers[vb], bone_map.len())
-                        {
-                            let stride = p.vertex_buffers[vb].layout().stride;
-                            let bones_at = p.vertex_buffers[vb].layout().skin.map_or(0, |s| s.1);
-                            return Err(DecodeError::invalid(
-                                vb_offsets[vb] + (v * stride + bones_at + slot) as u64,
-                                format!(
-                                    "model {i} binding {b}: vertex buffer {vb} vertex {v} bone {slot}"
-                                ),
-                                format!(
-                                    "index {bone} is past the binding's bone map ({} entries)",
-                                    bone_map.len()
-                                ),
-                            ));
-                        }
-                    }
-                    bindings.push(MeshBinding {
-                        name: c.name(bname),
-                        mesh,
-                        mesh2model,
-                        bone_map,
-                    });
-                }
-            }
-            p.models.push(Model {
-                name: c.name(name),
-                skeleton: (skeleton >= 0).then_some(skeleton as u16),
-                model2scene,
-                bindings,
-            });
-        }
-    }
-
-    if let Some(mut t) = table(&mut c, &counts, &offsets, 8)? {
-        p.animations.reserve_exact(counts[8] as usize);
-        for i in 0..counts[8] as usize {
-            let name = t.u16("animation name")?;
-            let nb = t.u16("bone count")?;
-            let frames = t.u32("frame count")?;
-            let fps_num = t.u32("fps numerator")?;
-            let fps_den = t.u32("fps denominator")?;
-            let obt = t.i64("bone table offset")?;
-            let otr = t.i64("transforms offset")?;
-            let bones = if nb == 0 {
-                Vec::new()
-            } else {
-                let mut r = c.at(obt, nb as u64 * 2, Label::Animation(i, "bone table"))?;
-                (0..nb)
-                    .map(|_| Ok(c.name(r.u16("bone name")?)))
-                    .collect::<Result<Vec<_>>>()?
-            };
-            let n = nb as u64 * frames as u64;
-            let mut transforms = Vec::new();
-            if n > 0 {
-                let mut r = c.at(otr, n * 28, Label::Animation(i, "transforms"))?;
-                // Seven floats a transform, all in the range just checked,
-                // straight into (translation, rotation) pairs.
-                let f = |b: &[u8], k: usize| {
-                    f32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]])
                 };
-                transforms = r
-                    .bytes(n as usize * 28, "transforms")?
-                    .chunks_exact(28)
-                    .map(|b| {
-                        (
-                            [f(b, 0), f(b, 1), f(b, 2)],
-                            [f(b, 3), f(b, 4), f(b, 5), f(b, 6)],
+                let n = indices.indices.len() as u64;
+                if first_index as u64 + per * primitives as u64 > n
+                    || material as usize >= p.materials.len()
+                {
+                    return Err(r
+                        .err(
+                            gat,
+                            &format!("group {g}"),
+                            format!(
+                                "indices {first_index}+{per}x{primitives} / material {material} \
+                                 out of range ({n} indices, {} materials)",
+                                p.materials.len()
+                            ),
                         )
-                    })
-                    .collect();
+                        .in_ctx(Label::MeshGroups(i)));
+                }
+                groups.push(MaterialGroup {
+                    name: c.name(name),
+                    material,
+                    first_index,
+                    primitives,
+                    primitive_type,
+                });
             }
-            if fps_num == 0 || fps_den == 0 {
-                c.warnings.push(format!(
-                    "animation {i}: frame rate {fps_num}/{fps_den}; playing at 60 fps"
-                ));
+        }
+        let nv = vertices.count;
+        if let Some(&bad) = indices.indices.iter().find(|&&x| x >= nv) {
+            return Err(t.err(
+                at,
+                &format!("mesh {i}"),
+                format!("index {bad} is past its vertex buffer's {nv} vertices"),
+            ));
+        }
+        meshes.push(Mesh {
+            vertex_buffer: vb,
+            index_buffer: ib,
+            groups,
+        });
+    }
+    Ok(meshes)
+}
+
+/// The skeleton table's `n` entries, every bone's parent before it.
+fn skeletons(c: &mut Ctx, mut t: Reader, n: usize) -> Result<Vec<Skeleton>> {
+    let mut skeletons = Vec::with_capacity(n);
+    for i in 0..n {
+        let nb = t.u16("bone count")?;
+        t.bytes(6, "padding")?;
+        let ob = t.i64("bones offset")?;
+        let mut bones = Vec::new();
+        if nb > 0 {
+            // Room once the bones' bytes are known to be in the file.
+            let mut r = c.at(ob, nb as u64 * 132, Label::Bones(i))?;
+            bones.reserve_exact(nb as usize);
+            for b in 0..nb {
+                let bat = r.pos();
+                let name = r.u16("name")?;
+                let parent = r.i16("parent")?;
+                if parent >= b as i16 || parent < -1 {
+                    return Err(r
+                        .err(
+                            bat + 2,
+                            &format!("bone {b} parent"),
+                            format!("{parent}: parents come before their children (-1 for a root)"),
+                        )
+                        .in_ctx(Label::Bones(i)));
+                }
+                let translation = [r.f32("t")?, r.f32("t")?, r.f32("t")?];
+                let rotation = [r.f32("q")?, r.f32("q")?, r.f32("q")?, r.f32("q")?];
+                let mut shear_scale = [0.0; 9];
+                for x in &mut shear_scale {
+                    *x = r.f32("shear/scale")?;
+                }
+                let bind2bone = mat16(&mut r, "bind2bone")?;
+                bones.push(Bone {
+                    name: c.name(name),
+                    parent: (parent >= 0).then_some(parent as u16),
+                    translation,
+                    rotation,
+                    shear_scale,
+                    bind2bone,
+                });
             }
-            p.animations.push(Animation {
-                name: c.name(name),
-                bones,
-                frames,
-                fps_num,
-                fps_den,
-                transforms,
-            });
+        }
+        skeletons.push(Skeleton { bones });
+    }
+    Ok(skeletons)
+}
+
+/// The model table's `n` entries, checked against the skeletons, meshes
+/// and vertex buffers in `p` (whose data starts at `vb_offsets`, for
+/// errors about a vertex).
+fn models(
+    c: &mut Ctx,
+    mut t: Reader,
+    n: usize,
+    p: &Papa,
+    vb_offsets: &[u64],
+) -> Result<Vec<Model>> {
+    let mut models = Vec::with_capacity(n);
+    for i in 0..n {
+        let at = t.pos();
+        let name = t.u16("model name")?;
+        let skeleton = t.i16("skeleton")?;
+        let nb = t.u16("mesh binding count")?;
+        t.u16("padding")?;
+        let model2scene = mat16(&mut t, "model2scene")?;
+        let ob = t.i64("mesh bindings offset")?;
+        if skeleton < -1 || skeleton as i64 >= p.skeletons.len() as i64 {
+            return Err(t.err(
+                at + 2,
+                &format!("model {i} skeleton"),
+                format!("{skeleton} out of range ({} skeletons)", p.skeletons.len()),
+            ));
+        }
+        let mut bindings = Vec::new();
+        if nb > 0 {
+            let mut r = c.at(ob, nb as u64 * 80, Label::Bindings(i))?;
+            bindings.reserve_exact(nb as usize);
+            for b in 0..nb {
+                bindings.push(binding(c, &mut r, (i, b), skeleton, p, vb_offsets)?);
+            }
+        }
+        models.push(Model {
+            name: c.name(name),
+            skeleton: (skeleton >= 0).then_some(skeleton as u16),
+            model2scene,
+            bindings,
+        });
+    }
+    Ok(models)
+}
+
+/// Model `i`'s mesh binding `b`, read from `r`: its mesh in range, its
+/// bone map in range of the model's `skeleton`, and every bone the mesh's
+/// vertices name in range of the bone map.
+fn binding(
+    c: &mut Ctx,
+    r: &mut Reader,
+    (i, b): (usize, u16),
+    skeleton: i16,
+    p: &Papa,
+    vb_offsets: &[u64],
+) -> Result<MeshBinding> {
+    let bat = r.pos();
+    let bname = r.u16("name")?;
+    let mesh = r.u16("mesh")?;
+    let nmap = r.u16("bone mapping count")?;
+    r.u16("padding")?;
+    let mesh2model = mat16(r, "mesh2model")?;
+    let om = r.i64("bone mappings offset")?;
+    if mesh as usize >= p.meshes.len() {
+        return Err(r
+            .err(
+                bat,
+                &format!("binding {b} mesh"),
+                format!("{mesh} out of range ({} meshes)", p.meshes.len()),
+            )
+            .in_ctx(Label::Bindings(i)));
+    }
+    let bone_map = if nmap == 0 {
+        Vec::new()
+    } else {
+        let mut mr = c.at(om, nmap as u64 * 2, Label::BoneMappings(i, b as usize))?;
+        (0..nmap)
+            .map(|_| mr.u16("bone"))
+            .collect::<Result<Vec<_>>>()?
+    };
+    let nbones = if skeleton >= 0 {
+        p.skeletons[skeleton as usize].bones.len()
+    } else {
+        0
+    };
+    if let Some(&bad) = bone_map.iter().find(|&&x| x as usize >= nbones) {
+        return Err(r
+            .err(
+                bat,
+                &format!("binding {b} bone mapping"),
+                format!("bone {bad} out of range ({nbones} bones)"),
+            )
+            .in_ctx(Label::Bindings(i)));
+    }
+    if skeleton >= 0 {
+        let vb = p.meshes[mesh as usize].vertex_buffer as usize;
+        if let Some((v, slot, bone)) = first_unmapped_bone(&p.vertex_buffers[vb], bone_map.len()) {
+            let stride = p.vertex_buffers[vb].layout().stride;
+            let bones_at = p.vertex_buffers[vb].layout().skin.map_or(0, |s| s.1);
+            return Err(DecodeError::invalid(
+                vb_offsets[vb] + (v * stride + bones_at + slot) as u64,
+                format!("model {i} binding {b}: vertex buffer {vb} vertex {v} bone {slot}"),
+                format!(
+                    "index {bone} is past the binding's bone map ({} entries)",
+                    bone_map.len()
+                ),
+            ));
         }
     }
+    Ok(MeshBinding {
+        name: c.name(bname),
+        mesh,
+        mesh2model,
+        bone_map,
+    })
+}
 
-    // No two tables or blobs may share bytes: in start order, each begins
-    // at or after the end of the one before. PA's files interleave tables
-    // and blobs (basic_cube.papa's strings table follows its index data), so
-    // the regions come out of order; the sort moves 16-byte keys (start,
-    // then the order they were recorded in), not the 48-byte regions
-    // (sorting those was 6% of basic_cube's decode and scene, this sort
-    // is half that).
-    let regions = std::mem::take(&mut c.regions);
+/// The animation table's `n` entries: each one's bone names and its
+/// bones x frames transforms.
+fn animations(c: &mut Ctx, mut t: Reader, n: usize) -> Result<Vec<Animation>> {
+    let mut animations = Vec::with_capacity(n);
+    for i in 0..n {
+        let name = t.u16("animation name")?;
+        let nb = t.u16("bone count")?;
+        let frames = t.u32("frame count")?;
+        let fps_num = t.u32("fps numerator")?;
+        let fps_den = t.u32("fps denominator")?;
+        let obt = t.i64("bone table offset")?;
+        let otr = t.i64("transforms offset")?;
+        let bones = if nb == 0 {
+            Vec::new()
+        } else {
+            let mut r = c.at(obt, nb as u64 * 2, Label::Animation(i, "bone table"))?;
+            (0..nb)
+                .map(|_| Ok(c.name(r.u16("bone name")?)))
+                .collect::<Result<Vec<_>>>()?
+        };
+        let n = nb as u64 * frames as u64;
+        let mut transforms = Vec::new();
+        if n > 0 {
+            let mut r = c.at(otr, n * 28, Label::Animation(i, "transforms"))?;
+            // Seven floats a transform, all in the range just checked,
+            // straight into (translation, rotation) pairs.
+            let f = |b: &[u8], k: usize| {
+                f32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]])
+            };
+            transforms = r
+                .bytes(n as usize * 28, "transforms")?
+                .chunks_exact(28)
+                .map(|b| {
+                    (
+                        [f(b, 0), f(b, 1), f(b, 2)],
+                        [f(b, 3), f(b, 4), f(b, 5), f(b, 6)],
+                    )
+                })
+                .collect();
+        }
+        if fps_num == 0 || fps_den == 0 {
+            c.warnings.push(format!(
+                "animation {i}: frame rate {fps_num}/{fps_den}; playing at 60 fps"
+            ));
+        }
+        animations.push(Animation {
+            name: c.name(name),
+            bones,
+            frames,
+            fps_num,
+            fps_den,
+            transforms,
+        });
+    }
+    Ok(animations)
+}
+
+/// No two tables or blobs may share bytes: in start order, each begins
+/// at or after the end of the one before. PA's files interleave tables
+/// and blobs (basic_cube.papa's strings table follows its index data), so
+/// the regions come out of order; the sort moves 16-byte keys (start,
+/// then the order they were recorded in), not the 48-byte regions
+/// (sorting those was 6% of basic_cube's decode and scene, this sort
+/// is half that).
+fn check_overlaps(c: &Ctx) -> Result<()> {
+    let regions = &c.regions;
     // Sorted by start, then by the order recorded, as u64 keys where both
     // fit in one (every file under 16 TB with under a million regions):
     // half the work of sorting u128s, a few percent of a small file's load.
     let bits = usize::BITS - regions.len().leading_zeros();
-    let overlap = if (data.len() as u64).leading_zeros() >= bits {
+    let overlap = if (c.data.len() as u64).leading_zeros() >= bits {
         let keys = regions.iter().enumerate();
         first_overlap(
             keys.map(|(i, r)| r.0 << bits | i as u64).collect(),
-            &regions,
+            regions,
             |k| (k & ((1u64 << bits) - 1)) as usize,
         )
     } else {
         let keys = regions.iter().enumerate();
         first_overlap(
             keys.map(|(i, r)| (r.0 as u128) << 64 | i as u128).collect(),
-            &regions,
+            regions,
             |k| k as u64 as usize,
         )
     };
-    if let Some((a, b)) = overlap {
-        let (a, b) = (&regions[a], &regions[b]);
-        return Err(DecodeError::invalid(
-            b.0,
-            c.describe(&b.2),
-            format!("overlaps {} ({:#X}..{:#X})", c.describe(&a.2), a.0, a.1),
-        ));
+    match overlap {
+        Some((a, b)) => {
+            let (a, b) = (&regions[a], &regions[b]);
+            Err(DecodeError::invalid(
+                b.0,
+                c.describe(&b.2),
+                format!("overlaps {} ({:#X}..{:#X})", c.describe(&a.2), a.0, a.1),
+            ))
+        }
+        None => Ok(()),
     }
-    p.warnings = c.warnings;
-    Ok(p)
 }
 
 /// The first two regions, in start order, of which the second begins
