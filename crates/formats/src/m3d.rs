@@ -1423,6 +1423,7 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
     let p = Payload { strings, t };
     let end = data.len() - 4;
     let mut pos = head_len;
+    // Material names used before any definition, each warned of once.
     let mut undefined: Vec<String> = Vec::new();
     while pos < end {
         let mut h = Reader::new(&data[..end]);
@@ -1449,9 +1450,6 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
             offset: pos,
             size: len as u32,
         });
-        let body = pos + 8..pos + len;
-        let mut r = Reader::new(&data[..pos + len]);
-        r.bytes(body.start, "")?;
         // As m3d.h: these chunks are unique; a second one is skipped (the
         // first stays), and voxel data without voxel index types too.
         let unique = matches!(
@@ -1476,553 +1474,618 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
             pos += len;
             continue;
         }
-        // The chunk's body; its errors are named after the chunk once one
-        // happens (a context formatted for every chunk was a tenth of
-        // reading a small file).
-        let parsed = (|| -> Result<()> {
-            match &magic_bytes {
-                b"CMAP" => {
-                    m.cmap = (0..(len - 8) / 4)
-                        .map(|_| r.u32("colour"))
-                        .collect::<Result<_>>()?
+        let chunk = Chunk {
+            data,
+            magic: magic_bytes,
+            at: pos,
+            body: pos + 8..pos + len,
+        };
+        // Its errors are named after the chunk once one happens (a context
+        // formatted for every chunk was a tenth of reading a small file).
+        parse_chunk(&chunk, &p, &mut undefined, m)
+            .map_err(|e| e.in_ctx(format_args!("{magic} chunk at {pos:#X}")))?;
+        pos += len;
+    }
+    Ok(())
+}
+
+/// One chunk of the payload past its magic and length.
+struct Chunk<'a> {
+    /// The whole payload (face records are read from it by offset).
+    data: &'a [u8],
+    magic: [u8; 4],
+    /// The chunk's offset in the payload.
+    at: usize,
+    /// Its body: past the magic and the length, to the chunk's end.
+    body: std::ops::Range<usize>,
+}
+
+impl<'a> Chunk<'a> {
+    /// A reader over the chunk that starts at its body and ends with it.
+    fn reader(&self) -> Result<Reader<'a>> {
+        let mut r = Reader::new(&self.data[..self.body.end]);
+        r.bytes(self.body.start, "")?;
+        Ok(r)
+    }
+}
+
+/// Chunk `c` into `m`; `undefined` holds the material names already
+/// warned of as used before any definition.
+fn parse_chunk(c: &Chunk, p: &Payload, undefined: &mut Vec<String>, m: &mut M3d) -> Result<()> {
+    let r = &mut c.reader()?;
+    let t = &p.t;
+    let len = c.body.end - c.at;
+    match &c.magic {
+        b"CMAP" => {
+            m.cmap = (0..(len - 8) / 4)
+                .map(|_| r.u32("colour"))
+                .collect::<Result<_>>()?
+        }
+        b"TMAP" => m.tmap = texture_map(r, c.body.len(), t)?,
+        b"VRTS" => m.vertices = vertices(r, c.body.len(), t, &m.cmap)?,
+        b"BONE" => {
+            if t.bi == 0 {
+                m.warnings.push(format!(
+                    "BONE chunk at {:#X} in a file without a bone index type; skipped (as m3d.h)",
+                    c.at
+                ));
+                return Ok(());
+            }
+            bones_and_skins(r, p, m)?
+        }
+        b"MTRL" => material(r, p, c.body.end, m)?,
+        b"MESH" => mesh(r, c, p, undefined, m)?,
+        b"VOXT" => m.voxel_types = voxel_types(r, p, c.body.end, &m.cmap)?,
+        b"VOXD" => m.voxel_blocks.push(voxel_block(r, p, c.body.clone())?),
+        b"LBLS" => labels(r, p, c.body.end, m)?,
+        b"ACTN" => action(r, p, m)?,
+        b"ASET" => {
+            let name = p.string(r, "asset name")?;
+            let rest = c.body.end - r.pos();
+            m.assets.push(Asset {
+                name,
+                data: r.bytes(rest, "asset data")?.to_vec(),
+            });
+        }
+        b"SHPE" => {
+            let name = p.string(r, "shape name")?;
+            m.shapes.push((name, len as u32));
+        }
+        b"PROC" => m.procedures.push(p.string(r, "script name")?),
+        magic => {
+            if magic[0].is_ascii_uppercase() {
+                m.warnings.push(format!(
+                    "unknown chunk {:?} at {:#X} ({len} bytes) skipped",
+                    chunk_magic(magic),
+                    c.at
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// TMAP: the texture coordinates in a body of `len` bytes, as floats.
+fn texture_map(r: &mut Reader, len: usize, t: &Types) -> Result<Vec<[f32; 2]>> {
+    let rec = 2 * t.vc as usize;
+    let n = len / rec;
+    // Fixed-size records in one bounds-checked slice.
+    let all = r.bytes(n * rec, "texture coordinates")?.chunks_exact(rec);
+    let u16_at = |b: &[u8], k: usize| u16::from_le_bytes([b[k], b[k + 1]]) as f32;
+    let f32_at = |b: &[u8], k: usize| f32::from_le_bytes([b[k], b[k + 1], b[k + 2], b[k + 3]]);
+    let f64_at = |b: &[u8], k: usize| f64::from_le_bytes(std::array::from_fn(|i| b[k + i])) as f32;
+    Ok(match t.vc {
+        1 => all
+            .map(|b| [b[0] as f32 / 255.0, b[1] as f32 / 255.0])
+            .collect(),
+        2 => all
+            .map(|b| [u16_at(b, 0) / 65535.0, u16_at(b, 2) / 65535.0])
+            .collect(),
+        4 => all.map(|b| [f32_at(b, 0), f32_at(b, 4)]).collect(),
+        _ => all.map(|b| [f64_at(b, 0), f64_at(b, 8)]).collect(),
+    })
+}
+
+/// VRTS: the vertices in a body of `len` bytes, their colour indices
+/// looked up in `cmap`.
+fn vertices(r: &mut Reader, len: usize, t: &Types, cmap: &[u32]) -> Result<Vec<Vertex>> {
+    let rec = 4 * t.vc as usize + t.ci as usize + t.sk as usize;
+    let n = len / rec;
+    // Fixed-size records, bounds-checked once for the chunk; only a
+    // colour index past the colour map can fail.
+    let start = r.pos();
+    let records = r.bytes(n * rec, "vertices")?;
+    let (cc, ci) = (4 * t.vc as usize, t.ci);
+    let index = |b: &[u8]| match ci {
+        1 => b[cc] as usize,
+        _ => u16::from_le_bytes([b[cc], b[cc + 1]]) as usize,
+    };
+    // Colour indices are checked first, so the vertices are one
+    // infallible pass (an exact-size collect, no push per vertex).
+    if matches!(ci, 1 | 2) && !cmap.is_empty() {
+        let bad = records
+            .chunks_exact(rec)
+            .position(|b| index(b) >= cmap.len());
+        if let Some(i) = bad {
+            let c = index(&records[i * rec..]);
+            return Err(r.err(
+                start + i * rec + cc,
+                &format!("vertex {i} colour"),
+                format!(
+                    "colour index {c} is past the colour map ({} colours)",
+                    cmap.len()
+                ),
+            ));
+        }
+    }
+    Ok(match t.vc {
+        1 => read_vertices::<1>(records, rec, ci, t.sk, cmap),
+        2 => read_vertices::<2>(records, rec, ci, t.sk, cmap),
+        4 => read_vertices::<4>(records, rec, ci, t.sk, cmap),
+        _ => read_vertices::<8>(records, rec, ci, t.sk, cmap),
+    })
+}
+
+/// BONE: the bones, each parent before its children and each position
+/// and orientation a vertex, then the skins, each bone in range.
+fn bones_and_skins(r: &mut Reader, p: &Payload, m: &mut M3d) -> Result<()> {
+    let t = &p.t;
+    let nb = index(r, t.bi, "bone count")? as usize;
+    // A count of an undefined type is 0 (m3d.h starts it at 0).
+    let ns = if t.sk == 0 {
+        0
+    } else {
+        index(r, t.sk, "skin count")? as usize
+    };
+    let rec = t.bi as usize + t.si as usize + 2 * t.vi as usize;
+    r.check_count(nb, rec, "bones")?;
+    for i in 0..nb {
+        let f = |s: &str| format!("bone {i} {s}");
+        // The bone's number joins a field's name only for an error (a
+        // `format!` per field was a third of the allocations of a small
+        // rigged file).
+        let named = |e| within(e, format_args!("bone {i}"));
+        let parent = opt(index(r, t.bi, "parent").map_err(named)?);
+        let name = p.string(r, "name").map_err(named)?;
+        let at = r.pos();
+        let pos = index(r, t.vi, "position").map_err(named)?;
+        let ori = index(r, t.vi, "orientation").map_err(named)?;
+        if parent.is_some_and(|pa| pa as usize >= i) {
+            return Err(r.err(at, &f("parent"), "a parent must come before its children"));
+        }
+        for (what, v) in [("position", pos), ("orientation", ori)] {
+            if v as usize >= m.vertices.len() {
+                return Err(r.err(
+                    at,
+                    &f(what),
+                    format!("vertex {v} is out of range ({} vertices)", m.vertices.len()),
+                ));
+            }
+        }
+        m.bones.push(Bone {
+            parent,
+            name,
+            pos,
+            ori,
+        });
+    }
+    let skin_rec = if t.nb == 1 {
+        t.bi as usize
+    } else {
+        t.nb as usize
+    };
+    r.check_count(ns, skin_rec, "skins")?;
+    for i in 0..ns {
+        let weights: &[u8] = if t.nb == 1 {
+            &[255]
+        } else {
+            r.bytes(t.nb as usize, "skin weights")?
+        };
+        let mut skin = Skin::default();
+        for &w in weights.iter().filter(|&&w| w != 0) {
+            let at = r.pos();
+            let b = index(r, t.bi, "skin bone")?;
+            if b as usize >= nb {
+                return Err(r.err(
+                    at,
+                    &format!("skin {i} bone"),
+                    format!("bone {b} is out of range ({nb} bones)"),
+                ));
+            }
+            skin.push(b, w);
+        }
+        m.skins.push(skin);
+    }
+    Ok(())
+}
+
+/// MTRL: one material and its properties up to `end`; a second material
+/// of a name already defined is left out, with a warning.
+fn material(r: &mut Reader, p: &Payload, end: usize, m: &mut M3d) -> Result<()> {
+    let name = p.string(r, "material name")?;
+    let mut props = Vec::new();
+    while r.pos() < end {
+        let at = r.pos();
+        let ty = r.u8("property type")?;
+        let value = if ty >= 128 {
+            PropValue::Map(p.string(r, "texture map name")?)
+        } else {
+            match scalar_kind(ty) {
+                Some(ScalarKind::Color) => {
+                    PropValue::Color(p.color(r, &m.cmap, "colour property")?)
                 }
-                b"TMAP" => {
-                    let rec = 2 * t.vc as usize;
-                    let n = (len - 8) / rec;
-                    // Fixed-size records in one bounds-checked slice.
-                    let all = r.bytes(n * rec, "texture coordinates")?.chunks_exact(rec);
-                    let u16_at = |b: &[u8], k: usize| u16::from_le_bytes([b[k], b[k + 1]]) as f32;
-                    let f32_at = |b: &[u8], k: usize| {
-                        f32::from_le_bytes([b[k], b[k + 1], b[k + 2], b[k + 3]])
-                    };
-                    let f64_at = |b: &[u8], k: usize| {
-                        f64::from_le_bytes(std::array::from_fn(|i| b[k + i])) as f32
-                    };
-                    m.tmap = match t.vc {
-                        1 => all
-                            .map(|b| [b[0] as f32 / 255.0, b[1] as f32 / 255.0])
-                            .collect(),
-                        2 => all
-                            .map(|b| [u16_at(b, 0) / 65535.0, u16_at(b, 2) / 65535.0])
-                            .collect(),
-                        4 => all.map(|b| [f32_at(b, 0), f32_at(b, 4)]).collect(),
-                        _ => all.map(|b| [f64_at(b, 0), f64_at(b, 8)]).collect(),
-                    };
+                Some(ScalarKind::Float) => PropValue::Float(r.f32("float property")?),
+                Some(ScalarKind::U8) => PropValue::Int(r.u8("integer property")? as u32),
+                None => {
+                    // m3d.h stops reading the material here.
+                    m.warnings.push(format!(
+                        "material {name:?}: unknown property type {ty} at {at:#X}; \
+                         the rest of its properties are skipped"
+                    ));
+                    break;
                 }
-                b"VRTS" => {
-                    let rec = 4 * t.vc as usize + t.ci as usize + t.sk as usize;
-                    let n = (len - 8) / rec;
-                    // Fixed-size records, bounds-checked once for the chunk;
-                    // only a colour index past the colour map can fail.
-                    let start = r.pos();
-                    let records = r.bytes(n * rec, "vertices")?;
-                    let (cc, ci) = (4 * t.vc as usize, t.ci);
-                    let index = |b: &[u8]| match ci {
-                        1 => b[cc] as usize,
-                        _ => u16::from_le_bytes([b[cc], b[cc + 1]]) as usize,
-                    };
-                    // Colour indices are checked first, so the vertices are one
-                    // infallible pass (an exact-size collect, no push per vertex).
-                    if matches!(ci, 1 | 2) && !m.cmap.is_empty() {
-                        let bad = records
-                            .chunks_exact(rec)
-                            .position(|b| index(b) >= m.cmap.len());
-                        if let Some(i) = bad {
-                            let c = index(&records[i * rec..]);
-                            return Err(r.err(
-                                start + i * rec + cc,
-                                &format!("vertex {i} colour"),
-                                format!(
-                                    "colour index {c} is past the colour map ({} colours)",
-                                    m.cmap.len()
-                                ),
-                            ));
-                        }
-                    }
-                    m.vertices = match t.vc {
-                        1 => read_vertices::<1>(records, rec, ci, t.sk, &m.cmap),
-                        2 => read_vertices::<2>(records, rec, ci, t.sk, &m.cmap),
-                        4 => read_vertices::<4>(records, rec, ci, t.sk, &m.cmap),
-                        _ => read_vertices::<8>(records, rec, ci, t.sk, &m.cmap),
-                    };
-                }
-                b"BONE" => {
-                    if t.bi == 0 {
-                        m.warnings.push(format!("BONE chunk at {pos:#X} in a file without a bone index type; skipped (as m3d.h)"));
-                        return Ok(());
-                    }
-                    let nb = index(&mut r, t.bi, "bone count")? as usize;
-                    // A count of an undefined type is 0 (m3d.h starts it at 0).
-                    let ns = if t.sk == 0 {
-                        0
-                    } else {
-                        index(&mut r, t.sk, "skin count")? as usize
-                    };
-                    let rec = t.bi as usize + t.si as usize + 2 * t.vi as usize;
-                    r.check_count(nb, rec, "bones")?;
-                    for i in 0..nb {
-                        let f = |s: &str| format!("bone {i} {s}");
-                        // The bone's number joins a field's name only for an
-                        // error (a `format!` per field was a third of the
-                        // allocations of a small rigged file).
-                        let named = |e| within(e, format_args!("bone {i}"));
-                        let parent = opt(index(&mut r, t.bi, "parent").map_err(named)?);
-                        let name = p.string(&mut r, "name").map_err(named)?;
-                        let at = r.pos();
-                        let pos = index(&mut r, t.vi, "position").map_err(named)?;
-                        let ori = index(&mut r, t.vi, "orientation").map_err(named)?;
-                        if parent.is_some_and(|pa| pa as usize >= i) {
-                            return Err(r.err(
-                                at,
-                                &f("parent"),
-                                "a parent must come before its children",
-                            ));
-                        }
-                        for (what, v) in [("position", pos), ("orientation", ori)] {
-                            if v as usize >= m.vertices.len() {
-                                return Err(r.err(
-                                    at,
-                                    &f(what),
-                                    format!(
-                                        "vertex {v} is out of range ({} vertices)",
-                                        m.vertices.len()
-                                    ),
-                                ));
-                            }
-                        }
-                        m.bones.push(Bone {
-                            parent,
-                            name,
-                            pos,
-                            ori,
-                        });
-                    }
-                    r.check_count(
-                        ns,
-                        if t.nb == 1 {
-                            t.bi as usize
-                        } else {
-                            t.nb as usize
-                        },
-                        "skins",
-                    )?;
-                    for i in 0..ns {
-                        let weights: &[u8] = if t.nb == 1 {
-                            &[255]
-                        } else {
-                            r.bytes(t.nb as usize, "skin weights")?
-                        };
-                        let mut skin = Skin::default();
-                        for &w in weights.iter().filter(|&&w| w != 0) {
-                            let at = r.pos();
-                            let b = index(&mut r, t.bi, "skin bone")?;
-                            if b as usize >= nb {
-                                return Err(r.err(
-                                    at,
-                                    &format!("skin {i} bone"),
-                                    format!("bone {b} is out of range ({nb} bones)"),
-                                ));
-                            }
-                            skin.push(b, w);
-                        }
-                        m.skins.push(skin);
-                    }
-                }
-                b"MTRL" => {
-                    let name = p.string(&mut r, "material name")?;
-                    let mut props = Vec::new();
-                    while r.pos() < body.end {
-                        let at = r.pos();
-                        let ty = r.u8("property type")?;
-                        let value = if ty >= 128 {
-                            PropValue::Map(p.string(&mut r, "texture map name")?)
-                        } else {
-                            match scalar_kind(ty) {
-                                Some(ScalarKind::Color) => {
-                                    PropValue::Color(p.color(&mut r, &m.cmap, "colour property")?)
-                                }
-                                Some(ScalarKind::Float) => {
-                                    PropValue::Float(r.f32("float property")?)
-                                }
-                                Some(ScalarKind::U8) => {
-                                    PropValue::Int(r.u8("integer property")? as u32)
-                                }
-                                None => {
-                                    // m3d.h stops reading the material here.
-                                    m.warnings.push(format!("material {name:?}: unknown property type {ty} at {at:#X}; the rest of its properties are skipped"));
-                                    break;
-                                }
-                            }
-                        };
-                        props.push(Property { ty, value });
-                    }
-                    if m.materials.iter().any(|x| x.name == name) {
+            }
+        };
+        props.push(Property { ty, value });
+    }
+    if m.materials.iter().any(|x| x.name == name) {
+        m.warnings.push(format!(
+            "material {name:?} is defined twice; the first definition is used"
+        ));
+    } else {
+        m.materials.push(Material { name, props });
+    }
+    Ok(())
+}
+
+/// MESH: material and parameter records, and runs of like face records
+/// read into `m.faces`, each run growing the face columns once (a chunk of
+/// one run, as real files are, to exactly its size).
+fn mesh(
+    r: &mut Reader,
+    c: &Chunk,
+    p: &Payload,
+    undefined: &mut Vec<String>,
+    m: &mut M3d,
+) -> Result<()> {
+    let t = &p.t;
+    let end = c.body.end;
+    let mut material: Option<u32> = None;
+    let (nv, nt) = (m.vertices.len() as u32, m.tmap.len() as u32);
+    while r.pos() < end {
+        let magic = r.u8("record magic")?;
+        let (n, k) = ((magic >> 4) as usize, magic & 15);
+        if n == 0 {
+            let sat = r.pos();
+            let name = p.string(r, "material or parameter name")?;
+            match k {
+                0 => {
+                    // As m3d.h: the material must be defined before;
+                    // offset 0 (no name) is no material.
+                    material = (!name.is_empty())
+                        .then(|| m.materials.iter().position(|x| x.name == name))
+                        .flatten()
+                        .map(|i| i as u32);
+                    if material.is_none() && !name.is_empty() && !undefined.contains(&name) {
                         m.warnings.push(format!(
-                            "material {name:?} is defined twice; the first definition is used"
+                            "material {name:?} (used at {sat:#X}) is not defined (a material \
+                             library would define it); drawn with vertex colours"
                         ));
-                    } else {
-                        m.materials.push(Material { name, props });
+                        undefined.push(name);
                     }
                 }
-                b"MESH" => {
-                    // Each run of like records grows the columns once (a chunk
-                    // of one run, as real files are, to exactly its size).
-                    let mut material: Option<u32> = None;
-                    let (nv, nt) = (m.vertices.len() as u32, m.tmap.len() as u32);
-                    while r.pos() < body.end {
-                        let magic = r.u8("record magic")?;
-                        let (n, k) = ((magic >> 4) as usize, magic & 15);
-                        if n == 0 {
-                            let sat = r.pos();
-                            let name = p.string(&mut r, "material or parameter name")?;
-                            match k {
-                                0 => {
-                                    // As m3d.h: the material must be defined
-                                    // before; offset 0 (no name) is no material.
-                                    material = (!name.is_empty())
-                                        .then(|| m.materials.iter().position(|x| x.name == name))
-                                        .flatten()
-                                        .map(|i| i as u32);
-                                    if material.is_none()
-                                        && !name.is_empty()
-                                        && !undefined.contains(&name)
-                                    {
-                                        m.warnings.push(format!("material {name:?} (used at {sat:#X}) is not defined (a material library would define it); drawn with vertex colours"));
-                                        undefined.push(name);
-                                    }
-                                }
-                                // m3d.h reads every other property as "use
-                                // parameter" (1 is the only one the spec names).
-                                _ => {
-                                    if !name.is_empty() && !m.parameters.contains(&name) {
-                                        m.parameters.push(name);
-                                    }
-                                }
-                            }
-                            continue;
-                        }
-                        // Bit 3 is reserved; m3d.h ignores it, and so do we.
-                        let len = n * point_len(&t, k);
-                        let face = m.faces.len();
-                        let rec_at = r.pos() - 1;
-                        // The field name is formatted only for the error.
-                        if r.remaining() < len {
-                            return Err(r.err(
-                                rec_at + 1,
-                                &format!("face {face} points"),
-                                format!(
-                                    "{n} points of {} bytes run past the chunk's end at {:#X}",
-                                    len / n,
-                                    body.end
-                                ),
-                            ));
-                        }
-                        type Run = fn(
-                            &mut Faces,
-                            &[u8],
-                            std::ops::Range<usize>,
-                            usize,
-                            &Types,
-                            Option<u32>,
-                            (u32, u32),
-                        )
-                            -> std::result::Result<usize, RunError>;
-                        // A UV flag in a file without a texture index type
-                        // stores no index (WusonBlitz): no UV column.
-                        let stored = if t.ti == 0 { k & 6 } else { k & 7 };
-                        // The UV index width is a constant too where there is
-                        // one (a match per point on it was a fifth of the run).
-                        macro_rules! uv {
-                            ($k:literal, $vi:literal) => {
-                                match t.ti {
-                                    1 => read_run::<$k, $vi, 1> as Run,
-                                    2 => read_run::<$k, $vi, 2>,
-                                    4 => read_run::<$k, $vi, 4>,
-                                    _ => read_run::<$k, $vi, 0>,
-                                }
-                            };
-                        }
-                        macro_rules! runs {
-                            ($vi:literal) => {
-                                match stored {
-                                    0 => read_run::<0, $vi, 0> as Run,
-                                    1 => uv!(1, $vi),
-                                    2 => read_run::<2, $vi, 0>,
-                                    3 => uv!(3, $vi),
-                                    4 => read_run::<4, $vi, 0>,
-                                    5 => uv!(5, $vi),
-                                    6 => read_run::<6, $vi, 0>,
-                                    _ => uv!(7, $vi),
-                                }
-                            };
-                        }
-                        let read = match t.vi {
-                            1 => runs!(1),
-                            2 => runs!(2),
-                            _ => runs!(4),
-                        };
-                        match read(
-                            &mut m.faces,
-                            data,
-                            rec_at..body.end,
-                            n,
-                            &t,
-                            material,
-                            (nv, nt),
-                        ) {
-                            Ok(next) => r.bytes(next - rec_at - 1, "face points").map(|_| ())?,
-                            Err((at, j, what, v, limit)) => {
-                                let point = len / n;
-                                let face = face + (at - rec_at) / (1 + len);
-                                return Err(r.err(
-                                    at + 1 + j * point,
-                                    &format!("face {face} point {j} {what}"),
-                                    format!("{v} is out of range ({limit} entries)"),
-                                ));
-                            }
-                        }
-                    }
-                }
-                b"VOXT" => {
-                    let mut types = Vec::new();
-                    while r.pos() < body.end {
-                        let i = types.len();
-                        // The type's number joins the name only for an error.
-                        let named = |e| within(e, format_args!("voxel type {i}"));
-                        let color = p.color(&mut r, &m.cmap, "colour").map_err(named)?;
-                        let name = p.string(&mut r, "name").map_err(named)?;
-                        let rot = r.u8("rotation")?;
-                        let shape = ((rot as u16 & 0x40) << 2) | r.u8("voxel shape")? as u16;
-                        let n = r.u8("item count")? as usize;
-                        let skin = index(&mut r, t.sk, "voxel skin")?;
-                        r.check_count(n, 2 + t.si as usize, "voxel items")?;
-                        let items = (0..n)
-                            .map(|_| Ok((r.u16("item count")?, p.string(&mut r, "item name")?)))
-                            .collect::<Result<_>>()?;
-                        types.push(VoxelType {
-                            color,
-                            name,
-                            rotation: rot & 0xBF,
-                            shape,
-                            skin,
-                            items,
-                        });
-                    }
-                    m.voxel_types = types;
-                }
-                b"VOXD" => {
-                    let name = p.string(&mut r, "block name")?;
-                    let mut v = [0i64; 6];
-                    for (k, x) in v.iter_mut().enumerate() {
-                        let f = ["x", "y", "z", "width", "height", "depth"][k];
-                        *x = match t.vd {
-                            1 if k < 3 => r.i8(f)? as i64,
-                            1 => r.u8(f)? as i64,
-                            2 if k < 3 => r.i16(f)? as i64,
-                            2 => r.u16(f)? as i64,
-                            _ if k < 3 => r.i32(f)? as i64,
-                            _ => r.u32(f)? as i64,
-                        };
-                    }
-                    let uncertainty = r.u8("uncertainty")?;
-                    let group = r.u8("group")?;
-                    let size = [v[3] as u32, v[4] as u32, v[5] as u32];
-                    // Three 32-bit sizes can overflow even 64 bits: a product
-                    // past u64 is over the limit too (it wrapped to a small count
-                    // that the sizes then overran).
-                    let count = size
-                        .iter()
-                        .try_fold(1u64, |n, &s| n.checked_mul(s as u64))
-                        .unwrap_or(u64::MAX);
-                    if count > MAX_BLOCK_VOXELS {
-                        return Err(r.err(
-                            body.start,
-                            "block size",
-                            format!(
-                                "{}x{}x{} voxels is over the {MAX_BLOCK_VOXELS} voxel limit",
-                                size[0], size[1], size[2]
-                            ),
-                        ));
-                    }
-                    let vp = t.vp.min(2);
-                    // Only the voxels the records describe: a block's data
-                    // may end before its size does (the rest is unset), and
-                    // a record of one byte or more describes 128 voxels at
-                    // most, so the chunk's bytes bound what is reserved
-                    // (a 117-byte file once claimed 255x255x255 voxels and
-                    // got 32 MiB of them).
-                    let count = count as usize;
-                    let left = body.end.saturating_sub(r.pos());
-                    let mut data = Vec::with_capacity(count.min(left.saturating_mul(128)));
-                    // A voxel of `vp` bytes as `index` reads it (m3d.h's sign
-                    // extension makes 254 and 255 of a byte CLEAR and
-                    // UNSET; no bytes read NONE, UNSET): a literal run is
-                    // read as one slice, a repeat run filled at once.
-                    let width = vp as usize;
-                    let voxel = |b: &[u8]| index_at(b, 0, vp) as u16;
-                    // The records read from the rest of the chunk in one
-                    // loop (a `Reader` call a record was a third of
-                    // lantea.m3d's decode); `r` ends where the chunk does.
-                    let rest = r.peek_rest();
-                    let mut i = 0;
-                    while let Some(&n) = rest.get(i)
-                        && data.len() < count
-                    {
-                        let run = (n & 0x7F) as usize + 1;
-                        let k = run.min(count - data.len());
-                        let need = if n & 0x80 != 0 { width } else { run * width };
-                        let Some(b) = rest.get(i + 1..i + 1 + need) else {
-                            // As `r` would have said, from the record's end.
-                            r.bytes(i + 1, "RLE record")?;
-                            return Err(r.truncated("voxel", need));
-                        };
-                        i += 1 + need;
-                        if n & 0x80 != 0 {
-                            let v = voxel(b);
-                            data.extend(std::iter::repeat_n(v, k));
-                        } else if width == 0 {
-                            data.extend(std::iter::repeat_n(VOXEL_UNSET, k));
-                        } else {
-                            data.extend(b.chunks_exact(width).take(k).map(voxel));
-                        }
-                    }
-                    r.bytes(i, "RLE record")?;
-                    m.voxel_blocks.push(VoxelBlock {
-                        name,
-                        pos: [v[0] as i32, v[1] as i32, v[2] as i32],
-                        size,
-                        uncertainty,
-                        group,
-                        data,
-                    });
-                }
-                b"LBLS" => {
-                    let group = p.string(&mut r, "group name")?;
-                    let lang = p.string(&mut r, "language")?;
-                    let color = p.color(&mut r, &m.cmap, "colour")?;
-                    while r.pos() < body.end {
-                        let at = r.pos();
-                        let vertex = index(&mut r, t.vi, "label vertex")?;
-                        let text = p.string(&mut r, "label text")?;
-                        if vertex as usize >= m.vertices.len() {
-                            return Err(r.err(
-                                at,
-                                "label vertex",
-                                format!("{vertex} is out of range ({} vertices)", m.vertices.len()),
-                            ));
-                        }
-                        m.labels.push(Label {
-                            group: group.clone(),
-                            lang: lang.clone(),
-                            color,
-                            vertex,
-                            text,
-                        });
-                    }
-                }
-                b"ACTN" => {
-                    let name = p.string(&mut r, "action name")?;
-                    let n = r.u16("frame count")? as usize;
-                    let duration_ms = r.u32("duration")?;
-                    r.check_count(n, 4 + t.fc as usize, "frames")?;
-                    let mut frames = Vec::with_capacity(n);
-                    let mut transforms = Vec::new();
-                    // The index widths are constants in the loop over a
-                    // frame's transforms (a match on each width for each
-                    // index was most of a small animated file's action).
-                    type ReadFrame =
-                        fn(&[u8], &mut Vec<Transform>, (usize, usize)) -> Option<usize>;
-                    macro_rules! vertex_widths {
-                        ($b:literal) => {
-                            match t.vi {
-                                1 => read_transforms::<$b, 1> as ReadFrame,
-                                2 => read_transforms::<$b, 2>,
-                                _ => read_transforms::<$b, 4>,
-                            }
-                        };
-                    }
-                    let read_frame = match t.bi {
-                        0 => vertex_widths!(0),
-                        1 => vertex_widths!(1),
-                        2 => vertex_widths!(2),
-                        _ => vertex_widths!(4),
-                    };
-                    for i in 0..n {
-                        // Field names carry the frame only when there is an
-                        // error (formatting them for every frame was most of a
-                        // small file's decode).
-                        let named = |e| within(e, format_args!("frame {i}"));
-                        let msec = r.u32("time").map_err(named)?;
-                        let nt = if t.fc == 0 {
-                            0
-                        } else {
-                            index(&mut r, t.fc, "bone count").map_err(named)? as usize
-                        };
-                        let rec = t.bi as usize + 2 * t.vi as usize;
-                        r.check_count(nt, rec, "transforms").map_err(named)?;
-                        let at = r.pos();
-                        let records = r.bytes(nt * rec, "transforms").map_err(named)?;
-                        if transforms.capacity() == 0 && rec > 0 {
-                            // Room for every frame with as many transforms
-                            // as this first one, within what the chunk's
-                            // bytes could hold.
-                            transforms.reserve_exact((nt * n).min(nt + r.remaining() / rec));
-                        }
-                        let first = transforms.len();
-                        let (nb, nv) = (m.bones.len(), m.vertices.len());
-                        if let Some(j) = read_frame(records, &mut transforms, (nb, nv)) {
-                            let tr = &transforms[first + j];
-                            return Err(r.err(
-                                at + j * rec,
-                                &format!("frame {i} transform"),
-                                format!(
-                                    "bone {} / vertices {}, {} out of range ({nb} bones, {nv} vertices)",
-                                    tr.bone, tr.pos, tr.ori
-                                ),
-                            ));
-                        }
-                        frames.push(Frame {
-                            msec,
-                            transforms: first as u32..transforms.len() as u32,
-                        });
-                    }
-                    if n == 0 {
-                        m.warnings
-                            .push(format!("action {name:?} has no frames; skipped"));
-                    } else {
-                        m.actions.push(Action {
-                            name,
-                            duration_ms,
-                            frames,
-                            transforms,
-                        });
-                    }
-                }
-                b"ASET" => {
-                    let name = p.string(&mut r, "asset name")?;
-                    let rest = body.end - r.pos();
-                    m.assets.push(Asset {
-                        name,
-                        data: r.bytes(rest, "asset data")?.to_vec(),
-                    });
-                }
-                b"SHPE" => {
-                    let name = p.string(&mut r, "shape name")?;
-                    m.shapes.push((name, len as u32));
-                }
-                b"PROC" => m.procedures.push(p.string(&mut r, "script name")?),
+                // m3d.h reads every other property as "use parameter" (1 is
+                // the only one the spec names).
                 _ => {
-                    if magic_bytes[0].is_ascii_uppercase() {
-                        m.warnings.push(format!(
-                            "unknown chunk {magic:?} at {pos:#X} ({len} bytes) skipped"
-                        ));
+                    if !name.is_empty() && !m.parameters.contains(&name) {
+                        m.parameters.push(name);
                     }
                 }
             }
-            Ok(())
-        })();
-        parsed.map_err(|e| e.in_ctx(format_args!("{magic} chunk at {pos:#X}")))?;
-        pos += len;
+            continue;
+        }
+        // Bit 3 is reserved; m3d.h ignores it, and so do we.
+        let len = n * point_len(t, k);
+        let face = m.faces.len();
+        let rec_at = r.pos() - 1;
+        // The field name is formatted only for the error.
+        if r.remaining() < len {
+            return Err(r.err(
+                rec_at + 1,
+                &format!("face {face} points"),
+                format!(
+                    "{n} points of {} bytes run past the chunk's end at {end:#X}",
+                    len / n,
+                ),
+            ));
+        }
+        match run_reader(t, k)(&mut m.faces, c.data, rec_at..end, n, t, material, (nv, nt)) {
+            Ok(next) => r.bytes(next - rec_at - 1, "face points").map(|_| ())?,
+            Err((at, j, what, v, limit)) => {
+                let point = len / n;
+                let face = face + (at - rec_at) / (1 + len);
+                return Err(r.err(
+                    at + 1 + j * point,
+                    &format!("face {face} point {j} {what}"),
+                    format!("{v} is out of range ({limit} entries)"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// [`read_run`] for face records of kind `k` in a file of types `t`.
+type Run = fn(
+    &mut Faces,
+    &[u8],
+    std::ops::Range<usize>,
+    usize,
+    &Types,
+    Option<u32>,
+    (u32, u32),
+) -> std::result::Result<usize, RunError>;
+
+/// The [`read_run`] instance for face records of kind `k`: its vertex
+/// and UV index widths and which indices it stores are constants in it (a
+/// match per point on the UV width was a fifth of the run).
+fn run_reader(t: &Types, k: u8) -> Run {
+    // A UV flag in a file without a texture index type stores no index
+    // (WusonBlitz): no UV column.
+    let stored = if t.ti == 0 { k & 6 } else { k & 7 };
+    macro_rules! uv {
+        ($k:literal, $vi:literal) => {
+            match t.ti {
+                1 => read_run::<$k, $vi, 1> as Run,
+                2 => read_run::<$k, $vi, 2>,
+                4 => read_run::<$k, $vi, 4>,
+                _ => read_run::<$k, $vi, 0>,
+            }
+        };
+    }
+    macro_rules! runs {
+        ($vi:literal) => {
+            match stored {
+                0 => read_run::<0, $vi, 0> as Run,
+                1 => uv!(1, $vi),
+                2 => read_run::<2, $vi, 0>,
+                3 => uv!(3, $vi),
+                4 => read_run::<4, $vi, 0>,
+                5 => uv!(5, $vi),
+                6 => read_run::<6, $vi, 0>,
+                _ => uv!(7, $vi),
+            }
+        };
+    }
+    match t.vi {
+        1 => runs!(1),
+        2 => runs!(2),
+        _ => runs!(4),
+    }
+}
+
+/// VOXT: the voxel types up to `end`, colours looked up in `cmap`.
+fn voxel_types(r: &mut Reader, p: &Payload, end: usize, cmap: &[u32]) -> Result<Vec<VoxelType>> {
+    let t = &p.t;
+    let mut types = Vec::new();
+    while r.pos() < end {
+        let i = types.len();
+        // The type's number joins the name only for an error.
+        let named = |e| within(e, format_args!("voxel type {i}"));
+        let color = p.color(r, cmap, "colour").map_err(named)?;
+        let name = p.string(r, "name").map_err(named)?;
+        let rot = r.u8("rotation")?;
+        let shape = ((rot as u16 & 0x40) << 2) | r.u8("voxel shape")? as u16;
+        let n = r.u8("item count")? as usize;
+        let skin = index(r, t.sk, "voxel skin")?;
+        r.check_count(n, 2 + t.si as usize, "voxel items")?;
+        let items = (0..n)
+            .map(|_| Ok((r.u16("item count")?, p.string(r, "item name")?)))
+            .collect::<Result<_>>()?;
+        types.push(VoxelType {
+            color,
+            name,
+            rotation: rot & 0xBF,
+            shape,
+            skin,
+            items,
+        });
+    }
+    Ok(types)
+}
+
+/// VOXD: one block of voxels in `body`, its run-length records expanded.
+fn voxel_block(r: &mut Reader, p: &Payload, body: std::ops::Range<usize>) -> Result<VoxelBlock> {
+    let t = &p.t;
+    let name = p.string(r, "block name")?;
+    let mut v = [0i64; 6];
+    for (k, x) in v.iter_mut().enumerate() {
+        let f = ["x", "y", "z", "width", "height", "depth"][k];
+        *x = match t.vd {
+            1 if k < 3 => r.i8(f)? as i64,
+            1 => r.u8(f)? as i64,
+            2 if k < 3 => r.i16(f)? as i64,
+            2 => r.u16(f)? as i64,
+            _ if k < 3 => r.i32(f)? as i64,
+            _ => r.u32(f)? as i64,
+        };
+    }
+    let uncertainty = r.u8("uncertainty")?;
+    let group = r.u8("group")?;
+    let size = [v[3] as u32, v[4] as u32, v[5] as u32];
+    // Three 32-bit sizes can overflow even 64 bits: a product past u64 is
+    // over the limit too (it wrapped to a small count that the sizes then
+    // overran).
+    let count = size
+        .iter()
+        .try_fold(1u64, |n, &s| n.checked_mul(s as u64))
+        .unwrap_or(u64::MAX);
+    if count > MAX_BLOCK_VOXELS {
+        return Err(r.err(
+            body.start,
+            "block size",
+            format!(
+                "{}x{}x{} voxels is over the {MAX_BLOCK_VOXELS} voxel limit",
+                size[0], size[1], size[2]
+            ),
+        ));
+    }
+    let vp = t.vp.min(2);
+    // Only the voxels the records describe: a block's data may end before
+    // its size does (the rest is unset), and a record of one byte or more
+    // describes 128 voxels at most, so the chunk's bytes bound what is
+    // reserved (a 117-byte file once claimed 255x255x255 voxels and got 32
+    // MiB of them).
+    let count = count as usize;
+    let left = body.end.saturating_sub(r.pos());
+    let mut data = Vec::with_capacity(count.min(left.saturating_mul(128)));
+    // A voxel of `vp` bytes as `index` reads it (m3d.h's sign extension
+    // makes 254 and 255 of a byte CLEAR and UNSET; no bytes read NONE,
+    // UNSET): a literal run is read as one slice, a repeat run filled at
+    // once.
+    let width = vp as usize;
+    let voxel = |b: &[u8]| index_at(b, 0, vp) as u16;
+    // The records read from the rest of the chunk in one loop (a `Reader`
+    // call a record was a third of lantea.m3d's decode); `r` ends where
+    // the chunk does.
+    let rest = r.peek_rest();
+    let mut i = 0;
+    while let Some(&n) = rest.get(i)
+        && data.len() < count
+    {
+        let run = (n & 0x7F) as usize + 1;
+        let k = run.min(count - data.len());
+        let need = if n & 0x80 != 0 { width } else { run * width };
+        let Some(b) = rest.get(i + 1..i + 1 + need) else {
+            // As `r` would have said, from the record's end.
+            r.bytes(i + 1, "RLE record")?;
+            return Err(r.truncated("voxel", need));
+        };
+        i += 1 + need;
+        if n & 0x80 != 0 {
+            let v = voxel(b);
+            data.extend(std::iter::repeat_n(v, k));
+        } else if width == 0 {
+            data.extend(std::iter::repeat_n(VOXEL_UNSET, k));
+        } else {
+            data.extend(b.chunks_exact(width).take(k).map(voxel));
+        }
+    }
+    r.bytes(i, "RLE record")?;
+    Ok(VoxelBlock {
+        name,
+        pos: [v[0] as i32, v[1] as i32, v[2] as i32],
+        size,
+        uncertainty,
+        group,
+        data,
+    })
+}
+
+/// LBLS: a group of labels up to `end`, each on a vertex.
+fn labels(r: &mut Reader, p: &Payload, end: usize, m: &mut M3d) -> Result<()> {
+    let group = p.string(r, "group name")?;
+    let lang = p.string(r, "language")?;
+    let color = p.color(r, &m.cmap, "colour")?;
+    while r.pos() < end {
+        let at = r.pos();
+        let vertex = index(r, p.t.vi, "label vertex")?;
+        let text = p.string(r, "label text")?;
+        if vertex as usize >= m.vertices.len() {
+            return Err(r.err(
+                at,
+                "label vertex",
+                format!("{vertex} is out of range ({} vertices)", m.vertices.len()),
+            ));
+        }
+        m.labels.push(Label {
+            group: group.clone(),
+            lang: lang.clone(),
+            color,
+            vertex,
+            text,
+        });
+    }
+    Ok(())
+}
+
+/// ACTN: one action, its frames' transforms in one list; an action
+/// without frames is left out, with a warning.
+fn action(r: &mut Reader, p: &Payload, m: &mut M3d) -> Result<()> {
+    let t = &p.t;
+    let name = p.string(r, "action name")?;
+    let n = r.u16("frame count")? as usize;
+    let duration_ms = r.u32("duration")?;
+    r.check_count(n, 4 + t.fc as usize, "frames")?;
+    let mut frames = Vec::with_capacity(n);
+    let mut transforms = Vec::new();
+    // The index widths are constants in the loop over a frame's transforms
+    // (a match on each width for each index was most of a small animated
+    // file's action).
+    type ReadFrame = fn(&[u8], &mut Vec<Transform>, (usize, usize)) -> Option<usize>;
+    macro_rules! vertex_widths {
+        ($b:literal) => {
+            match t.vi {
+                1 => read_transforms::<$b, 1> as ReadFrame,
+                2 => read_transforms::<$b, 2>,
+                _ => read_transforms::<$b, 4>,
+            }
+        };
+    }
+    let read_frame = match t.bi {
+        0 => vertex_widths!(0),
+        1 => vertex_widths!(1),
+        2 => vertex_widths!(2),
+        _ => vertex_widths!(4),
+    };
+    for i in 0..n {
+        // Field names carry the frame only when there is an error
+        // (formatting them for every frame was most of a small file's
+        // decode).
+        let named = |e| within(e, format_args!("frame {i}"));
+        let msec = r.u32("time").map_err(named)?;
+        let nt = if t.fc == 0 {
+            0
+        } else {
+            index(r, t.fc, "bone count").map_err(named)? as usize
+        };
+        let rec = t.bi as usize + 2 * t.vi as usize;
+        r.check_count(nt, rec, "transforms").map_err(named)?;
+        let at = r.pos();
+        let records = r.bytes(nt * rec, "transforms").map_err(named)?;
+        if transforms.capacity() == 0 && rec > 0 {
+            // Room for every frame with as many transforms as this first
+            // one, within what the chunk's bytes could hold.
+            transforms.reserve_exact((nt * n).min(nt + r.remaining() / rec));
+        }
+        let first = transforms.len();
+        let (nb, nv) = (m.bones.len(), m.vertices.len());
+        if let Some(j) = read_frame(records, &mut transforms, (nb, nv)) {
+            let tr = &transforms[first + j];
+            return Err(r.err(
+                at + j * rec,
+                &format!("frame {i} transform"),
+                format!(
+                    "bone {} / vertices {}, {} out of range ({nb} bones, {nv} vertices)",
+                    tr.bone, tr.pos, tr.ori
+                ),
+            ));
+        }
+        frames.push(Frame {
+            msec,
+            transforms: first as u32..transforms.len() as u32,
+        });
+    }
+    if n == 0 {
+        m.warnings
+            .push(format!("action {name:?} has no frames; skipped"));
+    } else {
+        m.actions.push(Action {
+            name,
+            duration_ms,
+            frames,
+            transforms,
+        });
     }
     Ok(())
 }
