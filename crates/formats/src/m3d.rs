@@ -1514,10 +1514,11 @@ impl<'a> Chunk<'a> {
 fn parse_chunk(c: &Chunk, p: &Payload, undefined: &mut Vec<String>, m: &mut M3d) -> Result<()> {
     let r = &mut c.reader()?;
     let t = &p.t;
+    // The chunk's length as its header gives it (magic and length included).
     let len = c.body.end - c.at;
     match &c.magic {
         b"CMAP" => {
-            m.cmap = (0..(len - 8) / 4)
+            m.cmap = (0..c.body.len() / 4)
                 .map(|_| r.u32("colour"))
                 .collect::<Result<_>>()?
         }
