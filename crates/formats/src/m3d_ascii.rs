@@ -365,15 +365,32 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
         });
     }
     let mut lines = Lines { data, pos: 0 }.peekable();
-    let mut m = M3d {
-        ascii: true,
-        payload_len: data.len(),
-        ..M3d::default()
+    let mut r = Reading {
+        m: M3d {
+            ascii: true,
+            payload_len: data.len(),
+            ..M3d::default()
+        },
+        undefined: HashSet::new(),
+        material_of: HashMap::new(),
+        parameters: HashSet::new(),
+        seen_skins: HashMap::new(),
+        skins: Vec::new(),
     };
-    // The header: "3dmodel SCALE", then the name, the licence and the
-    // author, a line each whatever they hold (as m3d.h reads them; the
-    // exporter writes every one, empty or not), then the description's
-    // lines up to an empty line.
+    header(&mut lines, data.len(), &mut r.m)?;
+    while let Some((head, rows)) = next_section(&mut lines) {
+        r.section(head, rows)?;
+    }
+    r.finish()
+}
+
+type Text<'a> = std::iter::Peekable<Lines<'a>>;
+
+/// The header: "3dmodel SCALE", then the name, the licence and the author,
+/// a line each whatever they hold (as m3d.h reads them; the exporter writes
+/// every one, empty or not), then the description's lines up to an empty
+/// line.
+fn header(lines: &mut Text<'_>, len: usize, m: &mut M3d) -> Result<()> {
     // The first line holds the magic, so there is one.
     let first = lines.next().unwrap_or(Line { at: 0, text: &[] });
     let scale = words(first)
@@ -395,29 +412,48 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
     m.chunks.push(ChunkInfo {
         magic: Cow::Borrowed("header"),
         offset: 0,
-        size: lines.peek().map_or(data.len(), |l| l.at) as u32,
+        size: lines.peek().map_or(len, |l| l.at) as u32,
     });
+    Ok(())
+}
 
-    // Names looked up by every row that uses them: in maps, so that no
-    // file makes the reading quadratic.
-    let mut undefined: HashSet<String> = HashSet::new();
-    let mut material_of: HashMap<String, u32> = HashMap::new();
-    let mut parameters: HashSet<String> = HashSet::new();
-    let mut seen_skins: HashMap<Skin, u32> = HashMap::new();
-    // Vertices with a skin: (vertex, its row, words before the skin, the
-    // row's number in the Vertex section).
-    let mut skins: Vec<(usize, Line<'_>, usize, usize)> = Vec::new();
-    loop {
-        // Empty lines between sections.
-        while lines.next_if(|l| l.text.is_empty()).is_some() {}
-        let Some(head) = lines.next() else { break };
-        if head.text.starts_with(b"End") {
-            break;
-        }
-        let mut rows = Vec::new();
-        while let Some(l) = lines.next_if(|l| !l.text.is_empty()) {
-            rows.push(l);
-        }
+/// The next section's keyword line and rows, after the empty lines
+/// between sections; none at the text's end or an `End` line.
+fn next_section<'a>(lines: &mut Text<'a>) -> Option<(Line<'a>, Vec<Line<'a>>)> {
+    while lines.next_if(|l| l.text.is_empty()).is_some() {}
+    let head = lines.next().filter(|h| !h.text.starts_with(b"End"))?;
+    let mut rows = Vec::new();
+    while let Some(l) = lines.next_if(|l| !l.text.is_empty()) {
+        rows.push(l);
+    }
+    Some((head, rows))
+}
+
+/// A vertex row with a skin, read once the Bones section is known
+/// ([`Reading::finish`]).
+struct SkinRow<'a> {
+    vertex: usize,
+    line: Line<'a>,
+    /// The row's words before the skin.
+    skip: usize,
+    /// The row's number in the Vertex section.
+    row: usize,
+}
+
+/// The model as read so far, and the names looked up by every row that
+/// uses them: in maps, so that no file makes the reading quadratic.
+struct Reading<'a> {
+    m: M3d,
+    undefined: HashSet<String>,
+    material_of: HashMap<String, u32>,
+    parameters: HashSet<String>,
+    seen_skins: HashMap<Skin, u32>,
+    skins: Vec<SkinRow<'a>>,
+}
+
+impl<'a> Reading<'a> {
+    /// Reads one section: its keyword line `head` and its `rows`.
+    fn section(&mut self, head: Line<'a>, rows: Vec<Line<'a>>) -> Result<()> {
         let end = rows
             .last()
             .map_or(head.at + head.text.len(), |l| l.at + l.text.len());
@@ -430,6 +466,7 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                 format!("{:?} is not a section of the ASCII form", text(keyword)),
             ));
         };
+        let m = &mut self.m;
         m.chunks.push(ChunkInfo {
             magic: Cow::Borrowed(known.name()),
             offset: head.at,
@@ -456,260 +493,18 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                 }
             }
             Section::Extra => {}
-            Section::Textmap => {
-                if !m.tmap.is_empty() {
-                    return Err(err(head.at, &"Textmap", "a second Textmap section"));
-                }
-                m.tmap.reserve(rows.rows.len());
-                for (i, &l) in rows.rows.iter().enumerate() {
-                    let f = rows.field(i);
-                    let mut w = words(l);
-                    let u = next_number(&mut w, l.at, &f, "u")?;
-                    m.tmap.push([u, next_number(&mut w, l.at, &f, "v")?]);
-                }
-            }
-            Section::Vertex => {
-                if !m.vertices.is_empty() {
-                    return Err(err(head.at, &"Vertex", "a second Vertex section"));
-                }
-                m.vertices.reserve(rows.rows.len());
-                for (i, &l) in rows.rows.iter().enumerate() {
-                    let f = rows.field(i);
-                    let mut w = words(l).peekable();
-                    let mut pos = [0f32; 4];
-                    for (p, what) in pos.iter_mut().zip(["x", "y", "z", "w"]) {
-                        *p = next_number(&mut w, l.at, &f, what)?;
-                    }
-                    let mut color = 0;
-                    let mut skip = 4;
-                    if let Some((at, c)) = w.next_if(|(_, c)| c.starts_with(b"#")) {
-                        color = hex(at, c, &f, "colour")?;
-                        skip = 5;
-                    }
-                    // The skin's bones come in the Bones section, after
-                    // this one: read once they are known.
-                    if w.next().is_some() {
-                        skins.push((m.vertices.len(), l, skip, i));
-                    }
-                    m.vertices.push(Vertex {
-                        pos,
-                        color,
-                        skin: NONE,
-                    });
-                }
-            }
-            Section::Bones => {
-                if !m.bones.is_empty() {
-                    return Err(err(head.at, &"Bones", "a second Bones section"));
-                }
-                // The bone last seen at each depth (`/` per level).
-                let mut stack: Vec<u32> = Vec::new();
-                for (i, &l) in rows.rows.iter().enumerate() {
-                    let f = rows.field(i);
-                    let level = l.text.iter().take_while(|&&c| c == b'/').count();
-                    if level > stack.len() {
-                        return Err(err(
-                            l.at,
-                            &f,
-                            match stack.len() {
-                                0 => format!("the first bone is {level} levels deep, under no bone"),
-                                d => format!(
-                                    "{level} levels deep, more than one under the bone before ({} deep)",
-                                    d - 1
-                                ),
-                            },
-                        ));
-                    }
-                    stack.truncate(level);
-                    let body = Line {
-                        at: l.at + level,
-                        text: &l.text[level..],
-                    };
-                    let mut w = words(body);
-                    let vertices = (m.vertices.len(), "vertices");
-                    let pos = next_index(&mut w, body.at, &f, "position vertex", vertices)?;
-                    let ori = next_index(&mut w, body.at, &f, "orientation vertex", vertices)?;
-                    let (_, name) = rest_after(body, 2);
-                    if name.is_empty() {
-                        return Err(err(body.at, &f, "no bone name"));
-                    }
-                    m.vertices[ori as usize].skin = QUATERNION;
-                    m.bones.push(crate::m3d::Bone {
-                        parent: stack.last().copied(),
-                        name: text(name),
-                        pos,
-                        ori,
-                    });
-                    stack.push(m.bones.len() as u32 - 1);
-                }
-            }
-            Section::Material => {
-                let name = text(arg);
-                if name.is_empty() {
-                    return Err(err(head.at, &"Material", "no material name"));
-                }
-                if material_of.contains_key(&name) {
-                    m.warnings.push(format!(
-                        "Material {name:?} at {:#X}: defined before; this one is skipped",
-                        head.at
-                    ));
-                    continue;
-                }
-                let mut props = Vec::new();
-                for (i, &l) in rows.rows.iter().enumerate() {
-                    let f = rows.field(i);
-                    let mut w = words(l);
-                    let Some((kat, key)) = w.next() else { continue };
-                    let Some(ty) = property_of(key) else {
-                        m.warnings.push(format!(
-                            "{f} at {kat:#X}: unknown material property {:?}; skipped",
-                            text(key)
-                        ));
-                        continue;
-                    };
-                    let (vat, value) = rest_after(l, 1);
-                    if value.is_empty() {
-                        return Err(err(vat, &f, format!("no value for {:?}", text(key))));
-                    }
-                    let first = words(Line { at: vat, text: value }).next().unwrap_or((vat, value));
-                    let value = match ty {
-                        128.. => PropValue::Map(text(value)),
-                        0 | 1 | 2 | 4 | 5 => PropValue::Color(hex(first.0, first.1, &f, "colour")?),
-                        8 => PropValue::Int(number(first.0, first.1, &f, "value")?),
-                        _ => PropValue::Float(number(first.0, first.1, &f, "value")?),
-                    };
-                    props.push(Property { ty, value });
-                }
-                // As m3d.h: a material without properties is dropped.
-                if !props.is_empty() {
-                    material_of.insert(name.clone(), m.materials.len() as u32);
-                    m.materials.push(Material { name, props });
-                }
-            }
+            Section::Textmap => textmap(m, head, &rows)?,
+            Section::Vertex => self.vertex(head, &rows)?,
+            Section::Bones => bones(m, head, &rows)?,
+            Section::Material => self.material(head, text(arg), &rows)?,
             Section::Procedural => {
                 if let Some(l) = rows.rows.first() {
                     m.procedures.push(text(rest_after(*l, 0).1));
                 }
             }
-            Section::Mesh => {
-                let (vertices, nt) = ((m.vertices.len(), "vertices"), m.tmap.len());
-                let mut material: Option<u32> = None;
-                for (i, &l) in rows.rows.iter().enumerate() {
-                    let f = rows.field(i);
-                    let Some((_, first)) = words(l).next() else {
-                        continue; // spaces only
-                    };
-                    // As m3d.h tells rows apart: by their first letter.
-                    if first[0] == b'u' {
-                        let name = text(rest_after(l, 1).1);
-                        material = material_of.get(&name).copied();
-                        if material.is_none() && !name.is_empty() && !undefined.contains(&name) {
-                            m.warnings.push(format!("material {name:?} (used at {:#X}) is not defined (a material library would define it); drawn with vertex colours", l.at));
-                            undefined.insert(name);
-                        }
-                        continue;
-                    }
-                    if first[0] == b'p' {
-                        let name = text(rest_after(l, 1).1);
-                        if !name.is_empty() && parameters.insert(name.clone()) {
-                            m.parameters.push(name);
-                        }
-                        continue;
-                    }
-                    // Triangles, as m3d.h reads and writes them:
-                    // v[/t][/n][/max] three times.
-                    let mut points = [FacePoint::vertex(0); 3];
-                    let mut w = words(l);
-                    for (j, p) in points.iter_mut().enumerate() {
-                        let (at, c) = w
-                            .next()
-                            .ok_or_else(|| err(l.at, &f, format!("{j} corners of a triangle's 3")))?;
-                        let mut parts = c.split(|&b| b == b'/');
-                        let mut part = |what: &str, limit| -> Result<Option<u32>> {
-                            match parts.next() {
-                                None | Some(b"") => Ok(None),
-                                Some(v) => index(at, v, &f, what, limit).map(Some),
-                            }
-                        };
-                        let v = part("vertex", vertices)?
-                            .ok_or_else(|| err(at, &f, "a corner without its vertex"))?;
-                        let t = part("texture coordinate", (nt, "in the Textmap"))?;
-                        let n = part("normal", vertices)?;
-                        let x = part("maximum vertex", vertices)?;
-                        *p = FacePoint::new(v, t, n, x);
-                    }
-                    if let Some((at, _)) = w.next() {
-                        return Err(err(at, &f, "more than a triangle's 3 corners"));
-                    }
-                    m.faces.push(material, &points);
-                }
-            }
-            Section::VoxTypes => {
-                if !m.voxel_types.is_empty() {
-                    return Err(err(head.at, &"VoxTypes", "a second VoxTypes section"));
-                }
-                for (i, &l) in rows.rows.iter().enumerate() {
-                    let f = rows.field(i);
-                    let mut w = words(l).peekable();
-                    let Some((cat, c)) = w.next() else {
-                        continue; // spaces only
-                    };
-                    // #colour[/rotation[/shape]], the last two in hex.
-                    let mut parts = c.split(|&b| b == b'/');
-                    let color = hex(cat, parts.next().unwrap_or(b""), &f, "colour")?;
-                    let mut field = |what: &str, max: u32| -> Result<u32> {
-                        match parts.next() {
-                            None | Some(b"") => Ok(0),
-                            Some(v) => {
-                                let x = hex(cat, v, &f, what)?;
-                                if x > max {
-                                    return Err(err(cat, &f, format!("{what} {x:#x} is over {max:#x}")));
-                                }
-                                Ok(x)
-                            }
-                        }
-                    };
-                    let rotation = field("rotation", 0xFF)? as u8;
-                    let shape = field("shape", 0x1FF)? as u16;
-                    // A name, or "-" (none), then an optional skin, then
-                    // optional items in braces.
-                    let name = match w.next_if(|(_, x)| !x.starts_with(b"{")) {
-                        Some((_, b"-")) | None => String::new(),
-                        Some((_, x)) => text(x),
-                    };
-                    let mut skin_words = Vec::new();
-                    while let Some(x) = w.next_if(|(_, x)| !x.starts_with(b"{")) {
-                        skin_words.push(x);
-                    }
-                    let mut items = Vec::new();
-                    if let Some((bat, _)) = w.next() {
-                        let rest: Vec<(usize, &[u8])> = w.collect();
-                        let Some(((_, b"}"), list)) = rest.split_last() else {
-                            return Err(err(bat, &f, "items without their closing \"}\""));
-                        };
-                        if list.len() % 2 != 0 {
-                            return Err(err(bat, &f, "an item count without its name"));
-                        }
-                        for pair in list.chunks_exact(2) {
-                            let n: u16 = number(pair[0].0, pair[0].1, &f, "item count")?;
-                            items.push((n, text(pair[1].1)));
-                        }
-                    }
-                    let skin = match skin(skin_words.into_iter(), m.bones.len(), &f)? {
-                        Some(s) => skin_index(&mut m.skins, &mut seen_skins, s),
-                        None => NONE,
-                    };
-                    m.voxel_types.push(VoxelType {
-                        color,
-                        name,
-                        rotation,
-                        shape,
-                        skin,
-                        items,
-                    });
-                }
-            }
-            Section::Voxel => voxel_block(&mut m, text(arg), &rows)?,
+            Section::Mesh => self.mesh(&rows)?,
+            Section::VoxTypes => self.vox_types(head, &rows)?,
+            Section::Voxel => voxel_block(m, text(arg), &rows)?,
             Section::Shape => {
                 let name = text(arg);
                 if name.is_empty() {
@@ -717,122 +512,421 @@ pub fn decode(data: &[u8]) -> Result<M3d> {
                 }
                 m.shapes.push((name, (end - head.at) as u32));
             }
-            Section::Labels => {
-                let group = text(arg);
-                let (mut color, mut lang) = (0u32, String::new());
-                let nv = m.vertices.len();
-                for (i, &l) in rows.rows.iter().enumerate() {
-                    let f = rows.field(i);
-                    let Some((wat, first)) = words(l).next() else {
-                        continue; // spaces only
-                    };
-                    match first[0] {
-                        b'c' => {
-                            let (at, c) = words(l)
-                                .nth(1)
-                                .ok_or_else(|| err(wat, &f, "no colour"))?;
-                            color = hex(at, c, &f, "colour")?;
-                        }
-                        b'l' => lang = text(rest_after(l, 1).1),
-                        _ => {
-                            let vertex = index(wat, first, &f, "vertex", (nv, "vertices"))?;
-                            m.labels.push(Label {
-                                group: group.clone(),
-                                lang: lang.clone(),
-                                color,
-                                vertex,
-                                text: text(rest_after(l, 1).1),
-                            });
-                        }
+            Section::Labels => labels(m, text(arg), &rows)?,
+            Section::Action => action(m, head, &rows)?,
+        }
+        Ok(())
+    }
+
+    /// `x y z w [#colour] [skin]` a row; the skins are read at the end.
+    fn vertex(&mut self, head: Line<'_>, rows: &Rows<'a>) -> Result<()> {
+        let m = &mut self.m;
+        if !m.vertices.is_empty() {
+            return Err(err(head.at, &"Vertex", "a second Vertex section"));
+        }
+        m.vertices.reserve(rows.rows.len());
+        for (i, &l) in rows.rows.iter().enumerate() {
+            let f = rows.field(i);
+            let mut w = words(l).peekable();
+            let mut pos = [0f32; 4];
+            for (p, what) in pos.iter_mut().zip(["x", "y", "z", "w"]) {
+                *p = next_number(&mut w, l.at, &f, what)?;
+            }
+            let mut color = 0;
+            let mut skip = 4;
+            if let Some((at, c)) = w.next_if(|(_, c)| c.starts_with(b"#")) {
+                color = hex(at, c, &f, "colour")?;
+                skip = 5;
+            }
+            // The skin's bones come in the Bones section, after this one:
+            // read once they are known.
+            if w.next().is_some() {
+                self.skins.push(SkinRow {
+                    vertex: m.vertices.len(),
+                    line: l,
+                    skip,
+                    row: i,
+                });
+            }
+            m.vertices.push(Vertex {
+                pos,
+                color,
+                skin: NONE,
+            });
+        }
+        Ok(())
+    }
+
+    /// `Material NAME`: a property a row, `KEY value`.
+    fn material(&mut self, head: Line<'_>, name: String, rows: &Rows<'_>) -> Result<()> {
+        let m = &mut self.m;
+        if name.is_empty() {
+            return Err(err(head.at, &"Material", "no material name"));
+        }
+        if self.material_of.contains_key(&name) {
+            m.warnings.push(format!(
+                "Material {name:?} at {:#X}: defined before; this one is skipped",
+                head.at
+            ));
+            return Ok(());
+        }
+        let mut props = Vec::new();
+        for (i, &l) in rows.rows.iter().enumerate() {
+            let f = rows.field(i);
+            let mut w = words(l);
+            let Some((kat, key)) = w.next() else { continue };
+            let Some(ty) = property_of(key) else {
+                m.warnings.push(format!(
+                    "{f} at {kat:#X}: unknown material property {:?}; skipped",
+                    text(key)
+                ));
+                continue;
+            };
+            let (vat, value) = rest_after(l, 1);
+            if value.is_empty() {
+                return Err(err(vat, &f, format!("no value for {:?}", text(key))));
+            }
+            let first = words(Line {
+                at: vat,
+                text: value,
+            })
+            .next()
+            .unwrap_or((vat, value));
+            let value = match ty {
+                128.. => PropValue::Map(text(value)),
+                0 | 1 | 2 | 4 | 5 => PropValue::Color(hex(first.0, first.1, &f, "colour")?),
+                8 => PropValue::Int(number(first.0, first.1, &f, "value")?),
+                _ => PropValue::Float(number(first.0, first.1, &f, "value")?),
+            };
+            props.push(Property { ty, value });
+        }
+        // As m3d.h: a material without properties is dropped.
+        if !props.is_empty() {
+            self.material_of
+                .insert(name.clone(), m.materials.len() as u32);
+            m.materials.push(Material { name, props });
+        }
+        Ok(())
+    }
+
+    /// Triangles, `usemtl NAME` and `param NAME` rows.
+    fn mesh(&mut self, rows: &Rows<'_>) -> Result<()> {
+        let m = &mut self.m;
+        let (vertices, nt) = ((m.vertices.len(), "vertices"), m.tmap.len());
+        let mut material: Option<u32> = None;
+        for (i, &l) in rows.rows.iter().enumerate() {
+            let f = rows.field(i);
+            let Some((_, first)) = words(l).next() else {
+                continue; // spaces only
+            };
+            // As m3d.h tells rows apart: by their first letter.
+            if first[0] == b'u' {
+                let name = text(rest_after(l, 1).1);
+                material = self.material_of.get(&name).copied();
+                if material.is_none() && !name.is_empty() && !self.undefined.contains(&name) {
+                    m.warnings.push(format!(
+                        "material {name:?} (used at {:#X}) is not defined (a material library \
+                         would define it); drawn with vertex colours",
+                        l.at
+                    ));
+                    self.undefined.insert(name);
+                }
+                continue;
+            }
+            if first[0] == b'p' {
+                let name = text(rest_after(l, 1).1);
+                if !name.is_empty() && self.parameters.insert(name.clone()) {
+                    m.parameters.push(name);
+                }
+                continue;
+            }
+            // Triangles, as m3d.h reads and writes them: v[/t][/n][/max]
+            // three times.
+            let mut points = [FacePoint::vertex(0); 3];
+            let mut w = words(l);
+            for (j, p) in points.iter_mut().enumerate() {
+                let (at, c) = w
+                    .next()
+                    .ok_or_else(|| err(l.at, &f, format!("{j} corners of a triangle's 3")))?;
+                let mut parts = c.split(|&b| b == b'/');
+                let mut part = |what: &str, limit| -> Result<Option<u32>> {
+                    match parts.next() {
+                        None | Some(b"") => Ok(None),
+                        Some(v) => index(at, v, &f, what, limit).map(Some),
                     }
+                };
+                let v = part("vertex", vertices)?
+                    .ok_or_else(|| err(at, &f, "a corner without its vertex"))?;
+                let t = part("texture coordinate", (nt, "in the Textmap"))?;
+                let n = part("normal", vertices)?;
+                let x = part("maximum vertex", vertices)?;
+                *p = FacePoint::new(v, t, n, x);
+            }
+            if let Some((at, _)) = w.next() {
+                return Err(err(at, &f, "more than a triangle's 3 corners"));
+            }
+            m.faces.push(material, &points);
+        }
+        Ok(())
+    }
+
+    /// `#colour[/rotation[/shape]] [name] [skin] [{ count name ... }]` a
+    /// row.
+    fn vox_types(&mut self, head: Line<'_>, rows: &Rows<'_>) -> Result<()> {
+        let m = &mut self.m;
+        if !m.voxel_types.is_empty() {
+            return Err(err(head.at, &"VoxTypes", "a second VoxTypes section"));
+        }
+        for (i, &l) in rows.rows.iter().enumerate() {
+            let f = rows.field(i);
+            let mut w = words(l).peekable();
+            let Some((cat, c)) = w.next() else {
+                continue; // spaces only
+            };
+            // #colour[/rotation[/shape]], the last two in hex.
+            let mut parts = c.split(|&b| b == b'/');
+            let color = hex(cat, parts.next().unwrap_or(b""), &f, "colour")?;
+            let mut field = |what: &str, max: u32| -> Result<u32> {
+                match parts.next() {
+                    None | Some(b"") => Ok(0),
+                    Some(v) => {
+                        let x = hex(cat, v, &f, what)?;
+                        if x > max {
+                            return Err(err(cat, &f, format!("{what} {x:#x} is over {max:#x}")));
+                        }
+                        Ok(x)
+                    }
+                }
+            };
+            let rotation = field("rotation", 0xFF)? as u8;
+            let shape = field("shape", 0x1FF)? as u16;
+            // A name, or "-" (none), then an optional skin, then optional
+            // items in braces.
+            let name = match w.next_if(|(_, x)| !x.starts_with(b"{")) {
+                Some((_, b"-")) | None => String::new(),
+                Some((_, x)) => text(x),
+            };
+            let mut skin_words = Vec::new();
+            while let Some(x) = w.next_if(|(_, x)| !x.starts_with(b"{")) {
+                skin_words.push(x);
+            }
+            let mut items = Vec::new();
+            if let Some((bat, _)) = w.next() {
+                let rest: Vec<(usize, &[u8])> = w.collect();
+                let Some(((_, b"}"), list)) = rest.split_last() else {
+                    return Err(err(bat, &f, "items without their closing \"}\""));
+                };
+                if list.len() % 2 != 0 {
+                    return Err(err(bat, &f, "an item count without its name"));
+                }
+                for pair in list.chunks_exact(2) {
+                    let n: u16 = number(pair[0].0, pair[0].1, &f, "item count")?;
+                    items.push((n, text(pair[1].1)));
                 }
             }
-            Section::Action => {
-                let mut w = words(head).skip(1);
-                let (dat, d) = w
-                    .next()
-                    .ok_or_else(|| err(head.at, &"Action", "no duration"))?;
-                let duration_ms: u32 = number(dat, d, &"Action", "duration")?;
-                let (_, name) = rest_after(head, 2);
-                let name = text(name);
-                let section = format!("Action {name:?}");
-                let mut frames: Vec<Frame> = Vec::new();
-                let mut transforms: Vec<Transform> = Vec::new();
-                for (i, &l) in rows.rows.iter().enumerate() {
-                    let f = RowName {
-                        section: &section,
-                        row: i,
-                    };
-                    let mut w = words(l);
-                    let Some((at, first)) = w.next() else {
-                        continue; // spaces only
-                    };
-                    if first[0] == b'f' {
-                        let (mat, ms) = w.next().ok_or_else(|| err(at, &f, "no frame time"))?;
-                        let msec: u32 = number(mat, ms, &f, "frame time")?;
-                        if frames.is_empty() {
-                            // As m3d.h reads it (m3d.h line 3110): an
-                            // action's first frame is at 0 ms, its marker
-                            // skipped.
-                            if msec != 0 {
-                                m.warnings.push(format!(
-                                    "{f} at {at:#X}: the first frame is at 0 ms, not {msec} (as m3d.h reads it)"
-                                ));
-                            }
-                            frames.push(Frame {
-                                msec: 0,
-                                transforms: 0..0,
-                            });
-                        } else {
-                            let n = transforms.len() as u32;
-                            frames.push(Frame {
-                                msec,
-                                transforms: n..n,
-                            });
-                        }
-                        continue;
-                    }
-                    let bone = index(at, first, &f, "bone", (m.bones.len(), "bones"))?;
-                    let vertices = (m.vertices.len(), "vertices");
-                    let pos = next_index(&mut w, at, &f, "position vertex", vertices)?;
-                    let ori = next_index(&mut w, at, &f, "orientation vertex", vertices)?;
-                    transforms.push(Transform { bone, pos, ori });
-                    // Transforms before any marker are the first frame's.
-                    match frames.last_mut() {
-                        Some(frame) => frame.transforms.end = transforms.len() as u32,
-                        None => frames.push(Frame {
-                            msec: 0,
-                            transforms: 0..transforms.len() as u32,
-                        }),
-                    }
-                }
-                for t in &transforms {
-                    m.vertices[t.ori as usize].skin = QUATERNION;
-                }
-                m.actions.push(Action {
-                    name,
-                    duration_ms,
-                    frames,
-                    transforms,
+            let skin = match skin(skin_words.into_iter(), m.bones.len(), &f)? {
+                Some(s) => skin_index(&mut m.skins, &mut self.seen_skins, s),
+                None => NONE,
+            };
+            m.voxel_types.push(VoxelType {
+                color,
+                name,
+                rotation,
+                shape,
+                skin,
+                items,
+            });
+        }
+        Ok(())
+    }
+
+    /// The vertices' skins, now that the bones are known, and the binary
+    /// form's type sizes: the model.
+    fn finish(mut self) -> Result<M3d> {
+        let m = &mut self.m;
+        for s in self.skins {
+            let f = RowName {
+                section: "Vertex",
+                row: s.row,
+            };
+            // A bone's or a frame's orientation keeps its mark (m3d.h sets
+            // it after the skin).
+            if let Some(k) = skin(words(s.line).skip(s.skip), m.bones.len(), &f)?
+                && m.vertices[s.vertex].skin != QUATERNION
+            {
+                m.vertices[s.vertex].skin = skin_index(&mut m.skins, &mut self.seen_skins, k);
+            }
+        }
+        m.types = types_of(m);
+        Ok(self.m)
+    }
+}
+
+/// `u v` a row.
+fn textmap(m: &mut M3d, head: Line<'_>, rows: &Rows<'_>) -> Result<()> {
+    if !m.tmap.is_empty() {
+        return Err(err(head.at, &"Textmap", "a second Textmap section"));
+    }
+    m.tmap.reserve(rows.rows.len());
+    for (i, &l) in rows.rows.iter().enumerate() {
+        let f = rows.field(i);
+        let mut w = words(l);
+        let u = next_number(&mut w, l.at, &f, "u")?;
+        m.tmap.push([u, next_number(&mut w, l.at, &f, "v")?]);
+    }
+    Ok(())
+}
+
+/// `[/...]position orientation name` a row, a `/` for each level under
+/// the first bone.
+fn bones(m: &mut M3d, head: Line<'_>, rows: &Rows<'_>) -> Result<()> {
+    if !m.bones.is_empty() {
+        return Err(err(head.at, &"Bones", "a second Bones section"));
+    }
+    // The bone last seen at each depth (`/` per level).
+    let mut stack: Vec<u32> = Vec::new();
+    for (i, &l) in rows.rows.iter().enumerate() {
+        let f = rows.field(i);
+        let level = l.text.iter().take_while(|&&c| c == b'/').count();
+        if level > stack.len() {
+            return Err(err(
+                l.at,
+                &f,
+                match stack.len() {
+                    0 => format!("the first bone is {level} levels deep, under no bone"),
+                    d => format!(
+                        "{level} levels deep, more than one under the bone before ({} deep)",
+                        d - 1
+                    ),
+                },
+            ));
+        }
+        stack.truncate(level);
+        let body = Line {
+            at: l.at + level,
+            text: &l.text[level..],
+        };
+        let mut w = words(body);
+        let vertices = (m.vertices.len(), "vertices");
+        let pos = next_index(&mut w, body.at, &f, "position vertex", vertices)?;
+        let ori = next_index(&mut w, body.at, &f, "orientation vertex", vertices)?;
+        let (_, name) = rest_after(body, 2);
+        if name.is_empty() {
+            return Err(err(body.at, &f, "no bone name"));
+        }
+        m.vertices[ori as usize].skin = QUATERNION;
+        m.bones.push(crate::m3d::Bone {
+            parent: stack.last().copied(),
+            name: text(name),
+            pos,
+            ori,
+        });
+        stack.push(m.bones.len() as u32 - 1);
+    }
+    Ok(())
+}
+
+/// `Labels [GROUP]`: `color #c` and `lang NAME` rows, each setting the
+/// labels after it, and `vertex text` a label.
+fn labels(m: &mut M3d, group: String, rows: &Rows<'_>) -> Result<()> {
+    let (mut color, mut lang) = (0u32, String::new());
+    let nv = m.vertices.len();
+    for (i, &l) in rows.rows.iter().enumerate() {
+        let f = rows.field(i);
+        let Some((wat, first)) = words(l).next() else {
+            continue; // spaces only
+        };
+        match first[0] {
+            b'c' => {
+                let (at, c) = words(l).nth(1).ok_or_else(|| err(wat, &f, "no colour"))?;
+                color = hex(at, c, &f, "colour")?;
+            }
+            b'l' => lang = text(rest_after(l, 1).1),
+            _ => {
+                let vertex = index(wat, first, &f, "vertex", (nv, "vertices"))?;
+                m.labels.push(Label {
+                    group: group.clone(),
+                    lang: lang.clone(),
+                    color,
+                    vertex,
+                    text: text(rest_after(l, 1).1),
                 });
             }
         }
     }
-    for (v, l, skip, row) in skins {
+    Ok(())
+}
+
+/// `Action DURATION NAME`: `frame MSEC` rows, each followed by its
+/// `bone position orientation` rows.
+fn action(m: &mut M3d, head: Line<'_>, rows: &Rows<'_>) -> Result<()> {
+    let mut w = words(head).skip(1);
+    let (dat, d) = w
+        .next()
+        .ok_or_else(|| err(head.at, &"Action", "no duration"))?;
+    let duration_ms: u32 = number(dat, d, &"Action", "duration")?;
+    let (_, name) = rest_after(head, 2);
+    let name = text(name);
+    let section = format!("Action {name:?}");
+    let mut frames: Vec<Frame> = Vec::new();
+    let mut transforms: Vec<Transform> = Vec::new();
+    for (i, &l) in rows.rows.iter().enumerate() {
         let f = RowName {
-            section: "Vertex",
-            row,
+            section: &section,
+            row: i,
         };
-        // A bone's or a frame's orientation keeps its mark (m3d.h sets it
-        // after the skin).
-        if let Some(s) = skin(words(l).skip(skip), m.bones.len(), &f)?
-            && m.vertices[v].skin != QUATERNION
-        {
-            m.vertices[v].skin = skin_index(&mut m.skins, &mut seen_skins, s);
+        let mut w = words(l);
+        let Some((at, first)) = w.next() else {
+            continue; // spaces only
+        };
+        if first[0] == b'f' {
+            let (mat, ms) = w.next().ok_or_else(|| err(at, &f, "no frame time"))?;
+            let msec: u32 = number(mat, ms, &f, "frame time")?;
+            if frames.is_empty() {
+                // As m3d.h reads it (m3d.h line 3110): an action's first
+                // frame is at 0 ms, its marker skipped.
+                if msec != 0 {
+                    m.warnings.push(format!(
+                        "{f} at {at:#X}: the first frame is at 0 ms, not {msec} (as m3d.h reads it)"
+                    ));
+                }
+                frames.push(Frame {
+                    msec: 0,
+                    transforms: 0..0,
+                });
+            } else {
+                let n = transforms.len() as u32;
+                frames.push(Frame {
+                    msec,
+                    transforms: n..n,
+                });
+            }
+            continue;
+        }
+        let bone = index(at, first, &f, "bone", (m.bones.len(), "bones"))?;
+        let vertices = (m.vertices.len(), "vertices");
+        let pos = next_index(&mut w, at, &f, "position vertex", vertices)?;
+        let ori = next_index(&mut w, at, &f, "orientation vertex", vertices)?;
+        transforms.push(Transform { bone, pos, ori });
+        // Transforms before any marker are the first frame's.
+        match frames.last_mut() {
+            Some(frame) => frame.transforms.end = transforms.len() as u32,
+            None => frames.push(Frame {
+                msec: 0,
+                transforms: 0..transforms.len() as u32,
+            }),
         }
     }
-    m.types = types_of(&m);
-    Ok(m)
+    for t in &transforms {
+        m.vertices[t.ori as usize].skin = QUATERNION;
+    }
+    m.actions.push(Action {
+        name,
+        duration_ms,
+        frames,
+        transforms,
+    });
+    Ok(())
 }
 
 /// The binary form's type sizes this model would be written with: what
