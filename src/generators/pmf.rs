@@ -601,255 +601,15 @@ fn bake(w: &World, b: &mut SectorBuild, lamps: &[Lamp]) -> (Lightmap, Vec<Option
 /// Generates a map.
 pub fn generate(p: &Params) -> Pmf {
     let w = build_world(p);
-    let s = w.s;
-    let [cx, cy, cz] = p.sectors.map(usize::from);
-    let vs = w.voxel_size;
-    let map_center = [w.dims[0] as f32 / 2.0, 4.0, w.dims[2] as f32 / 2.0];
-    let lamps = [
-        Lamp {
-            at: [s as f32 * 0.5, 5.0, s as f32 * 0.5],
-            color: [1.0, 0.55, 0.2],
-            radius: s as f32 * 0.6,
-        },
-        Lamp {
-            at: [
-                map_center[0] + s as f32 * 0.5,
-                5.0,
-                map_center[2] - s as f32 * 0.5,
-            ],
-            color: [0.25, 0.5, 1.0],
-            radius: s as f32 * 0.6,
-        },
-    ];
-    let fast_lamps = [Lamp {
-        at: [map_center[0], 6.0, map_center[2]],
-        color: [0.3, 1.0, 0.4],
-        radius: s as f32 * 0.5,
-    }];
-
-    let mut builds = Vec::new();
-    for sy in 0..cy {
-        for sx in 0..cx {
-            for sz in 0..cz {
-                let mut b = SectorBuild {
-                    origin: [sx * s, sy * s, sz * s],
-                    cubes: Vec::new(),
-                    triangles: Vec::new(),
-                    faces: Vec::new(),
-                    depth: Vec::new(),
-                    bounds: Vec::new(),
-                };
-                b.build(&w, [0, 0, 0], s, 0);
-                builds.push(b);
-            }
-        }
-    }
-
-    // Chunk cubes: nodes at the chunk depth, or shallower leaves.
-    let mut chunks: Vec<Vec<usize>> = Vec::new();
-    for b in &builds {
-        let mut list = Vec::new();
-        let mut stack = vec![0usize];
-        while let Some(i) = stack.pop() {
-            match &b.cubes[i].kind {
-                CubeKind::Parent(ch) if b.depth[i] < p.chunk_depth => {
-                    stack.extend(ch.iter().map(|&c| c as usize));
-                }
-                _ => list.push(i),
-            }
-        }
-        list.sort_unstable();
-        chunks.push(list);
-    }
-    // Sample points of a chunk: centres of its open voxels, spread out.
-    let samples = |si: usize, ci: usize| -> Vec<[f32; 3]> {
-        let b = &builds[si];
-        let (at, size) = b.bounds[ci];
-        let mut out = Vec::new();
-        let step = (size / 2).max(1);
-        for y in (0..size).step_by(step) {
-            for z in (0..size).step_by(step) {
-                for x in (0..size).step_by(step) {
-                    let v = [
-                        b.origin[0] + at[0] + x,
-                        b.origin[1] + at[1] + y,
-                        b.origin[2] + at[2] + z,
-                    ];
-                    // The first open voxel at or above this one.
-                    let mut y2 = v[1];
-                    while y2 < w.dims[1] && w.get(v[0] as i64, y2 as i64, v[2] as i64) == SOLID {
-                        y2 += 1;
-                    }
-                    if y2 < b.origin[1] + at[1] + size && y2 < w.dims[1] {
-                        out.push([v[0] as f32 + 0.5, y2 as f32 + 0.5, v[2] as f32 + 0.5]);
-                    }
-                }
-            }
-        }
-        out.dedup();
-        out
-    };
-    let all: Vec<(usize, usize)> = chunks
-        .iter()
-        .enumerate()
-        .flat_map(|(si, l)| l.iter().map(move |&ci| (si, ci)))
-        .collect();
-    let pts: Vec<Vec<[f32; 3]>> = all.iter().map(|&(si, ci)| samples(si, ci)).collect();
-    let has_triangles: Vec<bool> = all
-        .iter()
-        .map(|&(si, ci)| {
-            let b = &builds[si];
-            let mut stack = vec![ci];
-            while let Some(i) = stack.pop() {
-                match &b.cubes[i].kind {
-                    CubeKind::Parent(ch) => stack.extend(ch.iter().map(|&c| c as usize)),
-                    k => {
-                        if k.triangles().is_some_and(|(_, n)| n > 0) {
-                            return true;
-                        }
-                    }
-                }
-            }
-            false
-        })
-        .collect();
-    let n = all.len();
-    let mut vis = vec![false; n * n];
-    let coord = |si: usize| {
-        let z = si % cz;
-        let x = (si / cz) % cx;
-        [x as i64, (si / (cz * cx)) as i64, z as i64]
-    };
-    let range = p.visibility_range as i64;
-    // Row a: whether each chunk b >= a is seen from a (rays between their
-    // sample points). Rows are independent: spread over the cores, every
-    // worker taking every `workers`-th row so the long and short rows mix.
-    let row = |a: usize| -> Vec<bool> {
-        (a..n)
-            .map(|b| {
-                let (ca, cb) = (coord(all[a].0), coord(all[b].0));
-                if range > 0 && (0..3).any(|k| (ca[k] - cb[k]).abs() > range) {
-                    return false;
-                }
-                a == b
-                    || pts[a]
-                        .iter()
-                        .any(|&pa| pts[b].iter().any(|&pb| w.clear(pa, pb)))
-            })
-            .collect()
-    };
-    let workers = std::thread::available_parallelism().map_or(1, |c| c.get());
-    let rows: Vec<(usize, Vec<bool>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|k| {
-                let row = &row;
-                scope.spawn(move || {
-                    (k..n)
-                        .step_by(workers)
-                        .map(|a| (a, row(a)))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a visibility worker panicked"))
-            .collect()
-    });
-    for (a, seen) in rows {
-        for (b, seen) in (a..n).zip(seen) {
-            vis[a * n + b] = seen;
-            vis[b * n + a] = seen;
-        }
-    }
-
-    // Assemble sectors.
-    let mut sectors = Vec::new();
-    let lit_lamps: Vec<Lamp> = lamps.to_vec();
-    // Lightmaps, each sector's on its own (a worker per group of sectors).
-    let mut baked = Vec::with_capacity(builds.len());
-    std::thread::scope(|scope| {
-        let per = builds.len().div_ceil(workers).max(1);
-        let handles: Vec<_> = builds
-            .chunks_mut(per)
-            .map(|group| {
-                let (w, lamps) = (&w, &lit_lamps);
-                scope.spawn(move || {
-                    group
-                        .iter_mut()
-                        .map(|b| bake(w, b, lamps))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        for h in handles {
-            baked.extend(h.join().expect("a lightmap worker panicked"));
-        }
-    });
+    let lamps = Lamps::of(&w);
+    let mut builds = sector_builds(p, &w);
+    let cells = Cells::of(p, &w, &builds);
+    let baked = bake_all(&w, &mut builds, &lamps.dynamic);
+    let mut sectors = Vec::with_capacity(builds.len());
     for (si, (mut b, (lightmap, extra))) in builds.into_iter().zip(baked).enumerate() {
-        let mut dynamic_lights = Vec::new();
-        let mut dynamic_light_refs = Vec::new();
-        for (k, e) in extra.into_iter().enumerate() {
-            if let Some(luxels) = e {
-                dynamic_lights.push(AffectingDynamicLight {
-                    light: k as u16,
-                    extra_lightmaps: vec![ExtraLightmap { base: 0, luxels }],
-                });
-                dynamic_light_refs.push(k as u16);
-            }
-        }
-        // Fast lights: the triangle points they reach.
-        let mut fast_lights = Vec::new();
-        let mut fast_light_refs = Vec::new();
-        for (k, l) in fast_lamps.iter().enumerate() {
-            let mut points = Vec::new();
-            for (ti, t) in b.triangles.iter().enumerate() {
-                let e = &t.points;
-                let a = e[0].position;
-                let u = [
-                    e[1].position[0] - a[0],
-                    e[1].position[1] - a[1],
-                    e[1].position[2] - a[2],
-                ];
-                let v = [
-                    e[2].position[0] - a[0],
-                    e[2].position[1] - a[1],
-                    e[2].position[2] - a[2],
-                ];
-                let nrm = [
-                    u[1] * v[2] - u[2] * v[1],
-                    u[2] * v[0] - u[0] * v[2],
-                    u[0] * v[1] - u[1] * v[0],
-                ];
-                let len = (nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2])
-                    .sqrt()
-                    .max(1e-6);
-                let nrm = nrm.map(|c| c / len);
-                for (c, pt) in e.iter().enumerate() {
-                    let q = [
-                        pt.position[0] + nrm[0] * 0.01,
-                        pt.position[1] + nrm[1] * 0.01,
-                        pt.position[2] + nrm[2] * 0.01,
-                    ];
-                    let m = lamp_light(&w, l, q, nrm);
-                    if m > 0.0 {
-                        points.push(AffectedPoint {
-                            multiplier: (m * 1000.0).round() / 1000.0,
-                            lightmap_group: 0,
-                            point: (ti * 3 + c) as u32,
-                        });
-                    }
-                }
-            }
-            if !points.is_empty() {
-                fast_lights.push(AffectingFastLight {
-                    light: k as u16,
-                    points,
-                });
-                fast_light_refs.push(k as u16);
-            }
-        }
-        // Lighting data on the faced leaves; chunk data on chunk cubes.
+        let (dynamic_lights, dynamic_light_refs) = dynamic_lights(extra);
+        let (fast_lights, fast_light_refs) = fast_lights(&w, &lamps.fast, &b.triangles);
+        // Lighting data on the faced leaves.
         for c in &mut b.cubes {
             if matches!(c.kind.triangles(), Some((_, n)) if n > 0) {
                 c.lighting = Some(CubeLighting {
@@ -864,87 +624,18 @@ pub fn generate(p: &Params) -> Pmf {
         // Triangle positions into map units.
         for t in &mut b.triangles {
             for pt in &mut t.points {
-                pt.position = pt.position.map(|v| v * vs);
+                pt.position = pt.position.map(|v| v * w.voxel_size);
                 // World-aligned texture UVs (one texture repeat per voxel).
                 pt.uv = [pt.position[0] + pt.position[2], pt.position[1]];
             }
         }
-        sectors.push((
-            b,
-            lightmap,
-            dynamic_lights,
-            fast_lights,
-            dynamic_light_refs,
-            fast_light_refs,
-            si,
-        ));
-    }
-    let coords = |si: usize| -> [u8; 3] {
-        let z = si % cz;
-        let x = (si / cz) % cx;
-        let y = si / (cz * cx);
-        [x as u8, y as u8, z as u8]
-    };
-    let mut out_sectors = Vec::new();
-    for (mut b, lightmap, dynamic_lights, fast_lights, dynamic_light_refs, fast_light_refs, si) in
-        sectors
-    {
-        // Props: two crates on the ground of each sector.
-        let mut props = Vec::new();
-        for k in 0..2u64 {
-            let x = (hash(si as i64, k as i64, 7) % (s as u64 - 4)) as usize + 2;
-            let z = (hash(si as i64, k as i64, 8) % (s as u64 - 4)) as usize + 2;
-            let wx = b.origin[0] + x;
-            let wz = b.origin[2] + z;
-            let mut y = 0;
-            while y < w.dims[1] && w.get(wx as i64, y as i64, wz as i64) != EMPTY {
-                y += 1;
-            }
-            props.push(Prop {
-                origin: [
-                    (wx as f32 + 0.5) * vs,
-                    (y as f32 + 0.4) * vs,
-                    (wz as f32 + 0.5) * vs,
-                ],
-                radius: [0.4 * vs, 0.4 * vs, 0.4 * vs],
-            });
+        let props = props(&w, &b, si);
+        // Chunk data on the chunk cubes.
+        for &ci in &cells.chunks[si] {
+            let chunk = cells.chunk(p, &w, &b, si, ci, &props);
+            b.cubes[ci].chunk = Some(Box::new(chunk));
         }
-        for &ci in &chunks[si] {
-            let me = all.iter().position(|&x| x == (si, ci)).unwrap_or(0);
-            let mut by_sector: Vec<VisibleSector> = Vec::new();
-            for (k, &(sj, cj)) in all.iter().enumerate() {
-                // Cells with nothing to draw are viewpoints, never seen.
-                if !vis[me * n + k] || !has_triangles[k] {
-                    continue;
-                }
-                let sc = coords(sj);
-                match by_sector.iter_mut().find(|v| v.sector == sc) {
-                    Some(v) => v.cubes.push(cj as u16),
-                    None => by_sector.push(VisibleSector {
-                        sector: sc,
-                        cubes: vec![cj as u16],
-                    }),
-                }
-            }
-            // Props whose centre is inside the chunk.
-            let (at, size) = b.bounds[ci];
-            let lo = [0, 1, 2].map(|k| (b.origin[k] + at[k]) as f32 * vs);
-            let hi = lo.map(|v| v + size as f32 * vs);
-            let chunk_props = props
-                .iter()
-                .enumerate()
-                .filter(|(_, pr)| (0..3).all(|k| pr.origin[k] >= lo[k] && pr.origin[k] < hi[k]))
-                .map(|(i, _)| i as u16)
-                .collect();
-            let count: usize = by_sector.iter().map(|v| v.cubes.len()).sum();
-            b.cubes[ci].chunk = Some(Box::new(Chunk {
-                props: chunk_props,
-                visible: by_sector,
-                visibility_index: 0,
-                visibility_count: count as u32,
-            }));
-        }
-        out_sectors.push(Sector {
+        sectors.push(Sector {
             load_radius: [1, 1, 1],
             lightmaps: vec![lightmap],
             extra_lightmaps: Vec::new(),
@@ -957,7 +648,7 @@ pub fn generate(p: &Params) -> Pmf {
             fast_light_refs,
         });
     }
-
+    let [cx, cy, cz] = p.sectors;
     let text = |s: &str| Text {
         offset: 0,
         text: s.to_string(),
@@ -972,23 +663,450 @@ pub fn generate(p: &Params) -> Pmf {
         damage_per_mps: 2.5,
         appearance: text(path),
     };
-    let world_pos = |v: [f32; 3]| v.map(|c| c * vs);
-    // Filters: any player; selectors: self, all players; actions: a
-    // broadcast and a heal.
-    let rec = |at: u32, kind: u8, fields: Vec<Value>| Record { at, kind, fields };
-    let mut entities = Entities {
-        entities: Vec::new(),
-        filters: vec![rec(0, 1, vec![])],
-        selectors: vec![rec(0, 0, vec![]), rec(1, 5, vec![])],
-        actions: vec![
-            rec(0, 0, vec![Value::Str(text("doors_open"))]),
-            rec(
-                5,
-                1,
-                vec![Value::Selector(1), Value::F32(2.0), Value::F32(25.0)],
-            ),
+    let mut map = Pmf {
+        version: (0, 0),
+        name: "Facet demo town".into(),
+        authors: "facet map generator".into(),
+        description: format!(
+            "{}x{}x{} sectors of {}^3 voxels: terrain, ramps, walls with doorways, baked sun, two dynamic lights and a fast light",
+            cx, cy, cz, w.s
+        ),
+        created: 1_764_000_000,
+        gamemodes: vec!["deathmatch".into(), "team deathmatch".into()],
+        difficulties: vec!["easy".into(), "normal".into(), "hard".into()],
+        materials: vec![
+            material("materials/ground/grass", false),
+            material("materials/ground/rock", false),
+            material("materials/walls/brick", false),
+            material("materials/ground/ramp", false),
         ],
+        dynamic_light_count: lamps.dynamic.len() as u16,
+        fast_lights: lamps.fast.iter().map(|l| l.color).collect(),
+        teams: vec![
+            Team {
+                name: text("red"),
+                color: [0.9, 0.2, 0.15],
+            },
+            Team {
+                name: text("blue"),
+                color: [0.15, 0.35, 0.95],
+            },
+        ],
+        entities: entities(&w, &lamps),
+        sector_counts: p.sectors,
+        sector_size_exp: p.sector_size_exp,
+        sectors,
+        server_strings: Vec::new(),
+        client_strings: Vec::new(),
     };
+    pmf_write::intern_strings(&mut map);
+    map
+}
+
+/// The map's lamps: two dynamic lights (warm in the first sector, cool
+/// beside the centre) and a fast light at the centre.
+struct Lamps {
+    dynamic: [Lamp; 2],
+    fast: [Lamp; 1],
+    /// The map's centre, a little above the ground (voxel space).
+    center: [f32; 3],
+}
+
+impl Lamps {
+    fn of(w: &World) -> Lamps {
+        let s = w.s as f32;
+        let center = [w.dims[0] as f32 / 2.0, 4.0, w.dims[2] as f32 / 2.0];
+        Lamps {
+            dynamic: [
+                Lamp {
+                    at: [s * 0.5, 5.0, s * 0.5],
+                    color: [1.0, 0.55, 0.2],
+                    radius: s * 0.6,
+                },
+                Lamp {
+                    at: [center[0] + s * 0.5, 5.0, center[2] - s * 0.5],
+                    color: [0.25, 0.5, 1.0],
+                    radius: s * 0.6,
+                },
+            ],
+            fast: [Lamp {
+                at: [center[0], 6.0, center[2]],
+                color: [0.3, 1.0, 0.4],
+                radius: s * 0.5,
+            }],
+            center,
+        }
+    }
+}
+
+/// Each sector's octree and faces, sectors in (y, x, z) order.
+fn sector_builds(p: &Params, w: &World) -> Vec<SectorBuild> {
+    let s = w.s;
+    let [cx, cy, cz] = p.sectors.map(usize::from);
+    let mut builds = Vec::new();
+    for sy in 0..cy {
+        for sx in 0..cx {
+            for sz in 0..cz {
+                let mut b = SectorBuild {
+                    origin: [sx * s, sy * s, sz * s],
+                    cubes: Vec::new(),
+                    triangles: Vec::new(),
+                    faces: Vec::new(),
+                    depth: Vec::new(),
+                    bounds: Vec::new(),
+                };
+                b.build(w, [0, 0, 0], s, 0);
+                builds.push(b);
+            }
+        }
+    }
+    builds
+}
+
+/// Sector `si`'s grid coordinates, in the order [`sector_builds`] makes
+/// them.
+fn sector_coords(p: &Params, si: usize) -> [usize; 3] {
+    let [cx, _, cz] = p.sectors.map(usize::from);
+    [(si / cz) % cx, si / (cz * cx), si % cz]
+}
+
+/// Worker threads for the generator's parallel parts.
+fn workers() -> usize {
+    std::thread::available_parallelism().map_or(1, |c| c.get())
+}
+
+/// The chunk cubes of every sector and which of them see which.
+struct Cells {
+    /// Each sector's chunk cubes: nodes at the chunk depth, or shallower
+    /// leaves, in index order.
+    chunks: Vec<Vec<usize>>,
+    /// Every chunk cube as (sector, cube), sector by sector.
+    all: Vec<(usize, usize)>,
+    /// Whether each cell of `all` has triangles to draw.
+    has_triangles: Vec<bool>,
+    /// Row a, column b: whether cell b is seen from cell a (symmetric).
+    vis: Vec<bool>,
+}
+
+impl Cells {
+    fn of(p: &Params, w: &World, builds: &[SectorBuild]) -> Cells {
+        let chunks: Vec<Vec<usize>> = builds
+            .iter()
+            .map(|b| {
+                let mut list = Vec::new();
+                let mut stack = vec![0usize];
+                while let Some(i) = stack.pop() {
+                    match &b.cubes[i].kind {
+                        CubeKind::Parent(ch) if b.depth[i] < p.chunk_depth => {
+                            stack.extend(ch.iter().map(|&c| c as usize));
+                        }
+                        _ => list.push(i),
+                    }
+                }
+                list.sort_unstable();
+                list
+            })
+            .collect();
+        let all: Vec<(usize, usize)> = chunks
+            .iter()
+            .enumerate()
+            .flat_map(|(si, l)| l.iter().map(move |&ci| (si, ci)))
+            .collect();
+        let pts: Vec<Vec<[f32; 3]>> = all
+            .iter()
+            .map(|&(si, ci)| samples(w, &builds[si], ci))
+            .collect();
+        let has_triangles: Vec<bool> = all
+            .iter()
+            .map(|&(si, ci)| {
+                let b = &builds[si];
+                let mut stack = vec![ci];
+                while let Some(i) = stack.pop() {
+                    match &b.cubes[i].kind {
+                        CubeKind::Parent(ch) => stack.extend(ch.iter().map(|&c| c as usize)),
+                        k => {
+                            if k.triangles().is_some_and(|(_, n)| n > 0) {
+                                return true;
+                            }
+                        }
+                    }
+                }
+                false
+            })
+            .collect();
+        let n = all.len();
+        let mut vis = vec![false; n * n];
+        let range = p.visibility_range as i64;
+        // Row a: whether each chunk b >= a is seen from a (rays between
+        // their sample points).
+        let row = |a: usize| -> Vec<bool> {
+            (a..n)
+                .map(|b| {
+                    let [ca, cb] = [a, b].map(|c| sector_coords(p, all[c].0).map(|x| x as i64));
+                    if range > 0 && (0..3).any(|k| (ca[k] - cb[k]).abs() > range) {
+                        return false;
+                    }
+                    a == b
+                        || pts[a]
+                            .iter()
+                            .any(|&pa| pts[b].iter().any(|&pb| w.clear(pa, pb)))
+                })
+                .collect()
+        };
+        // Rows are independent: spread over the cores, every worker taking
+        // every `workers`-th row so the long and short rows mix.
+        let workers = workers();
+        let rows: Vec<(usize, Vec<bool>)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|k| {
+                    let row = &row;
+                    scope.spawn(move || {
+                        (k..n)
+                            .step_by(workers)
+                            .map(|a| (a, row(a)))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().expect("a visibility worker panicked"))
+                .collect()
+        });
+        for (a, seen) in rows {
+            for (b, seen) in (a..n).zip(seen) {
+                vis[a * n + b] = seen;
+                vis[b * n + a] = seen;
+            }
+        }
+        Cells {
+            chunks,
+            all,
+            has_triangles,
+            vis,
+        }
+    }
+
+    /// The chunk data of sector `si`'s chunk cube `ci` (`b`, in map
+    /// units): the cubes it sees, by sector, and the props inside it.
+    fn chunk(
+        &self,
+        p: &Params,
+        w: &World,
+        b: &SectorBuild,
+        si: usize,
+        ci: usize,
+        props: &[Prop],
+    ) -> Chunk {
+        let n = self.all.len();
+        let me = self.all.iter().position(|&x| x == (si, ci)).unwrap_or(0);
+        let mut by_sector: Vec<VisibleSector> = Vec::new();
+        for (k, &(sj, cj)) in self.all.iter().enumerate() {
+            // Cells with nothing to draw are viewpoints, never seen.
+            if !self.vis[me * n + k] || !self.has_triangles[k] {
+                continue;
+            }
+            let sc = sector_coords(p, sj).map(|x| x as u8);
+            match by_sector.iter_mut().find(|v| v.sector == sc) {
+                Some(v) => v.cubes.push(cj as u16),
+                None => by_sector.push(VisibleSector {
+                    sector: sc,
+                    cubes: vec![cj as u16],
+                }),
+            }
+        }
+        // Props whose centre is inside the chunk.
+        let vs = w.voxel_size;
+        let (at, size) = b.bounds[ci];
+        let lo = [0, 1, 2].map(|k| (b.origin[k] + at[k]) as f32 * vs);
+        let hi = lo.map(|v| v + size as f32 * vs);
+        let chunk_props = props
+            .iter()
+            .enumerate()
+            .filter(|(_, pr)| (0..3).all(|k| pr.origin[k] >= lo[k] && pr.origin[k] < hi[k]))
+            .map(|(i, _)| i as u16)
+            .collect();
+        let count: usize = by_sector.iter().map(|v| v.cubes.len()).sum();
+        Chunk {
+            props: chunk_props,
+            visible: by_sector,
+            visibility_index: 0,
+            visibility_count: count as u32,
+        }
+    }
+}
+
+/// Sample points of a chunk cube: centres of its open voxels, spread out.
+fn samples(w: &World, b: &SectorBuild, ci: usize) -> Vec<[f32; 3]> {
+    let (at, size) = b.bounds[ci];
+    let mut out = Vec::new();
+    let step = (size / 2).max(1);
+    for y in (0..size).step_by(step) {
+        for z in (0..size).step_by(step) {
+            for x in (0..size).step_by(step) {
+                let v = [
+                    b.origin[0] + at[0] + x,
+                    b.origin[1] + at[1] + y,
+                    b.origin[2] + at[2] + z,
+                ];
+                // The first open voxel at or above this one.
+                let mut y2 = v[1];
+                while y2 < w.dims[1] && w.get(v[0] as i64, y2 as i64, v[2] as i64) == SOLID {
+                    y2 += 1;
+                }
+                if y2 < b.origin[1] + at[1] + size && y2 < w.dims[1] {
+                    out.push([v[0] as f32 + 0.5, y2 as f32 + 0.5, v[2] as f32 + 0.5]);
+                }
+            }
+        }
+    }
+    out.dedup();
+    out
+}
+
+/// Every sector's lightmaps ([`bake`]), each sector's on its own (a worker
+/// per group of sectors), in the sectors' order.
+fn bake_all(
+    w: &World,
+    builds: &mut [SectorBuild],
+    lamps: &[Lamp],
+) -> Vec<(Lightmap, Vec<Option<Vec<u16>>>)> {
+    let mut baked = Vec::with_capacity(builds.len());
+    std::thread::scope(|scope| {
+        let per = builds.len().div_ceil(workers()).max(1);
+        let handles: Vec<_> = builds
+            .chunks_mut(per)
+            .map(|group| {
+                scope.spawn(move || {
+                    group
+                        .iter_mut()
+                        .map(|b| bake(w, b, lamps))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for h in handles {
+            baked.extend(h.join().expect("a lightmap worker panicked"));
+        }
+    });
+    baked
+}
+
+/// The dynamic lights that reach a sector, from its extra lightmaps (one
+/// per lamp, none where the lamp does not reach), and their references.
+fn dynamic_lights(extra: Vec<Option<Vec<u16>>>) -> (Vec<AffectingDynamicLight>, Vec<u16>) {
+    let mut lights = Vec::new();
+    let mut refs = Vec::new();
+    for (k, e) in extra.into_iter().enumerate() {
+        if let Some(luxels) = e {
+            lights.push(AffectingDynamicLight {
+                light: k as u16,
+                extra_lightmaps: vec![ExtraLightmap { base: 0, luxels }],
+            });
+            refs.push(k as u16);
+        }
+    }
+    (lights, refs)
+}
+
+/// The fast lights that reach a sector: the triangle points each lights
+/// (voxel space), and their references.
+fn fast_lights(
+    w: &World,
+    lamps: &[Lamp],
+    triangles: &[Triangle],
+) -> (Vec<AffectingFastLight>, Vec<u16>) {
+    let mut lights = Vec::new();
+    let mut refs = Vec::new();
+    for (k, l) in lamps.iter().enumerate() {
+        let mut points = Vec::new();
+        for (ti, t) in triangles.iter().enumerate() {
+            let e = &t.points;
+            let a = e[0].position;
+            let u = [
+                e[1].position[0] - a[0],
+                e[1].position[1] - a[1],
+                e[1].position[2] - a[2],
+            ];
+            let v = [
+                e[2].position[0] - a[0],
+                e[2].position[1] - a[1],
+                e[2].position[2] - a[2],
+            ];
+            let nrm = [
+                u[1] * v[2] - u[2] * v[1],
+                u[2] * v[0] - u[0] * v[2],
+                u[0] * v[1] - u[1] * v[0],
+            ];
+            let len = (nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2])
+                .sqrt()
+                .max(1e-6);
+            let nrm = nrm.map(|c| c / len);
+            for (c, pt) in e.iter().enumerate() {
+                let q = [
+                    pt.position[0] + nrm[0] * 0.01,
+                    pt.position[1] + nrm[1] * 0.01,
+                    pt.position[2] + nrm[2] * 0.01,
+                ];
+                let m = lamp_light(w, l, q, nrm);
+                if m > 0.0 {
+                    points.push(AffectedPoint {
+                        multiplier: (m * 1000.0).round() / 1000.0,
+                        lightmap_group: 0,
+                        point: (ti * 3 + c) as u32,
+                    });
+                }
+            }
+        }
+        if !points.is_empty() {
+            lights.push(AffectingFastLight {
+                light: k as u16,
+                points,
+            });
+            refs.push(k as u16);
+        }
+    }
+    (lights, refs)
+}
+
+/// Two crates on the ground of sector `si` (`b`), placed by a hash of the
+/// sector's index.
+fn props(w: &World, b: &SectorBuild, si: usize) -> Vec<Prop> {
+    let (s, vs) = (w.s, w.voxel_size);
+    let mut props = Vec::new();
+    for k in 0..2u64 {
+        let x = (hash(si as i64, k as i64, 7) % (s as u64 - 4)) as usize + 2;
+        let z = (hash(si as i64, k as i64, 8) % (s as u64 - 4)) as usize + 2;
+        let wx = b.origin[0] + x;
+        let wz = b.origin[2] + z;
+        let mut y = 0;
+        while y < w.dims[1] && w.get(wx as i64, y as i64, wz as i64) != EMPTY {
+            y += 1;
+        }
+        props.push(Prop {
+            origin: [
+                (wx as f32 + 0.5) * vs,
+                (y as f32 + 0.4) * vs,
+                (wz as f32 + 0.5) * vs,
+            ],
+            radius: [0.4 * vs, 0.4 * vs, 0.4 * vs],
+        });
+    }
+    props
+}
+
+/// The entities: a spawn a team in opposite corners, each dynamic lamp
+/// and its model, a heal zone at the centre and a medkit; with the
+/// filter (any player), selectors (self, all players) and actions (a
+/// broadcast, a heal) they use.
+fn entities(w: &World, lamps: &Lamps) -> Entities {
+    let vs = w.voxel_size;
+    let text = |s: &str| Text {
+        offset: 0,
+        text: s.to_string(),
+    };
+    let world_pos = |v: [f32; 3]| v.map(|c| c * vs);
+    let rec = |at: u32, kind: u8, fields: Vec<Value>| Record { at, kind, fields };
     let ent = |name: &str, kind: u8, fields: Vec<Value>| Entity {
         name: text(name),
         kind,
@@ -1014,7 +1132,7 @@ pub fn generate(p: &Params) -> Pmf {
             ],
         ));
     }
-    for (k, l) in lamps.iter().enumerate() {
+    for (k, l) in lamps.dynamic.iter().enumerate() {
         list.push(ent(
             &format!("lamp_{k}"),
             15,
@@ -1038,13 +1156,14 @@ pub fn generate(p: &Params) -> Pmf {
             ],
         ));
     }
+    let center = lamps.center;
     list.push(ent(
         "heal_zone",
         3,
         vec![
             Value::Flags(0),
             Value::Filter(0),
-            Value::Vec3(world_pos([map_center[0], 3.0, map_center[2]])),
+            Value::Vec3(world_pos([center[0], 3.0, center[2]])),
             Value::Vec3([2.0 * vs; 3]),
             Value::Str(text("")),
             Value::Str(text("")),
@@ -1060,46 +1179,19 @@ pub fn generate(p: &Params) -> Pmf {
             Value::F32(25.0),
         ],
     ));
-    entities.entities = list;
-
-    let mut map = Pmf {
-        version: (0, 0),
-        name: "Facet demo town".into(),
-        authors: "facet map generator".into(),
-        description: format!(
-            "{}x{}x{} sectors of {}^3 voxels: terrain, ramps, walls with doorways, baked sun, two dynamic lights and a fast light",
-            cx, cy, cz, s
-        ),
-        created: 1_764_000_000,
-        gamemodes: vec!["deathmatch".into(), "team deathmatch".into()],
-        difficulties: vec!["easy".into(), "normal".into(), "hard".into()],
-        materials: vec![
-            material("materials/ground/grass", false),
-            material("materials/ground/rock", false),
-            material("materials/walls/brick", false),
-            material("materials/ground/ramp", false),
+    Entities {
+        entities: list,
+        filters: vec![rec(0, 1, vec![])],
+        selectors: vec![rec(0, 0, vec![]), rec(1, 5, vec![])],
+        actions: vec![
+            rec(0, 0, vec![Value::Str(text("doors_open"))]),
+            rec(
+                5,
+                1,
+                vec![Value::Selector(1), Value::F32(2.0), Value::F32(25.0)],
+            ),
         ],
-        dynamic_light_count: lamps.len() as u16,
-        fast_lights: fast_lamps.iter().map(|l| l.color).collect(),
-        teams: vec![
-            Team {
-                name: text("red"),
-                color: [0.9, 0.2, 0.15],
-            },
-            Team {
-                name: text("blue"),
-                color: [0.15, 0.35, 0.95],
-            },
-        ],
-        entities,
-        sector_counts: p.sectors,
-        sector_size_exp: p.sector_size_exp,
-        sectors: out_sectors,
-        server_strings: Vec::new(),
-        client_strings: Vec::new(),
-    };
-    pmf_write::intern_strings(&mut map);
-    map
+    }
 }
 
 /// `assets/demo.pmf`.
