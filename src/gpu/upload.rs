@@ -304,267 +304,48 @@ impl GpuScene {
     ) -> GpuScene {
         let device = &gpu.device;
         let mut warnings = Vec::new();
-        // Textures over the device's largest 2D size are fitted first.
-        let max = device.limits().max_texture_dimension_2d;
-        let textures: Vec<GpuTexture> = scene
-            .textures
-            .iter()
-            .map(|t| {
-                let fitted = super::limits::fit_texture(t, max);
-                let t = match &fitted {
-                    Some((f, why)) => {
-                        warnings.push(why.clone());
-                        f
-                    }
-                    None => t,
-                };
-                match &t.compressed {
-                    Some(c) if gpu.supports_bc() && t.width % 4 == 0 && t.height % 4 == 0 => {
-                        upload_compressed(gpu, t, c)
-                    }
-                    _ => upload_texture_as(gpu, &t.name, t.width, t.height, &t.pixels(), t.srgb),
-                }
-            })
-            .collect();
-
-        let limits = device.limits();
-        let (texture_layers, why) = TextureLayers::plan(
+        let textures = upload_textures(gpu, scene, &mut warnings);
+        let (texture_layers, texture_array, array_view) = upload_texture_layers(gpu, scene);
+        let (material_slots, materials) = upload_materials(
+            device,
+            r,
             scene,
-            limits.max_texture_dimension_2d,
-            limits.max_texture_array_layers,
+            &texture_layers,
+            &textures,
+            array_view.as_ref(),
         );
-        if let Some(why) = why {
-            log::warn!("{}: {why}", scene.source.file_name);
-        }
-        let (texture_array, array_view) = match texture_layers.layer_count() {
-            0 => (None, None),
-            _ => {
-                let [width, height] = texture_layers.size;
-                let (t, v) = super::texture::upload_layers(
-                    gpu,
-                    "keyframed textures",
-                    width,
-                    height,
-                    &texture_layers.pixels(scene),
-                );
-                (Some(t), Some(v))
-            }
-        };
-
-        // Every slot starts at its material's own values; animated ones are
-        // rewritten by the compute pass before each draw.
-        let default = crate::scene::Material::default();
-        let all: Vec<&crate::scene::Material> = scene
-            .materials
-            .iter()
-            .chain(std::iter::once(&default))
-            .collect();
-        let mut slots = vec![0u8; all.len() * materials::SLOT_STRIDE as usize];
-        for (i, m) in all.iter().enumerate() {
-            let u = materials::uniform(scene, i, &MaterialState::initial(m), &texture_layers);
-            let at = i * materials::SLOT_STRIDE as usize;
-            slots[at..at + std::mem::size_of::<MaterialUniform>()]
-                .copy_from_slice(bytemuck::bytes_of(&u));
-        }
-        let material_slots = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("material slots"),
-            contents: &slots,
-            usage: wgpu::BufferUsages::UNIFORM
-                | wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC,
-        });
-        let materials: Vec<GpuMaterial> = all
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                // Texture-switching materials sample the array; their bound
-                // textures stay white for the frames that show no texture.
-                let switching = texture_layers.switching.get(i).copied().unwrap_or(false);
-                let bound = |t: Option<usize>| {
-                    t.filter(|_| !switching)
-                        .and_then(|i| textures.get(i))
-                        .map(|t| &t.view)
-                };
-                GpuMaterial {
-                    bind_group: r.material_bind_group(
-                        device,
-                        &material_slots,
-                        i,
-                        MaterialTextures {
-                            base: bound(m.texture),
-                            matcap: bound(m.matcap),
-                            array: array_view.as_ref(),
-                            maps: [
-                                m.maps.team_mask,
-                                m.maps.material.map(|(t, _)| t),
-                                m.maps.normal.map(|(t, _)| t),
-                                m.maps.emission,
-                            ]
-                            .map(|t| t.and_then(|i| textures.get(i)).map(|t| &t.view)),
-                            sampling: m.sampling,
-                        },
-                    ),
-                    blend: m.blend,
-                    features: super::materials::shader_features(m, scene.textures.len()),
-                }
-            })
-            .collect();
-        let default_material = materials.len() - 1;
         let material_anim =
             r.material_animator
                 .batch(device, scene, &texture_layers, &material_slots);
 
         // Each mesh's box once: the scene's is their union.
-        let mesh_bounds: Vec<crate::scene::Aabb> =
-            scene.meshes.iter().map(|m| m.bounds()).collect();
+        let mesh_bounds: Vec<Aabb> = scene.meshes.iter().map(|m| m.bounds()).collect();
         let bounds = scene.bounds_from(None, |i| mesh_bounds[i]);
-        let radius = bounds.radius();
-        let mut lines: Vec<LineVertex> = Vec::new();
-
-        // Grid on the ground plane under the model, 20 cells across.
-        let start = lines.len();
-        let y = if bounds.is_empty() { 0.0 } else { bounds.min.y };
-        let step = nice_step(radius * 4.0 / 20.0);
-        let half = 10.0 * step;
-        let cx = (bounds.center().x / step).round() * step;
-        let cz = (bounds.center().z / step).round() * step;
-        for i in -10..=10 {
-            let o = i as f32 * step;
-            let color = if i == 0 {
-                [110, 110, 120, 255]
-            } else {
-                [70, 70, 78, 255]
-            };
-            lines.push(LineVertex {
-                position: [cx - half, y, cz + o],
-                color,
-            });
-            lines.push(LineVertex {
-                position: [cx + half, y, cz + o],
-                color,
-            });
-            lines.push(LineVertex {
-                position: [cx + o, y, cz - half],
-                color,
-            });
-            lines.push(LineVertex {
-                position: [cx + o, y, cz + half],
-                color,
-            });
-        }
-        let grid = range(&lines, start);
-        let start = lines.len();
-        push_box(&mut lines, &bounds, [255, 200, 40, 255]);
-        let scene_bounds = range(&lines, start);
-
         let bone_count = scene.skeleton.bones.len();
-        let can_skin = bone_count > 0 && bone_count <= skinning::MAX_BONES;
         let bones = skinning::bone_buffer(device, bone_count);
-        let mut skin_vertices: Vec<SkinVertex> = Vec::new();
-
+        let mut up = MeshUpload {
+            device,
+            options,
+            can_skin: bone_count > 0 && bone_count <= skinning::MAX_BONES,
+            default_material: materials.len() - 1,
+            skin_vertices: Vec::new(),
+            lines: Vec::new(),
+        };
+        let grid = grid_lines(&mut up.lines, &bounds);
+        let start = up.lines.len();
+        push_box(&mut up.lines, &bounds, [255, 200, 40, 255]);
+        let scene_bounds = range(&up.lines, start);
         let meshes = scene
             .meshes
             .iter()
             .zip(&mesh_bounds)
-            .map(|(m, &bounds)| {
-                std::thread::scope(|s| {
-                    // A large mesh's edges are found on a second thread while
-                    // this one writes its vertex and index buffers.
-                    let edges_apart = (options.edges && m.indices.len() >= EDGES_APART)
-                        .then(|| s.spawn(|| mesh_edges(m)));
-                    let n = m.positions.len();
-                    let normal = |i: usize| m.normals.get(i).copied().unwrap_or(Vec3::Y);
-                    let stream = match &m.skin {
-                        Some(skin) if can_skin && skin.joints.len() == n => {
-                            let first = skin_vertices.len() as u64;
-                            skin_vertices.extend((0..n).map(|i| {
-                                skinning::pack_skin_vertex(
-                                    m.positions[i],
-                                    normal(i),
-                                    skin.joints[i],
-                                    skin.weights[i],
-                                )
-                            }));
-                            let size = std::mem::size_of::<PosNormal>() as u64;
-                            Stream::Skinned(first * size..(first + n as u64) * size)
-                        }
-                        _ => Stream::Static(buffers::buffer_from_fn(
-                            device,
-                            &m.name,
-                            wgpu::BufferUsages::VERTEX,
-                            n,
-                            |i| PosNormal {
-                                position: m.positions[i].into(),
-                                normal: skinning::oct_encode(normal(i)),
-                            },
-                        )),
-                    };
-                    let static_frame = matches!(stream, Stream::Static(_));
-                    let uvs = buffers::buffer_from_fn(
-                        device,
-                        "uvs",
-                        wgpu::BufferUsages::VERTEX,
-                        n,
-                        |i| {
-                            UvColor {
-                                uv: m.uvs.get(i).copied().unwrap_or_default().into(),
-                                color: m
-                                    .colors
-                                    .as_ref()
-                                    .and_then(|c| c.get(i).copied())
-                                    .unwrap_or([255; 4]),
-                                // Skinning moves positions and normals only: a
-                                // skinned mesh's frame comes from its UVs per pixel.
-                                frame: m
-                                    .tangents
-                                    .as_ref()
-                                    .filter(|_| static_frame)
-                                    .and_then(|t| t.get(i))
-                                    .map_or([0; 2], |[t, b]| {
-                                        [skinning::oct_encode(*t), skinning::oct_encode(*b)]
-                                    }),
-                            }
-                        },
-                    );
-                    let index_format = index_format(&m.indices);
-                    let indices = index_buffer(device, "indices", &m.indices, index_format);
-                    // Wireframe and selection-outline edges, when asked for
-                    // (they name the triangles' vertices: the same format).
-                    let edges = match edges_apart {
-                        Some(job) => job.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-                        None if options.edges => mesh_edges(m),
-                        None => Vec::new(),
-                    };
-                    let edge_buf = index_buffer(device, "edges", &edges, index_format);
-                    let start = lines.len();
-                    push_box(&mut lines, &bounds, [255, 120, 40, 255]);
-                    GpuMesh {
-                        stream,
-                        vertex_count: n as u32,
-                        uvs,
-                        indices,
-                        index_count: m.indices.len() as u32,
-                        index_format,
-                        edges: edge_buf,
-                        edge_index_count: edges.len() as u32,
-                        material: m
-                            .material
-                            .filter(|&i| i < default_material)
-                            .unwrap_or(default_material),
-                        bounds: range(&lines, start),
-                        aabb: bounds,
-                        primitive: m.primitive,
-                        closed: m.closed,
-                        facing: if tiles_indices(&m.facing, m.indices.len(), m.primitive) {
-                            m.facing.clone()
-                        } else {
-                            Vec::new()
-                        },
-                        faceted: m.faceted,
-                    }
-                })
-            })
+            .map(|(m, &bounds)| up.mesh(m, bounds))
             .collect();
+        let MeshUpload {
+            skin_vertices,
+            mut lines,
+            ..
+        } = up;
 
         if lines.is_empty() {
             lines.push(LineVertex {
@@ -750,6 +531,277 @@ impl GpuScene {
     pub fn set_selected_bone(&self, queue: &wgpu::Queue, bone: Option<usize>) {
         let v = bone.map_or(u32::MAX, |b| b as u32);
         queue.write_buffer(&self.overlay, 0, bytemuck::cast_slice(&[v, 0, 0, 0]));
+    }
+}
+
+/// The scene's textures, each fitted first to the device's largest 2D
+/// size (a warning in `warnings` for each one fitted), kept block
+/// compressed where the device samples BC and the size allows.
+fn upload_textures(gpu: &super::Gpu, scene: &Scene, warnings: &mut Vec<String>) -> Vec<GpuTexture> {
+    let max = gpu.device.limits().max_texture_dimension_2d;
+    scene
+        .textures
+        .iter()
+        .map(|t| {
+            let fitted = super::limits::fit_texture(t, max);
+            let t = match &fitted {
+                Some((f, why)) => {
+                    warnings.push(why.clone());
+                    f
+                }
+                None => t,
+            };
+            match &t.compressed {
+                Some(c) if gpu.supports_bc() && t.width % 4 == 0 && t.height % 4 == 0 => {
+                    upload_compressed(gpu, t, c)
+                }
+                _ => upload_texture_as(gpu, &t.name, t.width, t.height, &t.pixels(), t.srgb),
+            }
+        })
+        .collect()
+}
+
+/// The texture array that texture-switching materials sample (none when
+/// no material switches), with its plan.
+fn upload_texture_layers(
+    gpu: &super::Gpu,
+    scene: &Scene,
+) -> (
+    TextureLayers,
+    Option<wgpu::Texture>,
+    Option<wgpu::TextureView>,
+) {
+    let limits = gpu.device.limits();
+    let (layers, why) = TextureLayers::plan(
+        scene,
+        limits.max_texture_dimension_2d,
+        limits.max_texture_array_layers,
+    );
+    if let Some(why) = why {
+        log::warn!("{}: {why}", scene.source.file_name);
+    }
+    if layers.layer_count() == 0 {
+        return (layers, None, None);
+    }
+    let [width, height] = layers.size;
+    let (t, v) = super::texture::upload_layers(
+        gpu,
+        "keyframed textures",
+        width,
+        height,
+        &layers.pixels(scene),
+    );
+    (layers, Some(t), Some(v))
+}
+
+/// The material slots (one uniform a material, then the default
+/// material's) and each material's bind group. Every slot starts at its
+/// material's own values; animated ones are rewritten by the compute pass
+/// before each draw.
+fn upload_materials(
+    device: &wgpu::Device,
+    r: &Renderer,
+    scene: &Scene,
+    texture_layers: &TextureLayers,
+    textures: &[GpuTexture],
+    array_view: Option<&wgpu::TextureView>,
+) -> (wgpu::Buffer, Vec<GpuMaterial>) {
+    let default = crate::scene::Material::default();
+    let all: Vec<&crate::scene::Material> = scene
+        .materials
+        .iter()
+        .chain(std::iter::once(&default))
+        .collect();
+    let mut slots = vec![0u8; all.len() * materials::SLOT_STRIDE as usize];
+    for (i, m) in all.iter().enumerate() {
+        let u = materials::uniform(scene, i, &MaterialState::initial(m), texture_layers);
+        let at = i * materials::SLOT_STRIDE as usize;
+        slots[at..at + std::mem::size_of::<MaterialUniform>()]
+            .copy_from_slice(bytemuck::bytes_of(&u));
+    }
+    let material_slots = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("material slots"),
+        contents: &slots,
+        usage: wgpu::BufferUsages::UNIFORM
+            | wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC,
+    });
+    let materials = all
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            // Texture-switching materials sample the array; their bound
+            // textures stay white for the frames that show no texture.
+            let switching = texture_layers.switching.get(i).copied().unwrap_or(false);
+            let bound = |t: Option<usize>| {
+                t.filter(|_| !switching)
+                    .and_then(|i| textures.get(i))
+                    .map(|t| &t.view)
+            };
+            GpuMaterial {
+                bind_group: r.material_bind_group(
+                    device,
+                    &material_slots,
+                    i,
+                    MaterialTextures {
+                        base: bound(m.texture),
+                        matcap: bound(m.matcap),
+                        array: array_view,
+                        maps: [
+                            m.maps.team_mask,
+                            m.maps.material.map(|(t, _)| t),
+                            m.maps.normal.map(|(t, _)| t),
+                            m.maps.emission,
+                        ]
+                        .map(|t| t.and_then(|i| textures.get(i)).map(|t| &t.view)),
+                        sampling: m.sampling,
+                    },
+                ),
+                blend: m.blend,
+                features: super::materials::shader_features(m, scene.textures.len()),
+            }
+        })
+        .collect();
+    (material_slots, materials)
+}
+
+/// The grid on the ground plane under the scene's `bounds`, 20 cells
+/// across, its centre lines brighter: its range in `lines`.
+fn grid_lines(lines: &mut Vec<LineVertex>, bounds: &Aabb) -> Range<u32> {
+    let start = lines.len();
+    let y = if bounds.is_empty() { 0.0 } else { bounds.min.y };
+    let step = nice_step(bounds.radius() * 4.0 / 20.0);
+    let half = 10.0 * step;
+    let cx = (bounds.center().x / step).round() * step;
+    let cz = (bounds.center().z / step).round() * step;
+    for i in -10..=10 {
+        let o = i as f32 * step;
+        let color = if i == 0 {
+            [110, 110, 120, 255]
+        } else {
+            [70, 70, 78, 255]
+        };
+        for position in [
+            [cx - half, y, cz + o],
+            [cx + half, y, cz + o],
+            [cx + o, y, cz - half],
+            [cx + o, y, cz + half],
+        ] {
+            lines.push(LineVertex { position, color });
+        }
+    }
+    range(lines, start)
+}
+
+/// The upload of a scene's meshes, one after another: the skinned
+/// vertices they add to the skinning pass's input and the overlay lines
+/// (each mesh's box) they add to the static line buffer.
+struct MeshUpload<'a> {
+    device: &'a wgpu::Device,
+    options: UploadOptions,
+    /// Whether the scene's skeleton fits the skinning pass.
+    can_skin: bool,
+    /// The default material's index, for meshes that name none or one out
+    /// of range.
+    default_material: usize,
+    skin_vertices: Vec<SkinVertex>,
+    lines: Vec<LineVertex>,
+}
+
+impl MeshUpload<'_> {
+    /// Mesh `m`'s buffers, with its rest-pose `bounds`.
+    fn mesh(&mut self, m: &crate::scene::Mesh, bounds: Aabb) -> GpuMesh {
+        let device = self.device;
+        std::thread::scope(|s| {
+            // A large mesh's edges are found on a second thread while this
+            // one writes its vertex and index buffers.
+            let edges_apart = (self.options.edges && m.indices.len() >= EDGES_APART)
+                .then(|| s.spawn(|| mesh_edges(m)));
+            let n = m.positions.len();
+            let normal = |i: usize| m.normals.get(i).copied().unwrap_or(Vec3::Y);
+            let stream = match &m.skin {
+                Some(skin) if self.can_skin && skin.joints.len() == n => {
+                    let first = self.skin_vertices.len() as u64;
+                    self.skin_vertices.extend((0..n).map(|i| {
+                        skinning::pack_skin_vertex(
+                            m.positions[i],
+                            normal(i),
+                            skin.joints[i],
+                            skin.weights[i],
+                        )
+                    }));
+                    let size = std::mem::size_of::<PosNormal>() as u64;
+                    Stream::Skinned(first * size..(first + n as u64) * size)
+                }
+                _ => Stream::Static(buffers::buffer_from_fn(
+                    device,
+                    &m.name,
+                    wgpu::BufferUsages::VERTEX,
+                    n,
+                    |i| PosNormal {
+                        position: m.positions[i].into(),
+                        normal: skinning::oct_encode(normal(i)),
+                    },
+                )),
+            };
+            let static_frame = matches!(stream, Stream::Static(_));
+            let uvs = buffers::buffer_from_fn(device, "uvs", wgpu::BufferUsages::VERTEX, n, |i| {
+                UvColor {
+                    uv: m.uvs.get(i).copied().unwrap_or_default().into(),
+                    color: m
+                        .colors
+                        .as_ref()
+                        .and_then(|c| c.get(i).copied())
+                        .unwrap_or([255; 4]),
+                    // Skinning moves positions and normals only: a
+                    // skinned mesh's frame comes from its UVs per pixel.
+                    frame: m
+                        .tangents
+                        .as_ref()
+                        .filter(|_| static_frame)
+                        .and_then(|t| t.get(i))
+                        .map_or([0; 2], |[t, b]| {
+                            [skinning::oct_encode(*t), skinning::oct_encode(*b)]
+                        }),
+                }
+            });
+            let index_format = index_format(&m.indices);
+            let indices = index_buffer(device, "indices", &m.indices, index_format);
+            // Wireframe and selection-outline edges, when asked for (they
+            // name the triangles' vertices: the same format).
+            let edges = match edges_apart {
+                Some(job) => job.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                None if self.options.edges => mesh_edges(m),
+                None => Vec::new(),
+            };
+            let edge_buf = index_buffer(device, "edges", &edges, index_format);
+            let start = self.lines.len();
+            push_box(&mut self.lines, &bounds, [255, 120, 40, 255]);
+            GpuMesh {
+                stream,
+                vertex_count: n as u32,
+                uvs,
+                indices,
+                index_count: m.indices.len() as u32,
+                index_format,
+                edges: edge_buf,
+                edge_index_count: edges.len() as u32,
+                material: m
+                    .material
+                    .filter(|&i| i < self.default_material)
+                    .unwrap_or(self.default_material),
+                bounds: range(&self.lines, start),
+                aabb: bounds,
+                primitive: m.primitive,
+                closed: m.closed,
+                facing: if tiles_indices(&m.facing, m.indices.len(), m.primitive) {
+                    m.facing.clone()
+                } else {
+                    Vec::new()
+                },
+                faceted: m.faceted,
+            }
+        })
     }
 }
 
