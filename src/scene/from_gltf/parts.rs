@@ -4,7 +4,7 @@
 //! loops as lists.
 
 use super::accessors::{Buffers, floats, target_floats, uints};
-use super::skeleton::{Rig, ToRig, Tree};
+use super::skeleton::{Rig, SkinOnRig, ToRig, Tree};
 use crate::scene::*;
 use glam::{Mat4, Vec2, Vec3};
 
@@ -16,27 +16,10 @@ pub(super) fn parts(
     plain: usize,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Mesh>, String> {
-    let Tree {
-        nodes,
-        parent,
-        global,
-    } = tree;
-    let srgb = |c: f32| linear_to_srgb(c.clamp(0.0, 1.0));
-    let scene_roots: Vec<usize> = match doc.default_scene().or_else(|| doc.scenes().next()) {
-        Some(s) => s.nodes().map(|n| n.index()).collect(),
-        None => (0..nodes.len()).filter(|&i| parent[i].is_none()).collect(),
-    };
-    let mut in_scene = vec![false; nodes.len()];
-    let mut stack = scene_roots;
-    while let Some(n) = stack.pop() {
-        if !in_scene[n] {
-            in_scene[n] = true;
-            stack.extend(nodes[n].children().map(|c| c.index()));
-        }
-    }
+    let in_scene = in_default_scene(doc, tree);
     let mut meshes: Vec<Mesh> = Vec::new();
     let mut copies_left = MAX_INSTANCED;
-    for node in nodes.iter().filter(|n| in_scene[n.index()]) {
+    for node in tree.nodes.iter().filter(|n| in_scene[n.index()]) {
         let Some(mesh) = node.mesh() else { continue };
         let on_rig = node.skin().and_then(|s| rig.skins.get(s.index()));
         let instances = instances(
@@ -48,17 +31,23 @@ pub(super) fn parts(
             buffers,
             warnings,
         )?;
-        let hidden = node
-            .extras()
-            .as_ref()
-            .is_some_and(|e| e.get().contains("\"hidden\":true"));
         // Unskinned parts that an animation moves ride on a bone, placed
         // by `rigid`'s transform (skeleton::rigid_bindings).
         let rigid = match on_rig {
             None => rig.rigid[node.index()],
             Some(_) => None,
         };
-        let g = rigid.map_or(global[node.index()], |(_, place)| place);
+        let owner = Owner {
+            weights: [node.weights(), mesh.weights()],
+            on_rig,
+            rigid,
+            place: rigid.map_or(tree.global[node.index()], |(_, place)| place),
+            instances: instances.as_deref(),
+            hidden: node
+                .extras()
+                .as_ref()
+                .is_some_and(|e| e.get().contains("\"hidden\":true")),
+        };
         let count = mesh.primitives().count();
         for (pi, p) in mesh.primitives().enumerate() {
             let base = node
@@ -74,272 +63,333 @@ pub(super) fn parts(
             if let Some(i) = &instances {
                 name = format!("{name} ({} instances)", i.len());
             }
-            let attr = |s: gltf::Semantic| p.get(&s);
-            let Some(pos) = attr(gltf::Semantic::Positions) else {
-                warnings.push(format!("part {name:?}: no positions; skipped"));
-                continue;
-            };
-            let mut positions: Vec<Vec3> = floats(&pos, buffers, 3)?
-                .chunks_exact(3)
-                .map(Vec3::from_slice)
-                .collect();
-            let n = positions.len();
-            let mut normals: Vec<Vec3> = match attr(gltf::Semantic::Normals) {
-                Some(a) => floats(&a, buffers, 3)?
-                    .chunks_exact(3)
-                    .map(Vec3::from_slice)
-                    .collect(),
-                None => Vec::new(),
-            };
-            let has_normals = normals.len() == n;
-            morph_to_default_weights(
-                &p,
-                [node.weights(), mesh.weights()],
-                &name,
-                (&mut positions, &mut normals),
-                buffers,
-                warnings,
-            )?;
-            // TANGENT (xyz, and w the handedness): the file's frame for
-            // normal maps, its binormal cross(normal, tangent) * w as glTF
-            // defines it (pointing up the image). Read with the file's
-            // normals only: without them glTF asks for generated tangents,
-            // which the shader's per-pixel frame is.
-            let mut tangents: Option<Vec<[Vec3; 2]>> = match attr(gltf::Semantic::Tangents) {
-                Some(a) if has_normals => {
-                    let t = floats(&a, buffers, 4)?;
-                    (t.len() == 4 * n).then(|| {
-                        t.chunks_exact(4)
-                            .zip(&normals)
-                            .map(|(t, nrm)| {
-                                let tangent = Vec3::new(t[0], t[1], t[2]);
-                                let w = if t[3] < 0.0 { -1.0 } else { 1.0 };
-                                [tangent, nrm.cross(tangent) * w]
-                            })
-                            .collect()
-                    })
-                }
-                _ => None,
-            };
-            // The UV set the base colour texture names (its texCoord, or
-            // its KHR_texture_transform's, which overrides it), with that
-            // transform baked in (the material's other maps share them).
-            let base = super::materials::base_color_texture(&p.material());
-            let transform = base
-                .as_ref()
-                .and_then(|t| t.texture_transform())
-                .map(|t| uv_transform(t.offset(), t.rotation(), t.scale()));
-            let set = base.as_ref().map_or(0, |t| {
-                t.texture_transform()
-                    .and_then(|x| x.tex_coord())
-                    .unwrap_or(t.tex_coord())
-            });
-            let uv_set = gltf::Semantic::TexCoords(set);
-            let uvs: Vec<Vec2> = match attr(uv_set.clone()) {
-                Some(a) => floats(&a, buffers, 2)?
-                    .chunks_exact(2)
-                    .map(|uv| {
-                        let uv = Vec2::from_slice(uv);
-                        transform.map_or(uv, |m| m.transform_point2(uv))
-                    })
-                    .collect(),
-                None => Vec::new(),
-            };
-            let colors = match attr(gltf::Semantic::Colors(0)) {
-                Some(a) => {
-                    let comps = if a.dimensions() == gltf::accessor::Dimensions::Vec3 {
-                        3
-                    } else {
-                        4
-                    };
-                    let c = floats(&a, buffers, comps)?;
-                    Some(
-                        c.chunks_exact(comps)
-                            .map(|c| {
-                                let b = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
-                                [
-                                    b(srgb(c[0])),
-                                    b(srgb(c[1])),
-                                    b(srgb(c[2])),
-                                    if comps == 4 { b(c[3]) } else { 255 },
-                                ]
-                            })
-                            .collect::<Vec<_>>(),
-                    )
-                }
-                None => None,
-            };
-            let mut indices: Vec<u32> = match p.indices() {
-                Some(a) => uints(&a, buffers, 1)?,
-                None => (0..n as u32).collect(),
-            };
-            if let Some(bad) = indices.iter().find(|&&i| i as usize >= n) {
-                return Err(format!("part {name:?}: index {bad} past its {n} vertices"));
+            if let Some(part) = part(&p, name, &owner, buffers, plain, warnings)? {
+                meshes.push(part);
             }
-            use gltf::mesh::Mode;
-            let primitive = match p.mode() {
-                Mode::Points => Primitive::Points,
-                Mode::Lines => Primitive::Lines,
-                Mode::LineStrip | Mode::LineLoop => {
-                    let mut l: Vec<u32> = indices.windows(2).flat_map(|w| [w[0], w[1]]).collect();
-                    if p.mode() == Mode::LineLoop && indices.len() > 2 {
-                        l.extend([indices[indices.len() - 1], indices[0]]);
-                    }
-                    indices = l;
-                    Primitive::Lines
-                }
-                Mode::Triangles => Primitive::Triangles,
-                Mode::TriangleStrip => {
-                    indices = (0..indices.len().saturating_sub(2))
-                        .flat_map(|k| {
-                            let (a, b, c) = (indices[k], indices[k + 1], indices[k + 2]);
-                            if k % 2 == 0 { [a, b, c] } else { [b, a, c] }
-                        })
-                        .collect();
-                    Primitive::Triangles
-                }
-                Mode::TriangleFan => {
-                    indices = (1..indices.len().saturating_sub(1))
-                        .flat_map(|k| [indices[0], indices[k], indices[k + 1]])
-                        .collect();
-                    Primitive::Triangles
-                }
-            };
-            if primitive == Primitive::Triangles {
-                indices.truncate(indices.len() / 3 * 3);
-            }
-            let mut skin = None;
-            // Unskinned parts go where their node puts them; skinned ones
-            // stay in bind space, moved into the rig's where their skin's
-            // differs from it (skeleton::ToRig). Instanced ones are made
-            // in the node's space, then copied once an instance.
-            let mut moved = if instances.is_some() {
-                Moved::Not
-            } else {
-                Moved::By(g)
-            };
-            if let Some(on_rig) = on_rig {
-                let skin_joints = &on_rig.joints;
-                let j = attr(gltf::Semantic::Joints(0))
-                    .map(|a| uints(&a, buffers, 4))
-                    .transpose()?;
-                let w = attr(gltf::Semantic::Weights(0))
-                    .map(|a| floats(&a, buffers, 4))
-                    .transpose()?;
-                if let (Some(j), Some(w)) = (j, w)
-                    && j.len() == 4 * n
-                    && w.len() == 4 * n
-                {
-                    let mut joints = Vec::with_capacity(n);
-                    let mut weights = Vec::with_capacity(n);
-                    for v in 0..n {
-                        let mut jj = [0u16; 4];
-                        let mut ww = [0f32; 4];
-                        for k in 0..4 {
-                            match skin_joints.get(j[4 * v + k] as usize).copied().flatten() {
-                                Some(b) => {
-                                    jj[k] = b as u16;
-                                    ww[k] = w[4 * v + k].max(0.0);
-                                }
-                                None if w[4 * v + k] > 0.0 => {
-                                    return Err(format!(
-                                        "part {name:?}: vertex {v} names joint {} past the skin's {}",
-                                        j[4 * v + k],
-                                        skin_joints.len()
-                                    ));
-                                }
-                                None => {}
-                            }
-                        }
-                        joints.push(jj);
-                        weights.push(quantize_weights(ww));
-                    }
-                    // Into the rig's bind space (skeleton::ToRig).
-                    moved = match &on_rig.to_rig {
-                        ToRig::Same => Moved::Not,
-                        ToRig::One(d) => Moved::By(*d),
-                        ToRig::PerJoint(d) => Moved::PerVertex(
-                            (0..n)
-                                .map(|v| {
-                                    let ww = &w[4 * v..4 * v + 4];
-                                    let sum: f32 = ww.iter().map(|x| x.max(0.0)).sum();
-                                    if !(sum > 0.0 && sum.is_finite()) {
-                                        return Mat4::IDENTITY;
-                                    }
-                                    (0..4).fold(Mat4::ZERO, |m, k| {
-                                        let dk = d.get(j[4 * v + k] as usize).copied();
-                                        m + dk.unwrap_or(Mat4::IDENTITY) * (ww[k].max(0.0) / sum)
-                                    })
-                                })
-                                .collect(),
-                        ),
-                    };
-                    skin = Some(Skin { joints, weights });
-                }
-            } else if let Some((bone, _)) = rigid {
-                skin = Some(Skin {
-                    joints: vec![[bone as u16, 0, 0, 0]; n],
-                    weights: vec![[WEIGHT_UNITS as u16, 0, 0, 0]; n],
-                });
-            }
-            match moved {
-                Moved::Not => {}
-                Moved::By(m) => {
-                    let place = Place::new(m);
-                    positions.iter_mut().for_each(|p| *p = place.point(*p));
-                    normals.iter_mut().for_each(|n| *n = place.normal(*n));
-                    for frame in tangents.iter_mut().flatten() {
-                        *frame = place.frame(*frame);
-                    }
-                }
-                Moved::PerVertex(m) => {
-                    for (i, m) in m.into_iter().enumerate() {
-                        let place = Place::new(m);
-                        if let Some(p) = positions.get_mut(i) {
-                            *p = place.point(*p);
-                        }
-                        if let Some(n) = normals.get_mut(i) {
-                            *n = place.normal(*n);
-                        }
-                        if let Some(frame) = tangents.as_mut().and_then(|t| t.get_mut(i)) {
-                            *frame = place.frame(*frame);
-                        }
-                    }
-                }
-            }
-            let material = p.material().index().filter(|&m| m < plain).unwrap_or(plain);
-            let mut mesh = Mesh {
-                name,
-                uvs: if uvs.len() == n {
-                    uvs
-                } else {
-                    vec![Vec2::ZERO; n]
-                },
-                colors: colors.filter(|c| c.len() == n),
-                has_file_uvs: attr(uv_set).is_some(),
-                has_file_normals: has_normals,
-                normals: Vec::new(),
-                positions,
-                indices,
-                material: Some(material),
-                visible: !hidden,
-                skin,
-                primitive,
-                tangents,
-                ..Mesh::default()
-            };
-            mesh.normals = if has_normals {
-                normals
-            } else {
-                super::smooth_normals(&mesh.positions, &mesh.indices)
-            };
-            if let Some(instances) = &instances {
-                copy_per_instance(&mut mesh, g, instances);
-            }
-            meshes.push(mesh);
         }
     }
     Ok(meshes)
+}
+
+/// Which nodes the default scene holds (the first scene's where none is
+/// the default, every node where the file has no scene).
+fn in_default_scene(doc: &gltf::Document, tree: &Tree) -> Vec<bool> {
+    let Tree { nodes, parent, .. } = tree;
+    let scene_roots: Vec<usize> = match doc.default_scene().or_else(|| doc.scenes().next()) {
+        Some(s) => s.nodes().map(|n| n.index()).collect(),
+        None => (0..nodes.len()).filter(|&i| parent[i].is_none()).collect(),
+    };
+    let mut in_scene = vec![false; nodes.len()];
+    let mut stack = scene_roots;
+    while let Some(n) = stack.pop() {
+        if !in_scene[n] {
+            in_scene[n] = true;
+            stack.extend(nodes[n].children().map(|c| c.index()));
+        }
+    }
+    in_scene
+}
+
+/// What a node gives each part of its mesh.
+struct Owner<'a> {
+    /// The node's and the mesh's morph weights (the node's win).
+    weights: [Option<&'a [f32]>; 2],
+    /// The node's skin on the rig, for a skinned node.
+    on_rig: Option<&'a SkinOnRig>,
+    /// For an unskinned node an animation moves: the bone its parts ride
+    /// on and the transform that places them.
+    rigid: Option<(usize, Mat4)>,
+    /// Where the node puts its parts.
+    place: Mat4,
+    /// EXT_mesh_gpu_instancing's instances, in the node's space.
+    instances: Option<&'a [Mat4]>,
+    /// Hidden by the file's extras (`"hidden": true`).
+    hidden: bool,
+}
+
+/// One primitive as a part named `name`; none, with a warning, without
+/// positions.
+fn part(
+    p: &gltf::Primitive,
+    name: String,
+    owner: &Owner,
+    buffers: &Buffers,
+    plain: usize,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Mesh>, String> {
+    let attr = |s: gltf::Semantic| p.get(&s);
+    let Some(pos) = attr(gltf::Semantic::Positions) else {
+        warnings.push(format!("part {name:?}: no positions; skipped"));
+        return Ok(None);
+    };
+    let mut positions: Vec<Vec3> = floats(&pos, buffers, 3)?
+        .chunks_exact(3)
+        .map(Vec3::from_slice)
+        .collect();
+    let n = positions.len();
+    let mut normals: Vec<Vec3> = match attr(gltf::Semantic::Normals) {
+        Some(a) => floats(&a, buffers, 3)?
+            .chunks_exact(3)
+            .map(Vec3::from_slice)
+            .collect(),
+        None => Vec::new(),
+    };
+    let has_normals = normals.len() == n;
+    morph_to_default_weights(
+        p,
+        owner.weights,
+        &name,
+        (&mut positions, &mut normals),
+        buffers,
+        warnings,
+    )?;
+    // TANGENT (xyz, and w the handedness): the file's frame for normal
+    // maps, its binormal cross(normal, tangent) * w as glTF defines it
+    // (pointing up the image). Read with the file's normals only: without
+    // them glTF asks for generated tangents, which the shader's per-pixel
+    // frame is.
+    let mut tangents: Option<Vec<[Vec3; 2]>> = match attr(gltf::Semantic::Tangents) {
+        Some(a) if has_normals => {
+            let t = floats(&a, buffers, 4)?;
+            (t.len() == 4 * n).then(|| {
+                t.chunks_exact(4)
+                    .zip(&normals)
+                    .map(|(t, nrm)| {
+                        let tangent = Vec3::new(t[0], t[1], t[2]);
+                        let w = if t[3] < 0.0 { -1.0 } else { 1.0 };
+                        [tangent, nrm.cross(tangent) * w]
+                    })
+                    .collect()
+            })
+        }
+        _ => None,
+    };
+    let (uvs, has_file_uvs) = uvs_of(p, buffers)?;
+    let colors = colors_of(p, buffers)?;
+    let (primitive, indices) = indices_of(p, n, &name, buffers)?;
+    let (skin, moved) = skin_of(p, owner, n, &name, buffers)?;
+    moved.apply(&mut positions, &mut normals, &mut tangents);
+    let material = p.material().index().filter(|&m| m < plain).unwrap_or(plain);
+    let mut mesh = Mesh {
+        name,
+        uvs: if uvs.len() == n {
+            uvs
+        } else {
+            vec![Vec2::ZERO; n]
+        },
+        colors: colors.filter(|c| c.len() == n),
+        has_file_uvs,
+        has_file_normals: has_normals,
+        normals: Vec::new(),
+        positions,
+        indices,
+        material: Some(material),
+        visible: !owner.hidden,
+        skin,
+        primitive,
+        tangents,
+        ..Mesh::default()
+    };
+    mesh.normals = if has_normals {
+        normals
+    } else {
+        super::smooth_normals(&mesh.positions, &mesh.indices)
+    };
+    if let Some(instances) = owner.instances {
+        copy_per_instance(&mut mesh, owner.place, instances);
+    }
+    Ok(Some(mesh))
+}
+
+/// The UV set the base colour texture names (its texCoord, or its
+/// KHR_texture_transform's, which overrides it), with that transform baked
+/// in (the material's other maps share them); and whether the file has
+/// that set.
+fn uvs_of(p: &gltf::Primitive, buffers: &Buffers) -> Result<(Vec<Vec2>, bool), String> {
+    let base = super::materials::base_color_texture(&p.material());
+    let transform = base
+        .as_ref()
+        .and_then(|t| t.texture_transform())
+        .map(|t| uv_transform(t.offset(), t.rotation(), t.scale()));
+    let set = base.as_ref().map_or(0, |t| {
+        t.texture_transform()
+            .and_then(|x| x.tex_coord())
+            .unwrap_or(t.tex_coord())
+    });
+    let Some(a) = p.get(&gltf::Semantic::TexCoords(set)) else {
+        return Ok((Vec::new(), false));
+    };
+    let uvs = floats(&a, buffers, 2)?
+        .chunks_exact(2)
+        .map(|uv| {
+            let uv = Vec2::from_slice(uv);
+            transform.map_or(uv, |m| m.transform_point2(uv))
+        })
+        .collect();
+    Ok((uvs, true))
+}
+
+/// COLOR_0 as sRGB bytes (RGB or RGBA in the file; linear there).
+fn colors_of(p: &gltf::Primitive, buffers: &Buffers) -> Result<Option<Vec<[u8; 4]>>, String> {
+    let Some(a) = p.get(&gltf::Semantic::Colors(0)) else {
+        return Ok(None);
+    };
+    let comps = if a.dimensions() == gltf::accessor::Dimensions::Vec3 {
+        3
+    } else {
+        4
+    };
+    let b = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
+    let srgb = |c: f32| b(linear_to_srgb(c.clamp(0.0, 1.0)));
+    Ok(Some(
+        floats(&a, buffers, comps)?
+            .chunks_exact(comps)
+            .map(|c| {
+                [
+                    srgb(c[0]),
+                    srgb(c[1]),
+                    srgb(c[2]),
+                    if comps == 4 { b(c[3]) } else { 255 },
+                ]
+            })
+            .collect(),
+    ))
+}
+
+/// The part's indices (its vertices in order where it has none), each
+/// within its `n` vertices, with strips, fans and loops made lists.
+fn indices_of(
+    p: &gltf::Primitive,
+    n: usize,
+    name: &str,
+    buffers: &Buffers,
+) -> Result<(Primitive, Vec<u32>), String> {
+    let mut indices: Vec<u32> = match p.indices() {
+        Some(a) => uints(&a, buffers, 1)?,
+        None => (0..n as u32).collect(),
+    };
+    if let Some(bad) = indices.iter().find(|&&i| i as usize >= n) {
+        return Err(format!("part {name:?}: index {bad} past its {n} vertices"));
+    }
+    use gltf::mesh::Mode;
+    let primitive = match p.mode() {
+        Mode::Points => Primitive::Points,
+        Mode::Lines => Primitive::Lines,
+        Mode::LineStrip | Mode::LineLoop => {
+            let mut l: Vec<u32> = indices.windows(2).flat_map(|w| [w[0], w[1]]).collect();
+            if p.mode() == Mode::LineLoop && indices.len() > 2 {
+                l.extend([indices[indices.len() - 1], indices[0]]);
+            }
+            indices = l;
+            Primitive::Lines
+        }
+        Mode::Triangles => Primitive::Triangles,
+        Mode::TriangleStrip => {
+            indices = (0..indices.len().saturating_sub(2))
+                .flat_map(|k| {
+                    let (a, b, c) = (indices[k], indices[k + 1], indices[k + 2]);
+                    if k % 2 == 0 { [a, b, c] } else { [b, a, c] }
+                })
+                .collect();
+            Primitive::Triangles
+        }
+        Mode::TriangleFan => {
+            indices = (1..indices.len().saturating_sub(1))
+                .flat_map(|k| [indices[0], indices[k], indices[k + 1]])
+                .collect();
+            Primitive::Triangles
+        }
+    };
+    if primitive == Primitive::Triangles {
+        indices.truncate(indices.len() / 3 * 3);
+    }
+    Ok((primitive, indices))
+}
+
+/// The part's skin on the rig, and how its `n` vertices are placed.
+/// Unskinned parts go where their node puts them; skinned ones stay in
+/// bind space, moved into the rig's where their skin's differs from it
+/// (skeleton::ToRig). Instanced ones are made in the node's space, then
+/// copied once an instance.
+fn skin_of(
+    p: &gltf::Primitive,
+    owner: &Owner,
+    n: usize,
+    name: &str,
+    buffers: &Buffers,
+) -> Result<(Option<Skin>, Moved), String> {
+    let mut moved = if owner.instances.is_some() {
+        Moved::Not
+    } else {
+        Moved::By(owner.place)
+    };
+    let Some(on_rig) = owner.on_rig else {
+        let skin = owner.rigid.map(|(bone, _)| Skin {
+            joints: vec![[bone as u16, 0, 0, 0]; n],
+            weights: vec![[WEIGHT_UNITS as u16, 0, 0, 0]; n],
+        });
+        return Ok((skin, moved));
+    };
+    let skin_joints = &on_rig.joints;
+    let j = p
+        .get(&gltf::Semantic::Joints(0))
+        .map(|a| uints(&a, buffers, 4))
+        .transpose()?;
+    let w = p
+        .get(&gltf::Semantic::Weights(0))
+        .map(|a| floats(&a, buffers, 4))
+        .transpose()?;
+    let (Some(j), Some(w)) = (j, w) else {
+        return Ok((None, moved));
+    };
+    if j.len() != 4 * n || w.len() != 4 * n {
+        return Ok((None, moved));
+    }
+    let mut joints = Vec::with_capacity(n);
+    let mut weights = Vec::with_capacity(n);
+    for v in 0..n {
+        let mut jj = [0u16; 4];
+        let mut ww = [0f32; 4];
+        for k in 0..4 {
+            match skin_joints.get(j[4 * v + k] as usize).copied().flatten() {
+                Some(b) => {
+                    jj[k] = b as u16;
+                    ww[k] = w[4 * v + k].max(0.0);
+                }
+                None if w[4 * v + k] > 0.0 => {
+                    return Err(format!(
+                        "part {name:?}: vertex {v} names joint {} past the skin's {}",
+                        j[4 * v + k],
+                        skin_joints.len()
+                    ));
+                }
+                None => {}
+            }
+        }
+        joints.push(jj);
+        weights.push(quantize_weights(ww));
+    }
+    // Into the rig's bind space (skeleton::ToRig).
+    moved = match &on_rig.to_rig {
+        ToRig::Same => Moved::Not,
+        ToRig::One(d) => Moved::By(*d),
+        ToRig::PerJoint(d) => Moved::PerVertex(
+            (0..n)
+                .map(|v| {
+                    let ww = &w[4 * v..4 * v + 4];
+                    let sum: f32 = ww.iter().map(|x| x.max(0.0)).sum();
+                    if !(sum > 0.0 && sum.is_finite()) {
+                        return Mat4::IDENTITY;
+                    }
+                    (0..4).fold(Mat4::ZERO, |m, k| {
+                        let dk = d.get(j[4 * v + k] as usize).copied();
+                        m + dk.unwrap_or(Mat4::IDENTITY) * (ww[k].max(0.0) / sum)
+                    })
+                })
+                .collect(),
+        ),
+    };
+    Ok((Some(Skin { joints, weights }), moved))
 }
 
 /// Morph targets shown at the file's default weights (glTF 2.0 3.7.2.2:
@@ -635,6 +685,42 @@ enum Moved {
     Not,
     By(Mat4),
     PerVertex(Vec<Mat4>),
+}
+
+impl Moved {
+    /// Places a part's positions, normals and tangent frames.
+    fn apply(
+        self,
+        positions: &mut [Vec3],
+        normals: &mut [Vec3],
+        tangents: &mut Option<Vec<[Vec3; 2]>>,
+    ) {
+        match self {
+            Moved::Not => {}
+            Moved::By(m) => {
+                let place = Place::new(m);
+                positions.iter_mut().for_each(|p| *p = place.point(*p));
+                normals.iter_mut().for_each(|n| *n = place.normal(*n));
+                for frame in tangents.iter_mut().flatten() {
+                    *frame = place.frame(*frame);
+                }
+            }
+            Moved::PerVertex(m) => {
+                for (i, m) in m.into_iter().enumerate() {
+                    let place = Place::new(m);
+                    if let Some(p) = positions.get_mut(i) {
+                        *p = place.point(*p);
+                    }
+                    if let Some(n) = normals.get_mut(i) {
+                        *n = place.normal(*n);
+                    }
+                    if let Some(frame) = tangents.as_mut().and_then(|t| t.get_mut(i)) {
+                        *frame = place.frame(*frame);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// KHR_texture_transform's matrix, T * R * S: scale, then a rotation of
