@@ -2,22 +2,17 @@
 
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
-use facet::cli::{headless, info};
+use facet::cli::{bench_command, headless, info};
 use facet::gpu::{Channel, Lighting, TeamColors};
-use facet::gpu::{Gpu, ViewOptions, capture};
+use facet::gpu::{ViewOptions, capture};
 use facet::{app, load};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// `print!` and `println!` through [`facet::cli::print`], which ends a
-/// report quietly where its reader has gone (`facet info x | head`);
-/// an `io::Result` for `?`.
-macro_rules! out {
-    ($($arg:tt)*) => {
-        facet::cli::print(format_args!($($arg)*))
-    };
-}
+/// `println!` through [`facet::cli::print`], which ends a report quietly
+/// where its reader has gone (`facet install-desktop | head`); an
+/// `io::Result` for `?`.
 macro_rules! outln {
     ($($arg:tt)*) => {
         facet::cli::print(format_args!("{}\n", format_args!($($arg)*)))
@@ -463,27 +458,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             json,
             clip,
             time,
-        }) => {
-            // info prints what textures declare, never their texels.
-            let loaded = load::load_file_with(&file, &options.headers_only())?;
-            let pose = clip
-                .map(|c| info::pose_json(&loaded.scene, &c, time))
-                .transpose()
-                .map_err(anyhow::Error::msg)?;
-            if json {
-                let mut v = info::to_json(&loaded);
-                if let Some(p) = pose {
-                    v["pose"] = p;
-                }
-                outln!("{}", serde_json::to_string_pretty(&v)?)?;
-            } else {
-                out!("{}", info::to_text(&loaded))?;
-                if let Some(p) = pose {
-                    out!("{}", info::pose_text(&p))?;
-                }
-            }
-            Ok(())
-        }
+        }) => info::info(&file, json, clip.as_deref(), time, options),
         Some(Command::Convert {
             input,
             output,
@@ -514,31 +489,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             anim,
             time,
         }) => {
-            let mut loaded = load::load_file_with(&file, &options)?;
-            let mut clip = clip;
-            if let Some(anim) = &anim {
-                let added = load::add_animation_file(&mut loaded.scene, anim)?;
-                clip = clip.or_else(|| added.first().cloned());
-            }
-            // An animation file opened on its own poses with its own clip.
-            clip = clip.or_else(|| {
-                let s = &loaded.scene;
-                s.start_clip
-                    .and_then(|i| s.clips.get(i))
-                    .map(|c| c.name.clone())
-            });
-            let scene = &loaded.scene;
-            for w in &scene.warnings {
-                log::warn!("{}: {w}", scene.source.file_name);
-            }
-            let gpu = Gpu::headless()?;
-            log::info!("rendering on {}", gpu.describe());
             let mut view = ViewOptions {
                 wireframe,
                 normals,
                 bounds,
-                skeleton: skeleton
-                    || loaded.scene.meshes.is_empty() && !loaded.scene.skeleton.bones.is_empty(),
+                skeleton,
                 grid: !no_grid,
                 lighting,
                 team_colors: team_colors.unwrap_or_default(),
@@ -558,16 +513,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 clip,
                 time,
             };
-            let (img, stats) = headless::render(&gpu, scene, &req)?;
-            capture::save(&img, &output).map_err(|e| anyhow::anyhow!("writing {e}"))?;
-            log::info!(
-                "{}: {} draw calls, {} triangles -> {}",
-                scene.source.file_name,
-                stats.draw_calls,
-                stats.triangles,
-                output.display()
-            );
-            Ok(())
+            facet::cli::render::render(&file, &output, req, anim.as_deref(), &options)
         }
         Some(Command::InstallDesktop { uninstall }) => {
             let home = facet::cli::desktop::data_home()?;
@@ -603,31 +549,16 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     from,
                     json,
                 },
-        }) => {
-            records_folder(json.as_deref())?;
-            let source = match &from {
-                Some(f) => {
-                    let name = f.file_name().unwrap_or_default().to_string_lossy();
-                    let loaded = load::load_file(f)?;
-                    Some(
-                        facet::cli::bench::SkinSource::from_scene(&name, &loaded.scene)
-                            .map_err(|e| anyhow::anyhow!("bench skin: {e}"))?,
-                    )
-                }
-                None => None,
-            };
-            let gpu = Gpu::headless()?;
-            let data = match &source {
-                Some(s) => facet::cli::bench::SkinData::Model(s),
-                None => facet::cli::bench::SkinData::Generated { bones },
-            };
-            let result = facet::cli::bench::skin(
-                &gpu, &vertices, &kernels, &layouts, data, iterations, copy,
-            )
-            .map_err(|e| anyhow::anyhow!("bench skin: {e}"))?;
-            outln!("{}", result.report())?;
-            write_records(json.as_deref(), &result.records())
-        }
+        }) => bench_command::skin(bench_command::SkinRun {
+            vertices,
+            bones,
+            iterations,
+            kernels,
+            layouts,
+            copy,
+            from,
+            json,
+        }),
         Some(Command::Bench {
             what:
                 BenchWhat::Materials {
@@ -635,19 +566,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     iterations,
                     json,
                 },
-        }) => {
-            records_folder(json.as_deref())?;
-            let gpu = Gpu::headless()?;
-            let mut records = Vec::new();
-            for n in materials {
-                let result = facet::cli::bench::materials(&gpu, n, iterations);
-                outln!("{}", result.report())?;
-                if let serde_json::Value::Array(r) = result.records() {
-                    records.extend(r);
-                }
-            }
-            write_records(json.as_deref(), &serde_json::Value::Array(records))
-        }
+        }) => bench_command::materials(&materials, iterations, json.as_deref()),
         Some(Command::Bench {
             what:
                 BenchWhat::Map {
@@ -657,96 +576,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     msaa,
                     json,
                 },
-        }) => {
-            records_folder(json.as_deref())?;
-            let (name, loaded) = match &file {
-                Some(f) => (f.display().to_string(), load::load_file(f)?),
-                None => generated_bench_map()?,
-            };
-            if loaded.scene.map.is_none() {
-                bail!("{name} is not a map");
-            }
-            let gpu = Gpu::headless()?;
-            let mut records = Vec::new();
-            let samples: Vec<Option<u32>> = match msaa.is_empty() {
-                true => vec![None],
-                false => msaa.into_iter().map(Some).collect(),
-            };
-            for size in size {
-                for &samples in &samples {
-                    let result = facet::cli::bench::map_frames(
-                        &gpu,
-                        &name,
-                        &loaded.scene,
-                        size,
-                        frames.max(1),
-                        samples,
-                    );
-                    outln!("{}", result.report())?;
-                    if let serde_json::Value::Array(r) = result.records() {
-                        records.extend(r);
-                    }
-                }
-            }
-            write_records(json.as_deref(), &serde_json::Value::Array(records))
-        }
+        }) => bench_command::map(bench_command::MapRun {
+            file,
+            frames,
+            msaa,
+            sizes: size,
+            json,
+        }),
         Some(Command::GenAssets { dir }) => gen_assets(&dir),
     }
-}
-
-/// Makes ready the folder a bench's records go to, before the bench runs
-/// (a sweep on a GPU machine can take minutes, and its records were lost
-/// where the folder was missing): made where it is not there yet (as
-/// `target/bench` on a fresh checkout), refused where it is not a folder.
-fn records_folder(path: Option<&std::path::Path>) -> anyhow::Result<()> {
-    let Some(path) = path else { return Ok(()) };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => return Ok(()),
-    };
-    let file = path.display();
-    if dir.exists() && !dir.is_dir() {
-        bail!("{file}: {} is not a folder", dir.display());
-    }
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("{file}: its folder {} cannot be made", dir.display()))
-}
-
-/// Writes a bench's records to `path`, when given.
-fn write_records(
-    path: Option<&std::path::Path>,
-    records: &serde_json::Value,
-) -> anyhow::Result<()> {
-    if let Some(path) = path {
-        let text = serde_json::to_string_pretty(records)? + "\n";
-        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
-    }
-    Ok(())
-}
-
-/// The ~1M-triangle map `bench map` draws when given no file.
-#[cfg(feature = "generators")]
-fn generated_bench_map() -> anyhow::Result<(String, load::Loaded)> {
-    use facet::generators::pmf;
-    let t = std::time::Instant::now();
-    let map = pmf::generate(&pmf::Params::MILLION);
-    let bytes = facet::formats::pmf_write::encode(&map).map_err(anyhow::Error::msg)?;
-    eprintln!(
-        "generated the benchmark map in {:.1} s",
-        t.elapsed().as_secs_f32()
-    );
-    Ok((
-        "generated 12x1x12 map".to_string(),
-        load::load_bytes("bench.pmf", &bytes, None)?,
-    ))
-}
-
-#[cfg(not(feature = "generators"))]
-fn generated_bench_map() -> anyhow::Result<(String, load::Loaded)> {
-    bail!(
-        "bench map: give a .pmf file; the generated benchmark map needs a build with \
-         `--features generators`"
-    )
 }
 
 /// `gen-assets`: the bundled assets, rewritten by our own writers.

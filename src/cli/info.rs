@@ -7,6 +7,36 @@ use crate::load::{Loaded, Raw};
 use crate::scene::{Counts, Scene};
 use serde_json::{Value, json};
 
+/// `info`: what `file` holds, as text or (`json`) JSON, with the pose of
+/// `clip` at `time` seconds when one is named. Only what textures declare
+/// is read, never their texels.
+pub fn info(
+    file: &std::path::Path,
+    json: bool,
+    clip: Option<&str>,
+    time: f32,
+    options: crate::load::LoadOptions,
+) -> anyhow::Result<()> {
+    let loaded = crate::load::load_file_with(file, &options.headers_only())?;
+    let pose = clip
+        .map(|c| pose_json(&loaded.scene, c, time))
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    if json {
+        let mut v = to_json(&loaded);
+        if let Some(p) = pose {
+            v["pose"] = p;
+        }
+        super::print(format_args!("{}\n", serde_json::to_string_pretty(&v)?))?;
+    } else {
+        super::print(format_args!("{}", to_text(&loaded)))?;
+        if let Some(p) = pose {
+            super::print(format_args!("{}", pose_text(&p)))?;
+        }
+    }
+    Ok(())
+}
+
 fn counts_json(c: &Counts) -> Value {
     json!({
         "parts": c.parts,

@@ -5,10 +5,12 @@
 //! Argument parsing lives in `main.rs`; the work lives here.
 
 pub mod bench;
+pub mod bench_command;
 pub mod convert;
 pub mod desktop;
 pub mod headless;
 pub mod info;
+pub mod render;
 pub mod thumbnail;
 
 /// Writes a report to standard output. A reader that has gone (`facet info
