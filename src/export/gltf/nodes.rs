@@ -4,7 +4,7 @@
 use super::Writer;
 use super::blob::{ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, FLOAT, UNSIGNED_INT, UNSIGNED_SHORT};
 use super::materials::linear;
-use crate::scene::Primitive;
+use crate::scene::{Mesh, Primitive};
 use glam::{Mat4, Vec2, Vec3};
 use serde_json::{Value, json};
 
@@ -90,7 +90,6 @@ impl Writer<'_> {
     /// second UV set (see `lightmap_material`).
     pub(super) fn parts(&mut self) -> Parts {
         let scene = self.scene;
-        let bones = scene.skeleton.bones.len();
         let map = scene.map.as_deref();
         let mut sector_parts: Vec<Vec<usize>> =
             vec![Vec::new(); map.map_or(0, |m| m.map.sectors.len())];
@@ -102,225 +101,253 @@ impl Writer<'_> {
                 continue;
             }
             let map_part = map.and_then(|m| m.mesh_source.get(mi)).copied();
-            let blob = &mut self.blob;
-            let mut attributes = serde_json::Map::new();
-            attributes.insert("POSITION".into(), json!(blob.vec3(&mesh.positions, true)));
-            if mesh.normals.len() == mesh.positions.len() {
-                let unit: Vec<Vec3> = mesh
-                    .normals
-                    .iter()
-                    .map(|n| n.normalize_or(Vec3::Y))
-                    .collect();
-                attributes.insert("NORMAL".into(), json!(blob.vec3(&unit, false)));
-            }
-            // A part without UVs is drawn with (0, 0) at every vertex; a
-            // textured material needs them written (glTF 2.0 3.7.2.1: a
-            // texture binding reads TEXCOORD_0 where it names no set).
-            let needs_uvs = map_part.is_some()
-                || mesh
-                    .material
-                    .and_then(|m| self.materials.get(m))
-                    .is_some_and(binds_a_texture);
-            let zeros;
-            let uvs = if mesh.uvs.len() != mesh.positions.len() && needs_uvs {
-                zeros = vec![Vec2::ZERO; mesh.positions.len()];
-                &zeros
-            } else {
-                &mesh.uvs
-            };
-            if uvs.len() == mesh.positions.len() {
-                let a = blob.accessor(
-                    bytemuck::cast_slice(uvs),
-                    Some(ARRAY_BUFFER),
-                    FLOAT,
-                    uvs.len(),
-                    "VEC2",
-                    false,
-                    None,
-                );
-                attributes.insert("TEXCOORD_0".into(), json!(a));
-                if map_part.is_some() {
-                    // A map's UVs are its lightmap's: the second set, as
-                    // glTF viewers expect of baked light.
-                    attributes.insert("TEXCOORD_1".into(), json!(a));
-                }
-            }
-            if let Some(colors) = mesh
-                .colors
-                .as_ref()
-                .filter(|c| c.len() == mesh.positions.len() && map_part.is_none())
-            {
-                let linear16: Vec<u16> = colors
-                    .iter()
-                    .flat_map(|c| {
-                        let ch = |k: usize, lin: bool| {
-                            let v = c[k] as f32 / 255.0;
-                            ((if lin { linear(v) } else { v }) * 65535.0).round() as u16
-                        };
-                        [ch(0, true), ch(1, true), ch(2, true), ch(3, false)]
-                    })
-                    .collect();
-                let a = blob.accessor(
-                    bytemuck::cast_slice(&linear16),
-                    Some(ARRAY_BUFFER),
-                    UNSIGNED_SHORT,
-                    colors.len(),
-                    "VEC4",
-                    true,
-                    None,
-                );
-                attributes.insert("COLOR_0".into(), json!(a));
-            }
-            // The further UV sets as stored (Papa's shadow-map and detail
-            // coordinates), as the next TEXCOORD sets: no material samples
-            // them, but they are the file's and glTF holds them. Sets are
-            // numbered from 0 with no gap (glTF 2.0 3.7.2.1), so they follow
-            // the sets written above (a map part's second is its lightmap's),
-            // and a set that cannot be written ends them.
-            let n = mesh.positions.len();
-            let mut next = (0..).find(|k| !attributes.contains_key(&format!("TEXCOORD_{k}")));
-            for (k, uvs) in mesh.extra_uvs.iter().enumerate() {
-                let why = match next {
-                    _ if uvs.len() != n => format!("{} coordinates for {n} vertices", uvs.len()),
-                    Some(0) => "no first UV set to follow".to_string(),
-                    None => "a set before it was not written".to_string(),
-                    Some(set) => {
-                        let a = blob.accessor(
-                            bytemuck::cast_slice(uvs),
-                            Some(ARRAY_BUFFER),
-                            FLOAT,
-                            n,
-                            "VEC2",
-                            false,
-                            None,
-                        );
-                        attributes.insert(format!("TEXCOORD_{set}"), json!(a));
-                        next = Some(set + 1);
-                        continue;
-                    }
-                };
-                self.dropped
-                    .push(format!("part {:?}: UV set {}: {why}", mesh.name, k + 1));
-                next = None;
-            }
-            let skin = mesh
-                .skin
-                .as_ref()
-                .filter(|s| bones > 0 && s.joints.len() == mesh.positions.len());
-            if let Some(s) = skin {
-                // Vertices without weight are bound to the static joint
-                // (joint index `bones`); unused slots to joint 0, weight 0.
-                let mut joints = Vec::with_capacity(s.joints.len());
-                let mut weights = Vec::with_capacity(s.weights.len());
-                for (j, &w) in s.joints.iter().zip(&s.weights) {
-                    let w = crate::scene::unit_weights(w);
-                    let sum: f32 = w.iter().sum();
-                    if sum <= 0.0 || j.iter().any(|&b| b as usize >= bones) {
-                        out.static_joint = true;
-                        joints.push([bones as u16, 0, 0, 0]);
-                        weights.push([1.0f32, 0.0, 0.0, 0.0]);
-                    } else {
-                        // A joint named twice (a damaged file's) once, its
-                        // weights added: glTF allows no joint twice.
-                        let (mut jj, mut ww) = ([0u16; 4], [0f32; 4]);
-                        let mut n = 0;
-                        for k in (0..4).filter(|&k| w[k] > 0.0) {
-                            match jj[..n].iter().position(|&x| x == j[k]) {
-                                Some(at) => ww[at] += w[k] / sum,
-                                None => {
-                                    (jj[n], ww[n]) = (j[k], w[k] / sum);
-                                    n += 1;
-                                }
-                            }
-                        }
-                        joints.push(jj);
-                        weights.push(ww);
-                    }
-                }
-                let a = blob.accessor(
-                    bytemuck::cast_slice(&joints),
-                    Some(ARRAY_BUFFER),
-                    UNSIGNED_SHORT,
-                    joints.len(),
-                    "VEC4",
-                    false,
-                    None,
-                );
-                attributes.insert("JOINTS_0".into(), json!(a));
-                let a = blob.accessor(
-                    bytemuck::cast_slice(&weights),
-                    Some(ARRAY_BUFFER),
-                    FLOAT,
-                    weights.len(),
-                    "VEC4",
-                    false,
-                    None,
-                );
-                attributes.insert("WEIGHTS_0".into(), json!(a));
-            }
-            let mut primitive = json!({"attributes": attributes});
-            if !mesh.indices.is_empty() {
-                let a = blob.accessor(
-                    bytemuck::cast_slice(&mesh.indices),
-                    Some(ELEMENT_ARRAY_BUFFER),
-                    UNSIGNED_INT,
-                    mesh.indices.len(),
-                    "SCALAR",
-                    false,
-                    None,
-                );
-                primitive["indices"] = json!(a);
-            }
-            primitive["mode"] = json!(match mesh.primitive {
-                Primitive::Points => 0,
-                Primitive::Lines => 1,
-                Primitive::Triangles => 4,
-            });
-            let lightmap = map_part
-                .and(mesh.material)
-                .and_then(|m| scene.materials.get(m))
-                .and_then(|m| m.texture);
-            let material = match lightmap {
-                Some(lm) => self.lightmap_material(lm),
-                None => mesh.material.filter(|&m| m < self.materials.len()),
-            };
-            if let Some(m) = material {
-                primitive["material"] = json!(m);
-            }
-            self.meshes
-                .push(json!({"name": mesh.name, "primitives": [primitive]}));
-            let mut node = json!({"name": mesh.name, "mesh": self.meshes.len() - 1});
-            if !mesh.visible {
-                node["extras"] = json!({"hidden": true});
-            }
-            if skin.is_some() {
-                node["skin"] = json!(0);
-                out.skinned = true;
-            }
-            if !mesh.material_overrides.is_empty() {
-                let overrides: Vec<Value> = mesh
-                    .material_overrides
-                    .iter()
-                    .map(|(clip, priority, m)| json!({"clip": clip, "priority": priority, "material": m}))
-                    .collect();
-                if node.get("extras").is_none() {
-                    node["extras"] = json!({});
-                }
-                node["extras"]["material_overrides"] = json!(overrides);
-            }
-            self.node_of_mesh[mi] = Some(self.nodes.len());
-            self.nodes.push(node);
+            let node = self.part(mi, mesh, map_part.is_some(), &mut out);
             match map_part {
-                Some((sector, _)) if sector < sector_parts.len() => {
-                    sector_parts[sector].push(self.nodes.len() - 1)
-                }
-                _ => self.roots.push(self.nodes.len() - 1),
+                Some((sector, _)) if sector < sector_parts.len() => sector_parts[sector].push(node),
+                _ => self.roots.push(node),
             }
         }
         if map.is_some() {
             self.map_nodes(sector_parts);
         }
         out
+    }
+
+    /// Part `mi`'s mesh and node (`map_part`: one of a map's sectors'):
+    /// the node's index.
+    fn part(&mut self, mi: usize, mesh: &Mesh, map_part: bool, out: &mut Parts) -> usize {
+        let mut attributes = self.attributes(mesh, map_part);
+        let skinned = self.skin_attributes(mesh, &mut attributes, out);
+        let mut primitive = json!({"attributes": attributes});
+        if !mesh.indices.is_empty() {
+            let a = self.blob.accessor(
+                bytemuck::cast_slice(&mesh.indices),
+                Some(ELEMENT_ARRAY_BUFFER),
+                UNSIGNED_INT,
+                mesh.indices.len(),
+                "SCALAR",
+                false,
+                None,
+            );
+            primitive["indices"] = json!(a);
+        }
+        primitive["mode"] = json!(match mesh.primitive {
+            Primitive::Points => 0,
+            Primitive::Lines => 1,
+            Primitive::Triangles => 4,
+        });
+        let lightmap = mesh
+            .material
+            .filter(|_| map_part)
+            .and_then(|m| self.scene.materials.get(m))
+            .and_then(|m| m.texture);
+        let material = match lightmap {
+            Some(lm) => self.lightmap_material(lm),
+            None => mesh.material.filter(|&m| m < self.materials.len()),
+        };
+        if let Some(m) = material {
+            primitive["material"] = json!(m);
+        }
+        self.meshes
+            .push(json!({"name": mesh.name, "primitives": [primitive]}));
+        let mut node = json!({"name": mesh.name, "mesh": self.meshes.len() - 1});
+        if !mesh.visible {
+            node["extras"] = json!({"hidden": true});
+        }
+        if skinned {
+            node["skin"] = json!(0);
+        }
+        if !mesh.material_overrides.is_empty() {
+            let overrides: Vec<Value> = mesh
+                .material_overrides
+                .iter()
+                .map(|(clip, priority, m)| json!({"clip": clip, "priority": priority, "material": m}))
+                .collect();
+            if node.get("extras").is_none() {
+                node["extras"] = json!({});
+            }
+            node["extras"]["material_overrides"] = json!(overrides);
+        }
+        self.node_of_mesh[mi] = Some(self.nodes.len());
+        self.nodes.push(node);
+        self.nodes.len() - 1
+    }
+
+    /// A part's POSITION, NORMAL, UV sets and COLOR_0 (a map part's UVs
+    /// are its lightmap's, its vertex colours the light baked in them).
+    fn attributes(&mut self, mesh: &Mesh, map_part: bool) -> serde_json::Map<String, Value> {
+        let n = mesh.positions.len();
+        // A part without UVs is drawn with (0, 0) at every vertex; a
+        // textured material needs them written (glTF 2.0 3.7.2.1: a texture
+        // binding reads TEXCOORD_0 where it names no set).
+        let needs_uvs = map_part
+            || mesh
+                .material
+                .and_then(|m| self.materials.get(m))
+                .is_some_and(binds_a_texture);
+        let blob = &mut self.blob;
+        let mut attributes = serde_json::Map::new();
+        attributes.insert("POSITION".into(), json!(blob.vec3(&mesh.positions, true)));
+        if mesh.normals.len() == n {
+            let unit: Vec<Vec3> = mesh
+                .normals
+                .iter()
+                .map(|n| n.normalize_or(Vec3::Y))
+                .collect();
+            attributes.insert("NORMAL".into(), json!(blob.vec3(&unit, false)));
+        }
+        let zeros;
+        let uvs = if mesh.uvs.len() != n && needs_uvs {
+            zeros = vec![Vec2::ZERO; n];
+            &zeros
+        } else {
+            &mesh.uvs
+        };
+        if uvs.len() == n {
+            let a = blob.accessor(
+                bytemuck::cast_slice(uvs),
+                Some(ARRAY_BUFFER),
+                FLOAT,
+                n,
+                "VEC2",
+                false,
+                None,
+            );
+            attributes.insert("TEXCOORD_0".into(), json!(a));
+            if map_part {
+                // A map's UVs are its lightmap's: the second set, as glTF
+                // viewers expect of baked light.
+                attributes.insert("TEXCOORD_1".into(), json!(a));
+            }
+        }
+        if let Some(colors) = mesh.colors.as_ref().filter(|c| c.len() == n && !map_part) {
+            let linear16: Vec<u16> = colors
+                .iter()
+                .flat_map(|c| {
+                    let ch = |k: usize, lin: bool| {
+                        let v = c[k] as f32 / 255.0;
+                        ((if lin { linear(v) } else { v }) * 65535.0).round() as u16
+                    };
+                    [ch(0, true), ch(1, true), ch(2, true), ch(3, false)]
+                })
+                .collect();
+            let a = blob.accessor(
+                bytemuck::cast_slice(&linear16),
+                Some(ARRAY_BUFFER),
+                UNSIGNED_SHORT,
+                n,
+                "VEC4",
+                true,
+                None,
+            );
+            attributes.insert("COLOR_0".into(), json!(a));
+        }
+        self.extra_uv_sets(mesh, &mut attributes);
+        attributes
+    }
+
+    /// The further UV sets as stored (Papa's shadow-map and detail
+    /// coordinates), as the next TEXCOORD sets: no material samples them,
+    /// but they are the file's and glTF holds them. Sets are numbered from
+    /// 0 with no gap (glTF 2.0 3.7.2.1), so they follow the sets written
+    /// before (a map part's second is its lightmap's), and a set that
+    /// cannot be written ends them.
+    fn extra_uv_sets(&mut self, mesh: &Mesh, attributes: &mut serde_json::Map<String, Value>) {
+        let n = mesh.positions.len();
+        let mut next = (0..).find(|k| !attributes.contains_key(&format!("TEXCOORD_{k}")));
+        for (k, uvs) in mesh.extra_uvs.iter().enumerate() {
+            let why = match next {
+                _ if uvs.len() != n => format!("{} coordinates for {n} vertices", uvs.len()),
+                Some(0) => "no first UV set to follow".to_string(),
+                None => "a set before it was not written".to_string(),
+                Some(set) => {
+                    let a = self.blob.accessor(
+                        bytemuck::cast_slice(uvs),
+                        Some(ARRAY_BUFFER),
+                        FLOAT,
+                        n,
+                        "VEC2",
+                        false,
+                        None,
+                    );
+                    attributes.insert(format!("TEXCOORD_{set}"), json!(a));
+                    next = Some(set + 1);
+                    continue;
+                }
+            };
+            self.dropped
+                .push(format!("part {:?}: UV set {}: {why}", mesh.name, k + 1));
+            next = None;
+        }
+    }
+
+    /// A skinned part's JOINTS_0 and WEIGHTS_0: whether it has them (a
+    /// skin of one joint index a vertex with the skeleton's bones). Vertices
+    /// without weight are bound to the static joint (joint index `bones`);
+    /// unused slots to joint 0, weight 0.
+    fn skin_attributes(
+        &mut self,
+        mesh: &Mesh,
+        attributes: &mut serde_json::Map<String, Value>,
+        out: &mut Parts,
+    ) -> bool {
+        let bones = self.scene.skeleton.bones.len();
+        let Some(s) = mesh
+            .skin
+            .as_ref()
+            .filter(|s| bones > 0 && s.joints.len() == mesh.positions.len())
+        else {
+            return false;
+        };
+        let mut joints = Vec::with_capacity(s.joints.len());
+        let mut weights = Vec::with_capacity(s.weights.len());
+        for (j, &w) in s.joints.iter().zip(&s.weights) {
+            let w = crate::scene::unit_weights(w);
+            let sum: f32 = w.iter().sum();
+            if sum <= 0.0 || j.iter().any(|&b| b as usize >= bones) {
+                out.static_joint = true;
+                joints.push([bones as u16, 0, 0, 0]);
+                weights.push([1.0f32, 0.0, 0.0, 0.0]);
+            } else {
+                // A joint named twice (a damaged file's) once, its weights
+                // added: glTF allows no joint twice.
+                let (mut jj, mut ww) = ([0u16; 4], [0f32; 4]);
+                let mut n = 0;
+                for k in (0..4).filter(|&k| w[k] > 0.0) {
+                    match jj[..n].iter().position(|&x| x == j[k]) {
+                        Some(at) => ww[at] += w[k] / sum,
+                        None => {
+                            (jj[n], ww[n]) = (j[k], w[k] / sum);
+                            n += 1;
+                        }
+                    }
+                }
+                joints.push(jj);
+                weights.push(ww);
+            }
+        }
+        let a = self.blob.accessor(
+            bytemuck::cast_slice(&joints),
+            Some(ARRAY_BUFFER),
+            UNSIGNED_SHORT,
+            joints.len(),
+            "VEC4",
+            false,
+            None,
+        );
+        attributes.insert("JOINTS_0".into(), json!(a));
+        let a = self.blob.accessor(
+            bytemuck::cast_slice(&weights),
+            Some(ARRAY_BUFFER),
+            FLOAT,
+            weights.len(),
+            "VEC4",
+            false,
+            None,
+        );
+        attributes.insert("WEIGHTS_0".into(), json!(a));
+        out.skinned = true;
+        true
     }
 
     /// A node per sector holding its parts, and the entities: named empty
