@@ -392,45 +392,6 @@ pub fn convert(map: &Pmf, mut source: SourceInfo, shading: MapShading) -> Scene 
             if tris.is_empty() {
                 continue;
             }
-            // A quad's two triangles share two corners (position, lightmap
-            // UV, material and plane): those are one vertex, shaded once
-            // (4 vertices a quad instead of 6). Only the previous
-            // triangle's corners are looked at, which is where the other
-            // half of a quad is.
-            let mut positions: Vec<Vec3> = Vec::with_capacity(tris.len() * 2);
-            let mut normals: Vec<Vec3> = Vec::with_capacity(tris.len() * 2);
-            let mut uvs = Vec::with_capacity(tris.len() * 2);
-            let mut colors = Vec::with_capacity(tris.len() * 2);
-            let mut indices = Vec::with_capacity(tris.len() * 3);
-            let mut previous = [u32::MAX; 3];
-            for &t in &tris {
-                let tri = &s.triangles[t as usize];
-                let p = tri.points.map(|p| Vec3::from(p.position));
-                let n = (p[1] - p[0]).cross(p[2] - p[0]).normalize_or(Vec3::Y);
-                let tint = material_tint(owners[t as usize].1 as usize);
-                let corners = std::array::from_fn(|k| {
-                    let uv = Vec2::from(tri.points[k].lightmap_uv);
-                    let shared = previous.into_iter().find(|&v| {
-                        let v = v as usize;
-                        v < positions.len()
-                            && positions[v] == p[k]
-                            && uvs[v] == uv
-                            && colors[v] == tint
-                            // Coplanar: the two halves' normals differ
-                            // only by rounding.
-                            && normals[v].dot(n) > 1.0 - 1e-6
-                    });
-                    shared.unwrap_or_else(|| {
-                        positions.push(p[k]);
-                        normals.push(n);
-                        uvs.push(uv);
-                        colors.push(tint);
-                        positions.len() as u32 - 1
-                    })
-                });
-                indices.extend_from_slice(&corners);
-                previous = corners;
-            }
             let material = scene.materials.len();
             scene.materials.push(Material {
                 name: format!("sector {coords:?} lightmap {li}"),
@@ -439,35 +400,102 @@ pub fn convert(map: &Pmf, mut source: SourceInfo, shading: MapShading) -> Scene 
                 texture: (shading != MapShading::Unlit).then_some(first_texture + li),
                 ..Default::default()
             });
-            scene.meshes.push(Mesh {
-                primitive: Default::default(),
-                closed: false,
-                facing: Vec::new(),
-                faceted: false,
-                tangents: None,
-                extra_uvs: Vec::new(),
-                name: format!("sector {} {coords:?} lightmap {li}", si),
-                positions,
-                normals,
-                uvs,
-                colors: (shading != MapShading::Lightmaps).then_some(colors),
-                indices,
-                material: Some(material),
-                visible: true,
-                has_file_normals: false,
-                has_file_uvs: true,
-                skin: None,
-                material_overrides: Vec::new(),
-            });
+            let mut mesh = lightmap_mesh(&s.triangles, &owners, &tris);
+            mesh.name = format!("sector {} {coords:?} lightmap {li}", si);
+            mesh.material = Some(material);
+            if shading == MapShading::Lightmaps {
+                mesh.colors = None;
+            }
+            scene.meshes.push(mesh);
             meshes.push(scene.meshes.len() - 1);
             mesh_triangles.push(tris);
             mesh_source.push((si, li as u8));
         }
         sector_meshes.push(meshes);
     }
+    map_details(map, &mut scene.source.details);
+    scene.tables = map_tables(map);
+    let extra_textures = extra_lightmaps(map, &mut scene.textures);
+    scene.labels = entity_labels(map);
+    scene.map = Some(Box::new(MapInfo {
+        map: model,
+        sector_meshes,
+        mesh_triangles,
+        mesh_source,
+        sector_textures,
+        extra_textures,
+        shading,
+    }));
+    scene
+}
+
+/// The mesh of a sector's triangles `tris` that one lightmap covers
+/// (`owners`: each triangle's lightmap and material), its vertices tinted
+/// by their material. A quad's two triangles share two corners (position,
+/// lightmap UV, material and plane): those are one vertex, shaded once (4
+/// vertices a quad instead of 6). Only the previous triangle's corners are
+/// looked at, which is where the other half of a quad is.
+fn lightmap_mesh(triangles: &[pmf::Triangle], owners: &[(u8, u16)], tris: &[u32]) -> Mesh {
+    let mut positions: Vec<Vec3> = Vec::with_capacity(tris.len() * 2);
+    let mut normals: Vec<Vec3> = Vec::with_capacity(tris.len() * 2);
+    let mut uvs = Vec::with_capacity(tris.len() * 2);
+    let mut colors = Vec::with_capacity(tris.len() * 2);
+    let mut indices = Vec::with_capacity(tris.len() * 3);
+    let mut previous = [u32::MAX; 3];
+    for &t in tris {
+        let tri = &triangles[t as usize];
+        let p = tri.points.map(|p| Vec3::from(p.position));
+        let n = (p[1] - p[0]).cross(p[2] - p[0]).normalize_or(Vec3::Y);
+        let tint = material_tint(owners[t as usize].1 as usize);
+        let corners = std::array::from_fn(|k| {
+            let uv = Vec2::from(tri.points[k].lightmap_uv);
+            let shared = previous.into_iter().find(|&v| {
+                let v = v as usize;
+                v < positions.len()
+                    && positions[v] == p[k]
+                    && uvs[v] == uv
+                    && colors[v] == tint
+                    // Coplanar: the two halves' normals differ only by
+                    // rounding.
+                    && normals[v].dot(n) > 1.0 - 1e-6
+            });
+            shared.unwrap_or_else(|| {
+                positions.push(p[k]);
+                normals.push(n);
+                uvs.push(uv);
+                colors.push(tint);
+                positions.len() as u32 - 1
+            })
+        });
+        indices.extend_from_slice(&corners);
+        previous = corners;
+    }
+    Mesh {
+        primitive: Default::default(),
+        closed: false,
+        facing: Vec::new(),
+        faceted: false,
+        tangents: None,
+        extra_uvs: Vec::new(),
+        name: String::new(),
+        positions,
+        normals,
+        uvs,
+        colors: Some(colors),
+        indices,
+        material: None,
+        visible: true,
+        has_file_normals: false,
+        has_file_uvs: true,
+        skin: None,
+        material_overrides: Vec::new(),
+    }
+}
+
+/// The map's header and counts, for the inspector's file section.
+fn map_details(map: &Pmf, d: &mut Vec<(std::borrow::Cow<'static, str>, Detail)>) {
     let triangles: usize = map.sectors.iter().map(|s| s.triangles.len()).sum();
     let cubes: usize = map.sectors.iter().map(|s| s.cubes.len()).sum();
-    let d = &mut scene.source.details;
     d.push(("map name".into(), map.name.clone().into()));
     d.push(("authors".into(), map.authors.clone().into()));
     d.push(("description".into(), map.description.clone().into()));
@@ -504,33 +532,39 @@ pub fn convert(map: &Pmf, mut source: SourceInfo, shading: MapShading) -> Scene 
         .into(),
     ));
     d.push(("entities".into(), map.entities.entities.len().into()));
-    scene.tables.push((
-        "Map materials".into(),
-        map.materials
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                (
-                    format!("{i}"),
-                    format!(
-                        "{}{}{}",
-                        m.appearance.text,
-                        if m.is_fluid { " · fluid" } else { "" },
-                        if m.has_alpha { " · alpha" } else { "" }
-                    ),
-                )
-            })
-            .collect(),
-    ));
-    scene.tables.push((
-        "Teams".into(),
-        map.teams
-            .iter()
-            .map(|t| (t.name.text.clone(), format!("{:.2?}", t.color)))
-            .collect(),
-    ));
-    // Extra lightmaps (after every mesh texture, which stay per sector in
-    // order), for the lightmaps panel.
+}
+
+/// The map's materials (appearance, fluid, alpha) and teams, as tables.
+fn map_tables(map: &Pmf) -> Vec<InfoTable> {
+    let materials = map
+        .materials
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            (
+                format!("{i}"),
+                format!(
+                    "{}{}{}",
+                    m.appearance.text,
+                    if m.is_fluid { " · fluid" } else { "" },
+                    if m.has_alpha { " · alpha" } else { "" }
+                ),
+            )
+        })
+        .collect();
+    let teams = map
+        .teams
+        .iter()
+        .map(|t| (t.name.text.clone(), format!("{:.2?}", t.color)))
+        .collect();
+    vec![("Map materials".into(), materials), ("Teams".into(), teams)]
+}
+
+/// Each sector's extra lightmaps (its own and its dynamic lights'), added
+/// to `textures` after every mesh texture (which stay per sector in
+/// order), for the lightmaps panel: per sector, each one's label and
+/// texture. One whose size is not its base lightmap's is left out.
+fn extra_lightmaps(map: &Pmf, textures: &mut Vec<Texture>) -> Vec<Vec<(String, usize)>> {
     let mut extra_textures = Vec::new();
     for (si, s) in map.sectors.iter().enumerate() {
         let coords = map.sector_coords(si);
@@ -538,8 +572,8 @@ pub fn convert(map: &Pmf, mut source: SourceInfo, shading: MapShading) -> Scene 
         let mut add = |label: String, base: u8, luxels: &[u16]| {
             let size = s.lightmaps.get(base as usize).map_or(1, |l| l.size());
             if luxels.len() == (size * size) as usize {
-                list.push((label.clone(), scene.textures.len()));
-                scene.textures.push(lightmap_texture(
+                list.push((label.clone(), textures.len()));
+                textures.push(lightmap_texture(
                     format!("sector {coords:?} {label}"),
                     size,
                     luxels,
@@ -567,26 +601,22 @@ pub fn convert(map: &Pmf, mut source: SourceInfo, shading: MapShading) -> Scene 
         }
         extra_textures.push(list);
     }
-    // Entities with a place become labelled markers.
-    for e in &map.entities.entities {
-        if let Some(p) = e.position() {
-            scene.labels.push(Label {
+    extra_textures
+}
+
+/// Entities with a place, as labelled markers.
+fn entity_labels(map: &Pmf) -> Vec<Label> {
+    map.entities
+        .entities
+        .iter()
+        .filter_map(|e| {
+            e.position().map(|p| Label {
                 position: Vec3::from(p),
                 text: format!("{} ({})", e.name.text, e.kind_name()),
                 color: [255, 220, 120, 255],
                 group: "entities".into(),
                 lang: String::new(),
-            });
-        }
-    }
-    scene.map = Some(Box::new(MapInfo {
-        map: model,
-        sector_meshes,
-        mesh_triangles,
-        mesh_source,
-        sector_textures,
-        extra_textures,
-        shading,
-    }));
-    scene
+            })
+        })
+        .collect()
 }
