@@ -95,198 +95,39 @@ impl Renderer {
                 resource: globals.as_entire_binding(),
             }],
         });
-        let tex_entry = |binding, view_dimension| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::FRAGMENT,
-            ty: wgpu::BindingType::Texture {
-                sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                view_dimension,
-                multisampled: false,
-            },
-            count: None,
-        };
-        let material_bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("material"),
-            entries: &[
-                // The vertex stage of faceted meshes shades with it too.
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
-                tex_entry(1, wgpu::TextureViewDimension::D2),
-                tex_entry(2, wgpu::TextureViewDimension::D2),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 3,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-                    count: None,
-                },
-                tex_entry(4, wgpu::TextureViewDimension::D2Array),
-                tex_entry(5, wgpu::TextureViewDimension::D2),
-                tex_entry(6, wgpu::TextureViewDimension::D2),
-                tex_entry(7, wgpu::TextureViewDimension::D2),
-                tex_entry(8, wgpu::TextureViewDimension::D2),
-            ],
-        });
-
-        let mesh_shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("mesh.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(super::shader_source("mesh.wgsl").into()),
-        });
-        let line_shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("lines.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(super::shader_source("lines.wgsl").into()),
-        });
-        let mesh_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("mesh"),
-            bind_group_layouts: &[Some(&globals_bgl), Some(&material_bgl)],
-            immediate_size: 0,
-        });
-        let line_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("lines"),
-            bind_group_layouts: &[Some(&globals_bgl)],
-            immediate_size: 0,
-        });
-        let stream = |step_mode, attributes| wgpu::VertexBufferLayout {
-            array_stride: std::mem::size_of::<PosNormal>() as u64,
-            step_mode,
-            attributes,
-        };
+        let material_bgl = material_layout(device);
         let multisample = wgpu::MultisampleState {
             count: sample_count,
             mask: !0,
             alpha_to_coverage_enabled: false,
         };
-
         let mesh = MeshPipelines {
             device: device.clone(),
-            layout: mesh_layout,
-            shader: mesh_shader,
+            layout: device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("mesh"),
+                bind_group_layouts: &[Some(&globals_bgl), Some(&material_bgl)],
+                immediate_size: 0,
+            }),
+            shader: device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("mesh.wgsl"),
+                source: wgpu::ShaderSource::Wgsl(super::shader_source("mesh.wgsl").into()),
+            }),
             color_format,
             multisample,
             made: Default::default(),
         };
-        let bones_bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("skeleton overlay"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::VERTEX,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Storage { read_only: true },
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: wgpu::ShaderStages::VERTEX,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
-            ],
-        });
-        let bones_shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("bones.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(super::shader_source("bones.wgsl").into()),
-        });
-        let bones_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("skeleton overlay"),
-            bind_group_layouts: &[Some(&globals_bgl), Some(&bones_bgl)],
-            immediate_size: 0,
-        });
-        let line_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Unorm8x4];
-        let wire_attrs = wgpu::vertex_attr_array![0 => Float32x3];
-        let bone_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Uint32];
-        let overlay = |label, layout, module, entry: &str, buffer: wgpu::VertexBufferLayout<'_>| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(label),
-                layout: Some(layout),
-                vertex: wgpu::VertexState {
-                    module,
-                    entry_point: Some(entry),
-                    compilation_options: Default::default(),
-                    buffers: &[Some(buffer)],
-                },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::LineList,
-                    ..Default::default()
-                },
-                depth_stencil: Some(wgpu::DepthStencilState {
-                    format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(false),
-                    depth_compare: Some(wgpu::CompareFunction::LessEqual),
-                    stencil: Default::default(),
-                    bias: Default::default(),
-                }),
-                multisample,
-                fragment: Some(wgpu::FragmentState {
-                    module,
-                    entry_point: Some("fs_main"),
-                    compilation_options: Default::default(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format: color_format,
-                        blend: Some(wgpu::BlendState::ALPHA_BLENDING),
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
-        };
-        let lines = overlay(
-            "lines",
-            &line_layout,
-            &line_shader,
-            "vs_main",
-            wgpu::VertexBufferLayout {
-                array_stride: std::mem::size_of::<LineVertex>() as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &line_attrs,
-            },
-        );
-        let wire = overlay(
-            "wireframe",
-            &line_layout,
-            &line_shader,
-            "vs_wire",
-            stream(wgpu::VertexStepMode::Vertex, &wire_attrs),
-        );
-        let wire_selected = overlay(
-            "selected part",
-            &line_layout,
-            &line_shader,
-            "vs_wire_selected",
-            stream(wgpu::VertexStepMode::Vertex, &wire_attrs),
-        );
-        let normals = overlay(
-            "normals",
-            &line_layout,
-            &line_shader,
-            "vs_normals",
-            stream(wgpu::VertexStepMode::Instance, &STREAM_ATTRS),
-        );
-        let bones = overlay(
-            "skeleton",
-            &bones_layout,
-            &bones_shader,
-            "vs_main",
-            wgpu::VertexBufferLayout {
-                array_stride: std::mem::size_of::<BoneVertex>() as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &bone_attrs,
-            },
+        let bones_bgl = bones_layout(device);
+        let Overlays {
+            lines,
+            wire,
+            wire_selected,
+            normals,
+            bones,
+        } = Overlays::new(
+            device,
+            [&globals_bgl, &bones_bgl],
+            color_format,
+            multisample,
         );
         let white = super::texture::upload_texture(gpu, "white", 1, 1, &[255; 4]).view;
         let (_, white_array) = super::texture::upload_layers(gpu, "white layers", 1, 1, &[255; 4]);
@@ -567,5 +408,212 @@ fn sampler_descriptor(s: crate::scene::Sampling) -> wgpu::SamplerDescriptor<'sta
             wgpu::MipmapFilterMode::Linear
         },
         ..Default::default()
+    }
+}
+
+/// The material bind group's layout: the material's uniform (the vertex
+/// stage of faceted meshes shades with it too), its base colour and matcap
+/// textures, the sampler, the keyframed texture array, then the team mask,
+/// material, normal and emission maps.
+fn material_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let tex_entry = |binding, view_dimension| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: true },
+            view_dimension,
+            multisampled: false,
+        },
+        count: None,
+    };
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("material"),
+        entries: &[
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            },
+            tex_entry(1, wgpu::TextureViewDimension::D2),
+            tex_entry(2, wgpu::TextureViewDimension::D2),
+            wgpu::BindGroupLayoutEntry {
+                binding: 3,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                count: None,
+            },
+            tex_entry(4, wgpu::TextureViewDimension::D2Array),
+            tex_entry(5, wgpu::TextureViewDimension::D2),
+            tex_entry(6, wgpu::TextureViewDimension::D2),
+            tex_entry(7, wgpu::TextureViewDimension::D2),
+            tex_entry(8, wgpu::TextureViewDimension::D2),
+        ],
+    })
+}
+
+/// The skeleton overlay's bind group layout: the posed bone matrices and
+/// the overlay's parameters (the selected bone).
+fn bones_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("skeleton overlay"),
+        entries: &[
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: true },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            },
+            wgpu::BindGroupLayoutEntry {
+                binding: 1,
+                visibility: wgpu::ShaderStages::VERTEX,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            },
+        ],
+    })
+}
+
+/// The overlays' line pipelines: blended over the scene, depth-tested
+/// without writing depth.
+struct Overlays {
+    /// Grid and boxes.
+    lines: wgpu::RenderPipeline,
+    /// Every part's edges, through the mesh streams.
+    wire: wgpu::RenderPipeline,
+    /// The selected part's edges.
+    wire_selected: wgpu::RenderPipeline,
+    /// A line a vertex along its normal (instanced over the mesh stream).
+    normals: wgpu::RenderPipeline,
+    /// The skeleton, moved by the bone matrices.
+    bones: wgpu::RenderPipeline,
+}
+
+impl Overlays {
+    fn new(
+        device: &wgpu::Device,
+        [globals_bgl, bones_bgl]: [&wgpu::BindGroupLayout; 2],
+        color_format: wgpu::TextureFormat,
+        multisample: wgpu::MultisampleState,
+    ) -> Overlays {
+        let line_shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("lines.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(super::shader_source("lines.wgsl").into()),
+        });
+        let line_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("lines"),
+            bind_group_layouts: &[Some(globals_bgl)],
+            immediate_size: 0,
+        });
+        let bones_shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("bones.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(super::shader_source("bones.wgsl").into()),
+        });
+        let bones_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("skeleton overlay"),
+            bind_group_layouts: &[Some(globals_bgl), Some(bones_bgl)],
+            immediate_size: 0,
+        });
+        let stream = |step_mode, attributes| wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<PosNormal>() as u64,
+            step_mode,
+            attributes,
+        };
+        let line_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Unorm8x4];
+        let wire_attrs = wgpu::vertex_attr_array![0 => Float32x3];
+        let bone_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Uint32];
+        let overlay = |label, layout, module, entry: &str, buffer: wgpu::VertexBufferLayout<'_>| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(layout),
+                vertex: wgpu::VertexState {
+                    module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    buffers: &[Some(buffer)],
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::LineList,
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(false),
+                    depth_compare: Some(wgpu::CompareFunction::LessEqual),
+                    stencil: Default::default(),
+                    bias: Default::default(),
+                }),
+                multisample,
+                fragment: Some(wgpu::FragmentState {
+                    module,
+                    entry_point: Some("fs_main"),
+                    compilation_options: Default::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: color_format,
+                        blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        Overlays {
+            lines: overlay(
+                "lines",
+                &line_layout,
+                &line_shader,
+                "vs_main",
+                wgpu::VertexBufferLayout {
+                    array_stride: std::mem::size_of::<LineVertex>() as u64,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &line_attrs,
+                },
+            ),
+            wire: overlay(
+                "wireframe",
+                &line_layout,
+                &line_shader,
+                "vs_wire",
+                stream(wgpu::VertexStepMode::Vertex, &wire_attrs),
+            ),
+            wire_selected: overlay(
+                "selected part",
+                &line_layout,
+                &line_shader,
+                "vs_wire_selected",
+                stream(wgpu::VertexStepMode::Vertex, &wire_attrs),
+            ),
+            normals: overlay(
+                "normals",
+                &line_layout,
+                &line_shader,
+                "vs_normals",
+                stream(wgpu::VertexStepMode::Instance, &STREAM_ATTRS),
+            ),
+            bones: overlay(
+                "skeleton",
+                &bones_layout,
+                &bones_shader,
+                "vs_main",
+                wgpu::VertexBufferLayout {
+                    array_stride: std::mem::size_of::<BoneVertex>() as u64,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &bone_attrs,
+                },
+            ),
+        }
     }
 }
