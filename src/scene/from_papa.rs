@@ -908,42 +908,99 @@ fn meshes_of(p: &Papa, bone_base: &[Option<usize>], warnings: &mut Vec<String>) 
 pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Scene {
     let mut warnings = p.warnings.clone();
     let mut scene = Scene::default();
-
-    // Every entry of the texture table, in order (scene texture i is entry
-    // i): linked ones through the resolver (media paths), a repeated linked
-    // path once, `NO_TEXTURE` as a marked placeholder materials never bind.
-    // Each entry's first entry linking the same path (itself if none): a
-    // scan back in a short table, a table of them in a long one (a file may
-    // list 65,535 entries; a model's few make no table).
-    let linked = |t: &papa::Texture| matches!(t.data, TextureData::Linked);
-    let table: Option<Vec<usize>> = (p.textures.len() > 32).then(|| {
-        let mut first: std::collections::HashMap<&str, usize> = Default::default();
-        (p.textures.iter().enumerate())
-            .map(|(i, t)| match linked(t) {
-                true => *first.entry(t.name.as_str()).or_insert(i),
-                false => i,
-            })
-            .collect()
-    });
-    let canonical = |i: usize| match &table {
-        Some(table) => table[i],
-        None if linked(&p.textures[i]) => p.textures[..i]
+    let table = TextureTable::new(p);
+    scene.textures = table_textures(p, &table, companions, &mut warnings);
+    let unit = UnitTextures::find(p, companions, &mut scene, &mut warnings);
+    scene.materials = p
+        .materials
+        .iter()
+        .map(|m| material_of(p, m, &table, &unit, &scene.textures))
+        .collect();
+    // Table entries no material names are listed all the same, marked.
+    for (i, tex) in scene.textures.iter_mut().enumerate().take(p.textures.len()) {
+        let used = p
+            .materials
             .iter()
-            .position(|e| linked(e) && e.name == p.textures[i].name)
-            .unwrap_or(i),
-        None => i,
-    };
-    // Scene texture of table entry `t`, if materials may bind it: a
-    // repeated linked path binds its first entry, which holds the texels.
-    let texture_of = |t: u16| {
-        p.textures
+            .any(|m| m.textures.iter().any(|(_, t)| *t as usize == i));
+        if !used {
+            tex.format = format!("{} · unused (no material names it)", tex.format);
+        }
+    }
+    let bone_base = place_skeletons(p, &mut scene.skeleton, &mut warnings);
+    scene.meshes = meshes_of(p, &bone_base, &mut warnings);
+    clips(p, companions, &mut scene, &mut warnings);
+    scene.tables = models_table(p);
+    scene.source = described(p, source);
+    scene.warnings = warnings;
+    scene
+}
+
+/// The file's texture table as the scene lists it: scene texture i is
+/// entry i, and a linked path listed again binds its first entry.
+struct TextureTable<'a> {
+    p: &'a Papa,
+    /// Each entry's first entry linking the same path (itself if none), in
+    /// a long table (a file may list 65,535 entries); a short one is
+    /// scanned back instead (a model's few make no table).
+    first: Option<Vec<usize>>,
+}
+
+fn linked(t: &papa::Texture) -> bool {
+    matches!(t.data, TextureData::Linked)
+}
+
+impl<'a> TextureTable<'a> {
+    fn new(p: &'a Papa) -> TextureTable<'a> {
+        let first = (p.textures.len() > 32).then(|| {
+            let mut first: std::collections::HashMap<&str, usize> = Default::default();
+            (p.textures.iter().enumerate())
+                .map(|(i, t)| match linked(t) {
+                    true => *first.entry(t.name.as_str()).or_insert(i),
+                    false => i,
+                })
+                .collect()
+        });
+        TextureTable { p, first }
+    }
+
+    /// Entry `i`'s first entry linking the same path (itself if none).
+    fn canonical(&self, i: usize) -> usize {
+        let t = &self.p.textures;
+        match &self.first {
+            Some(first) => first[i],
+            None if linked(&t[i]) => t[..i]
+                .iter()
+                .position(|e| linked(e) && e.name == t[i].name)
+                .unwrap_or(i),
+            None => i,
+        }
+    }
+
+    /// Scene texture of table entry `t`, if materials may bind it: a
+    /// repeated linked path binds its first entry, which holds the texels;
+    /// `NO_TEXTURE` binds nothing.
+    fn texture_of(&self, t: u16) -> Option<usize> {
+        self.p
+            .textures
             .get(t as usize)
             .filter(|e| !(linked(e) && e.name == "NO_TEXTURE"))
-            .map(|_| canonical(t as usize))
-    };
-    scene.textures.reserve_exact(p.textures.len());
+            .map(|_| self.canonical(t as usize))
+    }
+}
+
+/// Every entry of the texture table, in order: linked ones through the
+/// resolver (media paths), a repeated linked path once, `NO_TEXTURE` as a
+/// marked placeholder materials never bind; one that does not load a
+/// checkerboard, with a warning.
+fn table_textures(
+    p: &Papa,
+    table: &TextureTable,
+    companions: &dyn Companions,
+    warnings: &mut Vec<String>,
+) -> Vec<Texture> {
+    let mut textures: Vec<Texture> = Vec::with_capacity(p.textures.len());
     for (i, t) in p.textures.iter().enumerate() {
-        let earlier = Some(canonical(i)).filter(|&k| k != i);
+        let earlier = Some(table.canonical(i)).filter(|&k| k != i);
         let tex = match (&t.data, earlier) {
             (TextureData::Linked, _) if t.name == "NO_TEXTURE" => Texture {
                 name: "NO_TEXTURE".into(),
@@ -961,21 +1018,22 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                 width: 1,
                 height: 1,
                 rgba8: vec![255; 4],
-                source: scene.textures[k].source.clone(),
-                format: format!("{} · duplicate of texture {k}", scene.textures[k].format),
-                srgb: scene.textures[k].srgb,
+                source: textures[k].source.clone(),
+                format: format!("{} · duplicate of texture {k}", textures[k].format),
+                srgb: textures[k].srgb,
                 compressed: None,
             },
             (TextureData::Linked, None) => {
-                load_linked_texture(companions, Lookup::PaMedia(&t.name), &mut warnings)
-                    .unwrap_or_else(|why| {
+                load_linked_texture(companions, Lookup::PaMedia(&t.name), warnings).unwrap_or_else(
+                    |why| {
                         warnings.push(checkerboard_warning(i, &t.name, &why));
                         Texture::checkerboard(&t.name, why)
-                    })
+                    },
+                )
             }
             _ => decode_texels(
                 companions,
-                |texels| scene_texture(t, &format!("texture {i}"), texels, &mut warnings),
+                |texels| scene_texture(t, &format!("texture {i}"), texels, warnings),
                 Texture::rgba8_len,
             )
             .unwrap_or_else(|why| {
@@ -983,160 +1041,177 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
                 Texture::checkerboard(&t.name, why)
             }),
         };
-        scene.textures.push(tex);
+        textures.push(tex);
     }
-    // Unit models name no texture: the engine finds `<unit>_diffuse.papa`,
-    // `<unit>_mask.papa` (team colours, glow) and `<unit>_material.papa`
-    // (specular, gloss) beside the model. Each is optional: its absence is
-    // a note on the material, a file that is there but does not load a
-    // warning.
-    let unit = p.materials.iter().any(|m| m.shader == "solid");
-    let mut unit_texture = |kind: &str, purpose: &str| -> Result<usize, String> {
-        if !unit {
-            return Err(String::new());
-        }
-        let Some(stem) = companions.model_stem() else {
-            return Err(format!("no {kind} texture (the model has no file name)"));
-        };
-        let file = format!("{stem}_{kind}.papa");
-        let found = companions
-            .find(Lookup::Beside(&file))
-            .map_err(|missing| format!("{file} {missing}"))?;
-        match texture_papa(found, companions, &mut warnings) {
-            Ok(t) => {
-                scene.textures.push(t);
-                let i = scene.textures.len() - 1;
-                scene.added.textures.push((
-                    i,
-                    format!("{file}: PA's naming convention for a unit's {purpose}").into(),
-                ));
-                Ok(i)
-            }
-            Err(why) => {
-                warnings.push(why.clone());
-                Err(why)
-            }
-        }
-    };
-    let convention = unit_texture("diffuse", "diffuse texture");
-    let unit_mask = unit_texture("mask", "team-colour mask");
-    let unit_material = unit_texture("material", "material map");
+    textures
+}
 
-    scene.materials.reserve_exact(p.materials.len());
-    for m in &p.materials {
-        let color = m
-            .vectors
-            .iter()
-            .find(|(n, _)| n == "DiffuseColor")
-            .map(|(_, v)| *v);
-        // A texture parameter's scene texture, unless it is missing (a
-        // checkerboard is a fine stand-in for colour, not for data).
-        let param = |name: &str| {
-            m.textures
-                .iter()
-                .find(|(n, _)| n == name)
-                .and_then(|(_, t)| texture_of(*t))
-        };
-        let loaded = |t: &usize| !matches!(scene.textures[*t].source, TextureSource::Missing(_));
-        let diffuse = param("DiffuseTexture");
-        let solid = m.shader == "solid";
-        let texture = diffuse.or(if solid {
-            convention.as_ref().ok().copied()
-        } else {
-            None
-        });
-        let mut maps = Maps::default();
-        if solid {
-            let mut note = |r: &Result<usize, String>, what: &str| match r {
-                Ok(_) => {}
-                Err(why) => maps.notes.push(format!("{what}: {why}")),
-            };
-            if diffuse.is_none() {
-                note(&convention, "no diffuse texture");
+/// A unit's textures found by PA's naming convention: unit models name no
+/// texture, and the engine finds `<unit>_diffuse.papa`, `<unit>_mask.papa`
+/// (team colours, glow) and `<unit>_material.papa` (specular, gloss)
+/// beside the model. Each is optional: its absence is a note on the
+/// material, a file that is there but does not load a warning. Each is its
+/// scene texture, or why there is none (empty for a model that is no
+/// unit's).
+struct UnitTextures {
+    diffuse: Result<usize, String>,
+    mask: Result<usize, String>,
+    material: Result<usize, String>,
+}
+
+impl UnitTextures {
+    fn find(
+        p: &Papa,
+        companions: &dyn Companions,
+        scene: &mut Scene,
+        warnings: &mut Vec<String>,
+    ) -> UnitTextures {
+        let unit = p.materials.iter().any(|m| m.shader == "solid");
+        let mut unit_texture = |kind: &str, purpose: &str| -> Result<usize, String> {
+            if !unit {
+                return Err(String::new());
             }
-            note(&unit_mask, "no team colours or glow");
-            note(&unit_material, "no specular or gloss");
-            maps.team_mask = unit_mask.as_ref().ok().copied();
-            maps.material = unit_material.as_ref().ok().map(|&t| (t, MaterialMap::Unit));
-        } else {
-            maps.normal = param("NormalTexture")
-                .filter(loaded)
-                .map(|t| (t, NormalMap::TwoChannel));
-            maps.material = param("MaterialTexture")
-                .filter(loaded)
-                .map(|t| (t, MaterialMap::Csg));
-            for (name, bound) in [
-                ("NormalTexture", maps.normal.is_some()),
-                ("MaterialTexture", maps.material.is_some()),
-            ] {
-                if !bound && m.textures.iter().any(|(n, _)| n == name) {
-                    maps.notes
-                        .push(format!("{name} not loaded: drawn without it"));
+            let Some(stem) = companions.model_stem() else {
+                return Err(format!("no {kind} texture (the model has no file name)"));
+            };
+            let file = format!("{stem}_{kind}.papa");
+            let found = companions
+                .find(Lookup::Beside(&file))
+                .map_err(|missing| format!("{file} {missing}"))?;
+            match texture_papa(found, companions, warnings) {
+                Ok(t) => {
+                    scene.textures.push(t);
+                    let i = scene.textures.len() - 1;
+                    scene.added.textures.push((
+                        i,
+                        format!("{file}: PA's naming convention for a unit's {purpose}").into(),
+                    ));
+                    Ok(i)
+                }
+                Err(why) => {
+                    warnings.push(why.clone());
+                    Err(why)
                 }
             }
-        }
-        let property = |name: &str, value, texture| Property {
-            name: name.to_string().into(),
-            code: None,
-            value,
-            texture,
         };
-        let mut properties =
-            Vec::with_capacity(1 + m.vectors.len() + m.textures.len() + m.matrices.len());
-        properties.push(Property {
-            name: "shader".into(),
-            code: None,
-            value: PropertyValue::Text(m.shader.clone()),
-            texture: None,
-        });
-        properties.extend(
-            m.vectors
-                .iter()
-                .map(|(n, v)| property(n, PropertyValue::Vector(*v), None)),
-        );
-        properties.extend(m.textures.iter().map(|(n, t)| {
-            let name = p
-                .textures
-                .get(*t as usize)
-                .map_or_else(|| format!("texture {t}"), |x| x.name.clone());
-            property(n, PropertyValue::Text(name), texture_of(*t))
-        }));
-        properties.extend(
-            m.matrices
-                .iter()
-                .map(|(n, x)| property(n, PropertyValue::Matrix(*x), None)),
-        );
-        scene.materials.push(Material {
-            name: m.shader.clone(),
-            // A textured unit shows its texture; the grey DiffuseColor of
-            // unit materials would only darken it.
-            base_color: match (texture, color) {
-                (None, Some(c)) => [c[0], c[1], c[2], 1.0],
-                _ => [1.0; 4],
-            },
-            texture,
-            properties,
-            maps,
-            ..Material::default()
-        });
-    }
-
-    // Table entries no material names are listed all the same, marked.
-    for (i, tex) in scene.textures.iter_mut().enumerate().take(p.textures.len()) {
-        let used = p
-            .materials
-            .iter()
-            .any(|m| m.textures.iter().any(|(_, t)| *t as usize == i));
-        if !used {
-            tex.format = format!("{} · unused (no material names it)", tex.format);
+        UnitTextures {
+            diffuse: unit_texture("diffuse", "diffuse texture"),
+            mask: unit_texture("mask", "team-colour mask"),
+            material: unit_texture("material", "material map"),
         }
     }
+}
 
-    let bone_base = place_skeletons(p, &mut scene.skeleton, &mut warnings);
+/// Material `m` of the file: its texture (a unit's by the naming
+/// convention where it names none), its maps, and every parameter as a
+/// property.
+fn material_of(
+    p: &Papa,
+    m: &papa::Material,
+    table: &TextureTable,
+    unit: &UnitTextures,
+    textures: &[Texture],
+) -> Material {
+    let color = m
+        .vectors
+        .iter()
+        .find(|(n, _)| n == "DiffuseColor")
+        .map(|(_, v)| *v);
+    // A texture parameter's scene texture, unless it is missing (a
+    // checkerboard is a fine stand-in for colour, not for data).
+    let param = |name: &str| {
+        m.textures
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, t)| table.texture_of(*t))
+    };
+    let loaded = |t: &usize| !matches!(textures[*t].source, TextureSource::Missing(_));
+    let diffuse = param("DiffuseTexture");
+    let solid = m.shader == "solid";
+    let texture = diffuse.or(if solid {
+        unit.diffuse.as_ref().ok().copied()
+    } else {
+        None
+    });
+    let mut maps = Maps::default();
+    if solid {
+        let mut note = |r: &Result<usize, String>, what: &str| match r {
+            Ok(_) => {}
+            Err(why) => maps.notes.push(format!("{what}: {why}")),
+        };
+        if diffuse.is_none() {
+            note(&unit.diffuse, "no diffuse texture");
+        }
+        note(&unit.mask, "no team colours or glow");
+        note(&unit.material, "no specular or gloss");
+        maps.team_mask = unit.mask.as_ref().ok().copied();
+        maps.material = unit.material.as_ref().ok().map(|&t| (t, MaterialMap::Unit));
+    } else {
+        maps.normal = param("NormalTexture")
+            .filter(loaded)
+            .map(|t| (t, NormalMap::TwoChannel));
+        maps.material = param("MaterialTexture")
+            .filter(loaded)
+            .map(|t| (t, MaterialMap::Csg));
+        for (name, bound) in [
+            ("NormalTexture", maps.normal.is_some()),
+            ("MaterialTexture", maps.material.is_some()),
+        ] {
+            if !bound && m.textures.iter().any(|(n, _)| n == name) {
+                maps.notes
+                    .push(format!("{name} not loaded: drawn without it"));
+            }
+        }
+    }
+    let property = |name: &str, value, texture| Property {
+        name: name.to_string().into(),
+        code: None,
+        value,
+        texture,
+    };
+    let mut properties =
+        Vec::with_capacity(1 + m.vectors.len() + m.textures.len() + m.matrices.len());
+    properties.push(Property {
+        name: "shader".into(),
+        code: None,
+        value: PropertyValue::Text(m.shader.clone()),
+        texture: None,
+    });
+    properties.extend(
+        m.vectors
+            .iter()
+            .map(|(n, v)| property(n, PropertyValue::Vector(*v), None)),
+    );
+    properties.extend(m.textures.iter().map(|(n, t)| {
+        let name = p
+            .textures
+            .get(*t as usize)
+            .map_or_else(|| format!("texture {t}"), |x| x.name.clone());
+        property(n, PropertyValue::Text(name), table.texture_of(*t))
+    }));
+    properties.extend(
+        m.matrices
+            .iter()
+            .map(|(n, x)| property(n, PropertyValue::Matrix(*x), None)),
+    );
+    Material {
+        name: m.shader.clone(),
+        // A textured unit shows its texture; the grey DiffuseColor of unit
+        // materials would only darken it.
+        base_color: match (texture, color) {
+            (None, Some(c)) => [c[0], c[1], c[2], 1.0],
+            _ => [1.0; 4],
+        },
+        texture,
+        properties,
+        maps,
+        ..Material::default()
+    }
+}
 
-    scene.meshes = meshes_of(p, &bone_base, &mut warnings);
-
-    // Animations in the file, then those next to it.
+/// The clips: the file's animations, then those of the animation files
+/// beside it.
+fn clips(p: &Papa, companions: &dyn Companions, scene: &mut Scene, warnings: &mut Vec<String>) {
     for (i, a) in p.animations.iter().enumerate() {
         let name = if a.name.is_empty() {
             format!("animation {i}")
@@ -1152,7 +1227,7 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
         }
     }
     if !scene.skeleton.bones.is_empty() {
-        for (clip, file) in sibling_animations(companions, &scene.skeleton, &mut warnings) {
+        for (clip, file) in sibling_animations(companions, &scene.skeleton, warnings) {
             scene.clips.push(clip);
             scene.added.clips.push((
                 scene.clips.len() - 1,
@@ -1160,11 +1235,6 @@ pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Sce
             ));
         }
     }
-
-    scene.tables = models_table(p);
-    scene.source = described(p, source);
-    scene.warnings = warnings;
-    scene
 }
 
 /// `texture {i} {name:?}: {why}; showing a checkerboard`, written piece by
