@@ -471,24 +471,14 @@ fn lightmap_mesh(triangles: &[pmf::Triangle], owners: &[(u8, u16)], tris: &[u32]
         previous = corners;
     }
     Mesh {
-        primitive: Default::default(),
-        closed: false,
-        facing: Vec::new(),
-        faceted: false,
-        tangents: None,
-        extra_uvs: Vec::new(),
-        name: String::new(),
         positions,
         normals,
         uvs,
         colors: Some(colors),
         indices,
-        material: None,
         visible: true,
-        has_file_normals: false,
         has_file_uvs: true,
-        skin: None,
-        material_overrides: Vec::new(),
+        ..Mesh::default()
     }
 }
 

@@ -1,6 +1,6 @@
 //! The binary buffer of an export, its views and accessors.
 
-use glam::Vec3;
+use glam::{Vec2, Vec3};
 use serde_json::{Value, json};
 use std::borrow::Cow;
 
@@ -103,6 +103,19 @@ impl Blob {
             .chunks_exact(4)
             .flat_map(|q| if bad(q) { &identity[..] } else { q });
         Cow::Owned(fixed.copied().collect())
+    }
+
+    /// A VEC2 float attribute (UV coordinates): its accessor.
+    pub(super) fn vec2(&mut self, v: &[Vec2]) -> usize {
+        self.accessor(
+            bytemuck::cast_slice(v),
+            Some(ARRAY_BUFFER),
+            FLOAT,
+            v.len(),
+            "VEC2",
+            false,
+            None,
+        )
     }
 
     pub(super) fn vec3(&mut self, v: &[Vec3], with_bounds: bool) -> usize {

@@ -204,15 +204,7 @@ impl Writer<'_> {
             &mesh.uvs
         };
         if uvs.len() == n {
-            let a = blob.accessor(
-                bytemuck::cast_slice(uvs),
-                Some(ARRAY_BUFFER),
-                FLOAT,
-                n,
-                "VEC2",
-                false,
-                None,
-            );
+            let a = blob.vec2(uvs);
             attributes.insert("TEXCOORD_0".into(), json!(a));
             if map_part {
                 // A map's UVs are its lightmap's: the second set, as glTF
@@ -261,15 +253,7 @@ impl Writer<'_> {
                 Some(0) => "no first UV set to follow".to_string(),
                 None => "a set before it was not written".to_string(),
                 Some(set) => {
-                    let a = self.blob.accessor(
-                        bytemuck::cast_slice(uvs),
-                        Some(ARRAY_BUFFER),
-                        FLOAT,
-                        n,
-                        "VEC2",
-                        false,
-                        None,
-                    );
+                    let a = self.blob.vec2(uvs);
                     attributes.insert(format!("TEXCOORD_{set}"), json!(a));
                     next = Some(set + 1);
                     continue;
