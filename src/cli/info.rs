@@ -6,6 +6,7 @@ use crate::formats::{m3d, p3m, papa, pmf};
 use crate::load::{Loaded, Raw};
 use crate::scene::{Counts, Scene};
 use serde_json::{Value, json};
+use std::fmt::Write;
 
 /// `info`: what `file` holds, as text or (`json`) JSON, with the pose of
 /// `clip` at `time` seconds when one is named. Only what textures declare
@@ -365,7 +366,6 @@ pub fn pose_json(scene: &Scene, clip: &str, time: f32) -> Result<Value, String> 
 
 /// The pose section as text: one line a bone.
 pub fn pose_text(pose: &Value) -> String {
-    use std::fmt::Write;
     let mut o = String::new();
     let _ = writeln!(
         o,
@@ -428,9 +428,26 @@ fn added_note(why: Option<&str>) -> String {
 }
 
 pub fn to_text(l: &Loaded) -> String {
-    use std::fmt::Write;
     let s = &l.scene;
     let mut o = String::new();
+    header_text(&mut o, s);
+    map_text(&mut o, l);
+    parts_text(&mut o, s);
+    materials_text(&mut o, s);
+    textures_text(&mut o, s);
+    bones_text(&mut o, s);
+    clips_text(&mut o, s);
+    actions_text(&mut o, l);
+    user_fields_text(&mut o, s);
+    for w in &s.warnings {
+        let _ = writeln!(o, "warning: {w}");
+    }
+    o
+}
+
+/// The file's name, format and size, its details, and what it holds
+/// apart from what the viewer added.
+fn header_text(o: &mut String, s: &Scene) {
     let _ = writeln!(
         o,
         "{}: {} file, {} bytes",
@@ -439,7 +456,7 @@ pub fn to_text(l: &Loaded) -> String {
     for (k, v) in &s.source.details {
         let _ = writeln!(o, "  {k}: {v}");
     }
-    let (file, added) = l.scene.counts();
+    let (file, added) = s.counts();
     let line = |c: &Counts| {
         format!(
             "{} parts, {} vertices, {} triangles, {} materials, {} textures, {} bones, {} clips",
@@ -453,6 +470,11 @@ pub fn to_text(l: &Loaded) -> String {
     if let Some(p) = &s.provenance {
         let _ = writeln!(o, "  {p}");
     }
+}
+
+/// A map's sectors and its entities.
+fn map_text(o: &mut String, l: &Loaded) {
+    let s = &l.scene;
     if let Some(info) = &s.map {
         let map = &info.map;
         let _ = writeln!(o, "sectors:");
@@ -485,6 +507,10 @@ pub fn to_text(l: &Loaded) -> String {
             );
         }
     }
+}
+
+/// Each part: vertices, triangles, material, visibility, skin.
+fn parts_text(o: &mut String, s: &Scene) {
     let _ = writeln!(o, "parts:");
     for (i, m) in s.meshes.iter().enumerate() {
         let _ = writeln!(
@@ -504,6 +530,11 @@ pub fn to_text(l: &Loaded) -> String {
             added_note(s.added.mesh(i))
         );
     }
+}
+
+/// Each material: blend, colours, shading, textures, sampling and
+/// animation.
+fn materials_text(o: &mut String, s: &Scene) {
     let _ = writeln!(o, "materials:");
     for (i, m) in s.materials.iter().enumerate() {
         let c = |x: f32| (x * 255.0).round() as u8;
@@ -555,6 +586,10 @@ pub fn to_text(l: &Loaded) -> String {
             );
         }
     }
+}
+
+/// Each texture's name and format.
+fn textures_text(o: &mut String, s: &Scene) {
     let _ = writeln!(o, "textures:");
     for (i, t) in s.textures.iter().enumerate() {
         let _ = writeln!(
@@ -565,6 +600,10 @@ pub fn to_text(l: &Loaded) -> String {
             added_note(s.added.texture(i))
         );
     }
+}
+
+/// The bones, indented by depth.
+fn bones_text(o: &mut String, s: &Scene) {
     if !s.skeleton.bones.is_empty() {
         let _ = writeln!(o, "bones:");
         // Indented by depth (parents come first, so one pass), at most
@@ -583,6 +622,10 @@ pub fn to_text(l: &Loaded) -> String {
             }
         }
     }
+}
+
+/// Each clip's frames and length.
+fn clips_text(o: &mut String, s: &Scene) {
     if !s.clips.is_empty() {
         let _ = writeln!(o, "clips:");
         for (i, c) in s.clips.iter().enumerate() {
@@ -596,6 +639,10 @@ pub fn to_text(l: &Loaded) -> String {
             );
         }
     }
+}
+
+/// A P3M file's actions as the file has them.
+fn actions_text(o: &mut String, l: &Loaded) {
     if let Raw::P3m(m) = &l.raw
         && !m.actions.is_empty()
     {
@@ -611,14 +658,14 @@ pub fn to_text(l: &Loaded) -> String {
             );
         }
     }
+}
+
+/// The user-defined fields.
+fn user_fields_text(o: &mut String, s: &Scene) {
     if !s.user_fields.is_empty() {
         let _ = writeln!(o, "user-defined fields:");
         for f in &s.user_fields {
             let _ = writeln!(o, "  {} ({}): {}", f.name, f.ty, f.value);
         }
     }
-    for w in &s.warnings {
-        let _ = writeln!(o, "warning: {w}");
-    }
-    o
 }
