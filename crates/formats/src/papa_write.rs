@@ -44,6 +44,11 @@ fn f32s(v: &[f32]) -> Vec<u8> {
 }
 
 pub fn encode(p: &Papa) -> Result<Vec<u8>, String> {
+    // The one thing the layout cannot hold, checked before it is made.
+    let narrow = |b: &IndexBuffer| b.format == 0 && b.indices.iter().any(|&i| i > 0xFFFF);
+    if p.index_buffers.iter().any(narrow) {
+        return Err("an index over 65535 in a UInt16 buffer".into());
+    }
     let mut o = Out {
         bytes: vec![0; 104],
         names: Vec::new(),
@@ -58,7 +63,7 @@ pub fn encode(p: &Papa) -> Result<Vec<u8>, String> {
     offsets[4] = o.table(&p.materials, Out::material);
     offsets[1] = o.table(&p.textures, Out::texture);
     offsets[2] = o.table(&p.vertex_buffers, Out::vertex_buffer);
-    offsets[3] = o.try_table(&p.index_buffers, Out::index_buffer)?;
+    offsets[3] = o.table(&p.index_buffers, Out::index_buffer);
     offsets[6] = o.table(&p.skeletons, Out::skeleton);
     offsets[8] = o.table(&p.animations, Out::animation);
     // Strings last: their characters, then the table.
@@ -99,23 +104,14 @@ impl Out {
     /// A table of `items`' entries, each made by `entry` (which writes the
     /// blobs it points at first): its offset, or -1 for no items.
     fn table<T>(&mut self, items: &[T], entry: fn(&mut Out, &T) -> Vec<u8>) -> i64 {
-        let Ok(at) = self.try_table(items, |o, x| Ok::<_, std::convert::Infallible>(entry(o, x)));
-        at
-    }
-
-    fn try_table<T, E>(
-        &mut self,
-        items: &[T],
-        entry: impl Fn(&mut Out, &T) -> Result<Vec<u8>, E>,
-    ) -> Result<i64, E> {
         if items.is_empty() {
-            return Ok(-1);
+            return -1;
         }
         let mut entries = Vec::new();
         for x in items {
-            entries.extend(entry(self, x)?);
+            entries.extend(entry(self, x));
         }
-        Ok(self.blob(&entries))
+        self.blob(&entries)
     }
 
     /// A model's entry, after its bindings and their bone maps.
@@ -225,15 +221,14 @@ impl Out {
         e
     }
 
-    /// An index buffer's entry, after its indices in its format's width.
-    fn index_buffer(&mut self, b: &IndexBuffer) -> Result<Vec<u8>, String> {
+    /// An index buffer's entry, after its indices in its format's width
+    /// (a UInt16 buffer's fit: [`encode`] checked them).
+    fn index_buffer(&mut self, b: &IndexBuffer) -> Vec<u8> {
         let data: Vec<u8> = if b.format == 0 {
             b.indices
                 .iter()
-                .map(|&i| u16::try_from(i).map(|x| x.to_le_bytes()))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|_| "an index over 65535 in a UInt16 buffer".to_string())?
-                .concat()
+                .flat_map(|&i| (i as u16).to_le_bytes())
+                .collect()
         } else {
             b.indices.iter().flat_map(|i| i.to_le_bytes()).collect()
         };
@@ -242,7 +237,7 @@ impl Out {
         e.extend((b.indices.len() as u32).to_le_bytes());
         e.extend((data.len() as u64).to_le_bytes());
         e.extend(at.to_le_bytes());
-        Ok(e)
+        e
     }
 
     /// A skeleton's entry, after its bones.
