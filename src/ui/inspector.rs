@@ -388,46 +388,68 @@ fn materials(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
         });
 }
 
+/// The inspector: the file, a map's panel, the file's chunks, tables and
+/// labels, shading, parts, materials, textures, bones, animations, user
+/// fields, warnings and the frame's figures, each a section.
 pub fn inspector(
     ui: &mut egui::Ui,
     scene: &Scene,
     state: &mut UiState,
     pose: Option<&crate::anim::Pose>,
 ) {
-    let s = &scene.source;
     file_section(ui, scene, state);
-
     if let Some(info) = &scene.map {
         super::map::map_panel(ui, info, state);
     }
+    chunks_section(ui, &scene.source);
+    tables_sections(ui, scene);
+    labels_section(ui, scene, state);
+    shading(ui, scene, state);
+    parts(ui, scene, state);
+    materials(ui, scene, state);
+    texture_viewer(ui, scene, state);
+    textures_section(ui, scene, state);
+    bones_section(ui, scene, state, pose);
+    animations_section(ui, scene);
+    user_fields_section(ui, scene);
+    warnings_section(ui, scene);
+    frame_section(ui, state);
+}
 
-    if !s.chunks.is_empty() {
-        egui::CollapsingHeader::new(format!("Chunks ({})", s.chunks.len()))
-            .default_open(false)
-            .show(ui, |ui| {
-                egui::Grid::new("chunks")
-                    .num_columns(4)
-                    .striped(true)
-                    .show(ui, |ui| {
-                        ui.strong("chunk");
-                        ui.strong("offset");
-                        ui.strong("bytes");
-                        ui.strong("");
-                        ui.end_row();
-                        for c in &s.chunks {
-                            ui.monospace(c.magic.as_ref());
-                            ui.monospace(format!("{:#X}", c.offset));
-                            ui.monospace(c.size.to_string());
-                            match c.entries {
-                                Some(n) if c.note.is_empty() => ui.weak(format!("{n} entries")),
-                                Some(n) => ui.weak(format!("{n} entries, {}", c.note)),
-                                None => ui.weak(c.note.as_ref()),
-                            };
-                            ui.end_row();
-                        }
-                    });
-            });
+/// "Chunks": the file's chunks, where each starts and its size.
+fn chunks_section(ui: &mut egui::Ui, s: &crate::scene::SourceInfo) {
+    if s.chunks.is_empty() {
+        return;
     }
+    egui::CollapsingHeader::new(format!("Chunks ({})", s.chunks.len()))
+        .default_open(false)
+        .show(ui, |ui| {
+            egui::Grid::new("chunks")
+                .num_columns(4)
+                .striped(true)
+                .show(ui, |ui| {
+                    ui.strong("chunk");
+                    ui.strong("offset");
+                    ui.strong("bytes");
+                    ui.strong("");
+                    ui.end_row();
+                    for c in &s.chunks {
+                        ui.monospace(c.magic.as_ref());
+                        ui.monospace(format!("{:#X}", c.offset));
+                        ui.monospace(c.size.to_string());
+                        match c.entries {
+                            Some(n) if c.note.is_empty() => ui.weak(format!("{n} entries")),
+                            Some(n) => ui.weak(format!("{n} entries, {}", c.note)),
+                            None => ui.weak(c.note.as_ref()),
+                        };
+                        ui.end_row();
+                    }
+                });
+        });
+}
+
+/// One section a table of the file's (key, value) facts.
+fn tables_sections(ui: &mut egui::Ui, scene: &Scene) {
     for (title, rows) in &scene.tables {
         egui::CollapsingHeader::new(format!("{title} ({})", rows.len()))
             .default_open(false)
@@ -444,70 +466,76 @@ pub fn inspector(
                     });
             });
     }
-    if !scene.labels.is_empty() {
-        egui::CollapsingHeader::new(format!("Labels ({})", scene.labels.len()))
-            .default_open(false)
-            .show(ui, |ui| {
-                ui.checkbox(&mut state.show_labels, "draw over the model (L)");
-                egui::Grid::new("labels")
-                    .num_columns(2)
-                    .striped(true)
-                    .show(ui, |ui| {
-                        for l in &scene.labels {
-                            let [r, g, b, _] = l.color;
-                            ui.colored_label(egui::Color32::from_rgb(r, g, b), &l.text);
-                            ui.weak(format!(
-                                "{}{}{} at ({:.3}, {:.3}, {:.3})",
-                                l.group,
-                                if l.lang.is_empty() { "" } else { " · " },
-                                l.lang,
-                                l.position.x,
-                                l.position.y,
-                                l.position.z
-                            ));
-                            ui.end_row();
-                        }
-                    });
-            });
+}
+
+/// "Labels": the file's annotations, and the switch that draws them.
+fn labels_section(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
+    if scene.labels.is_empty() {
+        return;
     }
-
-    shading(ui, scene, state);
-
-    parts(ui, scene, state);
-
-    materials(ui, scene, state);
-
-    if !scene.mip_levels.is_empty() {
-        egui::CollapsingHeader::new("Texture viewer")
-            .default_open(true)
-            .show(ui, |ui| {
-                let mut level = state.mip_level;
-                egui::ComboBox::new("mip level", "mip level")
-                    .selected_text(
-                        scene
-                            .mip_levels
-                            .get(level)
-                            .map_or("?".into(), |t| t.format.clone()),
-                    )
-                    .show_ui(ui, |ui| {
-                        for (i, t) in scene.mip_levels.iter().enumerate() {
-                            ui.selectable_value(&mut level, i, &t.format);
-                        }
-                    });
-                let mut channel = state.channel;
-                ui.horizontal(|ui| {
-                    for c in crate::scene::from_papa::ViewChannel::ALL {
-                        ui.selectable_value(&mut channel, c, c.name());
+    egui::CollapsingHeader::new(format!("Labels ({})", scene.labels.len()))
+        .default_open(false)
+        .show(ui, |ui| {
+            ui.checkbox(&mut state.show_labels, "draw over the model (L)");
+            egui::Grid::new("labels")
+                .num_columns(2)
+                .striped(true)
+                .show(ui, |ui| {
+                    for l in &scene.labels {
+                        let [r, g, b, _] = l.color;
+                        ui.colored_label(egui::Color32::from_rgb(r, g, b), &l.text);
+                        ui.weak(format!(
+                            "{}{}{} at ({:.3}, {:.3}, {:.3})",
+                            l.group,
+                            if l.lang.is_empty() { "" } else { " · " },
+                            l.lang,
+                            l.position.x,
+                            l.position.y,
+                            l.position.z
+                        ));
+                        ui.end_row();
                     }
                 });
-                if (level, channel) != (state.mip_level, state.channel) {
-                    state.mip_level = level;
-                    state.channel = channel;
-                    state.act(super::UiAction::ShowTextureLevel);
+        });
+}
+
+/// "Texture viewer" (texture files): the mip level and channels shown.
+fn texture_viewer(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
+    if scene.mip_levels.is_empty() {
+        return;
+    }
+    egui::CollapsingHeader::new("Texture viewer")
+        .default_open(true)
+        .show(ui, |ui| {
+            let mut level = state.mip_level;
+            egui::ComboBox::new("mip level", "mip level")
+                .selected_text(
+                    scene
+                        .mip_levels
+                        .get(level)
+                        .map_or("?".into(), |t| t.format.clone()),
+                )
+                .show_ui(ui, |ui| {
+                    for (i, t) in scene.mip_levels.iter().enumerate() {
+                        ui.selectable_value(&mut level, i, &t.format);
+                    }
+                });
+            let mut channel = state.channel;
+            ui.horizontal(|ui| {
+                for c in crate::scene::from_papa::ViewChannel::ALL {
+                    ui.selectable_value(&mut channel, c, c.name());
                 }
             });
-    }
+            if (level, channel) != (state.mip_level, state.channel) {
+                state.mip_level = level;
+                state.channel = channel;
+                state.act(super::UiAction::ShowTextureLevel);
+            }
+        });
+}
 
+/// "Textures": each with its preview, format and where it came from.
+fn textures_section(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
     egui::CollapsingHeader::new(format!("Textures ({})", scene.textures.len()))
         .default_open(true)
         .show(ui, |ui| {
@@ -532,7 +560,15 @@ pub fn inspector(
                 });
             }
         });
+}
 
+/// "Bones": the skeleton's tree and the selected bone's transforms.
+fn bones_section(
+    ui: &mut egui::Ui,
+    scene: &Scene,
+    state: &mut UiState,
+    pose: Option<&crate::anim::Pose>,
+) {
     egui::CollapsingHeader::new(format!("Bones ({})", scene.skeleton.bones.len()))
         .default_open(true)
         .show(ui, |ui| {
@@ -552,23 +588,30 @@ pub fn inspector(
                 bone_details(ui, scene, i, pose);
             }
         });
+}
 
-    if !scene.clips.is_empty() {
-        egui::CollapsingHeader::new(format!("Animations ({})", scene.clips.len()))
-            .default_open(true)
-            .show(ui, |ui| {
-                for (i, c) in scene.clips.iter().enumerate() {
-                    ui.label(format!(
-                        "{}: {} frames, {:.2} s",
-                        c.name, c.frames, c.duration_s
-                    ));
-                    if let Some(why) = scene.added.clip(i) {
-                        ui.weak(format!("added by the viewer: {why}"));
-                    }
-                }
-            });
+/// "Animations": each clip's frames and length.
+fn animations_section(ui: &mut egui::Ui, scene: &Scene) {
+    if scene.clips.is_empty() {
+        return;
     }
+    egui::CollapsingHeader::new(format!("Animations ({})", scene.clips.len()))
+        .default_open(true)
+        .show(ui, |ui| {
+            for (i, c) in scene.clips.iter().enumerate() {
+                ui.label(format!(
+                    "{}: {} frames, {:.2} s",
+                    c.name, c.frames, c.duration_s
+                ));
+                if let Some(why) = scene.added.clip(i) {
+                    ui.weak(format!("added by the viewer: {why}"));
+                }
+            }
+        });
+}
 
+/// "User-defined fields": name, type and value.
+fn user_fields_section(ui: &mut egui::Ui, scene: &Scene) {
     egui::CollapsingHeader::new(format!("User-defined fields ({})", scene.user_fields.len()))
         .default_open(true)
         .show(ui, |ui| {
@@ -584,17 +627,24 @@ pub fn inspector(
                     }
                 });
         });
+}
 
-    if !scene.warnings.is_empty() {
-        egui::CollapsingHeader::new(format!("Warnings ({})", scene.warnings.len()))
-            .default_open(true)
-            .show(ui, |ui| {
-                for w in &scene.warnings {
-                    ui.colored_label(egui::Color32::from_rgb(255, 170, 80), w);
-                }
-            });
+/// "Warnings": what the load warned of.
+fn warnings_section(ui: &mut egui::Ui, scene: &Scene) {
+    if scene.warnings.is_empty() {
+        return;
     }
+    egui::CollapsingHeader::new(format!("Warnings ({})", scene.warnings.len()))
+        .default_open(true)
+        .show(ui, |ui| {
+            for w in &scene.warnings {
+                ui.colored_label(egui::Color32::from_rgb(255, 170, 80), w);
+            }
+        });
+}
 
+/// "Frame": the frame rate, draw calls and triangles.
+fn frame_section(ui: &mut egui::Ui, state: &UiState) {
     egui::CollapsingHeader::new("Frame")
         .default_open(true)
         .show(ui, |ui| {

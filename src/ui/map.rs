@@ -74,9 +74,35 @@ fn c32(c: [u8; 4]) -> egui::Color32 {
     egui::Color32::from_rgb(c[0], c[1], c[2])
 }
 
+/// The map inspector: the view's settings, the sector table, then for the
+/// selected sector its octree, visibility, lightmaps and lights, and the
+/// map's entities. A change of shading is sent as
+/// [`super::UiAction::MapShading`].
 pub fn map_panel(ui: &mut egui::Ui, info: &MapInfo, state: &mut UiState) {
     let map = &info.map;
-    let m = &mut state.map;
+    let shading_changed = view_section(ui, map, &mut state.map);
+    sectors_section(ui, map, &mut state.map);
+    if let Some(si) = state.map.selected_sector.filter(|&s| s < map.sectors.len()) {
+        octree_section(ui, map, si, &mut state.map);
+        visibility_section(ui, map, si, &mut state.map);
+        lightmaps_section(
+            ui,
+            info,
+            si,
+            &mut state.map.lightmap_zoom,
+            &state.texture_ids,
+        );
+        lights_section(ui, map, si);
+    }
+    entities_section(ui, map);
+    if shading_changed {
+        state.act(super::UiAction::MapShading);
+    }
+}
+
+/// "Map view": shading, the sector grid, props, culling by the camera's
+/// cell (with what it draws). Whether the shading changed.
+fn view_section(ui: &mut egui::Ui, map: &Map, m: &mut MapUi) -> bool {
     let mut shading_changed = false;
     egui::CollapsingHeader::new("Map view")
         .default_open(true)
@@ -110,6 +136,12 @@ pub fn map_panel(ui: &mut egui::Ui, info: &MapInfo, state: &mut UiState) {
                 };
             }
         });
+    shading_changed
+}
+
+/// "Sectors": a row a sector with its counts; a click selects it (or
+/// clears the selection).
+fn sectors_section(ui: &mut egui::Ui, map: &Map, m: &mut MapUi) {
     egui::CollapsingHeader::new(format!("Sectors ({})", map.sectors.len()))
         .default_open(true)
         .show(ui, |ui| {
@@ -120,210 +152,229 @@ pub fn map_panel(ui: &mut egui::Ui, info: &MapInfo, state: &mut UiState) {
                     egui::Grid::new("sector table")
                         .num_columns(7)
                         .striped(true)
-                        .show(ui, |ui| {
-                            for h in [
-                                "sector", "load r.", "lmaps", "props", "cubes", "tris", "chunks",
-                            ] {
-                                ui.strong(h);
-                            }
-                            ui.end_row();
-                            for (i, s) in map.sectors.iter().enumerate() {
-                                let selected = m.selected_sector == Some(i);
-                                let c = map.sector_coords(i);
-                                if ui
-                                    .selectable_label(
-                                        selected,
-                                        format!("{} {},{},{}", i, c[0], c[1], c[2]),
-                                    )
-                                    .clicked()
-                                {
-                                    m.selected_sector = (!selected).then_some(i);
-                                    m.selected_cube = None;
-                                }
-                                ui.label(format!("{:?}", s.load_radius));
-                                ui.label(format!(
-                                    "{}+{}",
-                                    s.lightmap_sizes.len(),
-                                    s.extra_lightmaps
-                                ));
-                                ui.label(s.props.len().to_string());
-                                ui.label(s.cubes.len().to_string());
-                                ui.label(s.triangles.len().to_string());
-                                ui.label(
-                                    s.cubes
-                                        .iter()
-                                        .filter(|c| c.chunk.is_some())
-                                        .count()
-                                        .to_string(),
-                                );
-                                ui.end_row();
-                            }
-                        });
+                        .show(ui, |ui| sector_rows(ui, map, m));
                 });
         });
+}
 
-    if let Some(si) = m.selected_sector.filter(|&s| s < map.sectors.len()) {
-        let places = map_query::cube_places(map, si);
-        let max_depth = places.iter().flatten().map(|p| p.depth).max().unwrap_or(0);
-        egui::CollapsingHeader::new(format!(
-            "Octree of sector {:?} ({} cubes)",
-            map.sector_coords(si),
-            map.sectors[si].cubes.len()
-        ))
+fn sector_rows(ui: &mut egui::Ui, map: &Map, m: &mut MapUi) {
+    for h in [
+        "sector", "load r.", "lmaps", "props", "cubes", "tris", "chunks",
+    ] {
+        ui.strong(h);
+    }
+    ui.end_row();
+    for (i, s) in map.sectors.iter().enumerate() {
+        let selected = m.selected_sector == Some(i);
+        let c = map.sector_coords(i);
+        if ui
+            .selectable_label(selected, format!("{} {},{},{}", i, c[0], c[1], c[2]))
+            .clicked()
+        {
+            m.selected_sector = (!selected).then_some(i);
+            m.selected_cube = None;
+        }
+        ui.label(format!("{:?}", s.load_radius));
+        ui.label(format!("{}+{}", s.lightmap_sizes.len(), s.extra_lightmaps));
+        ui.label(s.props.len().to_string());
+        ui.label(s.cubes.len().to_string());
+        ui.label(s.triangles.len().to_string());
+        ui.label(
+            s.cubes
+                .iter()
+                .filter(|c| c.chunk.is_some())
+                .count()
+                .to_string(),
+        );
+        ui.end_row();
+    }
+}
+
+/// "Octree of sector ...": the cube boxes' depth, the cube types' colours,
+/// the octree (opened down to the selected cube) and the selected cube's
+/// details.
+fn octree_section(ui: &mut egui::Ui, map: &Map, si: usize, m: &mut MapUi) {
+    let places = map_query::cube_places(map, si);
+    let max_depth = places.iter().flatten().map(|p| p.depth).max().unwrap_or(0);
+    egui::CollapsingHeader::new(format!(
+        "Octree of sector {:?} ({} cubes)",
+        map.sector_coords(si),
+        map.sectors[si].cubes.len()
+    ))
+    .default_open(true)
+    .show(ui, |ui| {
+        ui.horizontal(|ui| {
+            let mut on = m.box_depth.is_some();
+            ui.checkbox(&mut on, "cube boxes to depth");
+            let mut d = m.box_depth.unwrap_or(1).min(max_depth);
+            ui.add_enabled(on, egui::Slider::new(&mut d, 0..=max_depth).text("depth"));
+            m.box_depth = on.then_some(d);
+        });
+        ui.horizontal_wrapped(|ui| {
+            for (t, c) in CUBE_TYPES.iter().zip(CUBE_COLORS) {
+                ui.colored_label(c32(c), *t);
+            }
+        });
+        m.hovered_cube = None;
+        // The selected cube's ancestors open (a cube picked in 3D shows).
+        let mut path = Vec::new();
+        if let Some((_, c)) = m.selected_cube.filter(|&(s, _)| s == si) {
+            let mut at = places.get(c).copied().flatten().and_then(|p| p.parent);
+            while let Some(p) = at {
+                path.push(p);
+                at = places.get(p).copied().flatten().and_then(|q| q.parent);
+                if path.len() > 64 {
+                    break;
+                }
+            }
+        }
+        egui::ScrollArea::vertical()
+            .id_salt("octree")
+            .max_height(320.0)
+            .show(ui, |ui| {
+                octree_node(ui, map, si, 0, m, 0, &path);
+            });
+        if let Some((s, c)) = m.selected_cube.filter(|&(s, _)| s == si)
+            && let Some(cube) = map.sectors[s].cubes.get(c)
+        {
+            ui.separator();
+            cube_details(ui, map, s, c, cube, places.get(c).copied().flatten());
+        }
+    });
+}
+
+/// "Visibility": what the selection (a cube's cell, else the sector's
+/// chunk cubes) sees, and the switch that shows only that.
+fn visibility_section(ui: &mut egui::Ui, map: &Map, si: usize, m: &mut MapUi) {
+    egui::CollapsingHeader::new("Visibility")
         .default_open(true)
         .show(ui, |ui| {
-            ui.horizontal(|ui| {
-                let mut on = m.box_depth.is_some();
-                ui.checkbox(&mut on, "cube boxes to depth");
-                let mut d = m.box_depth.unwrap_or(1).min(max_depth);
-                ui.add_enabled(on, egui::Slider::new(&mut d, 0..=max_depth).text("depth"));
-                m.box_depth = on.then_some(d);
-            });
-            ui.horizontal_wrapped(|ui| {
-                for (t, c) in CUBE_TYPES.iter().zip(CUBE_COLORS) {
-                    ui.colored_label(c32(c), *t);
-                }
-            });
-            m.hovered_cube = None;
-            // The selected cube's ancestors open (a cube picked in 3D shows).
-            let mut path = Vec::new();
-            if let Some((s, c)) = m.selected_cube.filter(|&(s, _)| s == si) {
-                let mut at = places.get(c).copied().flatten().and_then(|p| p.parent);
-                while let Some(p) = at {
-                    path.push(p);
-                    at = places.get(p).copied().flatten().and_then(|q| q.parent);
-                    if path.len() > 64 {
-                        break;
-                    }
-                }
-                let _ = s;
-            }
-            egui::ScrollArea::vertical()
-                .id_salt("octree")
-                .max_height(320.0)
-                .show(ui, |ui| {
-                    octree_node(ui, map, si, 0, m, 0, &path);
-                });
-            if let Some((s, c)) = m.selected_cube.filter(|&(s, _)| s == si)
-                && let Some(cube) = map.sectors[s].cubes.get(c)
-            {
-                ui.separator();
-                cube_details(ui, map, s, c, cube, places.get(c).copied().flatten());
+            ui.checkbox(&mut m.show_visibility, "show only what the selection sees")
+                .on_hover_text("the selected chunk cube (or the selected cube's cell), else every chunk cube of the sector");
+            let what = match m.selected_cube {
+                Some((s, c)) => match map_query::chunk_of(map, s, c) {
+                    Some(ch) => format!("cell: cube {ch} of sector {:?}", map.sector_coords(s)),
+                    None => "the selected cube is in no cell".into(),
+                },
+                None => format!("every chunk cube of sector {:?}", map.sector_coords(si)),
+            };
+            ui.weak(what);
+            if let Some(v) = m.viewpoint(map) {
+                let mut sectors: Vec<usize> = v.iter().map(|&(s, _)| s).collect();
+                sectors.dedup();
+                ui.label(format!(
+                    "sees {} chunk cubes in {} sectors: {} of {} triangles",
+                    v.len(),
+                    sectors.len(),
+                    map_query::triangle_count(map, &v),
+                    map.sectors.iter().map(|s| s.triangles.len()).sum::<usize>()
+                ));
             }
         });
+}
 
-        egui::CollapsingHeader::new("Visibility")
-            .default_open(true)
-            .show(ui, |ui| {
-                ui.checkbox(&mut m.show_visibility, "show only what the selection sees")
-                    .on_hover_text("the selected chunk cube (or the selected cube's cell), else every chunk cube of the sector");
-                let what = match m.selected_cube {
-                    Some((s, c)) => match map_query::chunk_of(map, s, c) {
-                        Some(ch) => format!("cell: cube {ch} of sector {:?}", map.sector_coords(s)),
-                        None => "the selected cube is in no cell".into(),
-                    },
-                    None => format!("every chunk cube of sector {:?}", map.sector_coords(si)),
-                };
-                ui.weak(what);
-                if let Some(v) = m.viewpoint(map) {
-                    let mut sectors: Vec<usize> = v.iter().map(|&(s, _)| s).collect();
-                    sectors.dedup();
-                    ui.label(format!(
-                        "sees {} chunk cubes in {} sectors: {} of {} triangles",
-                        v.len(),
-                        sectors.len(),
-                        map_query::triangle_count(map, &v),
-                        map.sectors.iter().map(|s| s.triangles.len()).sum::<usize>()
-                    ));
-                }
-            });
+/// "Lightmaps": each of sector `si`'s lightmaps with the cubes using it,
+/// then its extra (light) lightmaps, drawn at `zoom` where the app has
+/// registered their images (`texture_ids`).
+fn lightmaps_section(
+    ui: &mut egui::Ui,
+    info: &MapInfo,
+    si: usize,
+    zoom: &mut f32,
+    texture_ids: &[Option<egui::TextureId>],
+) {
+    let s = &info.map.sectors[si];
+    egui::CollapsingHeader::new(format!(
+        "Lightmaps ({} + {} extra)",
+        s.lightmap_sizes.len(),
+        info.extra_textures.get(si).map_or(0, |l| l.len())
+    ))
+    .default_open(false)
+    .show(ui, |ui| {
+        ui.add(egui::Slider::new(zoom, 0.25..=4.0).text("zoom"));
+        for (li, &size) in s.lightmap_sizes.iter().enumerate() {
+            let users = s
+                .cubes
+                .iter()
+                .filter(|c| c.kind.lightmap() == Some(li as u8))
+                .count();
+            ui.label(format!(
+                "lightmap {li}: {size}x{size}, used by {users} cubes"
+            ));
+            let tex = info.sector_textures.get(si).map(|&t| t + li);
+            if let Some(id) = tex.and_then(|t| texture_ids.get(t).copied().flatten()) {
+                let side = size as f32 * *zoom;
+                ui.add(egui::Image::new((id, egui::vec2(side, side))));
+            }
+        }
+        for (label, tex) in info.extra_textures.get(si).into_iter().flatten() {
+            ui.label(label);
+            if let Some(id) = texture_ids.get(*tex).copied().flatten() {
+                let side = s.lightmap_sizes.first().copied().unwrap_or(1) as f32 * *zoom;
+                ui.add(egui::Image::new((id, egui::vec2(side, side))));
+            }
+        }
+    });
+}
 
-        let s = &map.sectors[si];
-        egui::CollapsingHeader::new(format!(
-            "Lightmaps ({} + {} extra)",
-            s.lightmap_sizes.len(),
-            info.extra_textures.get(si).map_or(0, |l| l.len())
-        ))
+/// "Lights": sector `si`'s dynamic and fast lights, each with the cubes
+/// whose lighting references name it.
+fn lights_section(ui: &mut egui::Ui, map: &Map, si: usize) {
+    let s = &map.sectors[si];
+    egui::CollapsingHeader::new("Lights")
         .default_open(false)
         .show(ui, |ui| {
-            ui.add(egui::Slider::new(&mut m.lightmap_zoom, 0.25..=4.0).text("zoom"));
-            for (li, &size) in s.lightmap_sizes.iter().enumerate() {
-                let users = s
-                    .cubes
+            // Cubes whose lighting references name a light.
+            let affected = |light: u16, dynamic: bool| {
+                s.cubes
                     .iter()
-                    .filter(|c| c.kind.lightmap() == Some(li as u8))
-                    .count();
+                    .filter_map(|c| c.lighting.as_ref())
+                    .filter(|l| {
+                        let (refs, (at, n)) = if dynamic {
+                            (&s.dynamic_light_refs, l.dynamic)
+                        } else {
+                            (&s.fast_light_refs, l.fast)
+                        };
+                        refs.iter()
+                            .skip(at as usize)
+                            .take(n as usize)
+                            .any(|&r| r == light)
+                    })
+                    .count()
+            };
+            for d in &s.dynamic_lights {
                 ui.label(format!(
-                    "lightmap {li}: {size}x{size}, used by {users} cubes"
+                    "dynamic light {}: {} extra lightmap(s), affects {} cubes",
+                    d.light,
+                    d.extra_lightmaps,
+                    affected(d.light, true)
                 ));
-                let tex = info.sector_textures.get(si).map(|&t| t + li);
-                if let Some(id) = tex.and_then(|t| state.texture_ids.get(t).copied().flatten()) {
-                    let side = size as f32 * m.lightmap_zoom;
-                    ui.add(egui::Image::new((id, egui::vec2(side, side))));
-                }
             }
-            for (label, tex) in info.extra_textures.get(si).into_iter().flatten() {
-                ui.label(label);
-                if let Some(id) = state.texture_ids.get(*tex).copied().flatten() {
-                    let side =
-                        s.lightmap_sizes.first().copied().unwrap_or(1) as f32 * m.lightmap_zoom;
-                    ui.add(egui::Image::new((id, egui::vec2(side, side))));
-                }
+            for f in &s.fast_lights {
+                let color = map
+                    .fast_light_colors
+                    .get(f.light as usize)
+                    .copied()
+                    .unwrap_or([1.0; 3]);
+                ui.label(format!(
+                    "fast light {} {:.2?}: {} affected points, {} cubes",
+                    f.light,
+                    color,
+                    f.points,
+                    affected(f.light, false)
+                ));
             }
+            let lit = s.cubes.iter().filter(|c| c.lighting.is_some()).count();
+            ui.weak(format!(
+                "{lit} cubes with lighting data; references: {} dynamic, {} fast",
+                s.dynamic_light_refs.len(),
+                s.fast_light_refs.len()
+            ));
         });
+}
 
-        egui::CollapsingHeader::new("Lights")
-            .default_open(false)
-            .show(ui, |ui| {
-                // Cubes whose lighting references name a light.
-                let affected = |light: u16, dynamic: bool| {
-                    s.cubes
-                        .iter()
-                        .filter_map(|c| c.lighting.as_ref())
-                        .filter(|l| {
-                            let (refs, (at, n)) = if dynamic {
-                                (&s.dynamic_light_refs, l.dynamic)
-                            } else {
-                                (&s.fast_light_refs, l.fast)
-                            };
-                            refs.iter()
-                                .skip(at as usize)
-                                .take(n as usize)
-                                .any(|&r| r == light)
-                        })
-                        .count()
-                };
-                for d in &s.dynamic_lights {
-                    ui.label(format!(
-                        "dynamic light {}: {} extra lightmap(s), affects {} cubes",
-                        d.light,
-                        d.extra_lightmaps,
-                        affected(d.light, true)
-                    ));
-                }
-                for f in &s.fast_lights {
-                    let color = map
-                        .fast_light_colors
-                        .get(f.light as usize)
-                        .copied()
-                        .unwrap_or([1.0; 3]);
-                    ui.label(format!(
-                        "fast light {} {:.2?}: {} affected points, {} cubes",
-                        f.light,
-                        color,
-                        f.points,
-                        affected(f.light, false)
-                    ));
-                }
-                let lit = s.cubes.iter().filter(|c| c.lighting.is_some()).count();
-                ui.weak(format!(
-                    "{lit} cubes with lighting data; references: {} dynamic, {} fast",
-                    s.dynamic_light_refs.len(),
-                    s.fast_light_refs.len()
-                ));
-            });
-    }
-
+/// "Entities": each entity's fields, then the map's logic counts and teams.
+fn entities_section(ui: &mut egui::Ui, map: &Map) {
     egui::CollapsingHeader::new(format!("Entities ({})", map.entities.len()))
         .default_open(false)
         .show(ui, |ui| {
@@ -356,9 +407,6 @@ pub fn map_panel(ui: &mut egui::Ui, info: &MapInfo, state: &mut UiState) {
                 map.teams.join(", ")
             ));
         });
-    if shading_changed {
-        state.act(super::UiAction::MapShading);
-    }
 }
 
 fn octree_node(
