@@ -725,8 +725,88 @@ impl Running {
         );
     }
 
+    /// One frame: the clock, the device's callbacks, the surface's texture,
+    /// the UI and its actions, then the 3D view and the UI drawn into it (or
+    /// offscreen, for a screenshot the surface cannot give), a screenshot
+    /// saved where one is due, and the frame presented.
     fn redraw(&mut self, opts: &AppOptions) -> anyhow::Result<()> {
         let now = Instant::now();
+        let dt = self.tick(now);
+        // Polling runs the device's callbacks, the device-lost one too.
+        let _ = self.gpu.device.poll(wgpu::PollType::Poll);
+        if self.gpu.lost.load(Ordering::Relaxed) {
+            self.recover_device()?;
+        }
+        let Some(frame) = self.acquire() else {
+            return Ok(());
+        };
+        let out = self.run_ui(dt);
+        let repaint = out
+            .viewport_output
+            .get(&egui::ViewportId::ROOT)
+            .map_or(std::time::Duration::MAX, |v| v.repaint_delay);
+        let ppp = out.pixels_per_point;
+        self.ppp = ppp;
+        let vp = self.viewport_pixels(ppp);
+        // Frames count once nothing is loading, so `--frames N` means N
+        // frames of the file, however long it took to load.
+        if self.loading.is_none() {
+            self.frame += 1;
+        }
+        // Whether this frame is saved, decided before it is drawn: a surface
+        // that cannot be read back (GL's) is drawn offscreen for it.
+        let shoot = opts.frames.is_some_and(|n| self.frame >= n);
+        let path = self.screenshot_path(shoot, opts);
+        let offscreen = (path.is_some()
+            && !self.config.usage.contains(wgpu::TextureUsages::COPY_SRC))
+        .then(|| self.screenshot_texture());
+        let drawn = offscreen.as_ref().unwrap_or(&frame.texture);
+        let mut encoder = self
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("frame"),
+            });
+        self.record_scene(&mut encoder, drawn, vp);
+        let extra = self.record_ui(&mut encoder, drawn, out.shapes, out.textures_delta, ppp);
+        if let Some(e) = self.fatal.take() {
+            return Err(e);
+        }
+        if let Some(path) = &path {
+            self.gpu.queue.submit(extra);
+            let img = crate::gpu::capture::read_texture(
+                &self.gpu,
+                encoder,
+                drawn,
+                self.config.width,
+                self.config.height,
+            );
+            self.save_screenshot(&img, path, shoot)?;
+        } else {
+            self.gpu
+                .queue
+                .submit(extra.into_iter().chain([encoder.finish()]));
+        }
+        if offscreen.is_some() {
+            // The surface was not drawn this time: not shown, and the next
+            // frame comes at once.
+            drop(frame);
+            return Ok(());
+        }
+        self.window.pre_present_notify();
+        self.gpu.queue.present(frame);
+        self.next_frame = self.frame_due(now, repaint);
+        let continuous = self.next_frame == Some(now);
+        if self.continuous && !continuous {
+            log::debug!("idle after frame {}", self.frame);
+        }
+        self.continuous = continuous;
+        Ok(())
+    }
+
+    /// The time since the last frame (0 after an idle wait) and the frame
+    /// rate's average, for a frame drawn at `now`.
+    fn tick(&mut self, now: Instant) -> f32 {
         // After an idle wait nothing moved: animation and flight advance by
         // frame times only, and the rate restarts (0 shows as idle). Frames
         // that input brings close together (a drag) keep their rate.
@@ -753,25 +833,29 @@ impl Running {
         } else {
             0.0
         };
+        dt
+    }
 
-        // Polling runs the device's callbacks, the device-lost one too.
-        let _ = self.gpu.device.poll(wgpu::PollType::Poll);
-        if self.gpu.lost.load(Ordering::Relaxed) {
-            self.recover_device()?;
-        }
-        let Some(surface) = &self.surface else {
-            return Ok(());
-        };
-        let frame = match surface.get_current_texture() {
+    /// The surface's next texture; none without a surface, or while it is
+    /// being remade (configured again here when outdated or lost).
+    fn acquire(&self) -> Option<wgpu::SurfaceTexture> {
+        let surface = self.surface.as_ref()?;
+        match surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(f)
-            | wgpu::CurrentSurfaceTexture::Suboptimal(f) => f,
+            | wgpu::CurrentSurfaceTexture::Suboptimal(f) => Some(f),
             wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
                 surface.configure(&self.gpu.device, &self.config);
-                return Ok(());
+                None
             }
-            _ => return Ok(()),
-        };
+            _ => None,
+        }
+    }
 
+    /// The frame's UI, after a reload the watcher asks for and the camera's
+    /// flight and the timeline moved by `dt`: run, its actions carried out,
+    /// then what is polled (map state, the loader, the open dialog, an
+    /// export). Its output, for drawing.
+    fn run_ui(&mut self, dt: f32) -> egui::FullOutput {
         if self.watch.as_mut().is_some_and(|w| w.poll()) {
             self.reload();
         }
@@ -789,18 +873,14 @@ impl Running {
         let ui_state = &mut self.ui;
         let pose = (!scene.skeleton.bones.is_empty()).then_some(&self.animator.pose);
         let (mut viewport, mut actions) = (self.viewport, Vec::new());
-        let out = self.egui_ctx.run_ui(raw, |ui| {
+        let mut out = self.egui_ctx.run_ui(raw, |ui| {
             let shown = ui::show(ui, scene, ui_state, pose);
             viewport = shown.viewport;
             actions.extend(shown.actions);
         });
         self.viewport = viewport;
-        let repaint = out
-            .viewport_output
-            .get(&egui::ViewportId::ROOT)
-            .map_or(std::time::Duration::MAX, |v| v.repaint_delay);
         self.egui_state
-            .handle_platform_output(&self.window, out.platform_output);
+            .handle_platform_output(&self.window, std::mem::take(&mut out.platform_output));
         for action in actions {
             self.act(action);
         }
@@ -809,27 +889,27 @@ impl Running {
         self.poll_loading();
         self.poll_open_dialog();
         self.poll_export();
+        out
+    }
 
-        let ppp = out.pixels_per_point;
-        self.ppp = ppp;
+    /// The 3D viewport the UI left, in the surface's pixels.
+    fn viewport_pixels(&self, ppp: f32) -> egui::Rect {
         let (w, h) = (self.config.width as f32, self.config.height as f32);
-        let vp = egui::Rect::from_min_max(
+        let viewport = self.viewport;
+        egui::Rect::from_min_max(
             (viewport.min.to_vec2() * ppp)
                 .to_pos2()
                 .max(egui::pos2(0.0, 0.0)),
             (viewport.max.to_vec2() * ppp)
                 .to_pos2()
                 .min(egui::pos2(w, h)),
-        );
-        // Frames count once nothing is loading, so `--frames N` means N
-        // frames of the file, however long it took to load.
-        if self.loading.is_none() {
-            self.frame += 1;
-        }
-        // Whether this frame is saved, decided before it is drawn: a surface
-        // that cannot be read back (GL's) is drawn offscreen for it.
-        let shoot = opts.frames.is_some_and(|n| self.frame >= n);
-        let path = match (shoot, &opts.screenshot) {
+        )
+    }
+
+    /// Where this frame is saved, if it is: `--screenshot` once `shoot`
+    /// (its frame count reached), else a person's request, to a new file.
+    fn screenshot_path(&mut self, shoot: bool, opts: &AppOptions) -> Option<PathBuf> {
+        match (shoot, &opts.screenshot) {
             (true, Some(p)) => Some(p.clone()),
             _ if std::mem::take(&mut self.screenshot_requested) => {
                 let secs = std::time::SystemTime::now()
@@ -838,39 +918,42 @@ impl Running {
                 Some(saved_file_path(&format!("facet-screenshot-{secs}.png")))
             }
             _ => None,
-        };
-        let offscreen = (path.is_some()
-            && !self.config.usage.contains(wgpu::TextureUsages::COPY_SRC))
-        .then(|| {
-            self.gpu.device.create_texture(&wgpu::TextureDescriptor {
-                label: Some("screenshot"),
-                size: wgpu::Extent3d {
-                    width: self.config.width,
-                    height: self.config.height,
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: self.config.format,
-                usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-                view_formats: &self.config.view_formats,
-            })
-        });
-        let drawn = offscreen.as_ref().unwrap_or(&frame.texture);
+        }
+    }
+
+    /// A texture like the surface's that can be read back: the frame is
+    /// drawn there for a screenshot where the surface cannot be (GL's).
+    fn screenshot_texture(&self) -> wgpu::Texture {
+        self.gpu.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("screenshot"),
+            size: wgpu::Extent3d {
+                width: self.config.width,
+                height: self.config.height,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: self.config.format,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &self.config.view_formats,
+        })
+    }
+
+    /// The 3D view at the timeline's pose, into `vp` (surface pixels; the
+    /// whole target when empty) of `drawn`.
+    fn record_scene(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        drawn: &wgpu::Texture,
+        vp: egui::Rect,
+    ) {
         // The 3D pass's view: the sRGB one configured beside the surface's
         // own format, or the surface itself where that is sRGB already.
         let srgb_view = drawn.create_view(&wgpu::TextureViewDescriptor {
             format: self.config.view_formats.first().copied(),
             ..Default::default()
         });
-        let view = drawn.create_view(&wgpu::TextureViewDescriptor::default());
-        let mut encoder = self
-            .gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("frame"),
-            });
         // Pose on the CPU (bones are few), skinning on the GPU.
         let tl = &self.ui.timeline;
         self.animator
@@ -900,17 +983,29 @@ impl Running {
             &self.gpu,
             &self.renderer,
             &mut self.gpu_scene,
-            &mut encoder,
+            encoder,
             &target,
             &input,
         );
+    }
 
-        let jobs = self.egui_ctx.tessellate(out.shapes, ppp);
+    /// The UI over the 3D view in `drawn`: its textures updated, its
+    /// shapes drawn, the textures it let go freed. The command buffers
+    /// egui's callbacks made, to submit before `encoder`'s.
+    fn record_ui(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        drawn: &wgpu::Texture,
+        shapes: Vec<egui::epaint::ClippedShape>,
+        mut textures_delta: egui::TexturesDelta,
+        ppp: f32,
+    ) -> Vec<wgpu::CommandBuffer> {
+        let view = drawn.create_view(&wgpu::TextureViewDescriptor::default());
+        let jobs = self.egui_ctx.tessellate(shapes, ppp);
         let screen = egui_wgpu::ScreenDescriptor {
             size_in_pixels: [self.config.width, self.config.height],
             pixels_per_point: ppp,
         };
-        let mut textures_delta = out.textures_delta;
         for (id, deltas) in textures_delta.set.drain() {
             for delta in deltas {
                 self.egui_renderer
@@ -920,7 +1015,7 @@ impl Running {
         let extra = self.egui_renderer.update_buffers(
             &self.gpu.device,
             &self.gpu.queue,
-            &mut encoder,
+            encoder,
             &jobs,
             &screen,
         );
@@ -947,56 +1042,35 @@ impl Running {
         for id in textures_delta.free.drain() {
             self.egui_renderer.free_texture(&id);
         }
-        if let Some(e) = self.fatal.take() {
-            return Err(e);
-        }
-        if let Some(path) = &path {
-            self.gpu.queue.submit(extra);
-            let img = crate::gpu::capture::read_texture(
-                &self.gpu,
-                encoder,
-                drawn,
-                self.config.width,
-                self.config.height,
-            );
-            match crate::gpu::capture::save(&img, path) {
-                Ok(()) => {
-                    log::info!("screenshot saved to {}", path.display());
-                    if !shoot {
-                        self.ui.report(
-                            ui::Level::Info,
-                            format!("screenshot saved to {}", path.display()),
-                        );
-                    }
-                }
-                // `--screenshot` fails; a person's key press is told why
-                // and the window goes on.
-                Err(e) if shoot => anyhow::bail!("{e}"),
-                Err(e) => {
-                    let why = format!("screenshot not saved: {e}");
-                    log::error!("{why}");
-                    self.ui.report(ui::Level::Error, why);
+        extra
+    }
+
+    /// Writes the frame read back to `path`. A `--screenshot` (`shoot`)
+    /// that fails is the session's error; a person's key press is told
+    /// why (and of success) and the window goes on.
+    fn save_screenshot(
+        &mut self,
+        img: &image::RgbaImage,
+        path: &std::path::Path,
+        shoot: bool,
+    ) -> anyhow::Result<()> {
+        match crate::gpu::capture::save(img, path) {
+            Ok(()) => {
+                log::info!("screenshot saved to {}", path.display());
+                if !shoot {
+                    self.ui.report(
+                        ui::Level::Info,
+                        format!("screenshot saved to {}", path.display()),
+                    );
                 }
             }
-        } else {
-            self.gpu
-                .queue
-                .submit(extra.into_iter().chain([encoder.finish()]));
+            Err(e) if shoot => anyhow::bail!("{e}"),
+            Err(e) => {
+                let why = format!("screenshot not saved: {e}");
+                log::error!("{why}");
+                self.ui.report(ui::Level::Error, why);
+            }
         }
-        if offscreen.is_some() {
-            // The surface was not drawn this time: not shown, and the next
-            // frame comes at once.
-            drop(frame);
-            return Ok(());
-        }
-        self.window.pre_present_notify();
-        self.gpu.queue.present(frame);
-        self.next_frame = self.frame_due(now, repaint);
-        let continuous = self.next_frame == Some(now);
-        if self.continuous && !continuous {
-            log::debug!("idle after frame {}", self.frame);
-        }
-        self.continuous = continuous;
         Ok(())
     }
 
