@@ -619,116 +619,199 @@ fn draw(
     camera: &super::OrbitCamera,
     view_proj: glam::Mat4,
 ) -> FrameStats {
-    use crate::scene::{BlendMode, Primitive};
-    let (eye, viewpoint) = (camera.eye(), camera.viewpoint());
+    use crate::scene::BlendMode;
     let mut stats = FrameStats::default();
     pass.set_bind_group(0, &renderer.globals_bg, &[]);
-    let view_features = opts.shader_features();
-    let material_of = |i: usize, m: &super::upload::GpuMesh| {
-        opts.material_override
+    let meshes = MeshDraws {
+        scene,
+        opts,
+        view_features: opts.shader_features(),
+        view_proj,
+        // A closed surface is closed while all of it is drawn.
+        whole: (0..scene.meshes.len()).all(|i| !scene.meshes[i].closed || opts.is_visible(i)),
+    };
+    let (eye, viewpoint) = (camera.eye(), camera.viewpoint());
+    for blend in [BlendMode::Opaque, BlendMode::Alpha, BlendMode::Additive] {
+        meshes.order(blend, eye, order);
+        let mut current = None;
+        for &(_, _, i) in order.iter() {
+            meshes.draw(
+                renderer,
+                pass,
+                i as usize,
+                blend,
+                &mut current,
+                viewpoint,
+                &mut stats,
+            );
+        }
+    }
+    draw_overlays(renderer, pass, scene, opts, &mut stats);
+    stats
+}
+
+/// A frame's mesh draws: which meshes draw with which material, pipeline
+/// and index ranges, under one view.
+struct MeshDraws<'a> {
+    scene: &'a GpuScene,
+    opts: &'a ViewOptions,
+    /// Shader features the view adds to every material's.
+    view_features: u32,
+    view_proj: glam::Mat4,
+    /// Whether every closed mesh is drawn (a closed surface is closed only
+    /// while all of it is).
+    whole: bool,
+}
+
+/// A mesh pipeline's key: primitive, shader features, back faces culled.
+type PipelineKey = (crate::scene::Primitive, u32, bool);
+
+impl MeshDraws<'_> {
+    /// Mesh `i`'s material: the view's override where it names one, else
+    /// its own.
+    fn material_of(&self, i: usize) -> usize {
+        self.opts
+            .material_override
             .get(i)
             .copied()
             .flatten()
-            .filter(|&x| x < scene.materials.len())
-            .unwrap_or(m.material)
-    };
-    // Out of view: a static triangle mesh whose rest bounds the camera does
-    // not see (points and lines are drawn wider than their bounds).
-    let out_of_view = |m: &super::upload::GpuMesh| {
-        opts.frustum_cull
+            .filter(|&x| x < self.scene.materials.len())
+            .unwrap_or(self.scene.meshes[i].material)
+    }
+
+    /// Whether mesh `i` draws in `blend`'s pass: its material blends so,
+    /// it is visible and has indices, and it is not out of view (a static
+    /// triangle mesh whose rest bounds the camera does not see; points and
+    /// lines are drawn wider than their bounds).
+    fn drawn(&self, i: usize, blend: crate::scene::BlendMode) -> bool {
+        use crate::scene::Primitive;
+        let m = &self.scene.meshes[i];
+        let out_of_view = self.opts.frustum_cull
             && m.primitive == Primitive::Triangles
             && matches!(m.stream, super::upload::Stream::Static(_))
-            && super::camera::outside_view(&view_proj, &m.aabb)
-    };
-    let drawn = |i: usize, m: &super::upload::GpuMesh, blend: BlendMode| {
-        scene.materials[material_of(i, m)].blend == blend
-            && opts.is_visible(i)
+            && super::camera::outside_view(&self.view_proj, &m.aabb);
+        self.scene.materials[self.material_of(i)].blend == blend
+            && self.opts.is_visible(i)
             && m.index_count > 0
-            && !out_of_view(m)
-    };
-    // A closed surface is closed while all of it is drawn.
-    let whole = (0..scene.meshes.len()).all(|i| !scene.meshes[i].closed || opts.is_visible(i));
-    for blend in [BlendMode::Opaque, BlendMode::Alpha, BlendMode::Additive] {
+            && !out_of_view
+    }
+
+    /// The pipeline mesh `i` draws with in `blend`'s pass.
+    fn pipeline(&self, i: usize, blend: crate::scene::BlendMode) -> PipelineKey {
+        let m = &self.scene.meshes[i];
+        let material = &self.scene.materials[self.material_of(i)];
+        (
+            m.primitive,
+            super::materials::mesh_features(material.features | self.view_features, m.faceted),
+            m.culled(blend, self.whole),
+        )
+    }
+
+    /// `order`: the meshes `blend`'s pass draws, sorted ([`draw_key`],
+    /// [`sort_draws`]: only opaque draws are grouped by pipeline).
+    fn order(
+        &self,
+        blend: crate::scene::BlendMode,
+        eye: glam::Vec3,
+        order: &mut Vec<(u64, f32, u32)>,
+    ) {
+        use crate::scene::BlendMode;
         order.clear();
         order.extend(
-            (0..scene.meshes.len())
-                .filter(|&i| drawn(i, &scene.meshes[i], blend))
+            (0..self.scene.meshes.len())
+                .filter(|&i| self.drawn(i, blend))
                 .map(|i| {
-                    let m = &scene.meshes[i];
-                    // Only opaque draws are grouped by pipeline.
                     let pipeline = if blend == BlendMode::Opaque {
-                        let features = super::materials::mesh_features(
-                            scene.materials[material_of(i, m)].features | view_features,
-                            m.faceted,
-                        );
-                        (u64::from(features) << 3)
-                            | ((m.primitive as u64) << 1)
-                            | u64::from(m.culled(blend, whole))
+                        let (primitive, features, culled) = self.pipeline(i, blend);
+                        (u64::from(features) << 3) | ((primitive as u64) << 1) | u64::from(culled)
                     } else {
                         0
                     };
-                    let (pipeline, key) = draw_key(blend, pipeline, &m.aabb, eye);
+                    let (pipeline, key) =
+                        draw_key(blend, pipeline, &self.scene.meshes[i].aabb, eye);
                     (pipeline, key, i as u32)
                 }),
         );
         sort_draws(blend, order);
-        let mut current = None;
-        for &(_, _, i) in order.iter() {
-            let i = i as usize;
-            let m = &scene.meshes[i];
-            let Some(stream) = m.stream(scene) else {
-                continue;
-            };
-            let material = &scene.materials[material_of(i, m)];
-            let key = (
-                m.primitive,
-                super::materials::mesh_features(material.features | view_features, m.faceted),
-                m.culled(blend, whole),
-            );
-            if current != Some(key) {
-                pass.set_pipeline(&renderer.mesh_pipeline(key.1, blend, key.0, key.2));
-                current = Some(key);
-            }
-            pass.set_bind_group(1, &material.bind_group, &[]);
-            pass.set_vertex_buffer(0, stream);
-            pass.set_vertex_buffer(1, m.uvs.slice(..));
-            pass.set_index_buffer(m.indices.slice(..), m.index_format);
-            let per_triangle = if m.primitive == Primitive::Triangles {
-                3
-            } else {
-                u64::MAX
-            };
-            match opts.ranges.as_ref().and_then(|r| r.get(i)) {
-                Some(ranges) => {
-                    for r in ranges {
-                        let r = r.start.min(m.index_count)..r.end.min(m.index_count);
-                        if r.is_empty() {
-                            continue;
-                        }
-                        stats.triangles += (r.end - r.start) as u64 / per_triangle;
-                        pass.draw_indexed(r, 0, 0..1);
-                        stats.draw_calls += 1;
+    }
+
+    /// Mesh `i`'s draws in `blend`'s pass, its pipeline set where it is not
+    /// `current`'s: the view's ranges of it (a map's visibility), else the
+    /// runs of sides that face `viewpoint` (a closed static mesh that
+    /// keeps them), else all of it.
+    #[allow(clippy::too_many_arguments)]
+    fn draw(
+        &self,
+        renderer: &Renderer,
+        pass: &mut wgpu::RenderPass<'_>,
+        i: usize,
+        blend: crate::scene::BlendMode,
+        current: &mut Option<PipelineKey>,
+        viewpoint: glam::Vec4,
+        stats: &mut FrameStats,
+    ) {
+        use crate::scene::Primitive;
+        let m = &self.scene.meshes[i];
+        let Some(stream) = m.stream(self.scene) else {
+            return;
+        };
+        let material = &self.scene.materials[self.material_of(i)];
+        let key = self.pipeline(i, blend);
+        if *current != Some(key) {
+            pass.set_pipeline(&renderer.mesh_pipeline(key.1, blend, key.0, key.2));
+            *current = Some(key);
+        }
+        pass.set_bind_group(1, &material.bind_group, &[]);
+        pass.set_vertex_buffer(0, stream);
+        pass.set_vertex_buffer(1, m.uvs.slice(..));
+        pass.set_index_buffer(m.indices.slice(..), m.index_format);
+        let per_triangle = if m.primitive == Primitive::Triangles {
+            3
+        } else {
+            u64::MAX
+        };
+        match self.opts.ranges.as_ref().and_then(|r| r.get(i)) {
+            Some(ranges) => {
+                for r in ranges {
+                    let r = r.start.min(m.index_count)..r.end.min(m.index_count);
+                    if r.is_empty() {
+                        continue;
                     }
-                }
-                None if opts.facing_cull
-                    && !m.facing.is_empty()
-                    && m.culled(blend, whole)
-                    && matches!(m.stream, super::upload::Stream::Static(_)) =>
-                {
-                    facing_runs(&m.facing, viewpoint, |r| {
-                        stats.triangles += (r.end - r.start) as u64 / 3;
-                        pass.draw_indexed(r, 0, 0..1);
-                        stats.draw_calls += 1;
-                    });
-                }
-                None => {
-                    pass.draw_indexed(0..m.index_count, 0, 0..1);
+                    stats.triangles += (r.end - r.start) as u64 / per_triangle;
+                    pass.draw_indexed(r, 0, 0..1);
                     stats.draw_calls += 1;
-                    stats.triangles += m.index_count as u64 / per_triangle;
                 }
+            }
+            None if self.opts.facing_cull
+                && !m.facing.is_empty()
+                && m.culled(blend, self.whole)
+                && matches!(m.stream, super::upload::Stream::Static(_)) =>
+            {
+                facing_runs(&m.facing, viewpoint, |r| {
+                    stats.triangles += (r.end - r.start) as u64 / 3;
+                    pass.draw_indexed(r, 0, 0..1);
+                    stats.draw_calls += 1;
+                });
+            }
+            None => {
+                pass.draw_indexed(0..m.index_count, 0, 0..1);
+                stats.draw_calls += 1;
+                stats.triangles += m.index_count as u64 / per_triangle;
             }
         }
     }
+}
+
+/// The overlays the view shows, over the meshes: the grid, bounds and
+/// extra lines, the wireframe, the selected part's edges, normals and the
+/// skeleton.
+fn draw_overlays(
+    renderer: &Renderer,
+    pass: &mut wgpu::RenderPass<'_>,
+    scene: &GpuScene,
+    opts: &ViewOptions,
+    stats: &mut FrameStats,
+) {
     pass.set_pipeline(&renderer.lines);
     pass.set_vertex_buffer(0, scene.lines.slice(..));
     let mut lines = |r: &std::ops::Range<u32>, stats: &mut FrameStats| {
@@ -738,13 +821,13 @@ fn draw(
         }
     };
     if opts.grid {
-        lines(&scene.grid, &mut stats);
+        lines(&scene.grid, stats);
     }
     if opts.bounds {
-        lines(&scene.scene_bounds, &mut stats);
+        lines(&scene.scene_bounds, stats);
         for (i, m) in scene.meshes.iter().enumerate() {
             if opts.is_visible(i) {
-                lines(&m.bounds, &mut stats);
+                lines(&m.bounds, stats);
             }
         }
     }
@@ -803,7 +886,6 @@ fn draw(
         pass.draw(0..scene.skeleton_vertices, 0..1);
         stats.draw_calls += 1;
     }
-    stats
 }
 
 #[cfg(test)]
