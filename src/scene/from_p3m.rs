@@ -20,11 +20,36 @@ fn color(c: &[u8]) -> Vec<f32> {
     c.iter().map(|&b| b as f32 / 255.0).collect()
 }
 
-/// Builds the scene. External textures come through `companions` (the
-/// engine's resource-path rules); one that cannot be loaded becomes a
+/// Builds the scene. External textures come through `companions`
+/// (the engine's resource-path rules); one that cannot be loaded becomes a
 /// checkerboard and a warning listing every path tried.
 pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) -> Scene {
     let mut warnings = Vec::new();
+    let bones = bones_of(m, &mut warnings);
+    let textures = textures_of(m, companions, &mut warnings);
+    let materials = materials_of(m, &mut warnings);
+    let meshes = meshes_of(m, &bones, &mut warnings);
+    let clips = build_clips(m, &bones, MAX_CLIP_KEYS, &mut warnings);
+    Scene {
+        source: source_of(m, source),
+        meshes,
+        materials,
+        textures,
+        skeleton: Skeleton {
+            root_space: Vec::new(),
+            bones,
+            tails_from_file: true,
+        },
+        clips,
+        user_fields: user_fields_of(m),
+        warnings,
+        ..Default::default()
+    }
+}
+
+/// The bones in scene space, each with its rest frame; a warning for each
+/// tail the exporter's known bug wrote.
+fn bones_of(m: &p3m::P3m, warnings: &mut Vec<String>) -> Vec<Bone> {
     for b in &m.bones {
         // The exporter writes a tail as (tail.x, head.z, head.y): only the
         // X part of the direction survives (`notes/platinumsrc.md`).
@@ -36,9 +61,7 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) ->
             ));
         }
     }
-
-    let bones: Vec<Bone> = m
-        .bones
+    m.bones
         .iter()
         .map(|b| Bone {
             name: b.name.clone(),
@@ -47,10 +70,17 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) ->
             tail: to_scene_space(b.tail),
             rest: rest_frame(to_scene_space(b.head), to_scene_space(b.tail)),
         })
-        .collect();
+        .collect()
+}
 
-    let textures: Vec<Texture> = m
-        .textures
+/// The textures, embedded PTFs decoded and external ones found through
+/// `companions`; a checkerboard (and a warning) for each that fails.
+fn textures_of(
+    m: &p3m::P3m,
+    companions: &dyn Companions,
+    warnings: &mut Vec<String>,
+) -> Vec<Texture> {
+    m.textures
         .iter()
         .enumerate()
         .map(|(i, t)| match t {
@@ -76,7 +106,7 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) ->
                          a resource path — a known exporter bug; read as an external texture"
                     ));
                 }
-                load_external(path, companions, &mut warnings).unwrap_or_else(|why| {
+                load_external(path, companions, warnings).unwrap_or_else(|why| {
                     warnings.push(format!(
                         "texture {i} {path:?}: {why}; showing a checkerboard"
                     ));
@@ -84,10 +114,12 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) ->
                 })
             }
         })
-        .collect();
+        .collect()
+}
 
-    let materials: Vec<Material> = m
-        .materials
+/// The materials: colours, maps, blend mode and keyframe animation.
+fn materials_of(m: &p3m::P3m, warnings: &mut Vec<String>) -> Vec<Material> {
+    m.materials
         .iter()
         .enumerate()
         .map(|(i, mat)| {
@@ -110,14 +142,18 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) ->
                 animation: mat
                     .animation
                     .as_ref()
-                    .map(|a| build_material_anim(i, a, &mut warnings)),
+                    .map(|a| build_material_anim(i, a, warnings)),
                 properties: Vec::new(),
             }
         })
-        .collect();
+        .collect()
+}
 
-    let meshes = m
-        .parts
+/// A mesh a part: positions and normals in scene space (smooth normals
+/// where the part has none), UVs flipped to a top-left origin, the skin
+/// and the part's material overrides.
+fn meshes_of(m: &p3m::P3m, bones: &[Bone], warnings: &mut Vec<String>) -> Vec<Mesh> {
+    m.parts
         .iter()
         .map(|p| {
             let positions: Vec<Vec3> = p.positions.iter().map(|&v| to_scene_space(v)).collect();
@@ -133,7 +169,7 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) ->
                 Some(uv) => uv.iter().map(|&[u, v]| Vec2::new(u, 1.0 - v)).collect(),
                 None => vec![Vec2::ZERO; positions.len()],
             };
-            let skin = build_skin(p, &bones, &mut warnings);
+            let skin = build_skin(p, bones, warnings);
             Mesh {
                 primitive: Default::default(),
                 closed: false,
@@ -159,21 +195,24 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) ->
                     .collect(),
             }
         })
-        .collect();
+        .collect()
+}
 
-    let clips = build_clips(m, &bones, MAX_CLIP_KEYS, &mut warnings);
-
-    let user_fields = m
-        .user_fields
+/// The user-defined fields, each value as text.
+fn user_fields_of(m: &p3m::P3m) -> Vec<UserField> {
+    m.user_fields
         .iter()
         .map(|f| UserField {
             name: f.name.clone(),
             ty: format!("{}{}", f.ty.name(), if f.is_array { "[]" } else { "" }),
             value: f.value_string(),
         })
-        .collect();
+        .collect()
+}
 
-    let mut source = source;
+/// `source` with the format and the file's facts (layout, version,
+/// actions, animated materials, string table).
+fn source_of(m: &p3m::P3m, mut source: SourceInfo) -> SourceInfo {
     source.format = "P3M".into();
     source.details.extend([
         (
@@ -198,22 +237,7 @@ pub fn convert(m: &p3m::P3m, source: SourceInfo, companions: &dyn Companions) ->
             format!("{} bytes at {:#X}", m.string_table.1, m.string_table.0).into(),
         ),
     ]);
-
-    Scene {
-        source,
-        meshes,
-        materials,
-        textures,
-        skeleton: Skeleton {
-            root_space: Vec::new(),
-            bones,
-            tails_from_file: true,
-        },
-        clips,
-        user_fields,
-        warnings,
-        ..Default::default()
-    }
+    source
 }
 
 /// Blender's bone frame for a head and tail given in scene space: local +Y
