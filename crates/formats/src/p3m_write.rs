@@ -84,6 +84,221 @@ impl W {
         self.u8(d.texture.unwrap_or(NONE_INDEX));
         self.u8(d.matcap.unwrap_or(NONE_INDEX));
     }
+    /// The parts: count, visibility mask, then each part.
+    fn parts(&mut self, parts: &[Part]) -> Result<(), String> {
+        self.count(parts.len(), "parts")?;
+        let mut mask = vec![0u8; parts.len().div_ceil(8)];
+        for (i, p) in parts.iter().enumerate() {
+            if p.visible {
+                mask[i / 8] |= 1 << (i % 8);
+            }
+        }
+        self.out.extend_from_slice(&mask);
+        for p in parts {
+            let flags = p.uvs.is_some() as u8 | (p.normals.is_some() as u8) << 1;
+            self.u8(flags);
+            self.string(&p.name)?;
+            self.u8(p.material);
+            self.count(p.material_overrides.len(), "material overrides")?;
+            for o in &p.material_overrides {
+                self.string(&o.animation)?;
+                self.u8(o.priority);
+                self.u8(o.material);
+            }
+            self.count16(p.positions.len(), "vertices")?;
+            for v in &p.positions {
+                self.f32s(v);
+            }
+            for uv in p.uvs.iter().flatten() {
+                self.f32s(uv);
+            }
+            for n in p.normals.iter().flatten() {
+                self.f32s(n);
+            }
+            self.count16(p.indices.len(), "indices")?;
+            for &i in &p.indices {
+                self.u16(i);
+            }
+            self.count(p.weight_groups.len(), "weight groups")?;
+            for g in &p.weight_groups {
+                self.string(&g.bone)?;
+                for r in &g.ranges {
+                    self.u16(r.skip);
+                    self.count16(r.weights.len(), "weights")?;
+                    self.out.extend_from_slice(&r.weights);
+                }
+                self.u16(0);
+                self.u16(0);
+            }
+        }
+        Ok(())
+    }
+
+    /// The materials, each with its keyframe animation where it has one.
+    fn materials(&mut self, materials: &[Material]) -> Result<(), String> {
+        self.count(materials.len(), "materials")?;
+        for mat in materials {
+            let animated = mat.animation.is_some() as u8;
+            self.u8(animated << 4 | mat.render_mode as u8);
+            match &mat.animation {
+                None => self.material_data(&mat.data),
+                Some(a) => {
+                    self.u32(a.us_per_frame);
+                    self.u8((a.preserve_texture_scroll as u8) << 4 | a.loop_mode as u8);
+                    self.material_data(&mat.data);
+                    self.f32s(&a.texture_scroll);
+                    self.f32s(&a.matcap_scroll);
+                    self.u8(a.last_frame);
+                    self.count(a.color.len(), "color keyframes")?;
+                    self.count(a.emission.len(), "emission keyframes")?;
+                    self.count(a.shading.len(), "shading keyframes")?;
+                    self.count(a.texture.len(), "texture keyframes")?;
+                    self.count(a.matcap.len(), "matcap keyframes")?;
+                    a.color.iter().for_each(|k| self.u8(k.skip));
+                    a.emission.iter().for_each(|k| self.u8(k.skip));
+                    a.shading.iter().for_each(|k| self.u8(k.skip));
+                    a.texture.iter().for_each(|k| self.u8(k.skip));
+                    a.matcap.iter().for_each(|k| self.u8(k.skip));
+                    a.color.iter().for_each(|k| self.u8(k.interp as u8));
+                    a.emission.iter().for_each(|k| self.u8(k.interp as u8));
+                    a.shading.iter().for_each(|k| self.u8(k.interp as u8));
+                    a.color
+                        .iter()
+                        .for_each(|k| self.out.extend_from_slice(&k.value));
+                    a.emission
+                        .iter()
+                        .for_each(|k| self.out.extend_from_slice(&k.value));
+                    a.shading.iter().for_each(|k| self.u8(k.value));
+                    a.texture.iter().for_each(|k| self.u8(k.value));
+                    a.matcap.iter().for_each(|k| self.u8(k.value));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The textures: embedded PTFs (encoded again) and resource paths.
+    fn textures(&mut self, textures: &[Texture]) -> Result<(), String> {
+        self.count(textures.len(), "textures")?;
+        for t in textures {
+            match t {
+                Texture::Embedded { ptf, .. } => {
+                    let ptf = ptf.as_ref().map_err(|e| {
+                        format!("cannot write an undecodable embedded texture: {e}")
+                    })?;
+                    let bytes = ptf_write::encode(
+                        ptf.layout,
+                        ptf.format,
+                        ptf.width,
+                        ptf.height,
+                        &ptf.pixels,
+                    )?;
+                    self.u8(0);
+                    self.u32(bytes.len() as u32);
+                    self.out.extend_from_slice(&bytes);
+                }
+                Texture::External { path, .. } => {
+                    self.u8(1);
+                    self.string(path)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The bones.
+    fn bones(&mut self, bones: &[Bone]) -> Result<(), String> {
+        self.count(bones.len(), "bones")?;
+        for b in bones {
+            self.string(&b.name)?;
+            self.f32s(&b.head);
+            self.f32s(&b.tail);
+            self.u8(b.child_count);
+        }
+        Ok(())
+    }
+
+    /// The animations, each a list of action references.
+    fn animations(&mut self, animations: &[Animation]) -> Result<(), String> {
+        self.count(animations.len(), "animations")?;
+        for a in animations {
+            self.string(&a.name)?;
+            self.count(a.actions.len(), "animation actions")?;
+            for r in &a.actions {
+                self.u8(r.action);
+                self.f32s(&[r.speed]);
+                self.u16(r.start);
+                self.u16(r.end);
+            }
+        }
+        Ok(())
+    }
+
+    /// The actions: parts, then each bone's keyframe tracks.
+    fn actions(&mut self, actions: &[Action]) -> Result<(), String> {
+        self.count(actions.len(), "actions")?;
+        for a in actions {
+            self.u32(a.us_per_frame);
+            self.u8(a.part_list_mode as u8);
+            self.count(a.parts.len(), "action parts")?;
+            for p in &a.parts {
+                self.string(p)?;
+            }
+            self.count(a.bones.len(), "action bones")?;
+            for b in &a.bones {
+                self.string(&b.bone)?;
+                let tracks = [&b.translation, &b.rotation, &b.scale];
+                for t in tracks {
+                    self.count(t.len(), "keyframes")?;
+                }
+                for t in tracks {
+                    t.iter().for_each(|k| self.u8(k.skip));
+                }
+                for t in tracks {
+                    t.iter().for_each(|k| self.u8(k.interp as u8));
+                }
+                for t in tracks {
+                    t.iter().for_each(|k| self.f32s(&k.value));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The user-defined fields (array values in the string table).
+    fn user_fields(&mut self, fields: &[UserField]) -> Result<(), String> {
+        self.count(fields.len(), "user-defined fields")?;
+        for f in fields {
+            self.string(&f.name)?;
+            let empty = matches!(f.value, UdfValue::Empty);
+            let is_array = f.is_array || matches!(f.value, UdfValue::Array(_));
+            self.u8((empty as u8) << 5 | (is_array as u8) << 4 | f.ty as u8);
+            match &f.value {
+                UdfValue::Empty => {}
+                UdfValue::Scalar(UdfScalar::Str(s)) => self.string(s)?,
+                UdfValue::Scalar(s) => {
+                    let b = scalar_bytes(s);
+                    self.out.extend_from_slice(&b);
+                }
+                UdfValue::Array(items) => {
+                    if items.is_empty() {
+                        return Err(format!(
+                            "array field {:?} has no elements (length is stored minus 1)",
+                            f.name
+                        ));
+                    }
+                    self.count16(items.len() - 1, "array elements")?;
+                    let mut bytes = Vec::new();
+                    for it in items {
+                        bytes.extend_from_slice(&scalar_bytes(it));
+                    }
+                    let off = self.s.add_raw(&bytes)?;
+                    self.u16(off);
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Writes the current layout (`specs/p3m.txt`) whatever `m.layout` says: a
@@ -96,189 +311,13 @@ pub fn encode(m: &P3m) -> Result<Vec<u8>, String> {
     };
     w.u8(m.version);
     w.u8(m.flags);
-
-    w.count(m.parts.len(), "parts")?;
-    let mut mask = vec![0u8; m.parts.len().div_ceil(8)];
-    for (i, p) in m.parts.iter().enumerate() {
-        if p.visible {
-            mask[i / 8] |= 1 << (i % 8);
-        }
-    }
-    w.out.extend_from_slice(&mask);
-    for p in &m.parts {
-        let flags = p.uvs.is_some() as u8 | (p.normals.is_some() as u8) << 1;
-        w.u8(flags);
-        w.string(&p.name)?;
-        w.u8(p.material);
-        w.count(p.material_overrides.len(), "material overrides")?;
-        for o in &p.material_overrides {
-            w.string(&o.animation)?;
-            w.u8(o.priority);
-            w.u8(o.material);
-        }
-        w.count16(p.positions.len(), "vertices")?;
-        for v in &p.positions {
-            w.f32s(v);
-        }
-        for uv in p.uvs.iter().flatten() {
-            w.f32s(uv);
-        }
-        for n in p.normals.iter().flatten() {
-            w.f32s(n);
-        }
-        w.count16(p.indices.len(), "indices")?;
-        for &i in &p.indices {
-            w.u16(i);
-        }
-        w.count(p.weight_groups.len(), "weight groups")?;
-        for g in &p.weight_groups {
-            w.string(&g.bone)?;
-            for r in &g.ranges {
-                w.u16(r.skip);
-                w.count16(r.weights.len(), "weights")?;
-                w.out.extend_from_slice(&r.weights);
-            }
-            w.u16(0);
-            w.u16(0);
-        }
-    }
-
-    w.count(m.materials.len(), "materials")?;
-    for mat in &m.materials {
-        let animated = mat.animation.is_some() as u8;
-        w.u8(animated << 4 | mat.render_mode as u8);
-        match &mat.animation {
-            None => w.material_data(&mat.data),
-            Some(a) => {
-                w.u32(a.us_per_frame);
-                w.u8((a.preserve_texture_scroll as u8) << 4 | a.loop_mode as u8);
-                w.material_data(&mat.data);
-                w.f32s(&a.texture_scroll);
-                w.f32s(&a.matcap_scroll);
-                w.u8(a.last_frame);
-                w.count(a.color.len(), "color keyframes")?;
-                w.count(a.emission.len(), "emission keyframes")?;
-                w.count(a.shading.len(), "shading keyframes")?;
-                w.count(a.texture.len(), "texture keyframes")?;
-                w.count(a.matcap.len(), "matcap keyframes")?;
-                a.color.iter().for_each(|k| w.u8(k.skip));
-                a.emission.iter().for_each(|k| w.u8(k.skip));
-                a.shading.iter().for_each(|k| w.u8(k.skip));
-                a.texture.iter().for_each(|k| w.u8(k.skip));
-                a.matcap.iter().for_each(|k| w.u8(k.skip));
-                a.color.iter().for_each(|k| w.u8(k.interp as u8));
-                a.emission.iter().for_each(|k| w.u8(k.interp as u8));
-                a.shading.iter().for_each(|k| w.u8(k.interp as u8));
-                a.color
-                    .iter()
-                    .for_each(|k| w.out.extend_from_slice(&k.value));
-                a.emission
-                    .iter()
-                    .for_each(|k| w.out.extend_from_slice(&k.value));
-                a.shading.iter().for_each(|k| w.u8(k.value));
-                a.texture.iter().for_each(|k| w.u8(k.value));
-                a.matcap.iter().for_each(|k| w.u8(k.value));
-            }
-        }
-    }
-
-    w.count(m.textures.len(), "textures")?;
-    for t in &m.textures {
-        match t {
-            Texture::Embedded { ptf, .. } => {
-                let ptf = ptf
-                    .as_ref()
-                    .map_err(|e| format!("cannot write an undecodable embedded texture: {e}"))?;
-                let bytes =
-                    ptf_write::encode(ptf.layout, ptf.format, ptf.width, ptf.height, &ptf.pixels)?;
-                w.u8(0);
-                w.u32(bytes.len() as u32);
-                w.out.extend_from_slice(&bytes);
-            }
-            Texture::External { path, .. } => {
-                w.u8(1);
-                w.string(path)?;
-            }
-        }
-    }
-
-    w.count(m.bones.len(), "bones")?;
-    for b in &m.bones {
-        w.string(&b.name)?;
-        w.f32s(&b.head);
-        w.f32s(&b.tail);
-        w.u8(b.child_count);
-    }
-
-    w.count(m.animations.len(), "animations")?;
-    for a in &m.animations {
-        w.string(&a.name)?;
-        w.count(a.actions.len(), "animation actions")?;
-        for r in &a.actions {
-            w.u8(r.action);
-            w.f32s(&[r.speed]);
-            w.u16(r.start);
-            w.u16(r.end);
-        }
-    }
-
-    w.count(m.actions.len(), "actions")?;
-    for a in &m.actions {
-        w.u32(a.us_per_frame);
-        w.u8(a.part_list_mode as u8);
-        w.count(a.parts.len(), "action parts")?;
-        for p in &a.parts {
-            w.string(p)?;
-        }
-        w.count(a.bones.len(), "action bones")?;
-        for b in &a.bones {
-            w.string(&b.bone)?;
-            let tracks = [&b.translation, &b.rotation, &b.scale];
-            for t in tracks {
-                w.count(t.len(), "keyframes")?;
-            }
-            for t in tracks {
-                t.iter().for_each(|k| w.u8(k.skip));
-            }
-            for t in tracks {
-                t.iter().for_each(|k| w.u8(k.interp as u8));
-            }
-            for t in tracks {
-                t.iter().for_each(|k| w.f32s(&k.value));
-            }
-        }
-    }
-
-    w.count(m.user_fields.len(), "user-defined fields")?;
-    for f in &m.user_fields {
-        w.string(&f.name)?;
-        let empty = matches!(f.value, UdfValue::Empty);
-        let is_array = f.is_array || matches!(f.value, UdfValue::Array(_));
-        w.u8((empty as u8) << 5 | (is_array as u8) << 4 | f.ty as u8);
-        match &f.value {
-            UdfValue::Empty => {}
-            UdfValue::Scalar(UdfScalar::Str(s)) => w.string(s)?,
-            UdfValue::Scalar(s) => {
-                let b = scalar_bytes(s);
-                w.out.extend_from_slice(&b);
-            }
-            UdfValue::Array(items) => {
-                if items.is_empty() {
-                    return Err(format!(
-                        "array field {:?} has no elements (length is stored minus 1)",
-                        f.name
-                    ));
-                }
-                w.count16(items.len() - 1, "array elements")?;
-                let mut bytes = Vec::new();
-                for it in items {
-                    bytes.extend_from_slice(&scalar_bytes(it));
-                }
-                let off = w.s.add_raw(&bytes)?;
-                w.u16(off);
-            }
-        }
-    }
+    w.parts(&m.parts)?;
+    w.materials(&m.materials)?;
+    w.textures(&m.textures)?;
+    w.bones(&m.bones)?;
+    w.animations(&m.animations)?;
+    w.actions(&m.actions)?;
+    w.user_fields(&m.user_fields)?;
     if w.s.table.is_empty() {
         w.s.table.push(0);
     }
