@@ -731,19 +731,16 @@ fn meshes_of(p: &Papa, bone_base: &[Option<usize>], warnings: &mut Vec<String>) 
                 ));
                 continue;
             }
-            let skinned = bone_base[mi].filter(|_| layout.skin.is_some());
+            let vertices = BoundVertices::new(
+                vb,
+                binding,
+                m2s * mat_to_scene(&binding.mesh2model),
+                bone_base[mi].filter(|_| layout.skin.is_some()),
+            );
             // Output index per stored vertex for the group being built,
             // valid where its stamp is the group's (no clearing between
             // groups, no hashing).
             let mut slot: Vec<(u32, u32)> = vec![(u32::MAX, 0); vb.count as usize];
-            let place = m2s * mat_to_scene(&binding.mesh2model);
-            let normal_m = Mat3::from_mat4(place).inverse().transpose();
-            let tangent_m = Mat3::from_mat4(place);
-            // A binding placed where its mesh is (the identity, as in most
-            // of PA's files) skips the multiplications, a vertex's largest
-            // cost; a placed one goes through them. One loop for each case:
-            // a test per vertex cost more than it saved.
-            let moved = place != Mat4::IDENTITY;
             for (gi, g) in mesh.groups.iter().enumerate() {
                 let (primitive, per) = match g.primitive_type {
                     0 => (Primitive::Points, 1),
@@ -755,154 +752,233 @@ fn meshes_of(p: &Papa, bone_base: &[Option<usize>], warnings: &mut Vec<String>) 
                 }
                 let range =
                     g.first_index as usize..g.first_index as usize + per * g.primitives as usize;
-                let stamp = gi as u32;
-                let mut name = String::with_capacity(model.name.len() + g.name.len() + 16);
-                match model.name.as_str() {
-                    "" => _ = write!(name, "model {mi}"),
-                    named => name.push_str(named),
-                }
-                match g.name.as_str() {
-                    "" => _ = write!(name, " / group {gi}"),
-                    named => {
-                        name.push_str(" / ");
-                        name.push_str(named);
-                    }
-                }
-                // Number the group's vertices in first-use order (the
-                // index list), then fill each attribute in its own loop
-                // over them: one layout test per group and attribute, not
-                // per vertex, and no vertex struct built and read back.
-                let indices = &ib.indices[range];
-                let mut order: Vec<u32> = Vec::with_capacity(indices.len().min(vb.count as usize));
-                let mut out_indices = Vec::with_capacity(indices.len());
-                for &i in indices {
-                    let (seen, at) = slot[i as usize];
-                    out_indices.push(if seen == stamp {
-                        at
-                    } else {
-                        let next = order.len() as u32;
-                        slot[i as usize] = (stamp, next);
-                        order.push(i);
-                        next
-                    });
-                }
-                let stride = layout.stride;
-                let vertex = |i: u32| &vb.data[i as usize * stride..][..stride];
-                let f = |b: &[u8], at: usize| f32::from_le_bytes(b[at..at + 4].try_into().unwrap());
-                let v3 = |b: &[u8], at: usize| [f(b, at), f(b, at + 4), f(b, at + 8)];
-                let uv_at = |at: usize| -> Vec<Vec2> {
-                    order
-                        .iter()
-                        .map(|&i| {
-                            let b = vertex(i);
-                            Vec2::new(f(b, at), f(b, at + 4))
-                        })
-                        .collect()
-                };
-                let mut out = Mesh {
-                    name,
-                    material: Some(g.material as usize),
-                    visible: true,
-                    has_file_normals: layout.normal.is_some(),
-                    has_file_uvs: layout.uv.is_some(),
-                    primitive,
-                    positions: if moved {
-                        each(&order, |i| {
-                            place.transform_point3(to_scene(v3(vertex(i), 0)))
-                        })
-                    } else {
-                        each(&order, |i| to_scene(v3(vertex(i), 0)))
-                    },
-                    normals: match layout.normal {
-                        Some(at) => {
-                            let mut normals = if moved {
-                                each(&order, |i| normal_m * to_scene(v3(vertex(i), at)))
-                            } else {
-                                each(&order, |i| to_scene(v3(vertex(i), at)))
-                            };
-                            vectors::normalize_each(&mut normals, Vec3::Y);
-                            normals
-                        }
-                        None => Vec::new(),
-                    },
-                    uvs: match layout.uv {
-                        Some(at) => uv_at(at),
-                        None => vec![Vec2::ZERO; order.len()],
-                    },
-                    // The UV sets after the first, 8 bytes apart after it.
-                    extra_uvs: (1..=layout.extra_uvs as usize)
-                        .map(|k| match layout.uv {
-                            Some(at) => uv_at(at + 8 * k),
-                            None => vec![Vec2::ZERO; order.len()],
-                        })
-                        .collect(),
-                    ..Mesh::default()
-                };
-                // Format 13's eight colour floats: the first four read as
-                // RGBA in 0..1 (no file shows what the other four are;
-                // they stay in the file).
-                let colors: Option<Vec<[u8; 4]>> = match (layout.color, layout.color8f) {
-                    (Some(at), _) => Some(
-                        order
-                            .iter()
-                            .map(|&i| vertex(i)[at..at + 4].try_into().unwrap())
-                            .collect(),
-                    ),
-                    (None, Some(at)) => Some(
-                        order
-                            .iter()
-                            .map(|&i| {
-                                let b = vertex(i);
-                                [0, 1, 2, 3].map(|k| {
-                                    (f(b, at + 4 * k).clamp(0.0, 1.0) * 255.0).round() as u8
-                                })
-                            })
-                            .collect(),
-                    ),
-                    (None, None) => None,
-                };
-                if let Some(at) = layout.tangents {
-                    let pair = |b: &[u8]| [to_scene(v3(b, at)), to_scene(v3(b, at + 12))];
-                    let mut tangents = if moved {
-                        each(&order, |i| pair(vertex(i)).map(|t| tangent_m * t))
-                    } else {
-                        each(&order, |i| pair(vertex(i)))
-                    };
-                    vectors::normalize_each(tangents.as_flattened_mut(), Vec3::ZERO);
-                    out.tangents = Some(tangents);
-                }
-                if let (Some(base), Some((w_at, j_at))) = (skinned, layout.skin) {
-                    // Decode refused influences past the bone map;
-                    // weightless slots point at the first bone.
-                    let (joints, weights) = order
-                        .iter()
-                        .map(|&i| {
-                            let b = vertex(i);
-                            let w: [u8; 4] = b[w_at..w_at + 4].try_into().unwrap();
-                            let j: [u8; 4] = b[j_at..j_at + 4].try_into().unwrap();
-                            let map = |k: usize| {
-                                let bone = if w[k] > 0 {
-                                    binding.bone_map.get(j[k] as usize).copied().unwrap_or(0)
-                                } else {
-                                    0
-                                };
-                                (base + bone as usize) as u16
-                            };
-                            ([map(0), map(1), map(2), map(3)], byte_weights(w))
-                        })
-                        .unzip();
-                    out.skin = Some(Skin { joints, weights });
-                }
-                out.indices = out_indices;
+                let (order, indices) = first_use_order(&ib.indices[range], &mut slot, gi as u32);
+                let mut out = vertices.mesh(&order);
+                out.name = group_name(model, mi, g, gi);
+                out.material = Some(g.material as usize);
+                out.primitive = primitive;
+                out.indices = indices;
                 if layout.normal.is_none() {
                     out.normals = smooth_normals(&out.positions, &out.indices);
                 }
-                out.colors = colors.filter(|c| c.iter().any(|c| *c != [0; 4] && *c != [255; 4]));
                 meshes.push(out);
             }
         }
     }
     meshes
+}
+
+/// A group's name: its model's (or "model N"), then its own (or "group N").
+fn group_name(model: &papa::Model, mi: usize, g: &papa::MaterialGroup, gi: usize) -> String {
+    let mut name = String::with_capacity(model.name.len() + g.name.len() + 16);
+    match model.name.as_str() {
+        "" => _ = write!(name, "model {mi}"),
+        named => name.push_str(named),
+    }
+    match g.name.as_str() {
+        "" => _ = write!(name, " / group {gi}"),
+        named => {
+            name.push_str(" / ");
+            name.push_str(named);
+        }
+    }
+    name
+}
+
+/// Numbers a group's vertices in first-use order: the stored vertices its
+/// `indices` use (`order`), and its indices into them. `slot` holds each
+/// stored vertex's number where its stamp is this group's (`stamp`).
+fn first_use_order(indices: &[u32], slot: &mut [(u32, u32)], stamp: u32) -> (Vec<u32>, Vec<u32>) {
+    let mut order: Vec<u32> = Vec::with_capacity(indices.len().min(slot.len()));
+    let mut out_indices = Vec::with_capacity(indices.len());
+    for &i in indices {
+        let (seen, at) = slot[i as usize];
+        out_indices.push(if seen == stamp {
+            at
+        } else {
+            let next = order.len() as u32;
+            slot[i as usize] = (stamp, next);
+            order.push(i);
+            next
+        });
+    }
+    (order, out_indices)
+}
+
+/// A binding's vertex buffer as its groups' meshes read it: placed in the
+/// scene by `place`, skinned from bone `skinned` on where its model has a
+/// skeleton and the buffer weights.
+struct BoundVertices<'a> {
+    vb: &'a papa::VertexBuffer,
+    layout: &'static papa::VertexLayout,
+    binding: &'a papa::MeshBinding,
+    place: Mat4,
+    normal_m: Mat3,
+    tangent_m: Mat3,
+    /// A binding placed where its mesh is (the identity, as in most of
+    /// PA's files) skips the multiplications, a vertex's largest cost; a
+    /// placed one goes through them. One loop for each case: a test per
+    /// vertex cost more than it saved.
+    moved: bool,
+    skinned: Option<usize>,
+}
+
+impl<'a> BoundVertices<'a> {
+    fn new(
+        vb: &'a papa::VertexBuffer,
+        binding: &'a papa::MeshBinding,
+        place: Mat4,
+        skinned: Option<usize>,
+    ) -> Self {
+        BoundVertices {
+            vb,
+            layout: vb.layout(),
+            binding,
+            place,
+            normal_m: Mat3::from_mat4(place).inverse().transpose(),
+            tangent_m: Mat3::from_mat4(place),
+            moved: place != Mat4::IDENTITY,
+            skinned,
+        }
+    }
+
+    /// Stored vertex `i`'s bytes.
+    fn vertex(&self, i: u32) -> &[u8] {
+        let stride = self.layout.stride;
+        &self.vb.data[i as usize * stride..][..stride]
+    }
+
+    /// The mesh of the stored vertices `order` (the group's, in first-use
+    /// order): each attribute filled in its own loop over them, one layout
+    /// test per attribute, not per vertex, and no vertex struct built and
+    /// read back. Its name, material, primitive and indices are the
+    /// caller's.
+    fn mesh(&self, order: &[u32]) -> Mesh {
+        let layout = self.layout;
+        let mut out = Mesh {
+            visible: true,
+            has_file_normals: layout.normal.is_some(),
+            has_file_uvs: layout.uv.is_some(),
+            positions: self.positions(order),
+            normals: layout
+                .normal
+                .map_or_else(Vec::new, |at| self.normals(order, at)),
+            uvs: self.uvs(order, layout.uv),
+            // The UV sets after the first, 8 bytes apart after it.
+            extra_uvs: (1..=layout.extra_uvs as usize)
+                .map(|k| self.uvs(order, layout.uv.map(|at| at + 8 * k)))
+                .collect(),
+            ..Mesh::default()
+        };
+        let colors = self.colors(order);
+        if let Some(at) = layout.tangents {
+            out.tangents = Some(self.tangents(order, at));
+        }
+        if let (Some(base), Some(at)) = (self.skinned, layout.skin) {
+            out.skin = Some(self.skin(order, base, at));
+        }
+        out.colors = colors.filter(|c| c.iter().any(|c| *c != [0; 4] && *c != [255; 4]));
+        out
+    }
+
+    fn positions(&self, order: &[u32]) -> Vec<Vec3> {
+        if self.moved {
+            each(order, |i| {
+                self.place.transform_point3(to_scene(v3(self.vertex(i), 0)))
+            })
+        } else {
+            each(order, |i| to_scene(v3(self.vertex(i), 0)))
+        }
+    }
+
+    /// The normals at byte `at` of each vertex, made unit length.
+    fn normals(&self, order: &[u32], at: usize) -> Vec<Vec3> {
+        let mut normals = if self.moved {
+            each(order, |i| self.normal_m * to_scene(v3(self.vertex(i), at)))
+        } else {
+            each(order, |i| to_scene(v3(self.vertex(i), at)))
+        };
+        vectors::normalize_each(&mut normals, Vec3::Y);
+        normals
+    }
+
+    /// The UVs at byte `at` of each vertex; zeros where the buffer has none.
+    fn uvs(&self, order: &[u32], at: Option<usize>) -> Vec<Vec2> {
+        match at {
+            Some(at) => each(order, |i| {
+                let b = self.vertex(i);
+                Vec2::new(f32_at(b, at), f32_at(b, at + 4))
+            }),
+            None => vec![Vec2::ZERO; order.len()],
+        }
+    }
+
+    /// The vertex colours: RGBA bytes, or format 13's eight colour floats,
+    /// the first four read as RGBA in 0..1 (no file shows what the other
+    /// four are; they stay in the file).
+    fn colors(&self, order: &[u32]) -> Option<Vec<[u8; 4]>> {
+        match (self.layout.color, self.layout.color8f) {
+            (Some(at), _) => Some(each(order, |i| {
+                self.vertex(i)[at..at + 4].try_into().unwrap()
+            })),
+            (None, Some(at)) => Some(each(order, |i| {
+                let b = self.vertex(i);
+                [0, 1, 2, 3].map(|k| (f32_at(b, at + 4 * k).clamp(0.0, 1.0) * 255.0).round() as u8)
+            })),
+            (None, None) => None,
+        }
+    }
+
+    /// Tangent and binormal at byte `at` of each vertex, made unit length.
+    fn tangents(&self, order: &[u32], at: usize) -> Vec<[Vec3; 2]> {
+        let pair = |b: &[u8]| [to_scene(v3(b, at)), to_scene(v3(b, at + 12))];
+        let mut tangents = if self.moved {
+            each(order, |i| pair(self.vertex(i)).map(|t| self.tangent_m * t))
+        } else {
+            each(order, |i| pair(self.vertex(i)))
+        };
+        vectors::normalize_each(tangents.as_flattened_mut(), Vec3::ZERO);
+        tangents
+    }
+
+    /// Joints (the binding's bone map, from the skeleton's first bone
+    /// `base`) and weights at bytes `(w_at, j_at)` of each vertex. Decode
+    /// refused influences past the bone map; weightless slots point at the
+    /// first bone.
+    fn skin(&self, order: &[u32], base: usize, (w_at, j_at): (usize, usize)) -> Skin {
+        let (joints, weights) = order
+            .iter()
+            .map(|&i| {
+                let b = self.vertex(i);
+                let w: [u8; 4] = b[w_at..w_at + 4].try_into().unwrap();
+                let j: [u8; 4] = b[j_at..j_at + 4].try_into().unwrap();
+                let map = |k: usize| {
+                    let bone = if w[k] > 0 {
+                        self.binding
+                            .bone_map
+                            .get(j[k] as usize)
+                            .copied()
+                            .unwrap_or(0)
+                    } else {
+                        0
+                    };
+                    (base + bone as usize) as u16
+                };
+                ([map(0), map(1), map(2), map(3)], byte_weights(w))
+            })
+            .unzip();
+        Skin { joints, weights }
+    }
+}
+
+/// The little-endian f32 at byte `at` of `b`.
+fn f32_at(b: &[u8], at: usize) -> f32 {
+    f32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+}
+
+/// The three little-endian f32s from byte `at` of `b`.
+fn v3(b: &[u8], at: usize) -> [f32; 3] {
+    [f32_at(b, at), f32_at(b, at + 4), f32_at(b, at + 8)]
 }
 
 pub fn convert(p: &Papa, source: SourceInfo, companions: &dyn Companions) -> Scene {
