@@ -117,22 +117,51 @@ pub(super) fn rig(
     buffers: &Buffers,
     warnings: &mut Vec<String>,
 ) -> Result<Rig, String> {
-    let Tree {
-        nodes,
-        parent,
-        global,
-    } = tree;
-    let skin_count = doc.skins().len();
+    let skins = skin_bindings(doc, buffers)?;
+    let (wanted, animated) = bone_nodes_wanted(doc, tree, &skins, warnings);
+    let (bone_of_node, bone_nodes) = bones_in_order(tree, &wanted);
     let label = |s: usize| {
-        if skin_count == 1 {
+        if skins.len() == 1 {
             "the skin".to_owned()
         } else {
             format!("skin {s}")
         }
     };
-    // Each skin's joints and inverse bind matrices (the identity where the
-    // file gives none, as the specification says).
-    let mut skins: Vec<(Vec<usize>, Vec<Mat4>)> = Vec::with_capacity(skin_count);
+    let rest = rest_poses(tree, &skins, &bone_of_node, &bone_nodes, &label, warnings);
+    let skins = skins
+        .iter()
+        .enumerate()
+        .map(|(s, (joints, ibm))| {
+            skin_on_rig(joints, ibm, &bone_of_node, &rest, || label(s), warnings)
+        })
+        .collect();
+    let bone_parents: Vec<Option<usize>> = bone_nodes
+        .iter()
+        .map(|&n| tree.parent[n].and_then(|p| bone_of_node[p]))
+        .collect();
+    let rest_bones = RestBones::new(&bone_parents, &rest, 0.05);
+    let bones: Vec<Bone> = bone_nodes
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| rest_bones.bone(i, tree.nodes[n].name().unwrap_or("")))
+        .collect();
+    let rigid = rigid_bindings(tree, &bone_of_node, &bone_nodes, &rest, &animated);
+    Ok(Rig {
+        bones,
+        bone_of_node,
+        skins,
+        rigid,
+    })
+}
+
+/// A skin's joints (nodes) and their inverse bind matrices.
+type SkinBinding = (Vec<usize>, Vec<Mat4>);
+
+/// Each skin's joints and inverse bind matrices (the identity where the
+/// file gives none, as the specification says); an error for a skin with
+/// fewer matrices than joints.
+fn skin_bindings(doc: &gltf::Document, buffers: &Buffers) -> Result<Vec<SkinBinding>, String> {
+    let mut skins: Vec<SkinBinding> = Vec::with_capacity(doc.skins().len());
     for skin in doc.skins() {
         let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
         let mut ibm: Vec<Mat4> = match skin.inverse_bind_matrices() {
@@ -153,23 +182,34 @@ pub(super) fn rig(
         ibm.resize(joints.len(), Mat4::IDENTITY);
         skins.push((joints, ibm));
     }
+    Ok(skins)
+}
 
-    let mut wanted = vec![false; nodes.len()];
+/// The nodes that become bones, and those the animations move
+/// (translation, rotation, scale). The skins' joints and their ancestors
+/// are bones; the animated nodes are too, with their ancestors, so that
+/// the parts under them move (`rigid_bindings`), unless that takes the
+/// skeleton past what a skin can name, where the skins keep theirs (and a
+/// warning says so).
+fn bone_nodes_wanted(
+    doc: &gltf::Document,
+    tree: &Tree,
+    skins: &[SkinBinding],
+    warnings: &mut Vec<String>,
+) -> (Vec<bool>, Vec<bool>) {
+    let count = tree.nodes.len();
+    let mut wanted = vec![false; count];
     let want = |wanted: &mut [bool], n: usize| {
         let mut at = Some(n);
         while let Some(n) = at.filter(|&n| !wanted[n]) {
             wanted[n] = true;
-            at = parent[n];
+            at = tree.parent[n];
         }
     };
     for &j in skins.iter().flat_map(|(joints, _)| joints) {
         want(&mut wanted, j);
     }
-    // The nodes the animations move (translation, rotation, scale) are
-    // bones too, with their ancestors, so that the parts under them move
-    // (`rigid_bindings`); unless that takes the skeleton past what a skin
-    // can name, where the skins keep theirs.
-    let mut animated = vec![false; nodes.len()];
+    let mut animated = vec![false; count];
     for a in doc.animations() {
         for ch in a.channels() {
             if ch.target().property() != gltf::animation::Property::MorphTargetWeights {
@@ -178,13 +218,11 @@ pub(super) fn rig(
         }
     }
     let mut with_animated = wanted.clone();
-    for n in (0..nodes.len()).filter(|&n| animated[n]) {
+    for n in (0..count).filter(|&n| animated[n]) {
         want(&mut with_animated, n);
     }
     let bone_count = with_animated.iter().filter(|&&w| w).count();
-    let moved = (0..nodes.len())
-        .filter(|&n| animated[n] && !wanted[n])
-        .count();
+    let moved = (0..count).filter(|&n| animated[n] && !wanted[n]).count();
     if moved == 0 || bone_count <= MAX_SKINNED_BONES {
         wanted = with_animated;
     } else {
@@ -193,27 +231,57 @@ pub(super) fn rig(
              {bone_count} bones, past the {MAX_SKINNED_BONES} a skin can name"
         ));
     }
-    // Parents first: depth-first from the roots.
-    let mut bone_of_node: Vec<Option<usize>> = vec![None; nodes.len()];
+    (wanted, animated)
+}
+
+/// The wanted nodes as bones, parents first (depth-first from the roots):
+/// node -> bone, and bone -> node.
+fn bones_in_order(tree: &Tree, wanted: &[bool]) -> (Vec<Option<usize>>, Vec<usize>) {
+    let mut bone_of_node: Vec<Option<usize>> = vec![None; tree.nodes.len()];
     let mut bone_nodes: Vec<usize> = Vec::new();
-    let mut stack: Vec<usize> = (0..nodes.len())
-        .filter(|&i| parent[i].is_none() && wanted[i])
+    let mut stack: Vec<usize> = (0..tree.nodes.len())
+        .filter(|&i| tree.parent[i].is_none() && wanted[i])
         .rev()
         .collect();
     while let Some(n) = stack.pop() {
         bone_of_node[n] = Some(bone_nodes.len());
         bone_nodes.push(n);
-        for c in nodes[n].children().collect::<Vec<_>>().into_iter().rev() {
+        for c in tree.nodes[n]
+            .children()
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+        {
             if wanted[c.index()] {
                 stack.push(c.index());
             }
         }
     }
+    (bone_of_node, bone_nodes)
+}
 
-    let near = |a: &Mat4, b: &Mat4| {
-        let size = a.to_cols_array().iter().fold(1f32, |m, x| m.max(x.abs()));
-        a.abs_diff_eq(*b, 1e-5 * size)
-    };
+/// Whether two transforms are equal to within 1e-5 of the first's largest
+/// entry (at least 1).
+fn near(a: &Mat4, b: &Mat4) -> bool {
+    let size = a.to_cols_array().iter().fold(1f32, |m, x| m.max(x.abs()));
+    a.abs_diff_eq(*b, 1e-5 * size)
+}
+
+/// Each bone's rest transform: a joint's from the first skin that names it
+/// (its node's default transform where that skin's `C_j` are one transform
+/// other than the identity, or its matrix has no inverse; else the inverse
+/// of its inverse bind matrix), a bone that is no skin's joint at its
+/// node's default transform. A warning for each skin whose `C_j` differ
+/// joint by joint.
+fn rest_poses(
+    tree: &Tree,
+    skins: &[SkinBinding],
+    bone_of_node: &[Option<usize>],
+    bone_nodes: &[usize],
+    label: &dyn Fn(usize) -> String,
+    warnings: &mut Vec<String>,
+) -> Vec<Mat4> {
+    let global = &tree.global;
     let mut rest: Vec<Option<Mat4>> = vec![None; bone_nodes.len()];
     for (s, (joints, ibm)) in skins.iter().enumerate() {
         let c: Vec<Mat4> = joints
@@ -249,61 +317,48 @@ pub(super) fn rig(
             ));
         }
     }
-    let rest: Vec<Mat4> = bone_nodes
+    bone_nodes
         .iter()
         .zip(&rest)
         .map(|(&n, r)| r.unwrap_or(global[n]))
-        .collect();
+        .collect()
+}
 
-    let skins: Vec<SkinOnRig> = skins
+/// A skin on the rig: its joints' bones and how its parts are moved into
+/// the rig's rest pose (`ToRig`; a warning, naming it by `label`, where
+/// that differs joint by joint).
+fn skin_on_rig(
+    joints: &[usize],
+    ibm: &[Mat4],
+    bone_of_node: &[Option<usize>],
+    rest: &[Mat4],
+    label: impl Fn() -> String,
+    warnings: &mut Vec<String>,
+) -> SkinOnRig {
+    let bones: Vec<Option<usize>> = joints.iter().map(|&j| bone_of_node[j]).collect();
+    let d: Vec<Mat4> = bones
         .iter()
-        .enumerate()
-        .map(|(s, (joints, ibm))| {
-            let bones: Vec<Option<usize>> = joints.iter().map(|&j| bone_of_node[j]).collect();
-            let d: Vec<Mat4> = bones
-                .iter()
-                .zip(ibm)
-                .map(|(b, m)| b.map_or(Mat4::IDENTITY, |b| rest[b] * *m))
-                .collect();
-            let to_rig = match d.first() {
-                None => ToRig::Same,
-                Some(d0) if !d.iter().all(|m| near(m, d0)) => {
-                    warnings.push(format!(
-                        "{} shares joints with another skin bound in another pose: its \
-                         vertices are moved into the skeleton's rest pose joint by joint, \
-                         exactly where a vertex's joints agree",
-                        label(s)
-                    ));
-                    ToRig::PerJoint(d)
-                }
-                Some(d0) if near(d0, &Mat4::IDENTITY) => ToRig::Same,
-                Some(d0) => ToRig::One(*d0),
-            };
-            SkinOnRig {
-                joints: bones,
-                to_rig,
-            }
-        })
+        .zip(ibm)
+        .map(|(b, m)| b.map_or(Mat4::IDENTITY, |b| rest[b] * *m))
         .collect();
-
-    let bone_parents: Vec<Option<usize>> = bone_nodes
-        .iter()
-        .map(|&n| parent[n].and_then(|p| bone_of_node[p]))
-        .collect();
-    let rest_bones = RestBones::new(&bone_parents, &rest, 0.05);
-    let bones: Vec<Bone> = bone_nodes
-        .iter()
-        .enumerate()
-        .map(|(i, &n)| rest_bones.bone(i, nodes[n].name().unwrap_or("")))
-        .collect();
-
-    let rigid = rigid_bindings(tree, &bone_of_node, &bone_nodes, &rest, &animated);
-    Ok(Rig {
-        bones,
-        bone_of_node,
-        skins,
-        rigid,
-    })
+    let to_rig = match d.first() {
+        None => ToRig::Same,
+        Some(d0) if !d.iter().all(|m| near(m, d0)) => {
+            warnings.push(format!(
+                "{} shares joints with another skin bound in another pose: its \
+                 vertices are moved into the skeleton's rest pose joint by joint, \
+                 exactly where a vertex's joints agree",
+                label()
+            ));
+            ToRig::PerJoint(d)
+        }
+        Some(d0) if near(d0, &Mat4::IDENTITY) => ToRig::Same,
+        Some(d0) => ToRig::One(*d0),
+    };
+    SkinOnRig {
+        joints: bones,
+        to_rig,
+    }
 }
 
 /// Per node, where an animation moves it or an ancestor (one that is a
