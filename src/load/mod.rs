@@ -231,51 +231,8 @@ fn load_bytes_inner(
         chunks: Vec::new(),
     };
     match Format::detect(bytes, file) {
-        Some(Format::P3m) => {
-            // The embedded textures share what the budget has left.
-            let budget = companions.budget();
-            let mut m =
-                p3m::decode_capped(bytes, budget.left(), budget.each()).map_err(decode_err)?;
-            for t in &m.textures {
-                if let p3m::Texture::Embedded { ptf: Ok(p), .. } = t {
-                    budget.spend(p.pixels.len());
-                }
-            }
-            let scene = scene::from_p3m::convert(&m, source, companions);
-            // The scene holds the texels now; the raw model keeps the rest.
-            for t in &mut m.textures {
-                if let p3m::Texture::Embedded { ptf: Ok(p), .. } = t {
-                    p.pixels = Vec::new();
-                }
-            }
-            Ok(Loaded {
-                scene,
-                raw: Raw::P3m(Box::new(m)),
-            })
-        }
-        Some(Format::Ptf) => {
-            let mut t = ptf::decode_with(bytes, companions.budget().next()).map_err(decode_err)?;
-            let mut source = source;
-            source.format = "PTF".into();
-            source
-                .details
-                .push(("generation".into(), t.layout.describe().into()));
-            let mut warnings = Vec::new();
-            if let Some((w, h)) = t.reduced_from {
-                source
-                    .details
-                    .push(("declared size".into(), format!("{w}x{h}").into()));
-                warnings.push(scene::from_p3m::reduced_note(file, &t));
-            }
-            let pixels = std::mem::take(&mut t.pixels);
-            let tex = scene::from_p3m::ptf_texture_from(file, &t, pixels);
-            let mut scene = texture_scene(tex, source);
-            scene.warnings = warnings;
-            Ok(Loaded {
-                scene,
-                raw: Raw::Ptf(t),
-            })
-        }
+        Some(Format::P3m) => load_p3m(bytes, source, companions).map_err(decode_err),
+        Some(Format::Ptf) => load_ptf(file, bytes, source, companions).map_err(decode_err),
         Some(Format::M3d) => {
             let m = m3d::decode(bytes).map_err(decode_err)?;
             let scene = scene::from_m3d::convert(&m, source, companions);
@@ -290,68 +247,7 @@ fn load_bytes_inner(
                 return papa_anim::open(file, p, source, companions);
             }
             let scene = if p.is_texture_only() {
-                let t = &p.textures[0];
-                let mut source = source;
-                source.format = "Papa".into();
-                let mut warnings = Vec::new();
-                let tex = scene::companions::decode_texels(
-                    companions,
-                    |texels| scene::from_papa::scene_texture(t, &t.name, texels, &mut warnings),
-                    scene::Texture::rgba8_len,
-                )
-                .unwrap_or_else(|why| scene::Texture::checkerboard(&t.name, why));
-                source
-                    .details
-                    .push(("texture".into(), tex.format.clone().into()));
-                // The texture viewer's levels, largest first, as long as
-                // they fit what the budget has left (none for headers only).
-                let mut left = companions.budget().next().budget() as u64;
-                let mut fits = |l: usize| {
-                    let n = ((t.width as u64 >> l).max(1)) * ((t.height as u64 >> l).max(1)) * 4;
-                    let ok = n <= left;
-                    if ok {
-                        left -= n;
-                    }
-                    ok
-                };
-                let mip_levels: Vec<scene::Texture> = (0..t.mips.max(1) as usize)
-                    .filter(|&l| fits(l))
-                    .filter_map(|l| {
-                        // DXT levels stay blocks until the viewer shows one.
-                        let (w, h, rgba8, compressed) = match scene::from_papa::bc_format(t) {
-                            Some(format) => {
-                                let blocks = scene::from_papa::bc_level(t, l).ok()?.to_vec();
-                                let (w, h) = t.level_dims(l as u32);
-                                let c = scene::Compressed {
-                                    format,
-                                    levels: vec![blocks],
-                                };
-                                (w, h, Vec::new(), Some(c))
-                            }
-                            None => {
-                                let (w, h, rgba8) = scene::from_papa::decode_level(t, l).ok()?;
-                                (w, h, rgba8, None)
-                            }
-                        };
-                        Some(scene::Texture {
-                            name: tex.name.clone(),
-                            width: w,
-                            height: h,
-                            rgba8,
-                            source: tex.source.clone(),
-                            format: format!("mip {l}: {w}x{h}"),
-                            srgb: tex.srgb,
-                            compressed,
-                        })
-                    })
-                    .collect();
-                companions
-                    .budget()
-                    .spend(mip_levels.iter().map(scene::Texture::rgba8_len).sum());
-                let mut s = texture_scene(tex, source);
-                s.mip_levels = mip_levels;
-                s.warnings = warnings;
-                s
+                papa_texture_scene(&p.textures[0], source, companions)
             } else {
                 scene::from_papa::convert(&p, source, companions)
             };
@@ -385,6 +281,133 @@ fn load_bytes_inner(
             file: file.to_string(),
         }),
     }
+}
+
+/// A P3M model, its embedded textures decoded within what the budget has
+/// left (and counted against it).
+fn load_p3m(
+    bytes: &[u8],
+    source: SourceInfo,
+    companions: &DiskResolver,
+) -> Result<Loaded, formats::DecodeError> {
+    // The embedded textures share what the budget has left.
+    let budget = companions.budget();
+    let mut m = p3m::decode_capped(bytes, budget.left(), budget.each())?;
+    for t in &m.textures {
+        if let p3m::Texture::Embedded { ptf: Ok(p), .. } = t {
+            budget.spend(p.pixels.len());
+        }
+    }
+    let scene = scene::from_p3m::convert(&m, source, companions);
+    // The scene holds the texels now; the raw model keeps the rest.
+    for t in &mut m.textures {
+        if let p3m::Texture::Embedded { ptf: Ok(p), .. } = t {
+            p.pixels = Vec::new();
+        }
+    }
+    Ok(Loaded {
+        scene,
+        raw: Raw::P3m(Box::new(m)),
+    })
+}
+
+/// A PTF texture file, decoded within the budget: the texture viewer's
+/// scene, with a note where it was decoded smaller than it declares.
+fn load_ptf(
+    file: &str,
+    bytes: &[u8],
+    mut source: SourceInfo,
+    companions: &DiskResolver,
+) -> Result<Loaded, formats::DecodeError> {
+    let mut t = ptf::decode_with(bytes, companions.budget().next())?;
+    source.format = "PTF".into();
+    source
+        .details
+        .push(("generation".into(), t.layout.describe().into()));
+    let mut warnings = Vec::new();
+    if let Some((w, h)) = t.reduced_from {
+        source
+            .details
+            .push(("declared size".into(), format!("{w}x{h}").into()));
+        warnings.push(scene::from_p3m::reduced_note(file, &t));
+    }
+    let pixels = std::mem::take(&mut t.pixels);
+    let tex = scene::from_p3m::ptf_texture_from(file, &t, pixels);
+    let mut scene = texture_scene(tex, source);
+    scene.warnings = warnings;
+    Ok(Loaded {
+        scene,
+        raw: Raw::Ptf(t),
+    })
+}
+
+/// A Papa file holding one texture alone: the texture viewer's scene,
+/// with the mip levels that fit what the budget has left.
+fn papa_texture_scene(
+    t: &papa::Texture,
+    mut source: SourceInfo,
+    companions: &DiskResolver,
+) -> Scene {
+    source.format = "Papa".into();
+    let mut warnings = Vec::new();
+    let tex = scene::companions::decode_texels(
+        companions,
+        |texels| scene::from_papa::scene_texture(t, &t.name, texels, &mut warnings),
+        scene::Texture::rgba8_len,
+    )
+    .unwrap_or_else(|why| scene::Texture::checkerboard(&t.name, why));
+    source
+        .details
+        .push(("texture".into(), tex.format.clone().into()));
+    // The texture viewer's levels, largest first, as long as
+    // they fit what the budget has left (none for headers only).
+    let mut left = companions.budget().next().budget() as u64;
+    let mut fits = |l: usize| {
+        let n = ((t.width as u64 >> l).max(1)) * ((t.height as u64 >> l).max(1)) * 4;
+        let ok = n <= left;
+        if ok {
+            left -= n;
+        }
+        ok
+    };
+    let mip_levels: Vec<scene::Texture> = (0..t.mips.max(1) as usize)
+        .filter(|&l| fits(l))
+        .filter_map(|l| {
+            // DXT levels stay blocks until the viewer shows one.
+            let (w, h, rgba8, compressed) = match scene::from_papa::bc_format(t) {
+                Some(format) => {
+                    let blocks = scene::from_papa::bc_level(t, l).ok()?.to_vec();
+                    let (w, h) = t.level_dims(l as u32);
+                    let c = scene::Compressed {
+                        format,
+                        levels: vec![blocks],
+                    };
+                    (w, h, Vec::new(), Some(c))
+                }
+                None => {
+                    let (w, h, rgba8) = scene::from_papa::decode_level(t, l).ok()?;
+                    (w, h, rgba8, None)
+                }
+            };
+            Some(scene::Texture {
+                name: tex.name.clone(),
+                width: w,
+                height: h,
+                rgba8,
+                source: tex.source.clone(),
+                format: format!("mip {l}: {w}x{h}"),
+                srgb: tex.srgb,
+                compressed,
+            })
+        })
+        .collect();
+    companions
+        .budget()
+        .spend(mip_levels.iter().map(scene::Texture::rgba8_len).sum());
+    let mut s = texture_scene(tex, source);
+    s.mip_levels = mip_levels;
+    s.warnings = warnings;
+    s
 }
 
 /// Adds the animations of a Papa animation file to `scene` (bones bound by
