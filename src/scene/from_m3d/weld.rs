@@ -25,6 +25,37 @@ pub(super) struct MeshBuilder {
     pub(super) colored: bool,
 }
 
+impl MeshBuilder {
+    /// The mesh built, named `name`, drawn with material `material`;
+    /// `file_normals` where its normals are the file's, skinned where the
+    /// model is.
+    pub(super) fn into_mesh(
+        self,
+        name: String,
+        material: usize,
+        file_normals: bool,
+        skinned: bool,
+    ) -> Mesh {
+        Mesh {
+            name,
+            positions: self.positions,
+            normals: self.normals,
+            uvs: self.uvs,
+            colors: self.colored.then_some(self.colors),
+            indices: self.indices,
+            material: Some(material),
+            visible: true,
+            has_file_normals: file_normals,
+            has_file_uvs: self.has_uv,
+            skin: skinned.then_some(Skin {
+                joints: self.joints,
+                weights: self.weights,
+            }),
+            ..Mesh::default()
+        }
+    }
+}
+
 /// Finds or makes the output vertex of each face corner, then fills the
 /// vertices' attributes, a list at a time in output order
 /// ([`Welder::fill`]: the corner loop only numbers vertices). The first
