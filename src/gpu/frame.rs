@@ -696,10 +696,15 @@ impl MeshDraws<'_> {
             && !out_of_view
     }
 
-    /// The pipeline mesh `i` draws with in `blend`'s pass.
-    fn pipeline(&self, i: usize, blend: crate::scene::BlendMode) -> PipelineKey {
+    /// The pipeline mesh `i` draws with in `blend`'s pass, with
+    /// `material` ([`MeshDraws::material_of`]).
+    fn pipeline(
+        &self,
+        i: usize,
+        material: &super::upload::GpuMaterial,
+        blend: crate::scene::BlendMode,
+    ) -> PipelineKey {
         let m = &self.scene.meshes[i];
-        let material = &self.scene.materials[self.material_of(i)];
         (
             m.primitive,
             super::materials::mesh_features(material.features | self.view_features, m.faceted),
@@ -722,7 +727,8 @@ impl MeshDraws<'_> {
                 .filter(|&i| self.drawn(i, blend))
                 .map(|i| {
                     let pipeline = if blend == BlendMode::Opaque {
-                        let (primitive, features, culled) = self.pipeline(i, blend);
+                        let material = &self.scene.materials[self.material_of(i)];
+                        let (primitive, features, culled) = self.pipeline(i, material, blend);
                         (u64::from(features) << 3) | ((primitive as u64) << 1) | u64::from(culled)
                     } else {
                         0
@@ -756,7 +762,7 @@ impl MeshDraws<'_> {
             return;
         };
         let material = &self.scene.materials[self.material_of(i)];
-        let key = self.pipeline(i, blend);
+        let key = self.pipeline(i, material, blend);
         if *current != Some(key) {
             pass.set_pipeline(&renderer.mesh_pipeline(key.1, blend, key.0, key.2));
             *current = Some(key);

@@ -120,19 +120,13 @@ pub(super) fn rig(
     let skins = skin_bindings(doc, buffers)?;
     let (wanted, animated) = bone_nodes_wanted(doc, tree, &skins, warnings);
     let (bone_of_node, bone_nodes) = bones_in_order(tree, &wanted);
-    let label = |s: usize| {
-        if skins.len() == 1 {
-            "the skin".to_owned()
-        } else {
-            format!("skin {s}")
-        }
-    };
-    let rest = rest_poses(tree, &skins, &bone_of_node, &bone_nodes, &label, warnings);
+    let rest = rest_poses(tree, &skins, &bone_of_node, &bone_nodes, warnings);
     let skins = skins
         .iter()
         .enumerate()
         .map(|(s, (joints, ibm))| {
-            skin_on_rig(joints, ibm, &bone_of_node, &rest, || label(s), warnings)
+            let label = || skin_label(s, skins.len());
+            skin_on_rig(joints, ibm, &bone_of_node, &rest, label, warnings)
         })
         .collect();
     let bone_parents: Vec<Option<usize>> = bone_nodes
@@ -260,6 +254,15 @@ fn bones_in_order(tree: &Tree, wanted: &[bool]) -> (Vec<Option<usize>>, Vec<usiz
     (bone_of_node, bone_nodes)
 }
 
+/// Skin `s` as a warning names it: "the skin" where the file has one.
+fn skin_label(s: usize, count: usize) -> String {
+    if count == 1 {
+        "the skin".to_owned()
+    } else {
+        format!("skin {s}")
+    }
+}
+
 /// Whether two transforms are equal to within 1e-5 of the first's largest
 /// entry (at least 1).
 fn near(a: &Mat4, b: &Mat4) -> bool {
@@ -278,7 +281,6 @@ fn rest_poses(
     skins: &[SkinBinding],
     bone_of_node: &[Option<usize>],
     bone_nodes: &[usize],
-    label: &dyn Fn(usize) -> String,
     warnings: &mut Vec<String>,
 ) -> Vec<Mat4> {
     let global = &tree.global;
@@ -313,7 +315,7 @@ fn rest_poses(
                 "{}'s inverse bind matrices and its joints' default pose differ joint by \
                  joint, not by one transform: the bind pose is shown, and the animations \
                  move the bones from it",
-                label(s)
+                skin_label(s, skins.len())
             ));
         }
     }
