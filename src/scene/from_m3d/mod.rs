@@ -135,11 +135,64 @@ const SMALL_MESH: usize = 64;
 
 pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scene {
     let mut warnings = m.warnings.clone();
+    let (textures, texture_of, geometry) = textures_beside_geometry(m, companions, &mut warnings);
+    let Geometry {
+        meshes,
+        voxel_materials,
+        skipped,
+    } = geometry.unwrap_or_else(|| geometry_on_pool(m));
+    if skipped > 0 {
+        warnings.push(format!(
+            "{skipped} faces with fewer than 3 points (points, lines) are not drawn"
+        ));
+    }
+    let (materials, added) = materials_of(m, &textures, &texture_of, voxel_materials);
+    let (bind, bones) = skeleton_of(m);
+    let clips = m
+        .actions
+        .iter()
+        .map(|a| build_clip(m, a, &bind, &mut warnings))
+        .collect();
+    let preview = m
+        .preview
+        .as_ref()
+        .map(|png| preview_of(png, companions, &mut warnings));
 
-    // Textures: every map property, by name, once. The meshes, which need
-    // none, are made meanwhile on another thread (viper.m3d's PNG takes
-    // about as long as its payload's inflating); without textures, here
-    // after.
+    Scene {
+        source: described(m, source),
+        meshes,
+        materials,
+        textures,
+        skeleton: Skeleton {
+            root_space: Vec::new(),
+            bones,
+            tails_from_file: false,
+        },
+        clips,
+        user_fields: user_fields_of(&m.description),
+        warnings,
+        labels: labels_of(m),
+        preview,
+        tables: tables_of(m),
+        mip_levels: Vec::new(),
+        map: None,
+        added,
+        start_clip: None,
+        provenance: None,
+        metres_per_unit: Some(m.scale),
+    }
+}
+
+/// The textures every map property names (each name once, in order of
+/// first use, with its index by name), and the meshes where they were made
+/// meanwhile: on another thread while the textures decode (viper.m3d's
+/// PNG takes about as long as its payload's inflating), or `None` when
+/// there is no texture to wait for (made after, by [`geometry_on_pool`]).
+fn textures_beside_geometry(
+    m: &M3d,
+    companions: &dyn Companions,
+    warnings: &mut Vec<String>,
+) -> (Vec<Texture>, HashMap<String, usize>, Option<Geometry>) {
     let mut textures: Vec<Texture> = Vec::new();
     let mut texture_of: HashMap<String, usize> = HashMap::new();
     let maps = m.materials.iter().any(|mat| {
@@ -156,7 +209,7 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
                     && !texture_of.contains_key(name)
                 {
                     texture_of.insert(name.clone(), textures.len());
-                    textures.push(load_texture(m, name, companions, &mut warnings));
+                    textures.push(load_texture(m, name, companions, warnings));
                 }
             }
         }
@@ -180,19 +233,43 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
             }
         }
     }
+    (textures, texture_of, geometry)
+}
 
-    // Materials: the file's, then one for faces without a material, then
-    // the voxel types' (at most one a type): allocated once.
+/// [`geometry_of`], made on the pool where its voxels are worth several
+/// threads: one hand-off there, where each of the voxels' parallel steps
+/// would wake the pool from here and wait for it again.
+fn geometry_on_pool(m: &M3d) -> Geometry {
+    let cells: usize = m.voxel_blocks.iter().map(|b| b.data.len()).sum();
+    if cells >= voxels::VOXEL_CELLS_A_THREAD
+        && threads() > 1
+        && rayon::current_thread_index().is_none()
+    {
+        rayon::scope(|_| geometry_of(m))
+    } else {
+        geometry_of(m)
+    }
+}
+
+/// The scene's materials: the file's, then one for faces without a
+/// material, then the voxel types' (at most one a type), allocated once;
+/// and the viewer's additions among them.
+fn materials_of(
+    m: &M3d,
+    textures: &[Texture],
+    texture_of: &HashMap<String, usize>,
+    voxel_materials: Vec<Material>,
+) -> (Vec<Material>, Added) {
     let mut materials: Vec<Material> =
-        Vec::with_capacity(m.materials.len() + 1 + m.voxel_types.len());
+        Vec::with_capacity(m.materials.len() + 1 + voxel_materials.len());
     materials.extend(
         m.materials
             .iter()
-            .map(|mat| material_of(mat, &textures, &texture_of)),
+            .map(|mat| material_of(mat, textures, texture_of)),
     );
     let plain = materials.len();
     let mut added = Added::default();
-    added.materials.reserve_exact(1 + m.voxel_types.len());
+    added.materials.reserve_exact(1 + voxel_materials.len());
     added
         .materials
         .push((plain, "for faces that name no material".into()));
@@ -201,46 +278,17 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         base_color: [1.0; 4],
         ..Material::default()
     });
-
-    let Geometry {
-        meshes,
-        voxel_materials,
-        skipped,
-    } = geometry.unwrap_or_else(|| {
-        // Made on the pool where its voxels are worth several threads: one
-        // hand-off there, where each of the voxels' parallel steps would
-        // wake the pool from here and wait for it again.
-        let cells: usize = m.voxel_blocks.iter().map(|b| b.data.len()).sum();
-        if cells >= voxels::VOXEL_CELLS_A_THREAD
-            && threads() > 1
-            && rayon::current_thread_index().is_none()
-        {
-            rayon::scope(|_| geometry_of(m))
-        } else {
-            geometry_of(m)
-        }
-    });
-    if skipped > 0 {
-        warnings.push(format!(
-            "{skipped} faces with fewer than 3 points (points, lines) are not drawn"
-        ));
-    }
     added.materials.extend(
         (materials.len()..materials.len() + voxel_materials.len())
             .map(|i| (i, "from a voxel type's colour".into())),
     );
     materials.extend(voxel_materials);
+    (materials, added)
+}
 
-    let (bind, bones) = skeleton_of(m);
-
-    let clips = m
-        .actions
-        .iter()
-        .map(|a| build_clip(m, a, &bind, &mut warnings))
-        .collect();
-
-    let labels = m
-        .labels
+/// The file's labels, each at its vertex.
+fn labels_of(m: &M3d) -> Vec<Label> {
+    m.labels
         .iter()
         .map(|l| Label {
             position: vec3(&m.vertices[l.vertex as usize]),
@@ -249,50 +297,24 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
             group: l.group.clone(),
             lang: l.lang.clone(),
         })
-        .collect();
+        .collect()
+}
 
-    let preview = m
-        .preview
-        .as_ref()
-        .map(|png| preview_of(png, companions, &mut warnings));
-
-    let user_fields = if m.description.contains('\n') || m.description.contains('=') {
-        m.description
-            .lines()
-            .filter_map(|l| l.split_once('='))
-            .map(|(k, v)| UserField {
-                name: k.trim().into(),
-                ty: "description".into(),
-                value: v.trim().into(),
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-
-    Scene {
-        source: described(m, source),
-        meshes,
-        materials,
-        textures,
-        skeleton: Skeleton {
-            root_space: Vec::new(),
-            bones,
-            tails_from_file: false,
-        },
-        clips,
-        user_fields,
-        warnings,
-        labels,
-        preview,
-        tables: tables_of(m),
-        mip_levels: Vec::new(),
-        map: None,
-        added,
-        start_clip: None,
-        provenance: None,
-        metres_per_unit: Some(m.scale),
+/// A description's `key=value` lines as user fields, where it has any
+/// (a line break or an `=`); none otherwise.
+fn user_fields_of(description: &str) -> Vec<UserField> {
+    if !description.contains('\n') && !description.contains('=') {
+        return Vec::new();
     }
+    description
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| UserField {
+            name: k.trim().into(),
+            ty: "description".into(),
+            value: v.trim().into(),
+        })
+        .collect()
 }
 
 /// A file's material as the scene's: Kd (scaled by `d`), Ke, Ks and Ns,
