@@ -210,6 +210,41 @@ fn trs_error(m: Mat4, s: Vec3, r: Quat, t: Vec3) -> f32 {
         .fold(0.0, f32::max)
 }
 
+/// One bone's local transform at a clip's sample times.
+#[derive(Clone)]
+struct Sampled {
+    translations: Vec<Vec3>,
+    rotations: Vec<Quat>,
+    scales: Vec<Vec3>,
+}
+
+/// An animation's samplers, and the channel that plays each.
+#[derive(Default)]
+struct Channels {
+    samplers: Vec<Value>,
+    channels: Vec<Value>,
+}
+
+impl Channels {
+    /// A sampler from the `input` accessor's times to the `output`
+    /// accessor's values, played on `target`.
+    fn push(&mut self, input: usize, output: usize, interpolation: &str, target: Value) {
+        self.samplers
+            .push(json!({"input": input, "output": output, "interpolation": interpolation}));
+        self.channels
+            .push(json!({"sampler": self.samplers.len() - 1, "target": target}));
+    }
+
+    fn is_empty(&self) -> bool {
+        self.channels.is_empty()
+    }
+
+    /// The glTF animation of these channels.
+    fn animation(self, name: &str) -> Value {
+        json!({"name": name, "samplers": self.samplers, "channels": self.channels})
+    }
+}
+
 impl Writer<'_> {
     /// One animation per clip that moves a bone.
     pub(super) fn clip_animations(&mut self) {
@@ -235,133 +270,164 @@ impl Writer<'_> {
         let mut pose = Pose::new(skeleton);
         for clip in &scene.clips {
             let times = sample_times(clip);
-            let n = times.len();
-            let mut trs = vec![
-                (
-                    Vec::with_capacity(n),
-                    Vec::with_capacity(n),
-                    Vec::with_capacity(n)
-                );
-                bones
-            ];
-            for s in &times {
-                pose.evaluate(skeleton, Some(clip), s.eval);
-                for (i, out) in trs.iter_mut().enumerate() {
-                    let (s, r, p) = pose.local[i].to_scale_rotation_translation();
-                    self.shear = self.shear.max(trs_error(pose.local[i], s, r, p));
-                    let mut r = r.normalize();
-                    // Keep successive rotations in one hemisphere.
-                    if let Some(prev) = out.1.last()
-                        && Quat::dot(*prev, r) < 0.0
-                    {
-                        r = -r;
-                    }
-                    out.0.push(p);
-                    out.1.push(r);
-                    out.2.push(s);
-                }
-            }
+            let sampled = self.sampled_bones(&mut pose, clip, &times);
             let at: Vec<f32> = times.iter().map(|s| s.at).collect();
             let input = self.blob.floats(&at, true);
-            let mut samplers = Vec::new();
-            let mut channels = Vec::new();
-            for (i, (ts, rs, ss)) in trs.iter().enumerate() {
-                let rest_local = skeleton.rest_local(i);
-                let (rest_s, rest_r, rest_t) = rest_local.to_scale_rotation_translation();
-                // The source's own keys where glTF's interpolation gives
-                // what the viewer does between them.
-                let source = clip.channels.iter().find(|c| c.bone == i);
-                let mut own = |path: Path, blob: &mut Blob| -> bool {
-                    let Some(k) = source.and_then(|c| own_keys(clip.space, c, rest_local, path))
-                    else {
-                        return false;
-                    };
-                    let input = blob.floats(&k.times, true);
-                    let (ty, comps) = if path == Path::Rotation {
-                        ("VEC4", 4)
-                    } else {
-                        ("VEC3", 3)
-                    };
-                    let values = match path {
-                        Path::Rotation => blob.rotations(&k.values),
-                        _ => std::borrow::Cow::Borrowed(&k.values[..]),
-                    };
-                    let output = blob.accessor(
-                        bytemuck::cast_slice(&values),
-                        None,
-                        FLOAT,
-                        k.values.len() / comps,
-                        ty,
-                        false,
-                        None,
-                    );
-                    samplers.push(
-                        json!({"input": input, "output": output, "interpolation": k.interpolation}),
-                    );
-                    channels.push(json!({"sampler": samplers.len() - 1, "target": {"node": i, "path": path.name()}}));
-                    true
-                };
-                let keyed = [Path::Translation, Path::Rotation, Path::Scale]
-                    .map(|p| own(p, &mut self.blob));
-                let still_v = |v: &[Vec3], rest: Vec3| v.iter().all(|x| x.abs_diff_eq(rest, 1e-6));
-                let still_q = |v: &[Quat], rest: Quat| {
-                    v.iter().all(|x| x.dot(rest.normalize()).abs() > 1.0 - 1e-7)
-                };
-                let mut add = |path: &str, bytes: &[u8], ty: &str, blob: &mut Blob| {
-                    let output = blob.accessor(bytes, None, FLOAT, n, ty, false, None);
-                    samplers
-                        .push(json!({"input": input, "output": output, "interpolation": "LINEAR"}));
-                    channels.push(
-                        json!({"sampler": samplers.len() - 1, "target": {"node": i, "path": path}}),
-                    );
-                };
-                if !keyed[0] && !still_v(ts, rest_t) {
-                    add(
-                        "translation",
-                        bytemuck::cast_slice(ts),
-                        "VEC3",
-                        &mut self.blob,
-                    );
-                }
-                if !keyed[1] && !still_q(rs, rest_r) {
-                    let rs = self.blob.rotations(bytemuck::cast_slice(rs));
-                    add(
-                        "rotation",
-                        bytemuck::cast_slice(&rs),
-                        "VEC4",
-                        &mut self.blob,
-                    );
-                }
-                if !keyed[2] && !still_v(ss, rest_s) {
-                    add("scale", bytemuck::cast_slice(ss), "VEC3", &mut self.blob);
-                }
+            let mut channels = Channels::default();
+            for (bone, samples) in sampled.iter().enumerate() {
+                self.bone_channels(clip, bone, samples, input, &mut channels);
             }
-            let part_lists: Vec<Value> = clip
-                .segments
-                .iter()
-                .filter_map(|s| {
-                    let l = s.part_list.as_ref()?;
-                    Some(json!({
-                        "segment": s.name,
-                        "start_s": s.start_s,
-                        "duration_s": s.duration_s,
-                        "mode": format!("{:?}", l.mode),
-                        "nodes": l.parts.iter().filter_map(|&p| self.node_of_mesh.get(p).copied().flatten()).collect::<Vec<_>>(),
-                    }))
-                })
-                .collect();
             if channels.is_empty() {
                 self.dropped
                     .push(format!("clip {:?}: moves no bone", clip.name));
                 continue;
             }
-            let mut animation =
-                json!({"name": clip.name, "samplers": samplers, "channels": channels});
+            let part_lists = self.part_lists(clip);
+            let mut animation = channels.animation(&clip.name);
             if !part_lists.is_empty() {
                 animation["extras"] = json!({"part_lists": part_lists});
             }
             self.animations.push(animation);
         }
+    }
+
+    /// Every bone's local transform at each of `times`, as translation,
+    /// rotation (each in the hemisphere of the one before) and scale; the
+    /// most any of them shears raises `self.shear`.
+    fn sampled_bones(&mut self, pose: &mut Pose, clip: &Clip, times: &[Sample]) -> Vec<Sampled> {
+        let skeleton = &self.scene.skeleton;
+        let n = times.len();
+        let mut sampled = vec![
+            Sampled {
+                translations: Vec::with_capacity(n),
+                rotations: Vec::with_capacity(n),
+                scales: Vec::with_capacity(n),
+            };
+            skeleton.bones.len()
+        ];
+        for s in times {
+            pose.evaluate(skeleton, Some(clip), s.eval);
+            for (local, out) in pose.local.iter().zip(&mut sampled) {
+                let (s, r, p) = local.to_scale_rotation_translation();
+                self.shear = self.shear.max(trs_error(*local, s, r, p));
+                let mut r = r.normalize();
+                if let Some(prev) = out.rotations.last()
+                    && Quat::dot(*prev, r) < 0.0
+                {
+                    r = -r;
+                }
+                out.translations.push(p);
+                out.rotations.push(r);
+                out.scales.push(s);
+            }
+        }
+        sampled
+    }
+
+    /// One bone's channels in a clip: for each of translation, rotation and
+    /// scale, the source's own keys where glTF's interpolation gives what
+    /// the viewer does between them, else the samples (timed by the
+    /// `input` accessor) where they move from the rest pose.
+    fn bone_channels(
+        &mut self,
+        clip: &Clip,
+        bone: usize,
+        sampled: &Sampled,
+        input: usize,
+        out: &mut Channels,
+    ) {
+        let rest_local = self.scene.skeleton.rest_local(bone);
+        let (rest_s, rest_r, rest_t) = rest_local.to_scale_rotation_translation();
+        let source = clip.channels.iter().find(|c| c.bone == bone);
+        let keyed = [Path::Translation, Path::Rotation, Path::Scale].map(|path| {
+            let own = source.and_then(|c| own_keys(clip.space, c, rest_local, path));
+            own.map(|keys| self.own_channel(&keys, bone, path, out))
+                .is_some()
+        });
+        let still_v = |v: &[Vec3], rest: Vec3| v.iter().all(|x| x.abs_diff_eq(rest, 1e-6));
+        let still_q =
+            |v: &[Quat], rest: Quat| v.iter().all(|x| x.dot(rest.normalize()).abs() > 1.0 - 1e-7);
+        let n = sampled.translations.len();
+        let mut add = |path: Path, bytes: &[u8], ty: &str, blob: &mut Blob| {
+            let output = blob.accessor(bytes, None, FLOAT, n, ty, false, None);
+            out.push(
+                input,
+                output,
+                "LINEAR",
+                json!({"node": bone, "path": path.name()}),
+            );
+        };
+        if !keyed[0] && !still_v(&sampled.translations, rest_t) {
+            let bytes = bytemuck::cast_slice(&sampled.translations);
+            add(Path::Translation, bytes, "VEC3", &mut self.blob);
+        }
+        if !keyed[1] && !still_q(&sampled.rotations, rest_r) {
+            let rs = self
+                .blob
+                .rotations(bytemuck::cast_slice(&sampled.rotations));
+            add(
+                Path::Rotation,
+                bytemuck::cast_slice(&rs),
+                "VEC4",
+                &mut self.blob,
+            );
+        }
+        if !keyed[2] && !still_v(&sampled.scales, rest_s) {
+            let bytes = bytemuck::cast_slice(&sampled.scales);
+            add(Path::Scale, bytes, "VEC3", &mut self.blob);
+        }
+    }
+
+    /// A channel that plays a source track's own keys on `bone`'s `path`.
+    fn own_channel(&mut self, keys: &OwnKeys, bone: usize, path: Path, out: &mut Channels) {
+        let input = self.blob.floats(&keys.times, true);
+        let (ty, comps) = if path == Path::Rotation {
+            ("VEC4", 4)
+        } else {
+            ("VEC3", 3)
+        };
+        let values = match path {
+            Path::Rotation => self.blob.rotations(&keys.values),
+            _ => std::borrow::Cow::Borrowed(&keys.values[..]),
+        };
+        let output = self.blob.accessor(
+            bytemuck::cast_slice(&values),
+            None,
+            FLOAT,
+            keys.values.len() / comps,
+            ty,
+            false,
+            None,
+        );
+        out.push(
+            input,
+            output,
+            keys.interpolation,
+            json!({"node": bone, "path": path.name()}),
+        );
+    }
+
+    /// The clip's segments that show only some parts, with the nodes of
+    /// those parts, for the animation's extras.
+    fn part_lists(&self, clip: &Clip) -> Vec<Value> {
+        clip.segments
+            .iter()
+            .filter_map(|s| {
+                let l = s.part_list.as_ref()?;
+                let nodes: Vec<usize> = l
+                    .parts
+                    .iter()
+                    .filter_map(|&p| self.node_of_mesh.get(p).copied().flatten())
+                    .collect();
+                Some(json!({
+                    "segment": s.name,
+                    "start_s": s.start_s,
+                    "duration_s": s.duration_s,
+                    "mode": format!("{:?}", l.mode),
+                    "nodes": nodes,
+                }))
+            })
+            .collect()
     }
 
     /// Material colour and emission animations, sampled at their frames
@@ -384,33 +450,27 @@ impl Writer<'_> {
                 .iter()
                 .map(|&t| crate::anim::material::evaluate(m, t.min(end - 1e-4).max(0.0)))
                 .collect();
+            // glTF's factors: linear colour, alpha as it is.
+            let colors: Option<Vec<[f32; 4]>> = (!a.color.keys.is_empty()).then(|| {
+                states
+                    .iter()
+                    .map(|s| {
+                        let [r, g, b, alpha] = s.color;
+                        [linear(r), linear(g), linear(b), alpha.clamp(0.0, 1.0)]
+                    })
+                    .collect()
+            });
+            let emissions: Option<Vec<[f32; 3]>> = (!a.emission.keys.is_empty())
+                .then(|| states.iter().map(|s| s.emission.map(linear)).collect());
+
             // Baked into the material's extras always.
             let baked = &mut self.materials[mi]["extras"]["facet_material_animation"];
             baked["times_s"] = json!(times);
-            if !a.color.keys.is_empty() {
-                baked["base_color_linear"] = json!(
-                    states
-                        .iter()
-                        .map(|s| [
-                            linear(s.color[0]),
-                            linear(s.color[1]),
-                            linear(s.color[2]),
-                            s.color[3].clamp(0.0, 1.0)
-                        ])
-                        .collect::<Vec<_>>()
-                );
+            if let Some(c) = &colors {
+                baked["base_color_linear"] = json!(c);
             }
-            if !a.emission.keys.is_empty() {
-                baked["emission_linear"] = json!(
-                    states
-                        .iter()
-                        .map(|s| [
-                            linear(s.emission[0]),
-                            linear(s.emission[1]),
-                            linear(s.emission[2])
-                        ])
-                        .collect::<Vec<_>>()
-                );
+            if let Some(e) = &emissions {
+                baked["emission_linear"] = json!(e);
             }
             if !self.options.animation_pointer {
                 self.dropped.push(format!(
@@ -421,66 +481,30 @@ impl Writer<'_> {
                 continue;
             }
             let input = self.blob.floats(&times, true);
-            let mut samplers = Vec::new();
-            let mut channels = Vec::new();
-            let mut pointer = |path: String, values: Vec<f32>, ty: &str, blob: &mut Blob| {
-                let output = blob.accessor(
-                    bytemuck::cast_slice(&values),
-                    None,
-                    FLOAT,
-                    times.len(),
-                    ty,
-                    false,
-                    None,
-                );
-                samplers.push(json!({"input": input, "output": output, "interpolation": "LINEAR"}));
-                channels.push(json!({
-                    "sampler": samplers.len() - 1,
-                    "target": {"path": "pointer", "extensions": {"KHR_animation_pointer": {"pointer": path}}},
-                }));
+            let mut channels = Channels::default();
+            let mut pointer = |path: String, values: &[f32], ty: &str, blob: &mut Blob| {
+                let bytes = bytemuck::cast_slice(values);
+                let output = blob.accessor(bytes, None, FLOAT, times.len(), ty, false, None);
+                let target = json!({
+                    "path": "pointer",
+                    "extensions": {"KHR_animation_pointer": {"pointer": path}},
+                });
+                channels.push(input, output, "LINEAR", target);
             };
-            if !a.color.keys.is_empty() {
-                let v = states
-                    .iter()
-                    .flat_map(|s| {
-                        [
-                            linear(s.color[0]),
-                            linear(s.color[1]),
-                            linear(s.color[2]),
-                            s.color[3].clamp(0.0, 1.0),
-                        ]
-                    })
-                    .collect();
-                pointer(
-                    format!("/materials/{mi}/pbrMetallicRoughness/baseColorFactor"),
-                    v,
-                    "VEC4",
-                    &mut self.blob,
-                );
+            if let Some(c) = &colors {
+                let path = format!("/materials/{mi}/pbrMetallicRoughness/baseColorFactor");
+                pointer(path, c.as_flattened(), "VEC4", &mut self.blob);
             }
-            if !a.emission.keys.is_empty() {
-                let v = states
-                    .iter()
-                    .flat_map(|s| {
-                        [
-                            linear(s.emission[0]),
-                            linear(s.emission[1]),
-                            linear(s.emission[2]),
-                        ]
-                    })
-                    .collect();
-                pointer(
-                    format!("/materials/{mi}/emissiveFactor"),
-                    v,
-                    "VEC3",
-                    &mut self.blob,
-                );
+            if let Some(e) = &emissions {
+                let path = format!("/materials/{mi}/emissiveFactor");
+                pointer(path, e.as_flattened(), "VEC3", &mut self.blob);
                 if self.materials[mi].get("emissiveFactor").is_none() {
                     self.materials[mi]["emissiveFactor"] = json!([0.0, 0.0, 0.0]);
                 }
             }
             if !channels.is_empty() {
-                self.animations.push(json!({"name": format!("material {}", m.name), "samplers": samplers, "channels": channels}));
+                let name = format!("material {}", m.name);
+                self.animations.push(channels.animation(&name));
                 self.extensions_used.push("KHR_animation_pointer");
             }
         }
