@@ -8,6 +8,7 @@ use super::accessors::{Buffers, floats};
 use super::skeleton::Rig;
 use crate::scene::clip::{Channel, ChannelSpace, Clip, Interp, Key, RotationTrack, Segment, Track};
 use glam::{Quat, Vec3};
+use gltf::animation::{Interpolation, Property};
 
 /// The most keys a file's clips hold, every track together (about 0.4 GB):
 /// channels may share a sampler, so a few bytes of JSON can name one large
@@ -33,7 +34,6 @@ fn clips_within(
     mut keys_left: usize,
 ) -> Result<Vec<Clip>, String> {
     let budget = keys_left;
-    let bone_of_node = &rig.bone_of_node;
     // Per bone, its channel in the clip being read.
     let mut slot: Vec<Option<usize>> = vec![None; rig.bones.len()];
     let mut clips = Vec::new();
@@ -47,89 +47,33 @@ fn clips_within(
         let mut not_bones = 0usize;
         let mut over_budget = 0usize;
         for ch in a.channels() {
-            use gltf::animation::{Interpolation, Property};
+            let property = ch.target().property();
             // Morph weights are shown at their defaults (parts.rs says so).
-            if ch.target().property() == Property::MorphTargetWeights {
+            if property == Property::MorphTargetWeights {
                 continue;
             }
-            let node = ch.target().node().index();
-            let Some(bone) = bone_of_node[node] else {
+            let Some(bone) = rig.bone_of_node[ch.target().node().index()] else {
                 not_bones += 1;
                 continue;
             };
             let s = ch.sampler();
-            // The keys this channel would add, known before reading them.
-            let most = match s.interpolation() {
-                Interpolation::CubicSpline => s.input().count().saturating_mul(CUBIC_STEPS),
-                _ => s.input().count(),
-            };
-            if most > keys_left {
+            if most_keys(&s) > keys_left {
                 over_budget += 1;
                 continue;
             }
-            let times = floats(&s.input(), buffers, 1)?;
-            if times.windows(2).any(|w| w[1] < w[0]) || times.iter().any(|t| !t.is_finite()) {
-                return Err(format!("animation {name:?}: key times out of order"));
-            }
-            duration = duration.max(times.last().copied().unwrap_or(0.0));
-            let comps = if ch.target().property() == Property::Rotation {
-                4
-            } else {
-                3
-            };
-            let values = floats(&s.output(), buffers, comps)?;
-            let (interp, times, values) = match s.interpolation() {
-                Interpolation::Step => (Interp::Step, times, values),
-                Interpolation::Linear => (Interp::Linear, times, values),
-                Interpolation::CubicSpline => {
-                    let (t, v) = cubic_to_linear(&times, &values, comps).ok_or_else(|| {
-                        format!("animation {name:?}: fewer values than key times")
-                    })?;
-                    (Interp::Linear, t, v)
-                }
-            };
-            if values.len() < times.len() * comps {
-                return Err(format!("animation {name:?}: fewer values than key times"));
-            }
-            keys_left -= times.len();
-            let i = match slot[bone] {
-                Some(i) => i,
-                None => {
-                    channels.push(Channel {
-                        bone,
-                        translation: Track::default(),
-                        rotation: RotationTrack::Quat(Track::default()),
-                        scale: Track::default(),
-                    });
-                    slot[bone] = Some(channels.len() - 1);
-                    channels.len() - 1
-                }
-            };
-            let c = &mut channels[i];
-            for (&time, v) in times.iter().zip(values.chunks_exact(comps)) {
-                match ch.target().property() {
-                    Property::Translation => c.translation.keys.push(Key {
-                        time,
-                        value: Vec3::from_slice(v),
-                        interp,
-                    }),
-                    Property::Scale => c.scale.keys.push(Key {
-                        time,
-                        value: Vec3::from_slice(v),
-                        interp,
-                    }),
-                    Property::Rotation => {
-                        if let RotationTrack::Quat(t) = &mut c.rotation {
-                            t.keys.push(Key {
-                                time,
-                                value: Quat::from_slice(v).normalize(),
-                                interp,
-                            });
-                        }
-                    }
-                    Property::MorphTargetWeights => {}
-                }
-            }
+            let keys = SamplerKeys::read(&s, property, buffers, &name)?;
+            duration = duration.max(keys.end);
+            keys_left -= keys.times.len();
+            let i = *slot[bone].get_or_insert_with(|| {
+                channels.push(Channel {
+                    bone,
+                    translation: Track::default(),
+                    rotation: RotationTrack::Quat(Track::default()),
+                    scale: Track::default(),
+                });
+                channels.len() - 1
+            });
+            keys.add_to(&mut channels[i], property);
         }
         // The slots free for the next animation (only those this one used).
         for c in &channels {
@@ -146,31 +90,121 @@ fn clips_within(
                 "animation {name:?}: {not_bones} channels move nodes outside the skeleton; not shown"
             ));
         }
-        if channels.is_empty() {
-            continue;
+        if !channels.is_empty() {
+            clips.push(clip_of(name, duration, channels));
         }
-        // Frames for the timeline: 30 a second, at most a million.
-        let frames = (duration * 30.0).round().clamp(1.0, 1e6) as u32;
-        clips.push(Clip {
-            name: name.clone(),
-            duration_s: duration,
-            frames,
-            space: ChannelSpace::Local,
-            channels,
-            sequence: None,
-            segments: vec![Segment {
-                name,
-                start_s: 0.0,
-                duration_s: duration,
-                frame_s: duration / frames as f32,
-                first_frame: 0,
-                frames,
-                part_list: None,
-            }],
-        });
     }
 
     Ok(clips)
+}
+
+/// The keys a sampler makes, known before reading them.
+fn most_keys(s: &gltf::animation::Sampler) -> usize {
+    match s.interpolation() {
+        Interpolation::CubicSpline => s.input().count().saturating_mul(CUBIC_STEPS),
+        _ => s.input().count(),
+    }
+}
+
+/// A sampler's keys as a clip's tracks hold them.
+struct SamplerKeys {
+    interp: Interp,
+    times: Vec<f32>,
+    /// `comps` floats a key.
+    values: Vec<f32>,
+    comps: usize,
+    /// The last input time (0 for none): where the sampler ends.
+    end: f32,
+}
+
+impl SamplerKeys {
+    /// Reads `s` for a channel that drives `property`, in the animation
+    /// called `name` (for errors): times in order and finite, a value a
+    /// time, a cubic spline's curve as linear keys.
+    fn read(
+        s: &gltf::animation::Sampler,
+        property: Property,
+        buffers: &Buffers,
+        name: &str,
+    ) -> Result<SamplerKeys, String> {
+        let times = floats(&s.input(), buffers, 1)?;
+        if times.windows(2).any(|w| w[1] < w[0]) || times.iter().any(|t| !t.is_finite()) {
+            return Err(format!("animation {name:?}: key times out of order"));
+        }
+        let end = times.last().copied().unwrap_or(0.0);
+        let comps = if property == Property::Rotation { 4 } else { 3 };
+        let values = floats(&s.output(), buffers, comps)?;
+        let too_few = || format!("animation {name:?}: fewer values than key times");
+        let (interp, times, values) = match s.interpolation() {
+            Interpolation::Step => (Interp::Step, times, values),
+            Interpolation::Linear => (Interp::Linear, times, values),
+            Interpolation::CubicSpline => {
+                let (t, v) = cubic_to_linear(&times, &values, comps).ok_or_else(too_few)?;
+                (Interp::Linear, t, v)
+            }
+        };
+        if values.len() < times.len() * comps {
+            return Err(too_few());
+        }
+        Ok(SamplerKeys {
+            interp,
+            times,
+            values,
+            comps,
+            end,
+        })
+    }
+
+    /// Appends the keys to `c`'s track for `property` (rotations made unit).
+    fn add_to(&self, c: &mut Channel, property: Property) {
+        let interp = self.interp;
+        let keys = self.times.iter().zip(self.values.chunks_exact(self.comps));
+        match property {
+            Property::Translation => c.translation.keys.extend(keys.map(|(&time, v)| Key {
+                time,
+                value: Vec3::from_slice(v),
+                interp,
+            })),
+            Property::Scale => c.scale.keys.extend(keys.map(|(&time, v)| Key {
+                time,
+                value: Vec3::from_slice(v),
+                interp,
+            })),
+            Property::Rotation => {
+                if let RotationTrack::Quat(t) = &mut c.rotation {
+                    t.keys.extend(keys.map(|(&time, v)| Key {
+                        time,
+                        value: Quat::from_slice(v).normalize(),
+                        interp,
+                    }));
+                }
+            }
+            Property::MorphTargetWeights => {}
+        }
+    }
+}
+
+/// A clip of `channels`, `duration` seconds long, in one segment, with 30
+/// timeline frames a second (at most a million).
+fn clip_of(name: String, duration: f32, channels: Vec<Channel>) -> Clip {
+    let frames = (duration * 30.0).round().clamp(1.0, 1e6) as u32;
+    Clip {
+        name: name.clone(),
+        duration_s: duration,
+        frames,
+        space: ChannelSpace::Local,
+        channels,
+        sequence: None,
+        segments: vec![Segment {
+            name,
+            start_s: 0.0,
+            duration_s: duration,
+            frame_s: duration / frames as f32,
+            first_frame: 0,
+            frames,
+            part_list: None,
+        }],
+    }
 }
 
 /// The most a cubic segment is cut into, and the longest step (seconds).
