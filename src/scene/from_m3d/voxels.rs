@@ -504,15 +504,7 @@ pub(super) fn voxel_meshes(
         return Vec::new();
     }
     let ntypes = m.voxel_types.len();
-    let mut extent = 1i64;
-    let (mut lo, mut hi) = ([i64::MAX; 3], [i64::MIN; 3]);
-    for b in &m.voxel_blocks {
-        for (a, (p, s)) in b.pos.iter().zip(b.size).enumerate() {
-            extent = extent.max(-(*p as i64)).max(*p as i64 + s as i64);
-            lo[a] = lo[a].min(*p as i64);
-            hi[a] = hi[a].max(*p as i64 + s as i64);
-        }
-    }
+    let (extent, lo, hi) = block_bounds(&m.voxel_blocks);
     let mut grid = VoxelGrid::new(lo, hi, m.voxel_blocks.iter().map(|b| b.data.len()).sum());
     for b in &m.voxel_blocks {
         grid.put(b, ntypes);
@@ -522,58 +514,16 @@ pub(super) fn voxel_meshes(
     // hidden still gets its part, empty), each with its cells that show a
     // side.
     let OpenCells { first_seen, slabs } = grid.open_cells(ntypes);
-    // Each type's visible faces by side (4 vertices at most, 6 indices
-    // each), counted without a branch.
-    let by_side: Vec<[usize; 6]> = (0..ntypes)
-        .map(|t| {
-            let mut n = [0; 6];
-            for c in slabs.iter().flat_map(|s| &s[t]) {
-                for (f, n) in n.iter_mut().enumerate() {
-                    *n += (c.open >> f) as usize & 1;
-                }
-            }
-            n
-        })
-        .collect();
+    let by_side = faces_by_side(&slabs, ntypes);
     let faces: Vec<usize> = by_side.iter().map(|n| n.iter().sum()).collect();
-    // A type's material by name: a scan for a few, a table (first of a
-    // name) where types and materials would make millions of comparisons.
-    let by_name: Option<std::collections::HashMap<&str, usize>> =
-        (first_seen.len().saturating_mul(m.materials.len()) > 4096).then(|| {
-            let mut by_name = std::collections::HashMap::new();
-            for (i, x) in m.materials.iter().enumerate() {
-                by_name.entry(x.name.as_str()).or_insert(i);
-            }
-            by_name
-        });
     // Each type's material and skin, here in the types' order (materials
     // made for unnamed types are numbered in it); the meshes after, on as
     // many threads as their faces are worth.
+    let mut type_material = TypeMaterials::new(m, first_seen.len(), base, materials);
     let jobs: Vec<TypeJob> = first_seen
         .iter()
         .map(|&t| {
             let vt = &m.voxel_types[t as usize];
-            let named = match &by_name {
-                _ if vt.name.is_empty() => None,
-                Some(by_name) => by_name.get(vt.name.as_str()).copied(),
-                None => m.materials.iter().position(|x| x.name == vt.name),
-            };
-            let material = named.unwrap_or_else(|| {
-                // "voxel type {t}", then " {name:?}" for a named type.
-                let mut name = String::with_capacity(24 + vt.name.len());
-                name.push_str("voxel type ");
-                text::push_int(&mut name, t);
-                if !vt.name.is_empty() {
-                    name.push(' ');
-                    text::push_quoted(&mut name, &vt.name);
-                }
-                materials.push(Material {
-                    name,
-                    base_color: rgba_f(vt.color),
-                    ..Material::default()
-                });
-                base + materials.len() - 1
-            });
             // Skinned as a whole: every vertex of a type has the type's skin.
             let skin = skin_of.map(|skin_of| {
                 let v = m3d::Vertex {
@@ -587,7 +537,7 @@ pub(super) fn voxel_meshes(
                 t,
                 slabs: &slabs,
                 by_side: by_side[t as usize],
-                material,
+                material: type_material.of(t),
                 skin,
             }
         })
@@ -613,15 +563,8 @@ pub(super) fn voxel_meshes(
     if bins == 1 {
         return mesh_all(&mut jobs.iter(), total);
     }
-    let mut largest: Vec<usize> = (0..jobs.len()).collect();
-    largest.sort_by_key(|&i| std::cmp::Reverse(faces[jobs[i].t as usize]));
-    let mut dealt: Vec<(usize, Vec<usize>)> = vec![(0, Vec::new()); bins];
-    for i in largest {
-        let bin = dealt.iter_mut().min_by_key(|(n, _)| *n).expect("bins >= 2");
-        bin.0 += faces[jobs[i].t as usize];
-        bin.1.push(i);
-    }
-    let made: Vec<(Vec<usize>, Vec<Mesh>)> = dealt
+    let job_faces: Vec<usize> = jobs.iter().map(|j| faces[j.t as usize]).collect();
+    let made: Vec<(Vec<usize>, Vec<Mesh>)> = deal(&job_faces, bins)
         .into_par_iter()
         .map(|(faces, mut which)| {
             which.sort_unstable();
@@ -637,6 +580,108 @@ pub(super) fn voxel_meshes(
         }
     }
     meshes.into_iter().flatten().collect()
+}
+
+/// The blocks' largest extent from the origin on any axis (at least 1),
+/// and their bounding box (low corner, high corner past the last cell).
+fn block_bounds(blocks: &[m3d::VoxelBlock]) -> (i64, [i64; 3], [i64; 3]) {
+    let mut extent = 1i64;
+    let (mut lo, mut hi) = ([i64::MAX; 3], [i64::MIN; 3]);
+    for b in blocks {
+        for (a, (p, s)) in b.pos.iter().zip(b.size).enumerate() {
+            extent = extent.max(-(*p as i64)).max(*p as i64 + s as i64);
+            lo[a] = lo[a].min(*p as i64);
+            hi[a] = hi[a].max(*p as i64 + s as i64);
+        }
+    }
+    (extent, lo, hi)
+}
+
+/// Each type's visible faces by side (4 vertices at most, 6 indices
+/// each), counted without a branch.
+fn faces_by_side(slabs: &[Vec<Vec<OpenCell>>], ntypes: usize) -> Vec<[usize; 6]> {
+    (0..ntypes)
+        .map(|t| {
+            let mut n = [0; 6];
+            for c in slabs.iter().flat_map(|s| &s[t]) {
+                for (f, n) in n.iter_mut().enumerate() {
+                    *n += (c.open >> f) as usize & 1;
+                }
+            }
+            n
+        })
+        .collect()
+}
+
+/// Voxel types' materials: the file's material of the type's name, else
+/// one made of the type's colour.
+struct TypeMaterials<'a> {
+    m: &'a M3d,
+    /// The first material of each name, where a scan per type would make
+    /// millions of comparisons.
+    by_name: Option<HashMap<&'a str, usize>>,
+    /// The scene's number of `made[0]`.
+    base: usize,
+    made: &'a mut Vec<Material>,
+}
+
+impl<'a> TypeMaterials<'a> {
+    fn new(m: &'a M3d, types: usize, base: usize, made: &'a mut Vec<Material>) -> Self {
+        let by_name = (types.saturating_mul(m.materials.len()) > 4096).then(|| {
+            let mut by_name = HashMap::new();
+            for (i, x) in m.materials.iter().enumerate() {
+                by_name.entry(x.name.as_str()).or_insert(i);
+            }
+            by_name
+        });
+        TypeMaterials {
+            m,
+            by_name,
+            base,
+            made,
+        }
+    }
+
+    /// Type `t`'s material, in the scene's numbering.
+    fn of(&mut self, t: u16) -> usize {
+        let vt = &self.m.voxel_types[t as usize];
+        let named = match &self.by_name {
+            _ if vt.name.is_empty() => None,
+            Some(by_name) => by_name.get(vt.name.as_str()).copied(),
+            None => self.m.materials.iter().position(|x| x.name == vt.name),
+        };
+        named.unwrap_or_else(|| {
+            // "voxel type {t}", then " {name:?}" for a named type.
+            let mut name = String::with_capacity(24 + vt.name.len());
+            name.push_str("voxel type ");
+            text::push_int(&mut name, t);
+            if !vt.name.is_empty() {
+                name.push(' ');
+                text::push_quoted(&mut name, &vt.name);
+            }
+            self.made.push(Material {
+                name,
+                base_color: rgba_f(vt.color),
+                ..Material::default()
+            });
+            self.base + self.made.len() - 1
+        })
+    }
+}
+
+/// Jobs of `faces[i]` faces each dealt out to `bins` (at least 2): largest
+/// first, each to the bin with the fewest faces so far. Each bin's faces
+/// and its jobs' numbers.
+fn deal(faces: &[usize], bins: usize) -> Vec<(usize, Vec<usize>)> {
+    let mut largest: Vec<usize> = (0..faces.len()).collect();
+    largest.sort_by_key(|&i| std::cmp::Reverse(faces[i]));
+    let mut dealt: Vec<(usize, Vec<usize>)> = vec![(0, Vec::new()); bins];
+    for i in largest {
+        let bin = dealt.iter_mut().min_by_key(|(n, _)| *n).expect("bins >= 2");
+        bin.0 += faces[i];
+        bin.1.push(i);
+    }
+    dealt
 }
 
 /// Cells of a dense voxel grid a thread is given at least to find the open
