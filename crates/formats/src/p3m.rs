@@ -532,6 +532,27 @@ impl StringTable<'_> {
     }
 }
 
+/// A track's keyframes: `skips` and `interps` (the same count), and a value
+/// each read by `value`, in order.
+fn keys<T, I>(
+    r: &mut Reader,
+    skips: &[u8],
+    interps: impl IntoIterator<Item = I>,
+    mut value: impl FnMut(&mut Reader) -> Result<T>,
+) -> Result<Vec<Key<T, I>>> {
+    skips
+        .iter()
+        .zip(interps)
+        .map(|(&skip, interp)| {
+            Ok(Key {
+                skip,
+                interp,
+                value: value(r)?,
+            })
+        })
+        .collect()
+}
+
 struct Parser<'a> {
     r: Reader<'a>,
     /// `None` during the first pass: strings read as empty.
@@ -880,6 +901,30 @@ impl<'a> Parser<'a> {
         if self.layout == P3mLayout::Y2024 {
             return self.material_2024();
         }
+        let (render_mode, animated) = self.material_flags()?;
+        if !animated {
+            let data = self.material_data()?;
+            return Ok(Material {
+                render_mode,
+                data,
+                animation: None,
+            });
+        }
+        let us_per_frame = self.r.u32("microseconds per frame")?;
+        let (preserve_texture_scroll, loop_mode) = self.loop_flags()?;
+        let data = self.material_data()?;
+        let animation =
+            self.material_animation(us_per_frame, preserve_texture_scroll, loop_mode)?;
+        Ok(Material {
+            render_mode,
+            data,
+            animation: Some(animation),
+        })
+    }
+
+    /// A material's flags byte: its render mode, and whether it is
+    /// animated (the top three bits reserved).
+    fn material_flags(&mut self) -> Result<(RenderMode, bool)> {
         let at = self.r.pos();
         let flags = self.r.u8("flags")?;
         if flags & 0xE0 != 0 {
@@ -898,15 +943,12 @@ impl<'a> Parser<'a> {
                 ));
             }
         };
-        if flags & 0x10 == 0 {
-            let data = self.material_data()?;
-            return Ok(Material {
-                render_mode,
-                data,
-                animation: None,
-            });
-        }
-        let us_per_frame = self.r.u32("microseconds per frame")?;
+        Ok((render_mode, flags & 0x10 != 0))
+    }
+
+    /// An animated material's loop flags byte: whether the texture scroll
+    /// carries over a loop, and the loop mode (the top three bits reserved).
+    fn loop_flags(&mut self) -> Result<(bool, MatLoop)> {
         let at = self.r.pos();
         let lf = self.r.u8("loop flags")?;
         if lf & 0xE0 != 0 {
@@ -914,7 +956,6 @@ impl<'a> Parser<'a> {
                 .r
                 .err(at, "loop flags", format!("reserved bits set in {lf:#04X}")));
         }
-        let preserve_texture_scroll = lf & 0x10 != 0;
         let loop_mode = match lf & 0x0F {
             0 => MatLoop::None,
             1 => MatLoop::Loop,
@@ -927,7 +968,19 @@ impl<'a> Parser<'a> {
                 ));
             }
         };
-        let data = self.material_data()?;
+        Ok((lf & 0x10 != 0, loop_mode))
+    }
+
+    /// What follows an animated material's data: its scrolls, last frame
+    /// and keyframes (five counts, then every track's frame skips, then the
+    /// colour, emission and shading tracks' interpolation modes, then every
+    /// track's values).
+    fn material_animation(
+        &mut self,
+        us_per_frame: u32,
+        preserve_texture_scroll: bool,
+        loop_mode: MatLoop,
+    ) -> Result<MaterialAnimation> {
         let r = &mut self.r;
         let texture_scroll = r.vec2("texture scroll")?;
         let matcap_scroll = r.vec2("matcap scroll")?;
@@ -950,83 +1003,42 @@ impl<'a> Parser<'a> {
             ColorInterp::LinearOklch,
         ];
         const I: [Interp; 2] = [Interp::None, Interp::Linear];
-        let mut ic = Vec::with_capacity(nc);
-        for _ in 0..nc {
-            ic.push(self.enum_u8("color interpolation mode", &CI)?);
-        }
-        let mut ie = Vec::with_capacity(ne);
-        for _ in 0..ne {
-            ie.push(self.enum_u8("emission interpolation mode", &CI)?);
-        }
-        let mut is = Vec::with_capacity(ns);
-        for _ in 0..ns {
-            is.push(self.enum_u8("shading interpolation mode", &I)?);
-        }
+        let ic = self.enum_list("color interpolation mode", &CI, nc)?;
+        let ie = self.enum_list("emission interpolation mode", &CI, ne)?;
+        let is = self.enum_list("shading interpolation mode", &I, ns)?;
         let r = &mut self.r;
-        let color = (0..nc)
-            .map(|i| {
+        Ok(MaterialAnimation {
+            us_per_frame,
+            preserve_texture_scroll,
+            loop_mode,
+            texture_scroll,
+            matcap_scroll,
+            last_frame,
+            color: keys(r, sc, ic, |r| {
                 let b = r.bytes(4, "color keyframe data")?;
-                Ok(Key {
-                    skip: sc[i],
-                    interp: ic[i],
-                    value: [b[0], b[1], b[2], b[3]],
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let emission = (0..ne)
-            .map(|i| {
+                Ok([b[0], b[1], b[2], b[3]])
+            })?,
+            emission: keys(r, se, ie, |r| {
                 let b = r.bytes(3, "emission keyframe data")?;
-                Ok(Key {
-                    skip: se[i],
-                    interp: ie[i],
-                    value: [b[0], b[1], b[2]],
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let shading = (0..ns)
-            .map(|i| {
-                Ok(Key {
-                    skip: ss[i],
-                    interp: is[i],
-                    value: r.u8("shading keyframe data")?,
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let texture = (0..nt)
-            .map(|i| {
-                Ok(Key {
-                    skip: st[i],
-                    interp: (),
-                    value: r.u8("texture keyframe data")?,
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let matcap = (0..nm)
-            .map(|i| {
-                Ok(Key {
-                    skip: sm[i],
-                    interp: (),
-                    value: r.u8("matcap keyframe data")?,
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Material {
-            render_mode,
-            data,
-            animation: Some(MaterialAnimation {
-                us_per_frame,
-                preserve_texture_scroll,
-                loop_mode,
-                texture_scroll,
-                matcap_scroll,
-                last_frame,
-                color,
-                emission,
-                shading,
-                texture,
-                matcap,
-            }),
+                Ok([b[0], b[1], b[2]])
+            })?,
+            shading: keys(r, ss, is, |r| r.u8("shading keyframe data"))?,
+            texture: keys(r, st, std::iter::repeat(()), |r| {
+                r.u8("texture keyframe data")
+            })?,
+            matcap: keys(r, sm, std::iter::repeat(()), |r| {
+                r.u8("matcap keyframe data")
+            })?,
         })
+    }
+
+    /// `n` values of an enumeration, one byte each.
+    fn enum_list<T: Copy>(&mut self, field: &str, values: &[T], n: usize) -> Result<Vec<T>> {
+        let mut list = Vec::with_capacity(n);
+        for _ in 0..n {
+            list.push(self.enum_u8(field, values)?);
+        }
+        Ok(list)
     }
 
     fn texture(&mut self) -> Result<Texture> {
