@@ -314,25 +314,7 @@ pub fn decode_on(data: &[u8], threads: usize, progress: &dyn Fn(f32)) -> Result<
     let shared = block(&mut r, "shared data")?;
     let server = block(&mut r, "server data")?;
     let client = block(&mut r, "client data")?;
-
-    let at = r.pos();
-    let sector_counts: [u8; 3] = r.fixed("sector counts")?;
-    if sector_counts.contains(&0) {
-        return Err(r.err(
-            at,
-            "sector counts",
-            format!("{sector_counts:?} (must be at least 1 along each axis)"),
-        ));
-    }
-    let at = r.pos();
-    let sector_size_exp = r.u8("sector size")?;
-    if sector_size_exp > 31 {
-        return Err(r.err(
-            at,
-            "sector size",
-            format!("2^{sector_size_exp} (at most 2^31)"),
-        ));
-    }
+    let (sector_counts, sector_size_exp) = sector_grid(&mut r)?;
     let sector_count = sector_counts.iter().map(|&c| c as usize).product::<usize>();
     // A sector takes at least 3 + 1 + 1 + 4 + 2 + 16 bytes.
     let raw_sectors = r.array(sector_count, 27, "sectors", |r, i| {
@@ -352,18 +334,8 @@ pub fn decode_on(data: &[u8], threads: usize, progress: &dyn Fn(f32)) -> Result<
     }
     let server_strings = inflate_block(&r, &server_table, "server string table")?;
     let client_strings = inflate_block(&r, &client_table, "client string table")?;
-    for (t, b, what) in [
-        (&server_strings, &server_table, "server string table"),
-        (&client_strings, &client_table, "client string table"),
-    ] {
-        if t.len() < 2 || t[0] != 0 || t[t.len() - 1] != 0 {
-            return Err(r.err(
-                b.at,
-                what,
-                "must start and end with a NUL (at least 2 bytes: the empty string at 0)",
-            ));
-        }
-    }
+    check_string_table(&r, &server_strings, &server_table, "server string table")?;
+    check_string_table(&r, &client_strings, &client_table, "client string table")?;
     let sstr = Strings {
         data: &server_strings,
         which: "server",
@@ -373,32 +345,7 @@ pub fn decode_on(data: &[u8], threads: usize, progress: &dyn Fn(f32)) -> Result<
         which: "client",
     };
 
-    // Shared data: material records.
-    let bytes = inflate_block(&r, &shared, "shared data")?;
-    let mut br = Reader::new(&bytes);
-    let shared_materials = br
-        .array(material_count, 21, "material", |br, i| {
-            br.set_ctx(format!("material {i}"));
-            let at = br.pos();
-            let flags = br.u8("flags")?;
-            if flags & !3 != 0 {
-                return Err(br.err(at, "flags", format!("{flags:#04X} (bits 7..2 must be 0)")));
-            }
-            let m = (
-                flags,
-                [
-                    br.f32("speed multiplier")?,
-                    br.f32("acceleration multiplier")?,
-                    br.f32("minimum damage speed")?,
-                    br.f32("base damage")?,
-                    br.f32("damage per m/s")?,
-                ],
-            );
-            br.clear_ctx();
-            Ok(m)
-        })
-        .and_then(|m| end_of_block(&br).map(|_| m))
-        .map_err(|e| in_block(e, &r, &shared, "shared data"))?;
+    let shared_materials = shared_data(&r, &shared, material_count)?;
 
     // Server data: teams and entities.
     let bytes = inflate_block(&r, &server, "server data")?;
@@ -407,35 +354,14 @@ pub fn decode_on(data: &[u8], threads: usize, progress: &dyn Fn(f32)) -> Result<
         .and_then(|v| end_of_block(&br).map(|_| v))
         .map_err(|e| in_block(e, &r, &server, "server data"))?;
 
-    // Client data: material appearances and fast lights.
-    let bytes = inflate_block(&r, &client, "client data")?;
-    let mut br = Reader::new(&bytes);
-    let (appearances, fast_lights) = (|| {
-        let paths = br.array(material_count, 4, "material appearance", |br, i| {
-            let at = br.pos();
-            let off = br.u32(&format!("material {i} appearance"))?;
-            cstr.get(br, at, off, &format!("material {i} appearance"))
-        })?;
-        let lights = br.array(fast_light_count, 12, "fast light", |br, i| {
-            br.vec3(&format!("fast light {i} color"))
-        })?;
-        end_of_block(&br)?;
-        Ok((paths, lights))
-    })()
-    .map_err(|e| in_block(e, &r, &client, "client data"))?;
-
+    let (appearances, fast_lights) =
+        client_data(&r, &client, &cstr, material_count, fast_light_count)?;
     let materials = shared_materials
         .into_iter()
         .zip(appearances)
-        .map(|((flags, f), appearance)| Material {
-            has_alpha: flags & 2 != 0,
-            is_fluid: flags & 1 != 0,
-            speed_mul: f[0],
-            accel_mul: f[1],
-            min_damage_speed: f[2],
-            base_damage: f[3],
-            damage_per_mps: f[4],
+        .map(|(shared, appearance)| Material {
             appearance,
+            ..shared
         })
         .collect();
 
@@ -468,6 +394,98 @@ pub fn decode_on(data: &[u8], threads: usize, progress: &dyn Fn(f32)) -> Result<
     };
     validate_visibility(&map, &chunks, &blocks_at)?;
     Ok(map)
+}
+
+/// The sectors along each axis (at least 1 each) and the sector size's
+/// power of two (at most 31).
+fn sector_grid(r: &mut Reader) -> Result<([u8; 3], u8)> {
+    let at = r.pos();
+    let sector_counts: [u8; 3] = r.fixed("sector counts")?;
+    if sector_counts.contains(&0) {
+        return Err(r.err(
+            at,
+            "sector counts",
+            format!("{sector_counts:?} (must be at least 1 along each axis)"),
+        ));
+    }
+    let at = r.pos();
+    let sector_size_exp = r.u8("sector size")?;
+    if sector_size_exp > 31 {
+        return Err(r.err(
+            at,
+            "sector size",
+            format!("2^{sector_size_exp} (at most 2^31)"),
+        ));
+    }
+    Ok((sector_counts, sector_size_exp))
+}
+
+/// A string table as inflated from block `b`: it must start and end with
+/// a NUL (offset 0 is the empty string).
+fn check_string_table(r: &Reader, table: &[u8], b: &Block, what: &str) -> Result<()> {
+    if table.len() < 2 || table[0] != 0 || table[table.len() - 1] != 0 {
+        return Err(r.err(
+            b.at,
+            what,
+            "must start and end with a NUL (at least 2 bytes: the empty string at 0)",
+        ));
+    }
+    Ok(())
+}
+
+/// The shared data block: each material's flags and physics (its
+/// appearance, from the client data, left empty).
+fn shared_data(r: &Reader, shared: &Block, material_count: usize) -> Result<Vec<Material>> {
+    let bytes = inflate_block(r, shared, "shared data")?;
+    let mut br = Reader::new(&bytes);
+    br.array(material_count, 21, "material", |br, i| {
+        br.set_ctx(format!("material {i}"));
+        let at = br.pos();
+        let flags = br.u8("flags")?;
+        if flags & !3 != 0 {
+            return Err(br.err(at, "flags", format!("{flags:#04X} (bits 7..2 must be 0)")));
+        }
+        let m = Material {
+            has_alpha: flags & 2 != 0,
+            is_fluid: flags & 1 != 0,
+            speed_mul: br.f32("speed multiplier")?,
+            accel_mul: br.f32("acceleration multiplier")?,
+            min_damage_speed: br.f32("minimum damage speed")?,
+            base_damage: br.f32("base damage")?,
+            damage_per_mps: br.f32("damage per m/s")?,
+            appearance: Text::default(),
+        };
+        br.clear_ctx();
+        Ok(m)
+    })
+    .and_then(|m| end_of_block(&br).map(|_| m))
+    .map_err(|e| in_block(e, r, shared, "shared data"))
+}
+
+/// The client data block: each material's appearance (a client string)
+/// and the fast lights' colours.
+fn client_data(
+    r: &Reader,
+    client: &Block,
+    cstr: &Strings,
+    material_count: usize,
+    fast_light_count: usize,
+) -> Result<(Vec<Text>, Vec<[f32; 3]>)> {
+    let bytes = inflate_block(r, client, "client data")?;
+    let mut br = Reader::new(&bytes);
+    (|| {
+        let paths = br.array(material_count, 4, "material appearance", |br, i| {
+            let at = br.pos();
+            let off = br.u32(&format!("material {i} appearance"))?;
+            cstr.get(br, at, off, &format!("material {i} appearance"))
+        })?;
+        let lights = br.array(fast_light_count, 12, "fast light", |br, i| {
+            br.vec3(&format!("fast light {i} color"))
+        })?;
+        end_of_block(&br)?;
+        Ok((paths, lights))
+    })()
+    .map_err(|e| in_block(e, r, client, "client data"))
 }
 
 /// Decodes the sectors, which are independent, on up to `threads` threads
