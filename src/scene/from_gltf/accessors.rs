@@ -142,70 +142,8 @@ fn meshopt_view(
     ext: &serde_json::Value,
     buffers: &[Vec<u8>],
 ) -> Result<Vec<u8>, String> {
-    let int = |key: &str, default: Option<u64>| -> Result<usize, String> {
-        match ext.get(key) {
-            Some(x) => x
-                .as_u64()
-                .and_then(|x| usize::try_from(x).ok())
-                .ok_or_else(|| format!("{key} is not a count of bytes: {x}")),
-            None => default
-                .map(|d| d as usize)
-                .ok_or_else(|| format!("no {key}")),
-        }
-    };
-    let text = |key: &str, default: &'static str| -> Result<String, String> {
-        match ext.get(key) {
-            Some(x) => x
-                .as_str()
-                .map(str::to_owned)
-                .ok_or_else(|| format!("{key} is not a string: {x}")),
-            None => Ok(default.to_owned()),
-        }
-    };
-    let (buffer, offset, length) = (
-        int("buffer", None)?,
-        int("byteOffset", Some(0))?,
-        int("byteLength", None)?,
-    );
-    let (stride, count) = (int("byteStride", None)?, int("count", None)?);
-    let (mode, filter) = (text("mode", "")?, text("filter", "NONE")?);
-    // The specification's rules on mode, filter and stride, which
-    // meshoptimizer asserts.
-    match mode.as_str() {
-        "ATTRIBUTES" => {
-            if stride == 0 || stride > 256 || stride % 4 != 0 {
-                return Err(format!(
-                    "ATTRIBUTES with byteStride {stride}, not a multiple of 4 up to 256"
-                ));
-            }
-        }
-        "TRIANGLES" | "INDICES" => {
-            if stride != 2 && stride != 4 {
-                return Err(format!("{mode} with byteStride {stride}, not 2 or 4"));
-            }
-            if filter != "NONE" {
-                return Err(format!("{mode} with filter {filter}, not NONE"));
-            }
-            if mode == "TRIANGLES" && count % 3 != 0 {
-                return Err(format!("TRIANGLES with count {count}, not a multiple of 3"));
-            }
-        }
-        other => {
-            return Err(format!(
-                "mode {other:?} is not ATTRIBUTES, TRIANGLES or INDICES"
-            ));
-        }
-    }
-    let ok = match filter.as_str() {
-        "NONE" => true,
-        "OCTAHEDRAL" | "COLOR" => stride == 4 || stride == 8,
-        "QUATERNION" => stride == 8,
-        "EXPONENTIAL" => stride % 4 == 0,
-        other => return Err(format!("filter {other:?} is not one the extension defines")),
-    };
-    if !ok {
-        return Err(format!("filter {filter} with byteStride {stride}"));
-    }
+    let m = Meshopt::read(ext)?;
+    let (buffer, offset, length) = (m.buffer, m.offset, m.length);
     let src = buffers
         .get(buffer)
         .ok_or_else(|| format!("no buffer {buffer}"))?;
@@ -218,6 +156,7 @@ fn meshopt_view(
                 src.len()
             )
         })?;
+    let (stride, count) = (m.stride, m.count);
     let size = stride
         .checked_mul(count)
         .filter(|&s| s == v.length())
@@ -244,40 +183,146 @@ fn meshopt_view(
             src.len()
         ));
     }
-    let mut out = vec![0u8; size];
-    let (dst, src_ptr) = (out.as_mut_ptr().cast::<std::ffi::c_void>(), src.as_ptr());
-    let code = match mode.as_str() {
-        // SAFETY: `out` holds count * stride bytes, the size each decoder
-        // writes; mode, stride and count are checked above as the library
-        // asserts them; `src` is a live slice of its length.
-        "ATTRIBUTES" => unsafe {
-            meshopt::ffi::meshopt_decodeVertexBuffer(dst, count, stride, src_ptr, src.len())
-        },
-        "TRIANGLES" => unsafe {
-            meshopt::ffi::meshopt_decodeIndexBuffer(dst, count, stride, src_ptr, src.len())
-        },
-        _ => unsafe {
-            meshopt::ffi::meshopt_decodeIndexSequence(dst, count, stride, src_ptr, src.len())
-        },
-    };
-    if code != 0 {
-        return Err(format!(
-            "the {mode} data does not decode (meshoptimizer's code {code})"
-        ));
+    m.decode(src)
+}
+
+/// A compressed view's extension object ([`meshopt_view`]).
+struct Meshopt {
+    buffer: usize,
+    offset: usize,
+    length: usize,
+    stride: usize,
+    count: usize,
+    mode: String,
+    filter: String,
+}
+
+impl Meshopt {
+    /// The extension object's fields (byteOffset 0 and filter NONE where
+    /// absent), with the specification's rules on mode, filter and
+    /// stride, which meshoptimizer asserts.
+    fn read(ext: &serde_json::Value) -> Result<Meshopt, String> {
+        let int = |key: &str, default: Option<u64>| -> Result<usize, String> {
+            match ext.get(key) {
+                Some(x) => x
+                    .as_u64()
+                    .and_then(|x| usize::try_from(x).ok())
+                    .ok_or_else(|| format!("{key} is not a count of bytes: {x}")),
+                None => default
+                    .map(|d| d as usize)
+                    .ok_or_else(|| format!("no {key}")),
+            }
+        };
+        let text = |key: &str, default: &'static str| -> Result<String, String> {
+            match ext.get(key) {
+                Some(x) => x
+                    .as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| format!("{key} is not a string: {x}")),
+                None => Ok(default.to_owned()),
+            }
+        };
+        let m = Meshopt {
+            buffer: int("buffer", None)?,
+            offset: int("byteOffset", Some(0))?,
+            length: int("byteLength", None)?,
+            stride: int("byteStride", None)?,
+            count: int("count", None)?,
+            mode: text("mode", "")?,
+            filter: text("filter", "NONE")?,
+        };
+        m.check()?;
+        Ok(m)
     }
-    let dst = out.as_mut_ptr().cast::<std::ffi::c_void>();
-    // SAFETY: each filter works in place on count * stride bytes, the
-    // strides checked above as the library asserts them.
-    unsafe {
-        match filter.as_str() {
-            "OCTAHEDRAL" => meshopt::ffi::meshopt_decodeFilterOct(dst, count, stride),
-            "QUATERNION" => meshopt::ffi::meshopt_decodeFilterQuat(dst, count, stride),
-            "EXPONENTIAL" => meshopt::ffi::meshopt_decodeFilterExp(dst, count, stride),
-            "COLOR" => meshopt::ffi::meshopt_decodeFilterColor(dst, count, stride),
-            _ => {}
+
+    fn check(&self) -> Result<(), String> {
+        let Meshopt {
+            stride,
+            count,
+            ref mode,
+            ref filter,
+            ..
+        } = *self;
+        match mode.as_str() {
+            "ATTRIBUTES" => {
+                if stride == 0 || stride > 256 || stride % 4 != 0 {
+                    return Err(format!(
+                        "ATTRIBUTES with byteStride {stride}, not a multiple of 4 up to 256"
+                    ));
+                }
+            }
+            "TRIANGLES" | "INDICES" => {
+                if stride != 2 && stride != 4 {
+                    return Err(format!("{mode} with byteStride {stride}, not 2 or 4"));
+                }
+                if filter != "NONE" {
+                    return Err(format!("{mode} with filter {filter}, not NONE"));
+                }
+                if mode == "TRIANGLES" && count % 3 != 0 {
+                    return Err(format!("TRIANGLES with count {count}, not a multiple of 3"));
+                }
+            }
+            other => {
+                return Err(format!(
+                    "mode {other:?} is not ATTRIBUTES, TRIANGLES or INDICES"
+                ));
+            }
         }
+        let ok = match filter.as_str() {
+            "NONE" => true,
+            "OCTAHEDRAL" | "COLOR" => stride == 4 || stride == 8,
+            "QUATERNION" => stride == 8,
+            "EXPONENTIAL" => stride % 4 == 0,
+            other => return Err(format!("filter {other:?} is not one the extension defines")),
+        };
+        if !ok {
+            return Err(format!("filter {filter} with byteStride {stride}"));
+        }
+        Ok(())
     }
-    Ok(out)
+
+    /// `count * stride` bytes decoded from `src` by the mode's codec, then
+    /// the filter applied in place. The caller has bounded that size by
+    /// `src`'s.
+    fn decode(&self, src: &[u8]) -> Result<Vec<u8>, String> {
+        let (stride, count) = (self.stride, self.count);
+        let mut out = vec![0u8; stride * count];
+        let (dst, src_ptr) = (out.as_mut_ptr().cast::<std::ffi::c_void>(), src.as_ptr());
+        let code = match self.mode.as_str() {
+            // SAFETY: `out` holds count * stride bytes, the size each
+            // decoder writes; mode, stride and count are checked (`check`)
+            // as the library asserts them; `src` is a live slice of its
+            // length.
+            "ATTRIBUTES" => unsafe {
+                meshopt::ffi::meshopt_decodeVertexBuffer(dst, count, stride, src_ptr, src.len())
+            },
+            "TRIANGLES" => unsafe {
+                meshopt::ffi::meshopt_decodeIndexBuffer(dst, count, stride, src_ptr, src.len())
+            },
+            _ => unsafe {
+                meshopt::ffi::meshopt_decodeIndexSequence(dst, count, stride, src_ptr, src.len())
+            },
+        };
+        if code != 0 {
+            return Err(format!(
+                "the {} data does not decode (meshoptimizer's code {code})",
+                self.mode
+            ));
+        }
+        let dst = out.as_mut_ptr().cast::<std::ffi::c_void>();
+        // SAFETY: each filter works in place on count * stride bytes, the
+        // strides checked (`check`) as the library asserts them.
+        unsafe {
+            match self.filter.as_str() {
+                "OCTAHEDRAL" => meshopt::ffi::meshopt_decodeFilterOct(dst, count, stride),
+                "QUATERNION" => meshopt::ffi::meshopt_decodeFilterQuat(dst, count, stride),
+                "EXPONENTIAL" => meshopt::ffi::meshopt_decodeFilterExp(dst, count, stride),
+                "COLOR" => meshopt::ffi::meshopt_decodeFilterColor(dst, count, stride),
+                _ => {}
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// Extensions a file may require that the importer reads.
