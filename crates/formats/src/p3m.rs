@@ -604,109 +604,28 @@ impl<'a> Parser<'a> {
 
         let part_count = r.u8("part count")? as usize;
         let mask = r.bytes(part_count.div_ceil(8), "part visibility bitmask")?;
-        let visible: Vec<bool> = (0..part_count)
-            .map(|i| mask[i / 8] & (1 << (i % 8)) != 0)
-            .collect();
-        let mut parts = Vec::with_capacity(part_count);
-        for (i, &vis) in visible.iter().enumerate() {
-            self.r.set_ctx(format!("part {i}"));
-            parts.push(self.part(vis)?);
-        }
-        self.r.clear_ctx();
-
-        let material_count = self.r.u8("material count")? as usize;
-        let mut materials = Vec::with_capacity(material_count);
-        for i in 0..material_count {
-            self.r.set_ctx(format!("material {i}"));
-            materials.push(self.material()?);
-        }
-        self.r.clear_ctx();
-
-        let texture_count = self.r.u8("texture count")? as usize;
-        let mut textures = Vec::with_capacity(texture_count);
-        for i in 0..texture_count {
-            self.r.set_ctx(format!("texture {i}"));
-            textures.push(self.texture()?);
-        }
-        self.r.clear_ctx();
-
-        let bone_count = self.r.u8("bone count")? as usize;
+        let parts = self.records(part_count, "part", |p, i| {
+            p.part(mask[i / 8] & (1 << (i % 8)) != 0)
+        })?;
+        let n = self.r.u8("material count")? as usize;
+        let materials = self.records(n, "material", |p, _| p.material())?;
+        let n = self.r.u8("texture count")? as usize;
+        let textures = self.records(n, "texture", |p, _| p.texture())?;
+        let n = self.r.u8("bone count")? as usize;
         let bones_at = self.r.pos();
-        let mut bones = Vec::with_capacity(bone_count);
-        for i in 0..bone_count {
-            self.r.set_ctx(format!("bone {i}"));
-            let name = self.string("name")?;
-            let head = self.r.vec3("head position")?;
-            let tail = self.r.vec3("tail position")?;
-            let child_count = self.r.u8("child count")?;
-            bones.push(Bone {
-                name,
-                head,
-                tail,
-                child_count,
-                parent: None,
-            });
-        }
-        self.r.clear_ctx();
+        let mut bones = self.records(n, "bone", |p, _| p.bone())?;
         link_bones(&mut bones).map_err(|m| self.r.err(bones_at, "bones", m))?;
-
-        let animation_count = self.r.u8("animation count")? as usize;
-        let mut animations = Vec::with_capacity(animation_count);
-        for i in 0..animation_count {
-            self.r.set_ctx(format!("animation {i}"));
-            let name = self.string("name")?;
-            let n = self.r.u8("action count")? as usize;
-            let actions = self.r.array(n, 9, "action references", |r, _| {
-                Ok(AnimationAction {
-                    action: r.u8("action index")?,
-                    speed: r.f32("speed")?,
-                    start: r.u16("start frame")?,
-                    end: r.u16("end frame")?,
-                })
-            })?;
-            animations.push(Animation { name, actions });
-        }
-        self.r.clear_ctx();
-
-        let action_count = self.r.u8("action count")? as usize;
-        let mut actions = Vec::with_capacity(action_count);
-        for i in 0..action_count {
-            self.r.set_ctx(format!("action {i}"));
-            actions.push(self.action()?);
-        }
-        self.r.clear_ctx();
-
-        let mut user_fields = Vec::new();
-        if self.layout == P3mLayout::Current {
-            let udf_count = self.r.u8("user-defined field count")? as usize;
-            user_fields.reserve(udf_count);
-            for i in 0..udf_count {
-                self.r.set_ctx(format!("user-defined field {i}"));
-                user_fields.push(self.user_field()?);
-            }
-            self.r.clear_ctx();
-        }
-        let string_table = (self.r.pos(), self.r.remaining());
-        // `char[1...]`: at least one byte; in the 2024 layout it holds only
-        // NUL-terminated strings (the exporter writes a lone NUL when it has
-        // none, and the engine's loader checks the last byte).
-        if string_table.1 == 0 {
-            return Err(DecodeError {
-                offset: string_table.0 as u64,
-                field: "string table".into(),
-                kind: super::ErrorKind::Truncated {
-                    needed: 1,
-                    file_len: self.r.len() as u64,
-                },
-            });
-        }
-        if self.layout == P3mLayout::Y2024 && self.r.peek_rest().last() != Some(&0) {
-            return Err(self.r.err(
-                self.r.len() - 1,
-                "string table",
-                "does not end with a NUL byte",
-            ));
-        }
+        let n = self.r.u8("animation count")? as usize;
+        let animations = self.records(n, "animation", |p, _| p.animation())?;
+        let n = self.r.u8("action count")? as usize;
+        let actions = self.records(n, "action", |p, _| p.action())?;
+        let user_fields = if self.layout == P3mLayout::Current {
+            let n = self.r.u8("user-defined field count")? as usize;
+            self.records(n, "user-defined field", |p, _| p.user_field())?
+        } else {
+            Vec::new()
+        };
+        let string_table = self.string_table()?;
 
         let model = P3m {
             layout: self.layout,
@@ -726,6 +645,77 @@ impl<'a> Parser<'a> {
                 .map_err(|(at, field, msg)| DecodeError::invalid(at as u64, field, msg))?;
         }
         Ok(model)
+    }
+
+    /// `count` records, each read by `read` (given its number), with
+    /// "`what` i" naming it in errors.
+    fn records<T>(
+        &mut self,
+        count: usize,
+        what: &str,
+        mut read: impl FnMut(&mut Self, usize) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        let mut list = Vec::with_capacity(count);
+        for i in 0..count {
+            self.r.set_ctx(format!("{what} {i}"));
+            list.push(read(self, i)?);
+        }
+        self.r.clear_ctx();
+        Ok(list)
+    }
+
+    /// A bone: its name, head and tail, and how many children follow it
+    /// (its parent is worked out from those counts, by `link_bones`).
+    fn bone(&mut self) -> Result<Bone> {
+        Ok(Bone {
+            name: self.string("name")?,
+            head: self.r.vec3("head position")?,
+            tail: self.r.vec3("tail position")?,
+            child_count: self.r.u8("child count")?,
+            parent: None,
+        })
+    }
+
+    /// An animation: its name and the actions it plays, with their speeds
+    /// and frame ranges.
+    fn animation(&mut self) -> Result<Animation> {
+        let name = self.string("name")?;
+        let n = self.r.u8("action count")? as usize;
+        let actions = self.r.array(n, 9, "action references", |r, _| {
+            Ok(AnimationAction {
+                action: r.u8("action index")?,
+                speed: r.f32("speed")?,
+                start: r.u16("start frame")?,
+                end: r.u16("end frame")?,
+            })
+        })?;
+        Ok(Animation { name, actions })
+    }
+
+    /// The string table: where it starts and its length, the rest of the
+    /// file. `char[1...]`: at least one byte; in the 2024 layout it holds
+    /// only NUL-terminated strings (the exporter writes a lone NUL when it
+    /// has none, and the engine's loader checks the last byte).
+    fn string_table(&self) -> Result<(usize, usize)> {
+        let string_table = (self.r.pos(), self.r.remaining());
+        if string_table.1 == 0 {
+            return Err(DecodeError {
+                offset: string_table.0 as u64,
+                field: "string table".into(),
+                kind: super::ErrorKind::Truncated {
+                    needed: 1,
+                    file_len: self.r.len() as u64,
+                },
+            });
+        }
+        if self.layout == P3mLayout::Y2024 && self.r.peek_rest().last() != Some(&0) {
+            return Err(self.r.err(
+                self.r.len() - 1,
+                "string table",
+                "does not end with a NUL byte",
+            ));
+        }
+        Ok(string_table)
     }
 
     fn part(&mut self, visible: bool) -> Result<Part> {
