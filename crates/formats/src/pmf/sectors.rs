@@ -275,6 +275,9 @@ pub(super) fn le_u32(b: &[u8], at: usize) -> u32 {
 /// is a tree without cycles), triangle ranges, lightmap, materials, props
 /// and light-reference ranges are checked against `lim`. `claimed` marks
 /// the cubes some parent already has as a child.
+///
+/// It and the readers of its parts are inlined into the sector loop, the
+/// map decoder's hottest (each part read as a fixed-size array).
 #[inline(always)]
 pub(super) fn cube(r: &mut Reader, lim: &CubeLimits, claimed: &mut [bool]) -> Result<Cube> {
     let at = r.pos();
@@ -287,41 +290,7 @@ pub(super) fn cube(r: &mut Reader, lim: &CubeLimits, claimed: &mut [bool]) -> Re
         ));
     }
     let lighting = if t & 0x10 != 0 {
-        let at = r.pos();
-        let b: &[u8; 15] = r.fixed_ref("lighting data")?;
-        let l = CubeLighting {
-            base_light: [b[0], b[1], b[2]],
-            dynamic_index: le_u32(b, 3),
-            dynamic_count: le_u16(b, 7),
-            fast_index: le_u32(b, 9),
-            fast_count: le_u16(b, 13),
-        };
-        let (first, end) = (
-            l.dynamic_index,
-            l.dynamic_index as u64 + l.dynamic_count as u64,
-        );
-        if end > lim.dynamic_refs {
-            return Err(r.err(
-                at + 3,
-                "dynamic light references",
-                format!(
-                    "dynamic light references {first}..{end} past the sector's {}",
-                    lim.dynamic_refs
-                ),
-            ));
-        }
-        let (first, end) = (l.fast_index, l.fast_index as u64 + l.fast_count as u64);
-        if end > lim.fast_refs {
-            return Err(r.err(
-                at + 9,
-                "fast light references",
-                format!(
-                    "fast light references {first}..{end} past the sector's {}",
-                    lim.fast_refs
-                ),
-            ));
-        }
-        Some(l)
+        Some(cube_lighting(r, lim)?)
     } else {
         None
     };
@@ -330,131 +299,197 @@ pub(super) fn cube(r: &mut Reader, lim: &CubeLimits, claimed: &mut [bool]) -> Re
     } else {
         None
     };
-    let at = r.pos();
     let kind = match t & 0x0F {
         0 => CubeKind::Empty,
-        1 => {
-            let b: &[u8; 16] = r.fixed_ref("children")?;
-            let children: [u16; 8] = std::array::from_fn(|i| le_u16(b, 2 * i));
-            for (k, &c) in children.iter().enumerate() {
-                let c = c as usize;
-                if c >= claimed.len() {
-                    return Err(r.err(
-                        at + 2 * k,
-                        "children",
-                        format!(
-                            "child {k} is cube {c}, past the sector's {} cubes",
-                            claimed.len()
-                        ),
-                    ));
-                }
-                if c == 0 || claimed[c] {
-                    return Err(r.err(
-                        at + 2 * k,
-                        "children",
-                        format!(
-                            "child {k} is cube {c}, already in the octree (a cycle or a shared child)"
-                        ),
-                    ));
-                }
-                claimed[c] = true;
-            }
-            CubeKind::Parent(children)
-        }
-        2 => {
-            let b: &[u8; 7] =
-                r.fixed_ref("solid cube (material, lightmap, triangle index, faces)")?;
-            let faces = b[6];
-            if faces & 0xC0 != 0 {
-                return Err(r.err(
-                    at + 6,
-                    "faces",
-                    format!("{faces:#04X} (bits 7..6 must be 0)"),
-                ));
-            }
-            let (material, lightmap, triangle) = (le_u16(b, 0), b[2], le_u24(b, 3));
-            check_refs(
-                r,
-                at,
-                &[material],
-                lightmap,
-                triangle,
-                2 * faces.count_ones(),
-                lim,
-            )?;
-            CubeKind::Solid {
-                material,
-                lightmap,
-                triangle,
-                faces,
-            }
-        }
-        3 => {
-            let b: &[u8; 20] = r.fixed_ref(
-                "angled cube (material, lightmap, triangle index, triangle counts, fill, pitch, yaw)",
-            )?;
-            let bits = le_u16(b, 6);
-            if bits & 0xC000 != 0 {
-                return Err(r.err(
-                    at + 6,
-                    "triangle counts",
-                    format!("{bits:#06X} (bits 15..14 must be 0)"),
-                ));
-            }
-            let (material, lightmap, triangle) = (le_u16(b, 0), b[2], le_u24(b, 3));
-            let counts: [u8; 7] = std::array::from_fn(|i| ((bits >> (12 - 2 * i)) & 3) as u8);
-            let count = counts.iter().map(|&c| c as u32).sum();
-            check_refs(r, at, &[material], lightmap, triangle, count, lim)?;
-            CubeKind::Angled {
-                material,
-                lightmap,
-                triangle,
-                counts,
-                fill: le_f32(&b[8..]),
-                pitch: le_f32(&b[12..]),
-                yaw: le_f32(&b[16..]),
-            }
-        }
-        4 => {
-            let b: &[u8; 22] = r.fixed_ref(
-                "extsolid cube (face materials, lightmap, triangle index, triangle counts)",
-            )?;
-            let materials: [u16; 6] = std::array::from_fn(|i| le_u16(b, 2 * i));
-            let (lightmap, triangle) = (b[12], le_u24(b, 13));
-            let counts: [u8; 6] = std::array::from_fn(|i| b[16 + i]);
-            let count = counts.iter().map(|&c| c as u32).sum();
-            check_refs(r, at, &materials, lightmap, triangle, count, lim)?;
-            CubeKind::ExtSolid {
-                materials,
-                lightmap,
-                triangle,
-                counts,
-            }
-        }
-        _ => {
-            let b: &[u8; 35] = r.fixed_ref(
-                "extangled cube (face materials, lightmap, triangle index, triangle counts, fill, pitch, yaw)",
-            )?;
-            let materials: [u16; 6] = std::array::from_fn(|i| le_u16(b, 2 * i));
-            let (lightmap, triangle) = (b[12], le_u24(b, 13));
-            let counts: [u8; 7] = std::array::from_fn(|i| b[16 + i]);
-            let count = counts.iter().map(|&c| c as u32).sum();
-            check_refs(r, at, &materials, lightmap, triangle, count, lim)?;
-            CubeKind::ExtAngled {
-                materials,
-                lightmap,
-                triangle,
-                counts,
-                fill: le_f32(&b[23..]),
-                pitch: le_f32(&b[27..]),
-                yaw: le_f32(&b[31..]),
-            }
-        }
+        1 => CubeKind::Parent(children(r, claimed)?),
+        2 => solid(r, lim)?,
+        3 => angled(r, lim)?,
+        4 => ext_solid(r, lim)?,
+        _ => ext_angled(r, lim)?,
     };
     Ok(Cube {
         lighting,
         chunk,
         kind,
+    })
+}
+
+/// A lit cube's base light and its dynamic and fast light references,
+/// each range within the sector's.
+#[inline(always)]
+fn cube_lighting(r: &mut Reader, lim: &CubeLimits) -> Result<CubeLighting> {
+    let at = r.pos();
+    let b: &[u8; 15] = r.fixed_ref("lighting data")?;
+    let l = CubeLighting {
+        base_light: [b[0], b[1], b[2]],
+        dynamic_index: le_u32(b, 3),
+        dynamic_count: le_u16(b, 7),
+        fast_index: le_u32(b, 9),
+        fast_count: le_u16(b, 13),
+    };
+    let (first, end) = (
+        l.dynamic_index,
+        l.dynamic_index as u64 + l.dynamic_count as u64,
+    );
+    if end > lim.dynamic_refs {
+        return Err(r.err(
+            at + 3,
+            "dynamic light references",
+            format!(
+                "dynamic light references {first}..{end} past the sector's {}",
+                lim.dynamic_refs
+            ),
+        ));
+    }
+    let (first, end) = (l.fast_index, l.fast_index as u64 + l.fast_count as u64);
+    if end > lim.fast_refs {
+        return Err(r.err(
+            at + 9,
+            "fast light references",
+            format!(
+                "fast light references {first}..{end} past the sector's {}",
+                lim.fast_refs
+            ),
+        ));
+    }
+    Ok(l)
+}
+
+/// A parent cube's eight children: each a cube of the sector, not the
+/// root, and no other parent's (marked in `claimed` as it is taken).
+#[inline(always)]
+fn children(r: &mut Reader, claimed: &mut [bool]) -> Result<[u16; 8]> {
+    let at = r.pos();
+    let b: &[u8; 16] = r.fixed_ref("children")?;
+    let children: [u16; 8] = std::array::from_fn(|i| le_u16(b, 2 * i));
+    for (k, &c) in children.iter().enumerate() {
+        let c = c as usize;
+        if c >= claimed.len() {
+            return Err(r.err(
+                at + 2 * k,
+                "children",
+                format!(
+                    "child {k} is cube {c}, past the sector's {} cubes",
+                    claimed.len()
+                ),
+            ));
+        }
+        if c == 0 || claimed[c] {
+            return Err(r.err(
+                at + 2 * k,
+                "children",
+                format!("child {k} is cube {c}, already in the octree (a cycle or a shared child)"),
+            ));
+        }
+        claimed[c] = true;
+    }
+    Ok(children)
+}
+
+/// A solid cube: one material, its lightmap and first triangle, and the
+/// faces it draws (two triangles each).
+#[inline(always)]
+fn solid(r: &mut Reader, lim: &CubeLimits) -> Result<CubeKind> {
+    let at = r.pos();
+    let b: &[u8; 7] = r.fixed_ref("solid cube (material, lightmap, triangle index, faces)")?;
+    let faces = b[6];
+    if faces & 0xC0 != 0 {
+        return Err(r.err(
+            at + 6,
+            "faces",
+            format!("{faces:#04X} (bits 7..6 must be 0)"),
+        ));
+    }
+    let (material, lightmap, triangle) = (le_u16(b, 0), b[2], le_u24(b, 3));
+    check_refs(
+        r,
+        at,
+        &[material],
+        lightmap,
+        triangle,
+        2 * faces.count_ones(),
+        lim,
+    )?;
+    Ok(CubeKind::Solid {
+        material,
+        lightmap,
+        triangle,
+        faces,
+    })
+}
+
+/// An angled cube: one material, its lightmap and first triangle, seven
+/// 2-bit triangle counts, and its fill, pitch and yaw.
+#[inline(always)]
+fn angled(r: &mut Reader, lim: &CubeLimits) -> Result<CubeKind> {
+    let at = r.pos();
+    let b: &[u8; 20] = r.fixed_ref(
+        "angled cube (material, lightmap, triangle index, triangle counts, fill, pitch, yaw)",
+    )?;
+    let bits = le_u16(b, 6);
+    if bits & 0xC000 != 0 {
+        return Err(r.err(
+            at + 6,
+            "triangle counts",
+            format!("{bits:#06X} (bits 15..14 must be 0)"),
+        ));
+    }
+    let (material, lightmap, triangle) = (le_u16(b, 0), b[2], le_u24(b, 3));
+    let counts: [u8; 7] = std::array::from_fn(|i| ((bits >> (12 - 2 * i)) & 3) as u8);
+    let count = counts.iter().map(|&c| c as u32).sum();
+    check_refs(r, at, &[material], lightmap, triangle, count, lim)?;
+    Ok(CubeKind::Angled {
+        material,
+        lightmap,
+        triangle,
+        counts,
+        fill: le_f32(&b[8..]),
+        pitch: le_f32(&b[12..]),
+        yaw: le_f32(&b[16..]),
+    })
+}
+
+/// An extsolid cube: a material a face, its lightmap and first triangle,
+/// and a triangle count a face.
+#[inline(always)]
+fn ext_solid(r: &mut Reader, lim: &CubeLimits) -> Result<CubeKind> {
+    let at = r.pos();
+    let b: &[u8; 22] =
+        r.fixed_ref("extsolid cube (face materials, lightmap, triangle index, triangle counts)")?;
+    let materials: [u16; 6] = std::array::from_fn(|i| le_u16(b, 2 * i));
+    let (lightmap, triangle) = (b[12], le_u24(b, 13));
+    let counts: [u8; 6] = std::array::from_fn(|i| b[16 + i]);
+    let count = counts.iter().map(|&c| c as u32).sum();
+    check_refs(r, at, &materials, lightmap, triangle, count, lim)?;
+    Ok(CubeKind::ExtSolid {
+        materials,
+        lightmap,
+        triangle,
+        counts,
+    })
+}
+
+/// An extangled cube: a material a face, its lightmap and first triangle,
+/// seven triangle counts, and its fill, pitch and yaw.
+#[inline(always)]
+fn ext_angled(r: &mut Reader, lim: &CubeLimits) -> Result<CubeKind> {
+    let at = r.pos();
+    let b: &[u8; 35] = r.fixed_ref(
+        "extangled cube (face materials, lightmap, triangle index, triangle counts, fill, pitch, yaw)",
+    )?;
+    let materials: [u16; 6] = std::array::from_fn(|i| le_u16(b, 2 * i));
+    let (lightmap, triangle) = (b[12], le_u24(b, 13));
+    let counts: [u8; 7] = std::array::from_fn(|i| b[16 + i]);
+    let count = counts.iter().map(|&c| c as u32).sum();
+    check_refs(r, at, &materials, lightmap, triangle, count, lim)?;
+    Ok(CubeKind::ExtAngled {
+        materials,
+        lightmap,
+        triangle,
+        counts,
+        fill: le_f32(&b[23..]),
+        pitch: le_f32(&b[27..]),
+        yaw: le_f32(&b[31..]),
     })
 }
 
