@@ -266,19 +266,51 @@ fn weights_for(part: &Part, f: impl Fn(Vec3) -> f32) -> Vec<WeightRange> {
 }
 
 pub fn demo_model() -> P3m {
-    let body_mat = 0u8;
-    let head_mat = 1u8;
-    let glow_mat = 2u8;
-    let dark_mat = 3u8;
+    let (bones, actions, animations) = demo_rig();
+    P3m {
+        layout: P3mLayout::Current,
+        version: 0,
+        flags: 0,
+        parts: demo_parts(),
+        materials: demo_materials(),
+        textures: vec![
+            Texture::Embedded {
+                offset: 0,
+                size: 0,
+                ptf: Ok(panel_texture()),
+            },
+            Texture::Embedded {
+                offset: 0,
+                size: 0,
+                ptf: Ok(matcap_texture()),
+            },
+        ],
+        bones,
+        animations,
+        actions,
+        user_fields: demo_user_fields(),
+        string_table: (0, 0),
+    }
+}
+
+// The demo's materials, by number.
+const BODY_MAT: u8 = 0;
+const HEAD_MAT: u8 = 1;
+const GLOW_MAT: u8 = 2;
+const DARK_MAT: u8 = 3;
+
+/// A base, a body skinned to the spine and neck, a head and an eye (whose
+/// material the "nod" animation overrides) on the neck, and hidden armour.
+fn demo_parts() -> Vec<Part> {
     let mut parts = vec![
-        Geo::cylinder(Vec3::new(0.0, 0.0, 0.0), 0.9, 0.25, 40).into_part("base", dark_mat, true),
+        Geo::cylinder(Vec3::new(0.0, 0.0, 0.0), 0.9, 0.25, 40).into_part("base", DARK_MAT, true),
         Geo::cuboid(Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.55, 0.75, 0.4))
-            .into_part("body", body_mat, true),
-        Geo::sphere(Vec3::new(0.0, 2.25, 0.0), 0.45, 32, 16).into_part("head", head_mat, true),
-        Geo::sphere(Vec3::new(0.0, 2.25, 0.32), 0.18, 16, 8).into_part("eye glow", glow_mat, true),
+            .into_part("body", BODY_MAT, true),
+        Geo::sphere(Vec3::new(0.0, 2.25, 0.0), 0.45, 32, 16).into_part("head", HEAD_MAT, true),
+        Geo::sphere(Vec3::new(0.0, 2.25, 0.32), 0.18, 16, 8).into_part("eye glow", GLOW_MAT, true),
         Geo::cuboid(Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.6, 0.8, 0.45)).into_part(
             "armor (hidden)",
-            dark_mat,
+            DARK_MAT,
             false,
         ),
     ];
@@ -306,10 +338,15 @@ pub fn demo_model() -> P3m {
     parts[3].material_overrides.push(MaterialOverride {
         animation: "nod".into(),
         priority: 1,
-        material: head_mat,
+        material: HEAD_MAT,
     });
+    parts
+}
 
-    let materials = vec![
+/// Textured white, matcap white, a glowing additive one (animated), and
+/// dark grey.
+fn demo_materials() -> Vec<Material> {
+    vec![
         Material {
             render_mode: RenderMode::Normal,
             data: plain([255, 255, 255, 255], [0, 0, 0], 220, Some(0), None),
@@ -330,19 +367,12 @@ pub fn demo_model() -> P3m {
             data: plain([60, 64, 72, 255], [0, 0, 0], 200, None, None),
             animation: None,
         },
-    ];
-    let textures = vec![
-        Texture::Embedded {
-            offset: 0,
-            size: 0,
-            ptf: Ok(panel_texture()),
-        },
-        Texture::Embedded {
-            offset: 0,
-            size: 0,
-            ptf: Ok(matcap_texture()),
-        },
-    ];
+    ]
+}
+
+/// Three bones (root, spine, neck), and "nod": an animation of one action
+/// that tilts the neck forward and back over 24 frames.
+fn demo_rig() -> (Vec<Bone>, Vec<Action>, Vec<Animation>) {
     let bone = |name: &str, head: [f32; 3], tail: [f32; 3], child_count| Bone {
         name: name.into(),
         head: [head[0], head[1], -head[2]],
@@ -384,7 +414,13 @@ pub fn demo_model() -> P3m {
             end: 24,
         }],
     }];
-    let user_fields = vec![
+    (bones, actions, animations)
+}
+
+/// A user-defined field of each kind: a string, a number, arrays of
+/// numbers and of strings, and one without a value.
+fn demo_user_fields() -> Vec<UserField> {
+    vec![
         UserField {
             name: "author".into(),
             ty: UdfType::Str,
@@ -422,20 +458,7 @@ pub fn demo_model() -> P3m {
             is_array: false,
             value: UdfValue::Empty,
         },
-    ];
-    P3m {
-        layout: P3mLayout::Current,
-        version: 0,
-        flags: 0,
-        parts,
-        materials,
-        textures,
-        bones,
-        animations,
-        actions,
-        user_fields,
-        string_table: (0, 0),
-    }
+    ]
 }
 
 /// The demo as P3M bytes.
