@@ -393,73 +393,159 @@ pub fn skin(
     };
     let bones = bones.clamp(1, skinning::MAX_BONES as u32);
     let n = sizes.iter().copied().max().unwrap_or(1).max(1) as usize;
-    let cpu_n = n.min(1 << 20);
-    let mut positions = Vec::with_capacity(cpu_n);
-    let mut skin = Skin::default();
-    // The largest size asked for must fit one buffer of this device, and
-    // its vertices this process's memory: a clear refusal, not an abort.
-    let bytes = n as u64 * std::mem::size_of::<SkinVertex>() as u64;
-    let largest = gpu.device.limits().max_buffer_size;
-    if bytes > largest {
-        return Err(format!(
-            "{} vertices need {bytes} bytes of input, more than this device's largest buffer ({largest} bytes)",
-            count_name(n as u32)
-        ));
-    }
-    let mut data: Vec<SkinVertex> = Vec::new();
-    data.try_reserve_exact(n).map_err(|_| {
-        format!(
-            "{} vertices need {bytes} bytes of input, more than this process could allocate",
-            count_name(n as u32)
-        )
-    })?;
-    for i in 0..n {
-        let (p, nrm, j, w) = match source {
-            Some(s) => {
-                let k = i % s.positions.len();
-                (
-                    s.positions[k],
-                    s.normals[k],
-                    s.skin.joints[k],
-                    s.skin.weights[k],
-                )
-            }
-            None => {
-                let p = Vec3::new(rng.f(), rng.f(), rng.f()) * 2.0 - 1.0;
-                let nrm = (Vec3::new(rng.f(), rng.f(), rng.f()) * 2.0 - 1.0).normalize_or(Vec3::Y);
-                let j: [u16; 4] = std::array::from_fn(|_| (rng.next_u64() % bones as u64) as u16);
-                let w = quantize_weights([rng.f() + 0.1, rng.f(), rng.f(), rng.f()]);
-                (p, nrm, j, w)
-            }
-        };
-        data.push(skinning::pack_skin_vertex(p, nrm, j, w));
-        if i < cpu_n {
-            positions.push(p);
-            skin.joints.push(j);
-            skin.weights.push(w);
-        }
-    }
+    let limit = gpu.device.limits().max_buffer_size;
+    let vertices = BenchVertices::make(n, limit, source, bones, &mut rng)?;
     let mats: Vec<Mat4> = (0..bones)
         .map(|_| {
             let r = Quat::from_euler(glam::EulerRot::XYZ, rng.f(), rng.f(), rng.f());
             Mat4::from_rotation_translation(r, Vec3::new(rng.f(), rng.f(), rng.f()))
         })
         .collect();
+    let (rows, timer) = skin_rows(
+        gpu,
+        sizes,
+        kernels,
+        layouts,
+        &vertices.gpu,
+        &mats,
+        iterations,
+    );
+    let BenchVertices {
+        gpu: data,
+        positions,
+        skin,
+    } = vertices;
+    drop(data);
+    let copies = match copy {
+        false => Vec::new(),
+        true => sizes
+            .iter()
+            .map(|&n| {
+                let bytes = n as u64 * std::mem::size_of::<SkinVertex>() as u64;
+                (n, bytes, copy_ms(gpu, bytes, iterations))
+            })
+            .collect(),
+    };
 
+    // CPU reference on up to 1M of the same vertices.
+    let cpu_n = positions.len();
+    let normals = vec![Vec3::Y; cpu_n];
+    let (mut op, mut on) = (vec![Vec3::ZERO; cpu_n], vec![Vec3::ZERO; cpu_n]);
+    let t = Instant::now();
+    skin_vertices(&mats, &skin, &positions, &normals, &mut op, &mut on);
+    let cpu = cpu_n as f64 / t.elapsed().as_secs_f64();
+
+    Ok(SkinBenchResult {
+        adapter: gpu.describe(),
+        source: source.map_or("skin".to_string(), |s| format!("skin:{}", s.name)),
+        bones,
+        timer,
+        rows,
+        copies,
+        cpu_vertices: cpu_n,
+        cpu_vertices_per_s: cpu,
+    })
+}
+
+/// The skin bench's vertices: as the GPU reads them, and the first 1M of
+/// them as the CPU reference reads them.
+struct BenchVertices {
+    gpu: Vec<SkinVertex>,
+    positions: Vec<Vec3>,
+    skin: Skin,
+}
+
+impl BenchVertices {
+    /// `n` vertices: `source`'s, repeated, or random ones (positions and
+    /// normals, four of `bones` bones) drawn from `rng`. Refused when their
+    /// bytes pass the device's largest buffer (`limit`) or this process's
+    /// memory: a clear refusal, not an abort.
+    fn make(
+        n: usize,
+        limit: u64,
+        source: Option<&SkinSource>,
+        bones: u32,
+        rng: &mut Rng,
+    ) -> Result<BenchVertices, String> {
+        let bytes = n as u64 * std::mem::size_of::<SkinVertex>() as u64;
+        if bytes > limit {
+            return Err(format!(
+                "{} vertices need {bytes} bytes of input, more than this device's largest buffer ({limit} bytes)",
+                count_name(n as u32)
+            ));
+        }
+        let mut data: Vec<SkinVertex> = Vec::new();
+        data.try_reserve_exact(n).map_err(|_| {
+            format!(
+                "{} vertices need {bytes} bytes of input, more than this process could allocate",
+                count_name(n as u32)
+            )
+        })?;
+        let cpu_n = n.min(1 << 20);
+        let mut positions = Vec::with_capacity(cpu_n);
+        let mut skin = Skin::default();
+        for i in 0..n {
+            let (p, nrm, j, w) = match source {
+                Some(s) => {
+                    let k = i % s.positions.len();
+                    (
+                        s.positions[k],
+                        s.normals[k],
+                        s.skin.joints[k],
+                        s.skin.weights[k],
+                    )
+                }
+                None => {
+                    let p = Vec3::new(rng.f(), rng.f(), rng.f()) * 2.0 - 1.0;
+                    let nrm =
+                        (Vec3::new(rng.f(), rng.f(), rng.f()) * 2.0 - 1.0).normalize_or(Vec3::Y);
+                    let j: [u16; 4] =
+                        std::array::from_fn(|_| (rng.next_u64() % bones as u64) as u16);
+                    let w = quantize_weights([rng.f() + 0.1, rng.f(), rng.f(), rng.f()]);
+                    (p, nrm, j, w)
+                }
+            };
+            data.push(skinning::pack_skin_vertex(p, nrm, j, w));
+            if i < cpu_n {
+                positions.push(p);
+                skin.joints.push(j);
+                skin.weights.push(w);
+            }
+        }
+        Ok(BenchVertices {
+            gpu: data,
+            positions,
+            skin,
+        })
+    }
+}
+
+/// Each size's first vertices of `data` skinned by `mats` with each kernel
+/// in each layout, `iterations` timed passes each: a row each, and the
+/// timer the device gave.
+fn skin_rows(
+    gpu: &Gpu,
+    sizes: &[u32],
+    kernels: &[SkinKernel],
+    layouts: &[SkinLayout],
+    data: &[SkinVertex],
+    mats: &[Mat4],
+    iterations: u32,
+) -> (Vec<SkinRow>, &'static str) {
     let skinners: Vec<(SkinKernel, Skinner)> = kernels
         .iter()
         .map(|&k| (k, Skinner::with_shader(&gpu.device, k.shader())))
         .collect();
-    let bone_buf = skinning::bone_buffer(&gpu.device, bones as usize);
+    let bone_buf = skinning::bone_buffer(&gpu.device, mats.len());
     let mut rows = Vec::new();
-    skinning::write_bone_rows(&mats, bones as usize, &mut rows);
+    skinning::write_bone_rows(mats, mats.len(), &mut rows);
     gpu.queue
         .write_buffer(&bone_buf, 0, bytemuck::cast_slice(&rows));
 
     let mut timer = "";
     let mut out = Vec::new();
     for &size in sizes {
-        let vertices = &data[..(size.max(1) as usize).min(n)];
+        let vertices = &data[..(size.max(1) as usize).min(data.len())];
         let mut same_bone: Vec<SkinVertex> = Vec::new();
         for (kernel, skinner) in &skinners {
             let vertices = if *kernel == SkinKernel::SameBone {
@@ -504,35 +590,7 @@ pub fn skin(
             }
         }
     }
-    drop(data);
-    let copies = match copy {
-        false => Vec::new(),
-        true => sizes
-            .iter()
-            .map(|&n| {
-                let bytes = n as u64 * std::mem::size_of::<SkinVertex>() as u64;
-                (n, bytes, copy_ms(gpu, bytes, iterations))
-            })
-            .collect(),
-    };
-
-    // CPU reference on up to 1M of the same vertices.
-    let normals = vec![Vec3::Y; cpu_n];
-    let (mut op, mut on) = (vec![Vec3::ZERO; cpu_n], vec![Vec3::ZERO; cpu_n]);
-    let t = Instant::now();
-    skin_vertices(&mats, &skin, &positions, &normals, &mut op, &mut on);
-    let cpu = cpu_n as f64 / t.elapsed().as_secs_f64();
-
-    Ok(SkinBenchResult {
-        adapter: gpu.describe(),
-        source: source.map_or("skin".to_string(), |s| format!("skin:{}", s.name)),
-        bones,
-        timer,
-        rows: out,
-        copies,
-        cpu_vertices: cpu_n,
-        cpu_vertices_per_s: cpu,
-    })
+    (out, timer)
 }
 
 /// Command buffers of `n` passes recorded by `dispatch`.
