@@ -125,68 +125,7 @@ enum Command {
     },
     /// Render FILE headless (no window) to an image (PNG, or JPEG, WebP,
     /// BMP, TGA by the output's extension).
-    Render {
-        /// Model, map or texture file, of any format facet opens.
-        file: PathBuf,
-        /// Output image: .png, .jpg/.jpeg, .webp, .bmp or .tga.
-        #[arg(short, long, value_parser = parse_image_path)]
-        output: PathBuf,
-        /// Image size, WIDTHxHEIGHT.
-        #[arg(long, default_value = "800x600", value_parser = parse_size)]
-        size: (u32, u32),
-        /// Camera as YAW,PITCH[,ZOOM]: degrees around the model and above it;
-        /// ZOOM 1 is framed to fit, 2 is twice as close (as far as the
-        /// viewer's wheel goes: the eye stays between 1/1000 and 1000 times
-        /// the model's radius from its centre).
-        #[arg(long, value_parser = parse_camera, allow_hyphen_values = true)]
-        camera: Option<(f32, f32, f32)>,
-        /// Draw the wireframe overlay.
-        #[arg(long)]
-        wireframe: bool,
-        /// Draw the normals overlay.
-        #[arg(long)]
-        normals: bool,
-        /// Draw bounding boxes.
-        #[arg(long)]
-        bounds: bool,
-        /// Hide the ground grid.
-        #[arg(long)]
-        no_grid: bool,
-        /// Show parts hidden by default too.
-        #[arg(long)]
-        all_parts: bool,
-        /// Background colour, #RRGGBB or #RRGGBBAA (sRGB).
-        #[arg(long, value_parser = parse_color)]
-        background: Option<[f64; 4]>,
-        /// Draw the skeleton overlay.
-        #[arg(long)]
-        skeleton: bool,
-        /// Lighting preset: studio, flat, top or matcap.
-        #[arg(long, default_value = "studio", value_parser = parse_lighting)]
-        lighting: Lighting,
-        /// PA team colours, primary and secondary: '#RRGGBB,#RRGGBB'
-        /// (default: the MLA preset, #007CFF,#FF6400).
-        #[arg(long, value_name = "COLORS", value_parser = TeamColors::parse)]
-        team_colors: Option<TeamColors>,
-        /// Draw without textures (material and vertex colours only).
-        #[arg(long)]
-        no_textures: bool,
-        /// Show one input alone: shaded, diffuse, mask, material or normal.
-        #[arg(long, default_value = "shaded", value_parser = parse_channel)]
-        channel: Channel,
-        /// Pose the model with this clip (animation) ...
-        #[arg(long, value_name = "NAME")]
-        clip: Option<String>,
-        /// Add the animations of a separate file (Papa: `unit_anim_walk.papa`)
-        /// and pose with the first unless --clip names another.
-        #[arg(long, value_name = "FILE")]
-        anim: Option<PathBuf>,
-        /// Time in seconds: into the clip, and on the clock of animated
-        /// materials (which run with or without a clip).
-        #[arg(long, value_name = "SECONDS", default_value_t = 0.0, value_parser = parse_seconds,
-              allow_negative_numbers = true)]
-        time: f32,
-    },
+    Render(RenderArgs),
     /// Measure performance: `bench skin` (GPU skinning) and `bench materials`
     /// (material keyframe animation), each against the CPU reference, and
     /// `bench map` (a map's frame times).
@@ -201,6 +140,102 @@ enum Command {
         #[arg(default_value = "assets")]
         dir: PathBuf,
     },
+}
+
+// `facet render`'s options (its help is the variant's doc comment).
+#[derive(clap::Args)]
+struct RenderArgs {
+    /// Model, map or texture file, of any format facet opens.
+    file: PathBuf,
+    /// Output image: .png, .jpg/.jpeg, .webp, .bmp or .tga.
+    #[arg(short, long, value_parser = parse_image_path)]
+    output: PathBuf,
+    /// Image size, WIDTHxHEIGHT.
+    #[arg(long, default_value = "800x600", value_parser = parse_size)]
+    size: (u32, u32),
+    /// Camera as YAW,PITCH[,ZOOM]: degrees around the model and above it;
+    /// ZOOM 1 is framed to fit, 2 is twice as close (as far as the
+    /// viewer's wheel goes: the eye stays between 1/1000 and 1000 times
+    /// the model's radius from its centre).
+    #[arg(long, value_parser = parse_camera, allow_hyphen_values = true)]
+    camera: Option<(f32, f32, f32)>,
+    /// Draw the wireframe overlay.
+    #[arg(long)]
+    wireframe: bool,
+    /// Draw the normals overlay.
+    #[arg(long)]
+    normals: bool,
+    /// Draw bounding boxes.
+    #[arg(long)]
+    bounds: bool,
+    /// Hide the ground grid.
+    #[arg(long)]
+    no_grid: bool,
+    /// Show parts hidden by default too.
+    #[arg(long)]
+    all_parts: bool,
+    /// Background colour, #RRGGBB or #RRGGBBAA (sRGB).
+    #[arg(long, value_parser = parse_color)]
+    background: Option<[f64; 4]>,
+    /// Draw the skeleton overlay.
+    #[arg(long)]
+    skeleton: bool,
+    /// Lighting preset: studio, flat, top or matcap.
+    #[arg(long, default_value = "studio", value_parser = parse_lighting)]
+    lighting: Lighting,
+    /// PA team colours, primary and secondary: '#RRGGBB,#RRGGBB'
+    /// (default: the MLA preset, #007CFF,#FF6400).
+    #[arg(long, value_name = "COLORS", value_parser = TeamColors::parse)]
+    team_colors: Option<TeamColors>,
+    /// Draw without textures (material and vertex colours only).
+    #[arg(long)]
+    no_textures: bool,
+    /// Show one input alone: shaded, diffuse, mask, material or normal.
+    #[arg(long, default_value = "shaded", value_parser = parse_channel)]
+    channel: Channel,
+    /// Pose the model with this clip (animation) ...
+    #[arg(long, value_name = "NAME")]
+    clip: Option<String>,
+    /// Add the animations of a separate file (Papa: `unit_anim_walk.papa`)
+    /// and pose with the first unless --clip names another.
+    #[arg(long, value_name = "FILE")]
+    anim: Option<PathBuf>,
+    /// Time in seconds: into the clip, and on the clock of animated
+    /// materials (which run with or without a clip).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0, value_parser = parse_seconds,
+          allow_negative_numbers = true)]
+    time: f32,
+}
+
+impl RenderArgs {
+    /// Renders the file headless to the output image.
+    fn run(self, options: &load::LoadOptions) -> anyhow::Result<()> {
+        let mut view = ViewOptions {
+            wireframe: self.wireframe,
+            normals: self.normals,
+            bounds: self.bounds,
+            skeleton: self.skeleton,
+            grid: !self.no_grid,
+            lighting: self.lighting,
+            team_colors: self.team_colors.unwrap_or_default(),
+            textures: !self.no_textures,
+            channel: self.channel,
+            ..Default::default()
+        };
+        if let Some(bg) = self.background {
+            view.background = bg;
+        }
+        let req = headless::RenderRequest {
+            width: self.size.0,
+            height: self.size.1,
+            camera: self.camera,
+            view,
+            all_parts: self.all_parts,
+            clip: self.clip,
+            time: self.time,
+        };
+        facet::cli::render::render(&self.file, &self.output, req, self.anim.as_deref(), options)
+    }
 }
 
 #[derive(Subcommand)]
@@ -469,52 +504,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             facet::cli::convert::run(&input, &output, gltf, export, &options)
                 .map_err(anyhow::Error::msg)
         }
-        Some(Command::Render {
-            file,
-            output,
-            size,
-            camera,
-            wireframe,
-            normals,
-            bounds,
-            no_grid,
-            all_parts,
-            background,
-            skeleton,
-            lighting,
-            team_colors,
-            no_textures,
-            channel,
-            clip,
-            anim,
-            time,
-        }) => {
-            let mut view = ViewOptions {
-                wireframe,
-                normals,
-                bounds,
-                skeleton,
-                grid: !no_grid,
-                lighting,
-                team_colors: team_colors.unwrap_or_default(),
-                textures: !no_textures,
-                channel,
-                ..Default::default()
-            };
-            if let Some(bg) = background {
-                view.background = bg;
-            }
-            let req = headless::RenderRequest {
-                width: size.0,
-                height: size.1,
-                camera,
-                view,
-                all_parts,
-                clip,
-                time,
-            };
-            facet::cli::render::render(&file, &output, req, anim.as_deref(), &options)
-        }
+        Some(Command::Render(args)) => args.run(&options),
         Some(Command::InstallDesktop { uninstall }) => {
             let home = facet::cli::desktop::data_home()?;
             let exe = std::env::current_exe().context("finding this program's path")?;
