@@ -532,6 +532,9 @@ impl StringTable<'_> {
     }
 }
 
+/// A part's positions, and its UVs and normals where it has them.
+type PartVertices = (Vec<[f32; 3]>, Option<Vec<[f32; 2]>>, Option<Vec<[f32; 3]>>);
+
 /// A track's keyframes: `skips` and `interps` (the same count), and a value
 /// each read by `value`, in order.
 fn keys<T, I>(
@@ -719,9 +722,46 @@ impl<'a> Parser<'a> {
     }
 
     fn part(&mut self, visible: bool) -> Result<Part> {
+        let (has_uvs, has_normals) = self.part_flags()?;
+        let name = self.string("name")?;
+        if self.strings.is_some() {
+            // Second pass: names are known, so errors name the part too.
+            let ctx = format!("{} {:?}", self.r.name(""), name);
+            self.r.set_ctx(ctx);
+        }
+        let material = self.r.u8("material index")?;
+        let material_overrides = if self.layout == P3mLayout::Current {
+            self.material_overrides()?
+        } else {
+            Vec::new()
+        };
+        let (positions, uvs, normals) = self.part_vertices(has_uvs, has_normals)?;
+        let indices = self.triangle_indices(positions.len())?;
+        let gcount = self.r.u8("weight group count")? as usize;
+        self.r.check_count(gcount, 6, "weight groups")?;
+        let mut weight_groups = Vec::with_capacity(gcount);
+        for g in 0..gcount {
+            weight_groups.push(self.weight_group(g, positions.len())?);
+        }
+        Ok(Part {
+            name,
+            visible,
+            material,
+            material_overrides,
+            positions,
+            uvs,
+            normals,
+            indices,
+            weight_groups,
+        })
+    }
+
+    /// A part's flags byte: whether it has UVs and normals. Current:
+    /// bit 1 normals, bit 0 UVs. 2024: bit 0 normals, UVs always. The
+    /// other bits are reserved.
+    fn part_flags(&mut self) -> Result<(bool, bool)> {
         let at = self.r.pos();
         let flags = self.r.u8("flags")?;
-        // Current: bit 1 normals, bit 0 UVs. 2024: bit 0 normals, UVs always.
         let (reserved, has_uvs, has_normals) = match self.layout {
             P3mLayout::Current => (flags & 0xFC, flags & 1 != 0, flags & 2 != 0),
             P3mLayout::Y2024 => (flags & 0xFE, true, flags & 1 != 0),
@@ -731,26 +771,29 @@ impl<'a> Parser<'a> {
                 .r
                 .err(at, "flags", format!("reserved bits set in {flags:#04X}")));
         }
-        let name = self.string("name")?;
-        if self.strings.is_some() {
-            // Second pass: names are known, so errors name the part too.
-            let ctx = format!("{} {:?}", self.r.name(""), name);
-            self.r.set_ctx(ctx);
+        Ok((has_uvs, has_normals))
+    }
+
+    /// A part's material overrides (the current layout's): for each, the
+    /// animation it applies during, its priority and the material.
+    fn material_overrides(&mut self) -> Result<Vec<MaterialOverride>> {
+        let n = self.r.u8("material override count")? as usize;
+        self.r.check_count(n, 4, "material overrides")?;
+        let mut material_overrides = Vec::with_capacity(n);
+        for _ in 0..n {
+            material_overrides.push(MaterialOverride {
+                animation: self.string("material override animation name")?,
+                priority: self.r.u8("material override priority")?,
+                material: self.r.u8("material override material index")?,
+            });
         }
-        let material = self.r.u8("material index")?;
-        let mut material_overrides = Vec::new();
-        if self.layout == P3mLayout::Current {
-            let n = self.r.u8("material override count")? as usize;
-            self.r.check_count(n, 4, "material overrides")?;
-            material_overrides.reserve(n);
-            for _ in 0..n {
-                material_overrides.push(MaterialOverride {
-                    animation: self.string("material override animation name")?,
-                    priority: self.r.u8("material override priority")?,
-                    material: self.r.u8("material override material index")?,
-                });
-            }
-        }
+        Ok(material_overrides)
+    }
+
+    /// A part's vertices: positions, and UVs and normals where its flags
+    /// say. The current layout stores each attribute's array in turn, the
+    /// 2024 layout a position and a UV a vertex, then the normals.
+    fn part_vertices(&mut self, has_uvs: bool, has_normals: bool) -> Result<PartVertices> {
         let layout = self.layout;
         let r = &mut self.r;
         let vcount = r.u16("vertex count")? as usize;
@@ -782,6 +825,13 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
+        Ok((positions, uvs, normals))
+    }
+
+    /// A part's triangles: a count that is a multiple of 3, then that many
+    /// indices, each below `vcount`.
+    fn triangle_indices(&mut self, vcount: usize) -> Result<Vec<u16>> {
+        let r = &mut self.r;
         let icount_at = r.pos();
         let icount = r.u16("index count")? as usize;
         if !icount.is_multiple_of(3) {
@@ -804,47 +854,38 @@ impl<'a> Parser<'a> {
                 format!("{bad} is out of range ({vcount} vertices)"),
             ));
         }
-        let gcount = self.r.u8("weight group count")? as usize;
-        self.r.check_count(gcount, 6, "weight groups")?;
-        let mut weight_groups = Vec::with_capacity(gcount);
-        for g in 0..gcount {
-            let bone = self.string(&format!("weight group {g}: bone name"))?;
-            let mut ranges = Vec::new();
-            let mut covered = 0usize;
-            loop {
-                let at = self.r.pos();
-                let skip = self.r.u16(&format!("weight group {g}: vertices to skip"))?;
-                let count = self.r.u16(&format!("weight group {g}: weight count"))? as usize;
-                if count == 0 {
-                    break;
-                }
-                covered += skip as usize + count;
-                if covered > vcount {
-                    return Err(self.r.err(
-                        at,
-                        &format!("weight group {g}: weight range"),
-                        format!("reaches vertex {} of {vcount}", covered - 1),
-                    ));
-                }
-                let weights = self
-                    .r
-                    .bytes(count, &format!("weight group {g}: weights"))?
-                    .to_vec();
-                ranges.push(WeightRange { skip, weights });
+        Ok(indices)
+    }
+
+    /// Weight group `g`: its bone's name, then ranges (vertices to skip, a
+    /// count, that many weights) up to one of count 0, none reaching past
+    /// the part's `vcount` vertices.
+    fn weight_group(&mut self, g: usize, vcount: usize) -> Result<WeightGroup> {
+        let bone = self.string(&format!("weight group {g}: bone name"))?;
+        let mut ranges = Vec::new();
+        let mut covered = 0usize;
+        loop {
+            let at = self.r.pos();
+            let skip = self.r.u16(&format!("weight group {g}: vertices to skip"))?;
+            let count = self.r.u16(&format!("weight group {g}: weight count"))? as usize;
+            if count == 0 {
+                break;
             }
-            weight_groups.push(WeightGroup { bone, ranges });
+            covered += skip as usize + count;
+            if covered > vcount {
+                return Err(self.r.err(
+                    at,
+                    &format!("weight group {g}: weight range"),
+                    format!("reaches vertex {} of {vcount}", covered - 1),
+                ));
+            }
+            let weights = self
+                .r
+                .bytes(count, &format!("weight group {g}: weights"))?
+                .to_vec();
+            ranges.push(WeightRange { skip, weights });
         }
-        Ok(Part {
-            name,
-            visible,
-            material,
-            material_overrides,
-            positions,
-            uvs,
-            normals,
-            indices,
-            weight_groups,
-        })
+        Ok(WeightGroup { bone, ranges })
     }
 
     fn material_data(&mut self) -> Result<MaterialData> {
