@@ -965,120 +965,176 @@ fn voxel_block(m: &mut M3d, name: String, rows: &Rows<'_>) -> Result<()> {
             "voxel data before the VoxTypes section",
         ));
     }
-    let types = m.voxel_types.len();
-    let mut b = VoxelBlock {
-        name,
-        pos: [0; 3],
-        size: [0; 3],
-        uncertainty: 0,
-        group: 0,
-        data: Vec::new(),
+    let mut block = BlockText {
+        b: VoxelBlock {
+            name,
+            pos: [0; 3],
+            size: [0; 3],
+            uncertainty: 0,
+            group: 0,
+            data: Vec::new(),
+        },
+        types: m.voxel_types.len(),
+        layers: 0,
+        row: 0,
     };
-    // Layers begun, and rows of the current one.
-    let (mut layers, mut row) = (0u64, 0u64);
     for (i, &l) in rows.rows.iter().enumerate() {
         let f = rows.field(i);
         let mut w = words(l);
         let Some((at, first)) = w.next() else {
             continue; // spaces only
         };
-        let mut int = |what: &str| -> Result<i64> { next_number(&mut w, at, &f, what) };
         // As m3d.h tells rows apart: by their first letter.
         match first[0] {
-            b'u' => {
-                let pct = int("uncertainty")?;
-                b.uncertainty = ((if pct > 0 && pct < 256 { pct } else { 0 }) * 255 / 100) as u8;
-                let g = words(l)
-                    .nth(2)
-                    .map(|(a, v)| number::<i64>(a, v, &f, "group"))
-                    .transpose()?;
-                b.group = g.filter(|&g| g > 0 && g < 256).unwrap_or(0) as u8;
-            }
-            b'p' => {
-                for k in 0..3 {
-                    let v = int(["x", "y", "z"][k])?;
-                    b.pos[k] = i32::try_from(v)
-                        .map_err(|_| err(at, &f, format!("position {v} is out of 32 bits")))?;
-                }
-            }
-            b'd' => {
-                if layers > 0 {
-                    return Err(err(at, &f, "a size after the layers began"));
-                }
-                for k in 0..3 {
-                    let v = int(["width", "height", "depth"][k])?;
-                    b.size[k] = u32::try_from(v)
-                        .ok()
-                        .filter(|&v| v > 0)
-                        .ok_or_else(|| err(at, &f, format!("size {v} is not 1 to 2^32 - 1")))?;
-                }
-            }
-            b'l' => {
-                if b.size.contains(&0) {
-                    return Err(err(at, &f, "a layer before the block's size (dim)"));
-                }
-                if layers > 0 && row < b.size[2] as u64 {
-                    return Err(err(
-                        at,
-                        &f,
-                        format!("layer {layers} ends after {row} of its {} rows", b.size[2]),
-                    ));
-                }
-                if layers == b.size[1] as u64 {
-                    return Err(err(
-                        at,
-                        &f,
-                        format!("more than the block's {} layers", b.size[1]),
-                    ));
-                }
-                layers += 1;
-                row = 0;
-            }
-            _ => {
-                if layers == 0 {
-                    return Err(err(at, &f, "voxels before the first layer"));
-                }
-                if row == b.size[2] as u64 {
-                    return Err(err(
-                        at,
-                        &f,
-                        format!("more than the layer's {} rows", b.size[2]),
-                    ));
-                }
-                let width = b.size[0] as usize;
-                let before = b.data.len();
-                for (a, v) in words(l) {
-                    if b.data.len() - before == width {
-                        return Err(err(
-                            a,
-                            &f,
-                            format!("more than the block's width of {width} voxels"),
-                        ));
-                    }
-                    b.data.push(match v {
-                        b"." => VOXEL_UNSET,
-                        b"-" => VOXEL_CLEAR,
-                        _ => {
-                            // Below the two marks' values, too.
-                            let limit = types.min(VOXEL_CLEAR as usize);
-                            index(a, v, &f, "voxel type", (limit, "types"))? as u16
-                        }
-                    });
-                }
-                if b.data.len() - before < width {
-                    return Err(err(
-                        at,
-                        &f,
-                        format!(
-                            "{} voxels in a row of the block's width of {width}",
-                            b.data.len() - before
-                        ),
-                    ));
-                }
-                row += 1;
-            }
+            b'u' => block.uncertainty(l, at, &f, &mut w)?,
+            b'p' => block.position(at, &f, &mut w)?,
+            b'd' => block.size(at, &f, &mut w)?,
+            b'l' => block.layer(at, &f)?,
+            _ => block.voxels(l, at, &f)?,
         }
     }
-    m.voxel_blocks.push(b);
+    m.voxel_blocks.push(block.b);
     Ok(())
+}
+
+/// A voxel block being read from its section's rows.
+struct BlockText {
+    b: VoxelBlock,
+    /// The file's voxel types.
+    types: usize,
+    /// Layers begun, and rows of the current one.
+    layers: u64,
+    row: u64,
+}
+
+impl BlockText {
+    /// `uncertainty PERCENT [GROUP]`: out-of-range values are 0.
+    fn uncertainty<'a>(
+        &mut self,
+        l: Line<'_>,
+        at: usize,
+        f: &RowName<'_>,
+        w: &mut impl Iterator<Item = (usize, &'a [u8])>,
+    ) -> Result<()> {
+        let pct: i64 = next_number(w, at, f, "uncertainty")?;
+        self.b.uncertainty = ((if pct > 0 && pct < 256 { pct } else { 0 }) * 255 / 100) as u8;
+        let g = words(l)
+            .nth(2)
+            .map(|(a, v)| number::<i64>(a, v, f, "group"))
+            .transpose()?;
+        self.b.group = g.filter(|&g| g > 0 && g < 256).unwrap_or(0) as u8;
+        Ok(())
+    }
+
+    /// `pos X Y Z`, each in 32 bits.
+    fn position<'a>(
+        &mut self,
+        at: usize,
+        f: &RowName<'_>,
+        w: &mut impl Iterator<Item = (usize, &'a [u8])>,
+    ) -> Result<()> {
+        for k in 0..3 {
+            let v: i64 = next_number(w, at, f, ["x", "y", "z"][k])?;
+            self.b.pos[k] = i32::try_from(v)
+                .map_err(|_| err(at, f, format!("position {v} is out of 32 bits")))?;
+        }
+        Ok(())
+    }
+
+    /// `dim WIDTH HEIGHT DEPTH`, each 1 to 2^32 - 1, before any layer.
+    fn size<'a>(
+        &mut self,
+        at: usize,
+        f: &RowName<'_>,
+        w: &mut impl Iterator<Item = (usize, &'a [u8])>,
+    ) -> Result<()> {
+        if self.layers > 0 {
+            return Err(err(at, f, "a size after the layers began"));
+        }
+        for k in 0..3 {
+            let v: i64 = next_number(w, at, f, ["width", "height", "depth"][k])?;
+            self.b.size[k] = u32::try_from(v)
+                .ok()
+                .filter(|&v| v > 0)
+                .ok_or_else(|| err(at, f, format!("size {v} is not 1 to 2^32 - 1")))?;
+        }
+        Ok(())
+    }
+
+    /// `layer`: the next of the block's height, after the size and after
+    /// every row of the layer before.
+    fn layer(&mut self, at: usize, f: &RowName<'_>) -> Result<()> {
+        let b = &self.b;
+        if b.size.contains(&0) {
+            return Err(err(at, f, "a layer before the block's size (dim)"));
+        }
+        if self.layers > 0 && self.row < b.size[2] as u64 {
+            return Err(err(
+                at,
+                f,
+                format!(
+                    "layer {} ends after {} of its {} rows",
+                    self.layers, self.row, b.size[2]
+                ),
+            ));
+        }
+        if self.layers == b.size[1] as u64 {
+            return Err(err(
+                at,
+                f,
+                format!("more than the block's {} layers", b.size[1]),
+            ));
+        }
+        self.layers += 1;
+        self.row = 0;
+        Ok(())
+    }
+
+    /// A row of the current layer: exactly the block's width of voxels,
+    /// each `.` (unset), `-` (clear) or a voxel type.
+    fn voxels(&mut self, l: Line<'_>, at: usize, f: &RowName<'_>) -> Result<()> {
+        let b = &mut self.b;
+        if self.layers == 0 {
+            return Err(err(at, f, "voxels before the first layer"));
+        }
+        if self.row == b.size[2] as u64 {
+            return Err(err(
+                at,
+                f,
+                format!("more than the layer's {} rows", b.size[2]),
+            ));
+        }
+        let width = b.size[0] as usize;
+        let before = b.data.len();
+        for (a, v) in words(l) {
+            if b.data.len() - before == width {
+                return Err(err(
+                    a,
+                    f,
+                    format!("more than the block's width of {width} voxels"),
+                ));
+            }
+            b.data.push(match v {
+                b"." => VOXEL_UNSET,
+                b"-" => VOXEL_CLEAR,
+                _ => {
+                    // Below the two marks' values, too.
+                    let limit = self.types.min(VOXEL_CLEAR as usize);
+                    index(a, v, f, "voxel type", (limit, "types"))? as u16
+                }
+            });
+        }
+        if b.data.len() - before < width {
+            return Err(err(
+                at,
+                f,
+                format!(
+                    "{} voxels in a row of the block's width of {width}",
+                    b.data.len() - before
+                ),
+            ));
+        }
+        self.row += 1;
+        Ok(())
+    }
 }
