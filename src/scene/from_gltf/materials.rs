@@ -211,130 +211,152 @@ pub(super) fn materials(
     companions: &dyn Companions,
     warnings: &mut Vec<String>,
 ) -> Vec<Material> {
+    doc.materials()
+        .enumerate()
+        .map(|(i, m)| material(doc, &m, i, textures, buffers, companions, warnings))
+        .collect()
+}
+
+/// glTF material `m`, the `index`th, as the scene's.
+fn material(
+    doc: &gltf::Document,
+    m: &gltf::Material,
+    index: usize,
+    textures: &mut Textures,
+    buffers: &Buffers,
+    companions: &dyn Companions,
+    warnings: &mut Vec<String>,
+) -> Material {
     let srgb = |c: f32| linear_to_srgb(c.clamp(0.0, 1.0));
-    let mut materials: Vec<Material> = Vec::new();
-    for m in doc.materials() {
-        let pbr = m.pbr_metallic_roughness();
-        // KHR_materials_pbrSpecularGlossiness (archived, but in older
-        // Sketchfab, Unity and 3ds Max exports, often with no metallic-
-        // roughness fallback): its diffuse is the base colour, its specular
-        // colour and glossiness the specular term (below).
-        let spec_gloss = m.pbr_specular_glossiness();
-        let c = spec_gloss
-            .as_ref()
-            .map_or(pbr.base_color_factor(), |s| s.diffuse_factor());
-        // KHR_materials_emissive_strength (Blender writes it for an
-        // emission strength over 1): the factor times the strength, shown
-        // up to 1 (the viewer's emission is not HDR).
-        let strength = m.emissive_strength().unwrap_or(1.0);
-        let e = m.emissive_factor().map(|e| e * strength);
-        let spec_gloss_map = spec_gloss
-            .as_ref()
-            .and_then(|s| s.specular_glossiness_texture());
-        // The base colour texture's UV set and KHR_texture_transform are
-        // baked into the UVs (parts.rs), which every map is drawn with: a
-        // map that reads another set, or is moved another way, is named.
-        let moved = |t: &gltf::texture::Info| {
-            t.texture_transform()
-                .map(|t| (t.offset(), t.rotation(), t.scale()))
+    let pbr = m.pbr_metallic_roughness();
+    // KHR_materials_pbrSpecularGlossiness (archived, but in older
+    // Sketchfab, Unity and 3ds Max exports, often with no metallic-
+    // roughness fallback): its diffuse is the base colour, its specular
+    // colour and glossiness the specular term (below).
+    let spec_gloss = m.pbr_specular_glossiness();
+    let c = spec_gloss
+        .as_ref()
+        .map_or(pbr.base_color_factor(), |s| s.diffuse_factor());
+    // KHR_materials_emissive_strength (Blender writes it for an
+    // emission strength over 1): the factor times the strength, shown
+    // up to 1 (the viewer's emission is not HDR).
+    let strength = m.emissive_strength().unwrap_or(1.0);
+    let e = m.emissive_factor().map(|e| e * strength);
+    let spec_gloss_map = spec_gloss
+        .as_ref()
+        .and_then(|s| s.specular_glossiness_texture());
+    warnings.extend(maps_off_the_base_uvs(m, spec_gloss_map.as_ref()));
+    let (texture, normal, emission, spec_gloss_tex) = {
+        let mut image = |t: gltf::Texture| {
+            let i = texture_image(doc, &t, warnings)?;
+            textures.image(doc, i, buffers, companions, warnings)
         };
-        let set_of = |t: &gltf::texture::Info| {
-            t.texture_transform()
-                .and_then(|x| x.tex_coord())
-                .unwrap_or(t.tex_coord())
-        };
-        let base = base_color_texture(&m);
-        let base_set = base.as_ref().map_or(0, set_of);
-        let base_moved = base.as_ref().and_then(moved);
-        let name = m.name().unwrap_or("");
-        let other_set = |what: &str, set: u32| {
-            (set != base_set).then(|| format!(
-                "material {name:?}: its {what} reads UV set {set}, the base colour's {base_set}, which all its maps are drawn with"
-            ))
-        };
-        if let Some(n) = m.normal_texture() {
-            warnings.extend(other_set("normal map", n.tex_coord()));
-        }
-        for (what, t) in [
-            ("emission map", m.emissive_texture()),
-            ("specular-glossiness map", spec_gloss_map.clone()),
-        ] {
-            let Some(t) = t else { continue };
-            warnings.extend(other_set(what, set_of(&t)));
-            if moved(&t).is_some_and(|x| Some(x) != base_moved) {
-                warnings.push(format!(
-                    "material {name:?}: its {what}'s texture transform differs from the base colour's, which all its maps are drawn with"
-                ));
-            }
-        }
-        let (texture, normal, emission, spec_gloss_tex) = {
-            let mut image = |t: gltf::Texture| {
-                let i = texture_image(doc, &t, warnings)?;
-                textures.image(doc, i, buffers, companions, warnings)
-            };
-            (
-                base_color_texture(&m).and_then(|t| image(t.texture())),
-                m.normal_texture().and_then(|n| image(n.texture())),
-                m.emissive_texture().and_then(|t| image(t.texture())),
-                spec_gloss_map.and_then(|t| image(t.texture())),
-            )
-        };
-        let mut maps = Maps::default();
-        if let Some(t) = normal {
-            textures.list[t].srgb = false;
-            maps.normal = Some((t, NormalMap::Rgb));
-        }
-        maps.emission = emission;
-        if let Some(s) = &spec_gloss {
-            // Glossiness g to a Blinn-Phong exponent: roughness 1 - g,
-            // alpha its square, n = 2 / alpha^2 - 2 (the usual equivalence),
-            // within what the shader's exponent holds.
-            let alpha = (1.0 - s.glossiness_factor().clamp(0.0, 1.0)).powi(2);
-            let n = (2.0 / (alpha * alpha).max(1e-6) - 2.0).clamp(1.0, 2048.0);
-            let k = s.specular_factor();
-            maps.specular = Some(([srgb(k[0]), srgb(k[1]), srgb(k[2])], n));
-            maps.glossiness = Some(s.glossiness_factor().clamp(0.0, 1.0));
-            // The map's RGB and A multiply the factors; the shader makes
-            // the exponent from their product per texel.
-            if let Some(t) = spec_gloss_tex {
-                maps.material = Some((t, MaterialMap::SpecularGlossiness));
-            }
-        }
-        // The sampler of the base colour texture (else the normal map's,
-        // else the emission map's): one a material (§5.26; the specification
-        // leaves filters to the viewer where the file gives none).
-        let sampling = base_color_texture(&m)
-            .map(|t| t.texture())
-            .or_else(|| m.normal_texture().map(|t| t.texture()))
-            .or_else(|| m.emissive_texture().map(|t| t.texture()))
-            .map(|t| sampling(&t.sampler()))
-            .unwrap_or_default();
-        // MASK: the cutoff the file gives, 0.5 where it gives none (§5.19).
-        let alpha_cutoff = matches!(m.alpha_mode(), gltf::material::AlphaMode::Mask)
-            .then(|| m.alpha_cutoff().unwrap_or(0.5));
-        materials.push(Material {
-            name: m
-                .name()
-                .map(str::to_owned)
-                .unwrap_or_else(|| format!("material {}", materials.len())),
-            base_color: [srgb(c[0]), srgb(c[1]), srgb(c[2]), c[3].clamp(0.0, 1.0)],
-            emission: [srgb(e[0]), srgb(e[1]), srgb(e[2])],
-            // KHR_materials_unlit: the colour as it is (the shader's light
-            // is 1 at shading 0).
-            shading: if m.unlit() { 0.0 } else { 1.0 },
-            texture,
-            alpha_cutoff,
-            blend: if matches!(m.alpha_mode(), gltf::material::AlphaMode::Blend) {
-                BlendMode::Alpha
-            } else {
-                BlendMode::Opaque
-            },
-            maps,
-            sampling,
-            ..Material::default()
-        });
+        (
+            base_color_texture(m).and_then(|t| image(t.texture())),
+            m.normal_texture().and_then(|n| image(n.texture())),
+            m.emissive_texture().and_then(|t| image(t.texture())),
+            spec_gloss_map.and_then(|t| image(t.texture())),
+        )
+    };
+    let mut maps = Maps::default();
+    if let Some(t) = normal {
+        textures.list[t].srgb = false;
+        maps.normal = Some((t, NormalMap::Rgb));
     }
-    materials
+    maps.emission = emission;
+    if let Some(s) = &spec_gloss {
+        // Glossiness g to a Blinn-Phong exponent: roughness 1 - g,
+        // alpha its square, n = 2 / alpha^2 - 2 (the usual equivalence),
+        // within what the shader's exponent holds.
+        let alpha = (1.0 - s.glossiness_factor().clamp(0.0, 1.0)).powi(2);
+        let n = (2.0 / (alpha * alpha).max(1e-6) - 2.0).clamp(1.0, 2048.0);
+        let k = s.specular_factor();
+        maps.specular = Some(([srgb(k[0]), srgb(k[1]), srgb(k[2])], n));
+        maps.glossiness = Some(s.glossiness_factor().clamp(0.0, 1.0));
+        // The map's RGB and A multiply the factors; the shader makes
+        // the exponent from their product per texel.
+        if let Some(t) = spec_gloss_tex {
+            maps.material = Some((t, MaterialMap::SpecularGlossiness));
+        }
+    }
+    // The sampler of the base colour texture (else the normal map's,
+    // else the emission map's): one a material (§5.26; the specification
+    // leaves filters to the viewer where the file gives none).
+    let sampling = base_color_texture(m)
+        .map(|t| t.texture())
+        .or_else(|| m.normal_texture().map(|t| t.texture()))
+        .or_else(|| m.emissive_texture().map(|t| t.texture()))
+        .map(|t| sampling(&t.sampler()))
+        .unwrap_or_default();
+    // MASK: the cutoff the file gives, 0.5 where it gives none (§5.19).
+    let alpha_cutoff = matches!(m.alpha_mode(), gltf::material::AlphaMode::Mask)
+        .then(|| m.alpha_cutoff().unwrap_or(0.5));
+    Material {
+        name: m
+            .name()
+            .map(str::to_owned)
+            .unwrap_or_else(|| format!("material {index}")),
+        base_color: [srgb(c[0]), srgb(c[1]), srgb(c[2]), c[3].clamp(0.0, 1.0)],
+        emission: [srgb(e[0]), srgb(e[1]), srgb(e[2])],
+        // KHR_materials_unlit: the colour as it is (the shader's light
+        // is 1 at shading 0).
+        shading: if m.unlit() { 0.0 } else { 1.0 },
+        texture,
+        alpha_cutoff,
+        blend: if matches!(m.alpha_mode(), gltf::material::AlphaMode::Blend) {
+            BlendMode::Alpha
+        } else {
+            BlendMode::Opaque
+        },
+        maps,
+        sampling,
+        ..Material::default()
+    }
+}
+
+/// Warnings for `m`'s maps that read another UV set than its base colour
+/// texture, or are moved by another texture transform. That set and
+/// transform are baked into the UVs (parts.rs), which every map is drawn
+/// with.
+fn maps_off_the_base_uvs(
+    m: &gltf::Material,
+    spec_gloss_map: Option<&gltf::texture::Info>,
+) -> Vec<String> {
+    let moved = |t: &gltf::texture::Info| {
+        t.texture_transform()
+            .map(|t| (t.offset(), t.rotation(), t.scale()))
+    };
+    let set_of = |t: &gltf::texture::Info| {
+        t.texture_transform()
+            .and_then(|x| x.tex_coord())
+            .unwrap_or(t.tex_coord())
+    };
+    let base = base_color_texture(m);
+    let base_set = base.as_ref().map_or(0, set_of);
+    let base_moved = base.as_ref().and_then(moved);
+    let name = m.name().unwrap_or("");
+    let other_set = |what: &str, set: u32| {
+        (set != base_set).then(|| format!(
+            "material {name:?}: its {what} reads UV set {set}, the base colour's {base_set}, which all its maps are drawn with"
+        ))
+    };
+    let mut warnings = Vec::new();
+    if let Some(n) = m.normal_texture() {
+        warnings.extend(other_set("normal map", n.tex_coord()));
+    }
+    for (what, t) in [
+        ("emission map", m.emissive_texture()),
+        ("specular-glossiness map", spec_gloss_map.cloned()),
+    ] {
+        let Some(t) = t else { continue };
+        warnings.extend(other_set(what, set_of(&t)));
+        if moved(&t).is_some_and(|x| Some(x) != base_moved) {
+            warnings.push(format!(
+                "material {name:?}: its {what}'s texture transform differs from the base colour's, which all its maps are drawn with"
+            ));
+        }
+    }
+    warnings
 }
 
 /// A material's base colour texture: the specular-glossiness extension's
