@@ -283,10 +283,13 @@ impl Meshopt {
 
     /// `count * stride` bytes decoded from `src` by the mode's codec, then
     /// the filter applied in place. The caller has bounded that size by
-    /// `src`'s.
+    /// `src`'s; it is worked out here, checked, for the codecs' calls.
     fn decode(&self, src: &[u8]) -> Result<Vec<u8>, String> {
         let (stride, count) = (self.stride, self.count);
-        let mut out = vec![0u8; stride * count];
+        let size = stride
+            .checked_mul(count)
+            .ok_or_else(|| format!("{count} elements of {stride} bytes overflow"))?;
+        let mut out = vec![0u8; size];
         let (dst, src_ptr) = (out.as_mut_ptr().cast::<std::ffi::c_void>(), src.as_ptr());
         let code = match self.mode.as_str() {
             // SAFETY: `out` holds count * stride bytes, the size each
