@@ -3,88 +3,96 @@
 //! a clip, animated materials still play on their own span.
 
 use super::UiState;
-use crate::anim::timeline::{Span, TimeSpan};
+use crate::anim::timeline::{Span, TimeSpan, Timeline};
 use crate::scene::clip::RotationTrack;
 use crate::scene::material_anim::{MatLoop, MaterialAnim};
 use crate::scene::{Clip, Scene};
 
+/// The timeline panel: the clip's controls, then its track.
 pub fn timeline(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
-    let tl = &mut state.timeline;
-    ui.horizontal(|ui| {
-        let label = tl
-            .clip
-            .and_then(|c| scene.clips.get(c))
-            .map_or("(rest pose)".to_string(), |c| c.name.clone());
-        let mut chosen = tl.clip;
-        egui::ComboBox::new("clip", "Clip")
-            .selected_text(label)
-            .show_ui(ui, |ui| {
-                ui.selectable_value(&mut chosen, None, "(rest pose)");
-                for (i, c) in scene.clips.iter().enumerate() {
-                    ui.selectable_value(
-                        &mut chosen,
-                        Some(i),
-                        format!("{} ({:.2} s)", c.name, c.duration_s),
-                    );
-                }
-            });
-        if chosen != tl.clip {
-            tl.select(chosen, scene);
-        }
-        let Some(span) = tl.span(scene) else {
-            ui.weak(if scene.clips.is_empty() {
-                "this file has no animations"
-            } else {
-                "pick a clip to play"
-            });
-            return;
-        };
-        if matches!(span, TimeSpan::Materials(_)) {
-            ui.weak("animated materials");
-        }
-        if ui.button("Start").on_hover_text("start (Home)").clicked() {
-            tl.to_start();
-        }
-        if ui
-            .button("< Frame")
-            .on_hover_text("previous frame (,)")
-            .clicked()
-        {
-            tl.step(-1, &span);
-        }
-        let play = if tl.playing { "Pause" } else { "Play" };
-        if ui.button(play).on_hover_text("Space").clicked() {
-            tl.playing = !tl.playing;
-        }
-        if ui
-            .button("Frame >")
-            .on_hover_text("next frame (.)")
-            .clicked()
-        {
-            tl.step(1, &span);
-        }
-        if ui.button("End").on_hover_text("end (End)").clicked() {
-            tl.to_end(&span);
-        }
-        ui.checkbox(&mut tl.looping, "Loop");
-        ui.add(
-            egui::DragValue::new(&mut tl.speed)
-                .range(-8.0..=8.0)
-                .speed(0.01)
-                .prefix("speed ×"),
-        );
-        ui.separator();
-        ui.monospace(format!(
-            "{:7.3} s  frame {:4} / {}",
-            tl.time,
-            tl.frame(&span),
-            span.frames()
-        ));
-    });
-    let Some(span) = state.timeline.span(scene) else {
+    ui.horizontal(|ui| controls(ui, scene, &mut state.timeline));
+    if let Some(span) = state.timeline.span(scene) {
+        track(ui, scene, state, span);
+    }
+}
+
+/// The clip picker, the transport buttons, loop and speed, and where the
+/// time is.
+fn controls(ui: &mut egui::Ui, scene: &Scene, tl: &mut Timeline) {
+    let label = tl
+        .clip
+        .and_then(|c| scene.clips.get(c))
+        .map_or("(rest pose)".to_string(), |c| c.name.clone());
+    let mut chosen = tl.clip;
+    egui::ComboBox::new("clip", "Clip")
+        .selected_text(label)
+        .show_ui(ui, |ui| {
+            ui.selectable_value(&mut chosen, None, "(rest pose)");
+            for (i, c) in scene.clips.iter().enumerate() {
+                ui.selectable_value(
+                    &mut chosen,
+                    Some(i),
+                    format!("{} ({:.2} s)", c.name, c.duration_s),
+                );
+            }
+        });
+    if chosen != tl.clip {
+        tl.select(chosen, scene);
+    }
+    let Some(span) = tl.span(scene) else {
+        ui.weak(if scene.clips.is_empty() {
+            "this file has no animations"
+        } else {
+            "pick a clip to play"
+        });
         return;
     };
-    // The track: scrub by clicking or dragging; keyframe ticks.
+    if matches!(span, TimeSpan::Materials(_)) {
+        ui.weak("animated materials");
+    }
+    if ui.button("Start").on_hover_text("start (Home)").clicked() {
+        tl.to_start();
+    }
+    if ui
+        .button("< Frame")
+        .on_hover_text("previous frame (,)")
+        .clicked()
+    {
+        tl.step(-1, &span);
+    }
+    let play = if tl.playing { "Pause" } else { "Play" };
+    if ui.button(play).on_hover_text("Space").clicked() {
+        tl.playing = !tl.playing;
+    }
+    if ui
+        .button("Frame >")
+        .on_hover_text("next frame (.)")
+        .clicked()
+    {
+        tl.step(1, &span);
+    }
+    if ui.button("End").on_hover_text("end (End)").clicked() {
+        tl.to_end(&span);
+    }
+    ui.checkbox(&mut tl.looping, "Loop");
+    ui.add(
+        egui::DragValue::new(&mut tl.speed)
+            .range(-8.0..=8.0)
+            .speed(0.01)
+            .prefix("speed ×"),
+    );
+    ui.separator();
+    ui.monospace(format!(
+        "{:7.3} s  frame {:4} / {}",
+        tl.time,
+        tl.frame(&span),
+        span.frames()
+    ));
+}
+
+/// The track under the controls: scrub by clicking or dragging, the clip's
+/// segments, and the keyframe ticks of the selected material or bone.
+fn track(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState, span: TimeSpan<'_>) {
     let width = ui.available_width();
     let (rect, resp) =
         ui.allocate_exact_size(egui::vec2(width, 34.0), egui::Sense::click_and_drag());
