@@ -131,11 +131,29 @@ fn track_row<T: MatValue>(
     ui.end_row();
 }
 
+/// A colour track's row: its keys filled with their colours, the colour
+/// now as hex and a swatch.
+fn colour_view<'a, const N: usize>(
+    name: &'static str,
+    track: &'a MatTrack<[f32; N]>,
+    now: &[f32; N],
+) -> TrackView<'a, [f32; N]> {
+    TrackView {
+        name,
+        track,
+        fill: |c| Some(color32(c)),
+        text: |c| format!("#{}", hex(c)),
+        now: format!("#{}", hex(now)),
+        swatch: Some(color32(now)),
+    }
+}
+
 fn texture_text(t: &Option<usize>) -> String {
     t.map_or("none".into(), |t| format!("texture #{t}"))
 }
 
-/// The "Animation" part of material `index`'s inspector entry.
+/// The "Animation" part of material `index`'s inspector entry: its clock,
+/// its tracks' keys and values now, and a jump to the key clicked.
 pub fn animation(
     ui: &mut egui::Ui,
     scene: &Scene,
@@ -145,7 +163,27 @@ pub fn animation(
 ) {
     let Some(a) = &m.animation else { return };
     let now = material::evaluate(m, state.timeline.time);
-    let pos = now.pos;
+    clock(ui, a, state.timeline.time, now.pos);
+    let mut shown = state.selected_material == Some(index);
+    if ui
+        .checkbox(&mut shown, "keyframes on the timeline")
+        .changed()
+    {
+        state.selected_material = shown.then_some(index);
+    }
+    if let Some(t) = tracks(ui, index, a, &now) {
+        state.selected_material = Some(index);
+        state.timeline.playing = false;
+        match state.timeline.span(scene) {
+            Some(span) => state.timeline.seek(t, &span),
+            None => state.timeline.time = t,
+        }
+    }
+}
+
+/// The animation's clock: its frame rate, frames, cycle and loop mode, its
+/// scrolling, and where time `t` falls (`pos`).
+fn clock(ui: &mut egui::Ui, a: &MaterialAnim, t: f32, pos: FramePos) {
     let period = a.period_frames() as f32 * a.seconds_per_frame;
     ui.label(format!(
         "{:.1} ms a frame ({:.2} fps) · frames 0..={} ({:.2} s a cycle) · {}",
@@ -174,49 +212,29 @@ pub fn animation(
         ));
     }
     ui.monospace(format!(
-        "now: {:.3} s · cycle {} · frame {:.2}",
-        state.timeline.time, pos.cycle, pos.frame
+        "now: {t:.3} s · cycle {} · frame {:.2}",
+        pos.cycle, pos.frame
     ));
-    let mut shown = state.selected_material == Some(index);
-    if ui
-        .checkbox(&mut shown, "keyframes on the timeline")
-        .changed()
-    {
-        state.selected_material = shown.then_some(index);
-    }
+}
+
+/// Material `index`'s tracks, a row each; the time of the key clicked, if
+/// one was.
+fn tracks(
+    ui: &mut egui::Ui,
+    index: usize,
+    a: &MaterialAnim,
+    now: &material::MaterialState,
+) -> Option<f32> {
+    let pos = now.pos;
     let mut jump = None;
     egui::Grid::new(("mat-anim", index))
         .num_columns(2)
         .striped(true)
         .show(ui, |ui| {
-            track_row(
-                ui,
-                TrackView {
-                    name: "color",
-                    track: &a.color,
-                    fill: |c| Some(color32(c)),
-                    text: |c| format!("#{}", hex(c)),
-                    now: format!("#{}", hex(&now.color)),
-                    swatch: Some(color32(&now.color)),
-                },
-                a,
-                pos,
-                &mut jump,
-            );
-            track_row(
-                ui,
-                TrackView {
-                    name: "emission",
-                    track: &a.emission,
-                    fill: |c| Some(color32(c)),
-                    text: |c| format!("#{}", hex(c)),
-                    now: format!("#{}", hex(&now.emission)),
-                    swatch: Some(color32(&now.emission)),
-                },
-                a,
-                pos,
-                &mut jump,
-            );
+            let color = colour_view("color", &a.color, &now.color);
+            track_row(ui, color, a, pos, &mut jump);
+            let emission = colour_view("emission", &a.emission, &now.emission);
+            track_row(ui, emission, a, pos, &mut jump);
             track_row(
                 ui,
                 TrackView {
@@ -251,12 +269,5 @@ pub fn animation(
                 );
             }
         });
-    if let Some(t) = jump {
-        state.selected_material = Some(index);
-        state.timeline.playing = false;
-        match state.timeline.span(scene) {
-            Some(span) => state.timeline.seek(t, &span),
-            None => state.timeline.time = t,
-        }
-    }
+    jump
 }
