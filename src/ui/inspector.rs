@@ -2,7 +2,7 @@
 //! bones, clips, user-defined fields, warnings.
 
 use super::UiState;
-use crate::scene::{BlendMode, Scene, TextureSource};
+use crate::scene::{BlendMode, Material, Scene, TextureSource};
 
 fn color32(c: [f32; 4]) -> egui::Color32 {
     let b = |x: f32| (x.clamp(0.0, 1.0) * 255.0).round() as u8;
@@ -270,122 +270,134 @@ fn materials(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
                 egui::CollapsingHeader::new(format!("{i}: {}{added}", m.name))
                     .id_salt(("material", i))
                     .default_open(scene.materials.len() <= 4)
-                    .show(ui, |ui| {
-                        egui::Grid::new(("matgrid", i))
-                            .num_columns(2)
-                            .show(ui, |ui| {
-                                ui.label("color");
-                                ui.horizontal(|ui| {
-                                    swatch(ui, m.base_color);
-                                    ui.monospace(format!(
-                                        "{:.2} {:.2} {:.2} {:.2}",
-                                        m.base_color[0],
-                                        m.base_color[1],
-                                        m.base_color[2],
-                                        m.base_color[3]
-                                    ));
-                                });
-                                ui.end_row();
-                                ui.label("emission");
-                                ui.horizontal(|ui| {
-                                    swatch(ui, [m.emission[0], m.emission[1], m.emission[2], 1.0]);
-                                    ui.monospace(format!(
-                                        "{:.2} {:.2} {:.2}",
-                                        m.emission[0], m.emission[1], m.emission[2]
-                                    ));
-                                });
-                                ui.end_row();
-                                ui.label("shading");
-                                ui.monospace(format!("{:.2}", m.shading));
-                                ui.end_row();
-                                ui.label("render mode");
-                                match (m.blend, m.alpha_cutoff) {
-                                    (BlendMode::Opaque, Some(cutoff)) => ui.label(format!(
-                                        "alpha tested (drawn where alpha >= {cutoff:.2})"
-                                    )),
-                                    (BlendMode::Opaque, None) => ui.label("normal"),
-                                    (BlendMode::Additive, _) => ui.label("add (additive)"),
-                                    (BlendMode::Alpha, _) => {
-                                        ui.label("alpha blended (sorted back to front)")
-                                    }
-                                };
-                                ui.end_row();
-                                ui.label("sampling");
-                                ui.label(m.sampling.describe());
-                                ui.end_row();
-                                ui.label("animated");
-                                ui.label(if m.animation.is_some() {
-                                    "yes (values above are the initial ones)"
-                                } else {
-                                    "no"
-                                });
-                                ui.end_row();
-                                let maps = used_maps(m);
-                                let mut rows = vec![("texture", m.texture), ("matcap", m.matcap)];
-                                rows.extend(maps.iter().map(|(what, t)| (*what, Some(*t))));
-                                for (what, t) in rows {
-                                    ui.label(what);
-                                    match t {
-                                        Some(t) => {
-                                            ui.horizontal(|ui| {
-                                                texture_preview(ui, state, t, 48.0);
-                                                ui.label(format!("#{t}"));
-                                            });
-                                        }
-                                        None => {
-                                            ui.weak("none");
-                                        }
-                                    }
-                                    ui.end_row();
-                                }
-                                if let Some((c, e)) = m.maps.specular {
-                                    ui.label("specular");
-                                    ui.horizontal(|ui| {
-                                        swatch(ui, [c[0], c[1], c[2], 1.0]);
-                                        ui.monospace(format!("exponent {e}"));
-                                    });
-                                    ui.end_row();
-                                }
-                                for note in &m.maps.notes {
-                                    ui.label("note");
-                                    ui.weak(note);
-                                    ui.end_row();
-                                }
-                            });
-                        if !m.properties.is_empty() {
-                            egui::CollapsingHeader::new(format!(
-                                "Properties ({})",
-                                m.properties.len()
-                            ))
-                            .id_salt(("material properties", i))
-                            .default_open(false)
-                            .show(ui, |ui| {
-                                egui::Grid::new(("matprops", i))
-                                    .num_columns(2)
-                                    .striped(true)
-                                    .show(ui, |ui| {
-                                        for p in &m.properties {
-                                            ui.label(p.to_string());
-                                            ui.horizontal(|ui| {
-                                                if let Some(t) = p.texture {
-                                                    texture_preview(ui, state, t, 32.0);
-                                                }
-                                                ui.monospace(p.value.to_string());
-                                            });
-                                            ui.end_row();
-                                        }
-                                    });
-                            });
-                        }
-                        if m.animation.is_some() {
-                            egui::CollapsingHeader::new("Animation")
-                                .id_salt(("material animation", i))
-                                .default_open(true)
-                                .show(ui, |ui| super::material::animation(ui, scene, i, m, state));
-                        }
-                    });
+                    .show(ui, |ui| material(ui, scene, i, m, state));
             }
         });
+}
+
+/// Material `i`'s entry: its colours, modes and maps, then its properties
+/// and its animation, each folded apart.
+fn material(ui: &mut egui::Ui, scene: &Scene, i: usize, m: &Material, state: &mut UiState) {
+    egui::Grid::new(("matgrid", i))
+        .num_columns(2)
+        .show(ui, |ui| {
+            colour_rows(ui, m);
+            mode_rows(ui, m);
+            map_rows(ui, m, state);
+        });
+    if !m.properties.is_empty() {
+        egui::CollapsingHeader::new(format!("Properties ({})", m.properties.len()))
+            .id_salt(("material properties", i))
+            .default_open(false)
+            .show(ui, |ui| {
+                egui::Grid::new(("matprops", i))
+                    .num_columns(2)
+                    .striped(true)
+                    .show(ui, |ui| {
+                        for p in &m.properties {
+                            ui.label(p.to_string());
+                            ui.horizontal(|ui| {
+                                if let Some(t) = p.texture {
+                                    texture_preview(ui, state, t, 32.0);
+                                }
+                                ui.monospace(p.value.to_string());
+                            });
+                            ui.end_row();
+                        }
+                    });
+            });
+    }
+    if m.animation.is_some() {
+        egui::CollapsingHeader::new("Animation")
+            .id_salt(("material animation", i))
+            .default_open(true)
+            .show(ui, |ui| super::material::animation(ui, scene, i, m, state));
+    }
+}
+
+/// A material's colour, emission and shading rows.
+fn colour_rows(ui: &mut egui::Ui, m: &Material) {
+    ui.label("color");
+    ui.horizontal(|ui| {
+        swatch(ui, m.base_color);
+        ui.monospace(format!(
+            "{:.2} {:.2} {:.2} {:.2}",
+            m.base_color[0], m.base_color[1], m.base_color[2], m.base_color[3]
+        ));
+    });
+    ui.end_row();
+    ui.label("emission");
+    ui.horizontal(|ui| {
+        swatch(ui, [m.emission[0], m.emission[1], m.emission[2], 1.0]);
+        ui.monospace(format!(
+            "{:.2} {:.2} {:.2}",
+            m.emission[0], m.emission[1], m.emission[2]
+        ));
+    });
+    ui.end_row();
+    ui.label("shading");
+    ui.monospace(format!("{:.2}", m.shading));
+    ui.end_row();
+}
+
+/// A material's render mode, sampling and whether it is animated.
+fn mode_rows(ui: &mut egui::Ui, m: &Material) {
+    ui.label("render mode");
+    match (m.blend, m.alpha_cutoff) {
+        (BlendMode::Opaque, Some(cutoff)) => {
+            ui.label(format!("alpha tested (drawn where alpha >= {cutoff:.2})"))
+        }
+        (BlendMode::Opaque, None) => ui.label("normal"),
+        (BlendMode::Additive, _) => ui.label("add (additive)"),
+        (BlendMode::Alpha, _) => ui.label("alpha blended (sorted back to front)"),
+    };
+    ui.end_row();
+    ui.label("sampling");
+    ui.label(m.sampling.describe());
+    ui.end_row();
+    ui.label("animated");
+    ui.label(if m.animation.is_some() {
+        "yes (values above are the initial ones)"
+    } else {
+        "no"
+    });
+    ui.end_row();
+}
+
+/// A material's texture and matcap, every other map it uses with its
+/// preview, its specular colour and the notes on its maps.
+fn map_rows(ui: &mut egui::Ui, m: &Material, state: &mut UiState) {
+    let maps = used_maps(m);
+    let mut rows = vec![("texture", m.texture), ("matcap", m.matcap)];
+    rows.extend(maps.iter().map(|(what, t)| (*what, Some(*t))));
+    for (what, t) in rows {
+        ui.label(what);
+        match t {
+            Some(t) => {
+                ui.horizontal(|ui| {
+                    texture_preview(ui, state, t, 48.0);
+                    ui.label(format!("#{t}"));
+                });
+            }
+            None => {
+                ui.weak("none");
+            }
+        }
+        ui.end_row();
+    }
+    if let Some((c, e)) = m.maps.specular {
+        ui.label("specular");
+        ui.horizontal(|ui| {
+            swatch(ui, [c[0], c[1], c[2], 1.0]);
+            ui.monospace(format!("exponent {e}"));
+        });
+        ui.end_row();
+    }
+    for note in &m.maps.notes {
+        ui.label("note");
+        ui.weak(note);
+        ui.end_row();
+    }
 }
 
 /// The inspector: the file, a map's panel, the file's chunks, tables and
