@@ -483,107 +483,110 @@ fn cube_details(
     cube: &Cube,
     place: Option<map_query::CubePlace>,
 ) {
+    let mut rows = vec![
+        (
+            "cube",
+            format!("#{ci} of sector {:?}", map.sector_coords(si)),
+        ),
+        ("type", cube.kind.name().to_string()),
+    ];
+    if let Some(p) = place {
+        rows.push(("depth", p.depth.to_string()));
+        rows.push((
+            "bounds",
+            format!(
+                "{:.1?} .. {:.1?}",
+                p.bounds.min.to_array(),
+                p.bounds.max.to_array()
+            ),
+        ));
+    }
+    kind_rows(&mut rows, map, &cube.kind);
+    chunk_rows(&mut rows, cube);
     egui::Grid::new("cube details")
         .num_columns(2)
         .striped(true)
         .show(ui, |ui| {
-            let mut row = |k: &str, v: String| {
+            for (k, v) in rows {
                 ui.label(k);
                 ui.label(v);
                 ui.end_row();
-            };
-            row(
-                "cube",
-                format!("#{ci} of sector {:?}", map.sector_coords(si)),
-            );
-            row("type", cube.kind.name().to_string());
-            if let Some(p) = place {
-                row("depth", p.depth.to_string());
-                row(
-                    "bounds",
-                    format!(
-                        "{:.1?} .. {:.1?}",
-                        p.bounds.min.to_array(),
-                        p.bounds.max.to_array()
-                    ),
-                );
-            }
-            let mats = cube.kind.materials();
-            if !mats.is_empty() {
-                row(
-                    "material(s)",
-                    mats.iter()
-                        .map(|&x| {
-                            let path = map.materials.get(x as usize).map_or("", |m| m.as_str());
-                            format!("{x} {path}")
-                        })
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                );
-            }
-            if let Some(l) = cube.kind.lightmap() {
-                row("lightmap", l.to_string());
-            }
-            if let Some((first, n)) = cube.kind.triangles() {
-                row("triangles", format!("{first}..{} ({n})", first + n));
-            }
-            match &cube.kind {
-                CubeKind::Solid(_, faces) => row(
-                    "faces",
-                    FACES
-                        .iter()
-                        .enumerate()
-                        .filter(|(i, _)| faces & (1 << (5 - i)) != 0)
-                        .map(|(_, f)| *f)
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                ),
-                CubeKind::Angled(_, counts, plane) | CubeKind::ExtAngled(_, counts, plane) => {
-                    row(
-                        "triangles per side",
-                        format!(
-                            "plane {}, {:?} (+X +Y +Z -X -Y -Z)",
-                            counts[0],
-                            &counts[1..]
-                        ),
-                    );
-                    row(
-                        "fill / pitch / yaw",
-                        format!("{} / {} / {}", plane.fill, plane.pitch, plane.yaw),
-                    );
-                }
-                CubeKind::ExtSolid(_, counts) => {
-                    row(
-                        "triangles per face",
-                        format!("{counts:?} (+X +Y +Z -X -Y -Z)"),
-                    );
-                }
-                _ => {}
-            }
-            if let Some(l) = &cube.lighting {
-                row(
-                    "lighting",
-                    format!(
-                        "base {:?}; dynamic refs {}+{}; fast refs {}+{}",
-                        l.base_light, l.dynamic.0, l.dynamic.1, l.fast.0, l.fast.1
-                    ),
-                );
-            }
-            if let Some(c) = &cube.chunk {
-                row(
-                    "chunk",
-                    format!(
-                        "{} props; sees {} sectors, {} cubes; visibility data {} / {}",
-                        c.props.len(),
-                        c.visible.len(),
-                        c.visible
-                            .iter()
-                            .map(|(_, cubes)| cubes.len())
-                            .sum::<usize>(),
-                        c.visibility_index,
-                        c.visibility_count
-                    ),
-                );
             }
         });
+}
+
+/// What a cube's kind holds: its materials, lightmap and triangles, and
+/// the faces, per-side counts or plane of its kind.
+fn kind_rows(rows: &mut Vec<(&'static str, String)>, map: &Map, kind: &CubeKind) {
+    let mats = kind.materials();
+    if !mats.is_empty() {
+        let named = mats.iter().map(|&x| {
+            let path = map.materials.get(x as usize).map_or("", |m| m.as_str());
+            format!("{x} {path}")
+        });
+        rows.push(("material(s)", named.collect::<Vec<_>>().join(", ")));
+    }
+    if let Some(l) = kind.lightmap() {
+        rows.push(("lightmap", l.to_string()));
+    }
+    if let Some((first, n)) = kind.triangles() {
+        rows.push(("triangles", format!("{first}..{} ({n})", first + n)));
+    }
+    match kind {
+        CubeKind::Solid(_, faces) => {
+            let shown = FACES
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| faces & (1 << (5 - i)) != 0)
+                .map(|(_, f)| *f);
+            rows.push(("faces", shown.collect::<Vec<_>>().join(" ")));
+        }
+        CubeKind::Angled(_, counts, plane) | CubeKind::ExtAngled(_, counts, plane) => {
+            rows.push((
+                "triangles per side",
+                format!(
+                    "plane {}, {:?} (+X +Y +Z -X -Y -Z)",
+                    counts[0],
+                    &counts[1..]
+                ),
+            ));
+            rows.push((
+                "fill / pitch / yaw",
+                format!("{} / {} / {}", plane.fill, plane.pitch, plane.yaw),
+            ));
+        }
+        CubeKind::ExtSolid(_, counts) => {
+            rows.push((
+                "triangles per face",
+                format!("{counts:?} (+X +Y +Z -X -Y -Z)"),
+            ));
+        }
+        _ => {}
+    }
+}
+
+/// A cube's lighting references and its chunk's props and visibility.
+fn chunk_rows(rows: &mut Vec<(&'static str, String)>, cube: &Cube) {
+    if let Some(l) = &cube.lighting {
+        rows.push((
+            "lighting",
+            format!(
+                "base {:?}; dynamic refs {}+{}; fast refs {}+{}",
+                l.base_light, l.dynamic.0, l.dynamic.1, l.fast.0, l.fast.1
+            ),
+        ));
+    }
+    if let Some(c) = &cube.chunk {
+        let cubes: usize = c.visible.iter().map(|(_, cubes)| cubes.len()).sum();
+        rows.push((
+            "chunk",
+            format!(
+                "{} props; sees {} sectors, {cubes} cubes; visibility data {} / {}",
+                c.props.len(),
+                c.visible.len(),
+                c.visibility_index,
+                c.visibility_count
+            ),
+        ));
+    }
 }
