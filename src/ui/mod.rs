@@ -325,15 +325,49 @@ pub fn toolbar(ui: &mut egui::Ui, state: &mut UiState) {
 pub const RENDER_PRESETS: [(u32, u32); 4] = [(1280, 720), (1920, 1080), (2560, 1440), (3840, 2160)];
 
 fn file_menu(ui: &mut egui::Ui, state: &mut UiState) {
-    if ui
-        .button("Open…")
-        .on_hover_text("Ctrl+O: the desktop's file dialog")
-        .clicked()
-    {
+    if menu_item(ui, "Open…", "Ctrl+O: the desktop's file dialog") {
         state.act(UiAction::OpenDialog);
-        ui.close();
     }
     ui.separator();
+    recent_files(ui, state);
+    ui.separator();
+    if menu_item(
+        ui,
+        "Save screenshot",
+        "the window at its size, panels included, as a PNG in the current folder",
+    ) {
+        state.act(UiAction::Screenshot);
+    }
+    if menu_item(
+        ui,
+        "Export glTF…",
+        "what is open as glTF 2.0 (.glb, or .gltf with .bin and PNGs), for Blender, Godot or three.js; what glTF cannot hold is listed in the log",
+    ) {
+        state.act(UiAction::ExportGltf(None));
+    }
+    render_items(ui, state);
+    ui.separator();
+    if menu_item(
+        ui,
+        "Settings…",
+        "media roots for Planetary Annihilation files",
+    ) {
+        state.show_settings = true;
+    }
+}
+
+/// A menu's button with its hover text: whether it was clicked, which
+/// closes the menu.
+fn menu_item(ui: &mut egui::Ui, text: impl Into<egui::WidgetText>, hover: &str) -> bool {
+    let clicked = ui.button(text).on_hover_text(hover).clicked();
+    if clicked {
+        ui.close();
+    }
+    clicked
+}
+
+/// The recent files, each opened by a click (its path on hover).
+fn recent_files(ui: &mut egui::Ui, state: &mut UiState) {
     ui.label("Recent files");
     if state.recent.is_empty() {
         ui.weak("none yet (drop a file on the window)");
@@ -343,45 +377,24 @@ fn file_menu(ui: &mut egui::Ui, state: &mut UiState) {
             || p.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        if ui
-            .button(name)
-            .on_hover_text(p.display().to_string())
-            .clicked()
-        {
+        if menu_item(ui, name, &p.display().to_string()) {
             state.act(UiAction::Open(p));
-            ui.close();
         }
     }
-    ui.separator();
-    if ui
-        .button("Save screenshot")
-        .on_hover_text("the window at its size, panels included, as a PNG in the current folder")
-        .clicked()
-    {
-        state.act(UiAction::Screenshot);
-        ui.close();
-    }
-    if ui
-        .button("Export glTF…")
-        .on_hover_text(
-            "what is open as glTF 2.0 (.glb, or .gltf with .bin and PNGs), for Blender, Godot or three.js; what glTF cannot hold is listed in the log",
-        )
-        .clicked()
-    {
-        state.act(UiAction::ExportGltf(None));
-        ui.close();
-    }
+}
+
+/// "Save render" at the size set below it, by hand or by a preset.
+fn render_items(ui: &mut egui::Ui, state: &mut UiState) {
     let (w, h) = state.render_size;
-    if ui
-        .button(format!("Save render {w}x{h}"))
-        .on_hover_text("the 3D view alone, this camera and pose, as a PNG in the current folder")
-        .clicked()
-    {
+    if menu_item(
+        ui,
+        format!("Save render {w}x{h}"),
+        "the 3D view alone, this camera and pose, as a PNG in the current folder",
+    ) {
         state.act(UiAction::SaveRender {
             width: w,
             height: h,
         });
-        ui.close();
     }
     ui.horizontal(|ui| {
         ui.label("Render size");
@@ -409,15 +422,6 @@ fn file_menu(ui: &mut egui::Ui, state: &mut UiState) {
             }
         }
     });
-    ui.separator();
-    if ui
-        .button("Settings…")
-        .on_hover_text("media roots for Planetary Annihilation files")
-        .clicked()
-    {
-        state.show_settings = true;
-        ui.close();
-    }
 }
 
 fn level_color(level: Level) -> egui::Color32 {
