@@ -94,12 +94,14 @@ impl Gpu {
         ))
     }
 
+    /// The first adapter found (or the one `named`) on the backends
+    /// `WGPU_BACKEND` names, else on Vulkan, then GL, then any, able to
+    /// present to `window` where one is given; its device, and the surface.
     fn create(
         window: Option<Arc<winit::window::Window>>,
         named: Option<&str>,
     ) -> Result<(Gpu, Option<wgpu::Surface<'static>>), GpuError> {
-        let env = wgpu::Backends::from_env();
-        let tries: Vec<wgpu::Backends> = match env {
+        let tries: Vec<wgpu::Backends> = match wgpu::Backends::from_env() {
             Some(b) => vec![b],
             None => vec![
                 wgpu::Backends::VULKAN,
@@ -111,23 +113,8 @@ impl Gpu {
         let mut found = Vec::new();
         for backends in tries {
             tried.push(format!("{backends:?}"));
-            let mut desc = match &window {
-                Some(w) => {
-                    wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(w.clone()))
-                }
-                None => wgpu::InstanceDescriptor::new_without_display_handle_from_env(),
-            };
-            desc.backends = backends;
-            let instance = wgpu::Instance::new(desc);
-            let surface = match &window {
-                Some(w) => match instance.create_surface(w.clone()) {
-                    Ok(s) => Some(s),
-                    Err(e) => {
-                        log::debug!("{backends:?}: no surface: {e}");
-                        continue;
-                    }
-                },
-                None => None,
+            let Some((instance, surface)) = instance_on(backends, window.as_ref()) else {
+                continue;
             };
             let adapter = match named {
                 None => {
@@ -140,68 +127,11 @@ impl Gpu {
                     .ok()
                 }
                 Some(name) => {
-                    let wanted = name.to_lowercase();
-                    let all = pollster::block_on(instance.enumerate_adapters(backends));
-                    for a in &all {
-                        let name = a.get_info().name;
-                        if !found.contains(&name) {
-                            found.push(name);
-                        }
-                    }
-                    all.into_iter().find(|a| {
-                        a.get_info().name.to_lowercase().contains(&wanted)
-                            && surface.as_ref().is_none_or(|s| a.is_surface_supported(s))
-                    })
+                    adapter_named(&instance, backends, name, surface.as_ref(), &mut found)
                 }
             };
             let Some(adapter) = adapter else { continue };
-            let info = adapter.get_info();
-            log::info!(
-                "GPU adapter: {} ({:?}, {:?}, driver {} {})",
-                info.name,
-                info.backend,
-                info.device_type,
-                info.driver,
-                info.driver_info
-            );
-            let (device, queue) =
-                pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-                    label: Some("facet device"),
-                    // Timestamps when the adapter has them (benchmarks).
-                    required_features: adapter.features()
-                        & (wgpu::Features::TIMESTAMP_QUERY
-                            | wgpu::Features::TEXTURE_COMPRESSION_BC),
-                    // Everything the adapter allows: big scenes need big buffers.
-                    required_limits: adapter.limits(),
-                    experimental_features: wgpu::ExperimentalFeatures::disabled(),
-                    memory_hints: wgpu::MemoryHints::Performance,
-                    trace: wgpu::Trace::Off,
-                }))?;
-            // wgpu's default handler panics: a GPU error outside an error
-            // scope is logged (and shown in the window's Log) instead.
-            device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
-                log::error!("GPU error: {}", one_line(&e.to_string()));
-            }));
-            let lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
-            let flag = lost.clone();
-            device.set_device_lost_callback(move |reason, message| {
-                log::error!("the GPU device was lost ({reason:?}): {message}");
-                flag.store(true, std::sync::atomic::Ordering::Relaxed);
-            });
-            return Ok((
-                Gpu {
-                    use_bc: device
-                        .features()
-                        .contains(wgpu::Features::TEXTURE_COMPRESSION_BC)
-                        && !(cfg!(debug_assertions) && std::env::var_os("FACET_NO_BC").is_some()),
-                    instance,
-                    adapter,
-                    device,
-                    queue,
-                    lost,
-                },
-                surface,
-            ));
+            return Ok((Self::open(instance, adapter)?, surface));
         }
         match named {
             Some(wanted) => Err(GpuError::NoNamedAdapter {
@@ -215,6 +145,54 @@ impl Gpu {
             }),
             None => Err(GpuError::NoAdapter(tried.join(", "))),
         }
+    }
+
+    /// `adapter`'s device, with every limit the adapter allows, timestamps
+    /// and BC textures where it has them, and its errors and loss logged.
+    fn open(instance: wgpu::Instance, adapter: wgpu::Adapter) -> Result<Gpu, GpuError> {
+        let info = adapter.get_info();
+        log::info!(
+            "GPU adapter: {} ({:?}, {:?}, driver {} {})",
+            info.name,
+            info.backend,
+            info.device_type,
+            info.driver,
+            info.driver_info
+        );
+        let (device, queue) =
+            pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+                label: Some("facet device"),
+                // Timestamps when the adapter has them (benchmarks).
+                required_features: adapter.features()
+                    & (wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TEXTURE_COMPRESSION_BC),
+                // Everything the adapter allows: big scenes need big buffers.
+                required_limits: adapter.limits(),
+                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            }))?;
+        // wgpu's default handler panics: a GPU error outside an error
+        // scope is logged (and shown in the window's Log) instead.
+        device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
+            log::error!("GPU error: {}", one_line(&e.to_string()));
+        }));
+        let lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = lost.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            log::error!("the GPU device was lost ({reason:?}): {message}");
+            flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        Ok(Gpu {
+            use_bc: device
+                .features()
+                .contains(wgpu::Features::TEXTURE_COMPRESSION_BC)
+                && !(cfg!(debug_assertions) && std::env::var_os("FACET_NO_BC").is_some()),
+            instance,
+            adapter,
+            device,
+            queue,
+            lost,
+        })
     }
 
     /// One line naming the adapter, for logs and test output.
@@ -247,4 +225,53 @@ fn named_from_env() -> Option<String> {
     std::env::var("FACET_ADAPTER")
         .ok()
         .filter(|n| !n.trim().is_empty())
+}
+
+/// An instance on `backends`, and `window`'s surface on it where a window
+/// is given; `None` where that surface cannot be made.
+fn instance_on(
+    backends: wgpu::Backends,
+    window: Option<&Arc<winit::window::Window>>,
+) -> Option<(wgpu::Instance, Option<wgpu::Surface<'static>>)> {
+    let mut desc = match window {
+        Some(w) => wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(w.clone())),
+        None => wgpu::InstanceDescriptor::new_without_display_handle_from_env(),
+    };
+    desc.backends = backends;
+    let instance = wgpu::Instance::new(desc);
+    let surface = match window {
+        Some(w) => match instance.create_surface(w.clone()) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                log::debug!("{backends:?}: no surface: {e}");
+                return None;
+            }
+        },
+        None => None,
+    };
+    Some((instance, surface))
+}
+
+/// The first adapter on `backends` whose name contains `name` (any case)
+/// and that can present to `surface` where one is given; every adapter's
+/// name seen is added to `found`, for the error that lists them.
+fn adapter_named(
+    instance: &wgpu::Instance,
+    backends: wgpu::Backends,
+    name: &str,
+    surface: Option<&wgpu::Surface<'_>>,
+    found: &mut Vec<String>,
+) -> Option<wgpu::Adapter> {
+    let wanted = name.to_lowercase();
+    let all = pollster::block_on(instance.enumerate_adapters(backends));
+    for a in &all {
+        let name = a.get_info().name;
+        if !found.contains(&name) {
+            found.push(name);
+        }
+    }
+    all.into_iter().find(|a| {
+        a.get_info().name.to_lowercase().contains(&wanted)
+            && surface.is_none_or(|s| a.is_surface_supported(s))
+    })
 }
