@@ -289,6 +289,62 @@ impl Default for UploadOptions {
     }
 }
 
+/// A scene's overlay buffers ([`GpuScene`]'s fields of the same names).
+struct Overlays {
+    /// The grid, boxes and normals, a line list (one unused vertex where
+    /// there are none: a buffer may not be empty).
+    lines: wgpu::Buffer,
+    /// The skeleton's bones as lines, where it has any.
+    skeleton: Option<wgpu::Buffer>,
+    skeleton_vertices: u32,
+    /// The overlay's parameters (the bone picked: none at first).
+    params: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+}
+
+impl Overlays {
+    fn new(
+        device: &wgpu::Device,
+        r: &Renderer,
+        scene: &Scene,
+        mut lines: Vec<LineVertex>,
+        bones: &wgpu::Buffer,
+    ) -> Overlays {
+        if lines.is_empty() {
+            lines.push(LineVertex {
+                position: [0.0; 3],
+                color: [0; 4],
+            });
+        }
+        let lines = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("overlay lines"),
+            contents: bytemuck::cast_slice(&lines),
+            usage: wgpu::BufferUsages::VERTEX,
+        });
+        let skel = skeleton_lines(scene);
+        let skeleton = (!skel.is_empty()).then(|| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("skeleton overlay"),
+                contents: bytemuck::cast_slice(&skel),
+                usage: wgpu::BufferUsages::VERTEX,
+            })
+        });
+        let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("overlay params"),
+            contents: bytemuck::cast_slice(&[u32::MAX, 0, 0, 0]),
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        });
+        let bind_group = r.bones_bind_group(device, bones, &params);
+        Overlays {
+            lines,
+            skeleton,
+            skeleton_vertices: skel.len() as u32,
+            params,
+            bind_group,
+        }
+    }
+}
+
 impl GpuScene {
     /// Uploads a scene. Textures referenced out of range fall back to white.
     pub fn new(gpu: &super::Gpu, r: &Renderer, scene: &Scene) -> GpuScene {
@@ -343,37 +399,12 @@ impl GpuScene {
             .collect();
         let MeshUpload {
             skin_vertices,
-            mut lines,
+            lines,
             ..
         } = up;
-
-        if lines.is_empty() {
-            lines.push(LineVertex {
-                position: [0.0; 3],
-                color: [0; 4],
-            });
-        }
-        let lines = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("overlay lines"),
-            contents: bytemuck::cast_slice(&lines),
-            usage: wgpu::BufferUsages::VERTEX,
-        });
+        let overlays = Overlays::new(device, r, scene, lines, &bones);
         let skin =
             (!skin_vertices.is_empty()).then(|| r.skinner.batch(device, &skin_vertices, &bones));
-        let skel = skeleton_lines(scene);
-        let skeleton = (!skel.is_empty()).then(|| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("skeleton overlay"),
-                contents: bytemuck::cast_slice(&skel),
-                usage: wgpu::BufferUsages::VERTEX,
-            })
-        });
-        let overlay = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("overlay params"),
-            contents: bytemuck::cast_slice(&[u32::MAX, 0, 0, 0]),
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        });
-        let overlay_bind_group = r.bones_bind_group(device, &bones, &overlay);
         let mut gs = GpuScene {
             warnings,
             meshes,
@@ -383,19 +414,19 @@ impl GpuScene {
             texture_layers,
             texture_array,
             textures,
-            lines,
+            lines: overlays.lines,
             grid,
             scene_bounds,
             bounds,
             bones,
             bone_count,
             skin,
-            skeleton,
-            skeleton_vertices: skel.len() as u32,
+            skeleton: overlays.skeleton,
+            skeleton_vertices: overlays.skeleton_vertices,
             extra_lines: None,
             extra_line_count: 0,
-            overlay,
-            overlay_bind_group,
+            overlay: overlays.params,
+            overlay_bind_group: overlays.bind_group,
             bone_scratch: Vec::with_capacity(3 * bone_count.max(1)),
             posed_rows: Vec::with_capacity(3 * bone_count.max(1)),
             skin_passes: 0,
@@ -404,19 +435,23 @@ impl GpuScene {
         // Skinned streams start at the rest pose.
         let rest = vec![Mat4::IDENTITY; bone_count];
         gs.set_pose(gpu, r, &rest);
-        // The mesh pipelines this scene draws with in the shaded view are
-        // made here, on the thread that uploads: a GPU's driver compiles a
-        // pipeline when it is made, which at the first frame would stall the
-        // window. Those of a channel view or the matcap preset
-        // (`features::VIEWS`) are made at the first frame that shows one:
-        // made here, every thumbnail would compile them for nothing.
-        for m in &gs.meshes {
-            let material = &gs.materials[m.material];
+        gs.make_pipelines(r);
+        gs
+    }
+
+    /// Makes the mesh pipelines this scene draws with in the shaded view,
+    /// on the thread that uploads: a GPU's driver compiles a pipeline when
+    /// it is made, which at the first frame would stall the window. Those
+    /// of a channel view or the matcap preset (`features::VIEWS`) are made
+    /// at the first frame that shows one: made here, every thumbnail would
+    /// compile them for nothing.
+    fn make_pipelines(&self, r: &Renderer) {
+        for m in &self.meshes {
+            let material = &self.materials[m.material];
             let cull = m.culled(material.blend, true);
             let features = super::materials::mesh_features(material.features, m.faceted);
             r.mesh_pipeline(features, material.blend, m.primitive, cull);
         }
-        gs
     }
 
     /// As [`GpuScene::new`], with every validation and out-of-memory error
