@@ -429,27 +429,7 @@ fn build_clip(
     keys_left: &mut usize,
     warnings: &mut Vec<String>,
 ) -> Clip {
-    // Every bone any of the referenced actions animates, in order.
-    let mut is_animated = vec![false; bones.len()];
-    for n in a
-        .actions
-        .iter()
-        .filter_map(|r| names.get(r.action as usize))
-    {
-        for (i, ab) in n.of_bone.iter().enumerate() {
-            is_animated[i] |= ab.is_some();
-        }
-    }
-    let animated: Vec<usize> = (0..bones.len()).filter(|&i| is_animated[i]).collect();
-    let mut channels: Vec<clip::Channel> = animated
-        .iter()
-        .map(|&bone| clip::Channel {
-            bone,
-            translation: clip::Track::default(),
-            rotation: clip::RotationTrack::EulerZxy(clip::Track::default()),
-            scale: clip::Track::default(),
-        })
-        .collect();
+    let mut channels = animated_channels(a, bones.len(), names);
     let mut segments = Vec::new();
     let (mut t0, mut frame0) = (0.0f32, 0u32);
     for (si, r) in a.actions.iter().enumerate() {
@@ -484,26 +464,8 @@ fn build_clip(
             break;
         }
         *keys_left -= most;
-        for ch in &mut channels {
-            let ab = names.of_bone[ch.bone].map(|j| &action.bones[j]);
-            let empty = Vec::new();
-            let (t, rot, sc) = ab.map_or((&empty, &empty, &empty), |b| {
-                (&b.translation, &b.rotation, &b.scale)
-            });
-            let span = (r.start as u32, r.end as u32);
-            segment_keys(t, span, (t0, spf), Vec3::ZERO, &mut ch.translation.keys);
-            if let clip::RotationTrack::EulerZxy(tr) = &mut ch.rotation {
-                segment_keys(rot, span, (t0, spf), Vec3::ZERO, &mut tr.keys);
-            }
-            segment_keys(sc, span, (t0, spf), Vec3::ONE, &mut ch.scale.keys);
-        }
-        let parts = names.parts.clone();
-        let mode = match action.part_list_mode {
-            p3m::PartListMode::DefaultWhite => clip::PartListMode::DefaultWhite,
-            p3m::PartListMode::DefaultBlack => clip::PartListMode::DefaultBlack,
-            p3m::PartListMode::White => clip::PartListMode::White,
-            p3m::PartListMode::Black => clip::PartListMode::Black,
-        };
+        let span = (r.start as u32, r.end as u32);
+        reference_keys(&mut channels, action, names, span, (t0, spf));
         segments.push(clip::Segment {
             name: format!("action {}", r.action),
             start_s: t0,
@@ -511,7 +473,10 @@ fn build_clip(
             frame_s: spf,
             first_frame: frame0,
             frames,
-            part_list: Some(clip::PartList { mode, parts }),
+            part_list: Some(clip::PartList {
+                mode: part_list_mode(action.part_list_mode),
+                parts: names.parts.clone(),
+            }),
         });
         t0 += frames as f32 * spf;
         frame0 += frames;
@@ -535,6 +500,67 @@ fn build_clip(
         channels,
         sequence: None,
         segments,
+    }
+}
+
+/// A channel, empty, for every bone that any action `a` refers to
+/// animates, in the bones' order.
+fn animated_channels(
+    a: &p3m::Animation,
+    bones: usize,
+    names: &[ActionNames],
+) -> Vec<clip::Channel> {
+    let mut is_animated = vec![false; bones];
+    for n in a
+        .actions
+        .iter()
+        .filter_map(|r| names.get(r.action as usize))
+    {
+        for (i, ab) in n.of_bone.iter().enumerate() {
+            is_animated[i] |= ab.is_some();
+        }
+    }
+    (0..bones)
+        .filter(|&i| is_animated[i])
+        .map(|bone| clip::Channel {
+            bone,
+            translation: clip::Track::default(),
+            rotation: clip::RotationTrack::EulerZxy(clip::Track::default()),
+            scale: clip::Track::default(),
+        })
+        .collect()
+}
+
+/// Adds to each channel the keys of one action reference: `action`'s
+/// frames `span` of the channel's bone (rest values where the action does
+/// not animate it), placed from `t0`, `spf` seconds a frame.
+fn reference_keys(
+    channels: &mut [clip::Channel],
+    action: &p3m::Action,
+    names: &ActionNames,
+    span: (u32, u32),
+    (t0, spf): (f32, f32),
+) {
+    for ch in channels {
+        let ab = names.of_bone[ch.bone].map(|j| &action.bones[j]);
+        let empty = Vec::new();
+        let (t, rot, sc) = ab.map_or((&empty, &empty, &empty), |b| {
+            (&b.translation, &b.rotation, &b.scale)
+        });
+        segment_keys(t, span, (t0, spf), Vec3::ZERO, &mut ch.translation.keys);
+        if let clip::RotationTrack::EulerZxy(tr) = &mut ch.rotation {
+            segment_keys(rot, span, (t0, spf), Vec3::ZERO, &mut tr.keys);
+        }
+        segment_keys(sc, span, (t0, spf), Vec3::ONE, &mut ch.scale.keys);
+    }
+}
+
+fn part_list_mode(mode: p3m::PartListMode) -> clip::PartListMode {
+    match mode {
+        p3m::PartListMode::DefaultWhite => clip::PartListMode::DefaultWhite,
+        p3m::PartListMode::DefaultBlack => clip::PartListMode::DefaultBlack,
+        p3m::PartListMode::White => clip::PartListMode::White,
+        p3m::PartListMode::Black => clip::PartListMode::Black,
     }
 }
 
