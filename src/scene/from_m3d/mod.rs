@@ -339,59 +339,15 @@ fn material_of(
         _ => [0.0; 4],
     };
     let unlit = matches!(mat.prop(8), Some(PropValue::Int(0)));
-    let map = |ty: u8| match mat.prop(ty) {
+    let texture = match mat.prop(128) {
         Some(PropValue::Map(n)) => texture_of.get(n).copied(),
         _ => None,
     };
-    let float = |ty: u8| match mat.prop(ty) {
-        Some(PropValue::Float(f)) => Some(*f),
-        _ => None,
-    };
-    let texture = map(128);
     // Kd's alpha or `d` below 1, or a diffuse map with transparent
     // texels: alpha blended.
     let see_through = base[3] < 1.0
         || texture.is_some_and(|t| super::images::any_translucent(&textures[t].rgba8));
-    // Data maps only when they loaded: a checkerboard stands in for
-    // colour, not for normals or emission.
-    let mut notes = Vec::new();
-    let mut data_map = |ty: u8| {
-        let t = map(ty)?;
-        if let TextureSource::Missing(why) = &textures[t].source {
-            notes.push(format!(
-                "{} {:?} not loaded, drawn without it: {why}",
-                m3d::property_name(ty),
-                textures[t].name
-            ));
-            return None;
-        }
-        Some(t)
-    };
-    let emission_map = data_map(132);
-    let normal_map = data_map(136);
-    let bump_map = data_map(134);
-    let mut maps = Maps {
-        emission: emission_map,
-        notes,
-        ..Maps::default()
-    };
-    // Ks with Ns (32 when the file gives no Ns).
-    if let Some(PropValue::Color(c)) = mat.prop(2) {
-        let ks = rgba_f(*c);
-        maps.specular = Some(([ks[0], ks[1], ks[2]], float(3).unwrap_or(32.0)));
-    }
-    // map_N is a tangent-space normal map; map_Km a bump (height)
-    // map scaled by Km.
-    maps.normal = normal_map
-        .map(|t| (t, NormalMap::Rgb))
-        .or(bump_map.map(|t| {
-            (
-                t,
-                NormalMap::Height {
-                    strength: float(6).unwrap_or(1.0),
-                },
-            )
-        }));
+    let maps = maps_of(mat, textures, texture_of);
     // map_Ke multiplies Ke; without Ke the map is the emission.
     let emission = match (mat.prop(4), maps.emission) {
         (None, Some(_)) => [1.0; 3],
@@ -413,23 +369,78 @@ fn material_of(
         maps,
         sampling: Sampling::default(),
         animation: None,
-        properties: mat
-            .props
-            .iter()
-            .map(|p| {
-                let tex = match &p.value {
-                    PropValue::Map(n) => texture_of.get(n).copied(),
-                    _ => None,
-                };
-                Property {
-                    name: m3d::property_name(p.ty).into(),
-                    code: Some(p.ty as u32),
-                    value: prop_value(&p.value),
-                    texture: tex,
-                }
-            })
-            .collect(),
+        properties: properties_of(mat, texture_of),
     }
+}
+
+/// A material's maps besides the diffuse: emission, normal (map_N) or
+/// bump (map_Km, scaled by Km), each only where its texture loaded (a
+/// checkerboard stands in for colour, not for normals or emission: a note
+/// says which did not), and Ks with Ns (32 when the file gives no Ns).
+fn maps_of(mat: &m3d::Material, textures: &[Texture], texture_of: &HashMap<String, usize>) -> Maps {
+    let float = |ty: u8| match mat.prop(ty) {
+        Some(PropValue::Float(f)) => Some(*f),
+        _ => None,
+    };
+    let mut notes = Vec::new();
+    let mut data_map = |ty: u8| {
+        let t = match mat.prop(ty) {
+            Some(PropValue::Map(n)) => texture_of.get(n).copied(),
+            _ => None,
+        }?;
+        if let TextureSource::Missing(why) = &textures[t].source {
+            notes.push(format!(
+                "{} {:?} not loaded, drawn without it: {why}",
+                m3d::property_name(ty),
+                textures[t].name
+            ));
+            return None;
+        }
+        Some(t)
+    };
+    let emission = data_map(132);
+    let normal_map = data_map(136);
+    let bump_map = data_map(134);
+    let specular = match mat.prop(2) {
+        Some(PropValue::Color(c)) => {
+            let ks = rgba_f(*c);
+            Some(([ks[0], ks[1], ks[2]], float(3).unwrap_or(32.0)))
+        }
+        _ => None,
+    };
+    let normal = normal_map
+        .map(|t| (t, NormalMap::Rgb))
+        .or(bump_map.map(|t| {
+            let strength = float(6).unwrap_or(1.0);
+            (t, NormalMap::Height { strength })
+        }));
+    Maps {
+        emission,
+        normal,
+        specular,
+        notes,
+        ..Maps::default()
+    }
+}
+
+/// Every property of a material as the inspector lists it, maps with the
+/// texture they name.
+fn properties_of(mat: &m3d::Material, texture_of: &HashMap<String, usize>) -> Vec<Property> {
+    mat.props
+        .iter()
+        .map(|p| {
+            let tex = match &p.value {
+                PropValue::Map(n) => texture_of.get(n).copied(),
+                _ => None,
+            };
+            Property {
+                name: m3d::property_name(p.ty).into(),
+                code: Some(p.ty as u32),
+                value: prop_value(&p.value),
+                texture: tex,
+            }
+        })
+        .collect()
 }
 
 /// The bind pose, from positions and quaternions as stored, and the
