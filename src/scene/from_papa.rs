@@ -226,10 +226,10 @@ impl ViewChannel {
     }
 }
 
-/// A papa texture as a scene texture (base level decoded; DXT data kept
-/// for the GPU).
-/// A texture-table entry as a scene texture, decoded as `texels` says; a
-/// reduction to fit the budget adds a warning.
+/// A texture-table entry as a scene texture, decoded as `texels` says: the
+/// first stored level whose RGBA fits the budget (block-compressed levels
+/// kept as stored for the GPU), else the smallest box-filtered as it
+/// decodes; a reduction to fit the budget adds a warning.
 pub fn scene_texture(
     t: &papa::Texture,
     label: &str,
@@ -241,100 +241,120 @@ pub fn scene_texture(
     } else {
         t.name.clone()
     };
-    let describe = |extra: String| {
-        format!(
-            "{} {}x{}, {} mip level{}, {}{extra}",
-            t.format.map_or("linked".into(), |f| f.name()),
-            t.width,
-            t.height,
-            t.mips,
-            if t.mips == 1 { "" } else { "s" },
-            if t.srgb { "sRGB" } else { "linear" },
-        )
-    };
     if t.format.is_none() || !matches!(t.data, TextureData::Embedded(_)) {
         // A linked entry names another file: it has no texels of its own.
         return Err(format!("linked to {:?}", t.name));
     }
     let budget = match texels {
         Texels::HeadersOnly => {
-            return Ok(Texture {
-                name,
-                width: t.width as u32,
-                height: t.height as u32,
-                rgba8: Vec::new(),
-                source: TextureSource::Embedded,
-                format: describe(String::new()),
-                srgb: t.srgb,
-                compressed: None,
-            });
+            let size = (t.width as u32, t.height as u32);
+            return Ok(embedded(t, name, size, Vec::new(), None, ""));
         }
         Texels::Within(b) => b,
     };
-    // Within the texel budget: the first stored level whose RGBA fits;
-    // without one, the smallest stored level box-filtered as it decodes.
     let levels = t.levels().len().max(1);
-    let size_of = |l: usize| t.level_dims(l as u32);
     let rgba_of = |l: usize| {
-        let (w, h) = size_of(l);
+        let (w, h) = t.level_dims(l as u32);
         w as u64 * h as u64 * 4
     };
-    let format_name = t.format.map_or("?".into(), |f| f.name());
-    let reduced = |how: String, to: (u32, u32)| {
-        let declared = (t.width as u32, t.height as u32);
-        super::images::reduced_warning(&name, &format!("{format_name}{how}"), declared, to)
-    };
-    let Some(base) = (0..levels).find(|&l| rgba_of(l) <= budget as u64) else {
-        let last = levels - 1;
-        let (lw, lh) = size_of(last);
-        let f = super::images::factor_to_fit(lw, lh, 4, budget, u32::MAX).ok_or_else(|| {
-            format!("does not fit the {budget}-byte texel budget even as one texel")
-        })?;
-        let (w, h, rgba8) = decode_level_reduced(t, last, f)?;
-        warnings.push(reduced(format!(" in {levels} stored level(s)"), (w, h)));
-        return Ok(Texture {
-            name,
-            width: w,
-            height: h,
-            rgba8,
-            source: TextureSource::Embedded,
-            format: describe(format!(
-                ", stored level {last} ({lw}x{lh}) box-filtered to {w}x{h} to stay within the texel budget"
-            )),
-            srgb: t.srgb,
-            compressed: None,
-        });
-    };
+    match (0..levels).find(|&l| rgba_of(l) <= budget as u64) {
+        Some(base) => stored_level(t, name, base, warnings),
+        None => smallest_reduced(t, name, budget, warnings),
+    }
+}
+
+/// Texture `t` from stored level `base` on, which fits the texel budget
+/// (a warning where that is not the first level).
+fn stored_level(
+    t: &papa::Texture,
+    name: String,
+    base: usize,
+    warnings: &mut Vec<String>,
+) -> Result<Texture, String> {
     // Block-compressed levels are kept as stored (the GPU samples them;
     // `Texture::pixels` decodes them where something needs RGBA8), once
     // each kept level is known to hold its blocks.
-    let (w, h) = size_of(base);
+    let (w, h) = t.level_dims(base as u32);
     let (rgba8, compressed) = match bc_format(t) {
         Some(format) => {
-            let levels = (base..levels)
+            let levels = (base..t.levels().len().max(1))
                 .map(|l| bc_level(t, l).map(<[u8]>::to_vec))
                 .collect::<Result<_, _>>()?;
             (Vec::new(), Some(Compressed { format, levels }))
         }
         None => (decode_level(t, base)?.2, None),
     };
-    if base > 0 {
-        warnings.push(reduced(format!("; stored level {base} used"), (w, h)));
+    if base == 0 {
+        return Ok(embedded(t, name, (w, h), rgba8, compressed, ""));
     }
-    Ok(Texture {
+    warnings.push(reduced_warning(
+        t,
+        &name,
+        &format!("; stored level {base} used"),
+        (w, h),
+    ));
+    let how = format!(", from stored level {base} ({w}x{h}) to stay within the texel budget");
+    Ok(embedded(t, name, (w, h), rgba8, compressed, &how))
+}
+
+/// Texture `t` when no stored level fits `budget` bytes of RGBA: its
+/// smallest level box-filtered as it decodes, with a warning.
+fn smallest_reduced(
+    t: &papa::Texture,
+    name: String,
+    budget: usize,
+    warnings: &mut Vec<String>,
+) -> Result<Texture, String> {
+    let levels = t.levels().len().max(1);
+    let last = levels - 1;
+    let (lw, lh) = t.level_dims(last as u32);
+    let f = super::images::factor_to_fit(lw, lh, 4, budget, u32::MAX)
+        .ok_or_else(|| format!("does not fit the {budget}-byte texel budget even as one texel"))?;
+    let (w, h, rgba8) = decode_level_reduced(t, last, f)?;
+    let how = format!(" in {levels} stored level(s)");
+    warnings.push(reduced_warning(t, &name, &how, (w, h)));
+    let how = format!(
+        ", stored level {last} ({lw}x{lh}) box-filtered to {w}x{h} to stay within the texel budget"
+    );
+    Ok(embedded(t, name, (w, h), rgba8, None, &how))
+}
+
+/// The warning that texture `name` was reduced (`how`) to `to`.
+fn reduced_warning(t: &papa::Texture, name: &str, how: &str, to: (u32, u32)) -> String {
+    let format_name = t.format.map_or("?".into(), |f| f.name());
+    let declared = (t.width as u32, t.height as u32);
+    super::images::reduced_warning(name, &format!("{format_name}{how}"), declared, to)
+}
+
+/// An embedded texture of `t`'s format and colour space, `size` texels,
+/// described as stored with `extra` after.
+fn embedded(
+    t: &papa::Texture,
+    name: String,
+    (width, height): (u32, u32),
+    rgba8: Vec<u8>,
+    compressed: Option<Compressed>,
+    extra: &str,
+) -> Texture {
+    let format = format!(
+        "{} {}x{}, {} mip level{}, {}{extra}",
+        t.format.map_or("linked".into(), |f| f.name()),
+        t.width,
+        t.height,
+        t.mips,
+        if t.mips == 1 { "" } else { "s" },
+        if t.srgb { "sRGB" } else { "linear" },
+    );
+    Texture {
         name,
-        width: w,
-        height: h,
+        width,
+        height,
         rgba8,
         source: TextureSource::Embedded,
-        format: describe(if base > 0 {
-            format!(", from stored level {base} ({w}x{h}) to stay within the texel budget")
-        } else {
-            String::new()
-        }),
+        format,
         srgb: t.srgb,
         compressed,
-    })
+    }
 }
 
 /// Loads a texture papa the model names (a media path or a file name) or
@@ -384,78 +404,15 @@ pub fn animation_clip(anim: &papa::Animation, name: &str, skeleton: &Skeleton) -
     } else {
         60.0
     };
-    let nb = anim.bones.len();
-    // Bones by name (the first of a name): a scan for a few, a table where
-    // names and bones would make millions of comparisons (a file may name
-    // 65,535 bones); and each root's model2scene.
-    let by_name: Option<std::collections::HashMap<&str, usize>> =
-        (nb.saturating_mul(skeleton.bones.len()) > 4096).then(|| {
-            let mut by_name = std::collections::HashMap::new();
-            for (i, b) in skeleton.bones.iter().enumerate() {
-                by_name.entry(b.name.as_str()).or_insert(i);
-            }
-            by_name
-        });
-    let bone_named = |name: &str| match &by_name {
-        Some(by_name) => by_name.get(name).copied(),
-        None => skeleton.bones.iter().position(|b| b.name == name),
-    };
-    let mut root_space: Vec<Option<Mat4>> = vec![None; skeleton.bones.len()];
-    for &(b, m) in skeleton.root_space.iter().rev() {
-        if let Some(slot) = root_space.get_mut(b) {
-            *slot = Some(m);
-        }
-    }
+    let bone_named = bones_by_name(skeleton, anim.bones.len());
+    let root_space = root_spaces(skeleton);
     let channels: Vec<Channel> = anim
         .bones
         .iter()
         .enumerate()
         .filter_map(|(k, bname)| {
             let bone = bone_named(bname)?;
-            // A root bone under the model's model2scene keeps it: its keys
-            // are that transform times the file's (the rest pose does the
-            // same, see `convert`).
-            let space = root_space[bone];
-            let trs = |fr: usize| {
-                let (t, r) = anim.transforms[fr * nb + k];
-                let (t, r) = (to_scene(t), quat_to_scene(r).normalize());
-                match space {
-                    Some(m) => {
-                        let (s, r, t) = (m * Mat4::from_rotation_translation(r, t))
-                            .to_scale_rotation_translation();
-                        (t, r.normalize(), s)
-                    }
-                    None => (t, r, Vec3::ONE),
-                }
-            };
-            let track = |value: &dyn Fn(usize) -> Vec3| Track {
-                keys: (0..anim.frames as usize)
-                    .map(|fr| Key {
-                        time: fr as f32 / fps,
-                        value: value(fr),
-                        interp: Interp::Linear,
-                    })
-                    .collect(),
-            };
-            let rotation = Track {
-                keys: (0..anim.frames as usize)
-                    .map(|fr| Key {
-                        time: fr as f32 / fps,
-                        value: trs(fr).1,
-                        interp: Interp::Linear,
-                    })
-                    .collect(),
-            };
-            Some(Channel {
-                bone,
-                translation: track(&|fr| trs(fr).0),
-                rotation: RotationTrack::Quat(rotation),
-                scale: if space.is_some() {
-                    track(&|fr| trs(fr).2)
-                } else {
-                    Track::default()
-                },
-            })
+            Some(bone_channel(anim, k, bone, root_space[bone], fps))
         })
         .collect();
     if channels.is_empty() {
@@ -480,6 +437,90 @@ pub fn animation_clip(anim: &papa::Animation, name: &str, skeleton: &Skeleton) -
             part_list: None,
         }],
     })
+}
+
+/// The skeleton's bone of a name (the first of it), for an animation of
+/// `animated` bones: a scan for a few, a table where names and bones would
+/// make millions of comparisons (a file may name 65,535 bones).
+fn bones_by_name(skeleton: &Skeleton, animated: usize) -> impl Fn(&str) -> Option<usize> + '_ {
+    let by_name: Option<std::collections::HashMap<&str, usize>> =
+        (animated.saturating_mul(skeleton.bones.len()) > 4096).then(|| {
+            let mut by_name = std::collections::HashMap::new();
+            for (i, b) in skeleton.bones.iter().enumerate() {
+                by_name.entry(b.name.as_str()).or_insert(i);
+            }
+            by_name
+        });
+    move |name: &str| match &by_name {
+        Some(by_name) => by_name.get(name).copied(),
+        None => skeleton.bones.iter().position(|b| b.name == name),
+    }
+}
+
+/// Each bone's model2scene where it is a root under one (the first given
+/// for a bone), else `None`.
+fn root_spaces(skeleton: &Skeleton) -> Vec<Option<Mat4>> {
+    let mut root_space: Vec<Option<Mat4>> = vec![None; skeleton.bones.len()];
+    for &(b, m) in skeleton.root_space.iter().rev() {
+        if let Some(slot) = root_space.get_mut(b) {
+            *slot = Some(m);
+        }
+    }
+    root_space
+}
+
+/// The channel of the animation's bone `k`, the skeleton's `bone`: a key
+/// a frame, linear. A root bone under the model's model2scene (`space`)
+/// keeps it: its keys are that transform times the file's (the rest pose
+/// does the same, see `convert`), scale included.
+fn bone_channel(
+    anim: &papa::Animation,
+    k: usize,
+    bone: usize,
+    space: Option<Mat4>,
+    fps: f32,
+) -> Channel {
+    let nb = anim.bones.len();
+    let trs = |fr: usize| {
+        let (t, r) = anim.transforms[fr * nb + k];
+        let (t, r) = (to_scene(t), quat_to_scene(r).normalize());
+        match space {
+            Some(m) => {
+                let (s, r, t) =
+                    (m * Mat4::from_rotation_translation(r, t)).to_scale_rotation_translation();
+                (t, r.normalize(), s)
+            }
+            None => (t, r, Vec3::ONE),
+        }
+    };
+    let track = |value: &dyn Fn(usize) -> Vec3| Track {
+        keys: (0..anim.frames as usize)
+            .map(|fr| Key {
+                time: fr as f32 / fps,
+                value: value(fr),
+                interp: Interp::Linear,
+            })
+            .collect(),
+    };
+    let rotation = Track {
+        keys: (0..anim.frames as usize)
+            .map(|fr| Key {
+                time: fr as f32 / fps,
+                value: trs(fr).1,
+                interp: Interp::Linear,
+            })
+            .collect(),
+    };
+    Channel {
+        bone,
+        translation: track(&|fr| trs(fr).0),
+        rotation: RotationTrack::Quat(rotation),
+        scale: if space.is_some() {
+            track(&|fr| trs(fr).2)
+        } else {
+            Track::default()
+        },
+    }
 }
 
 /// Animation papas next to the model (`<stem>_anim_<name>.papa`, or any
@@ -1193,52 +1234,89 @@ fn material_of(
         .iter()
         .find(|(n, _)| n == "DiffuseColor")
         .map(|(_, v)| *v);
-    // A texture parameter's scene texture, unless it is missing (a
-    // checkerboard is a fine stand-in for colour, not for data).
-    let param = |name: &str| {
-        m.textures
-            .iter()
-            .find(|(n, _)| n == name)
-            .and_then(|(_, t)| table.texture_of(*t))
-    };
-    let loaded = |t: &usize| !matches!(textures[*t].source, TextureSource::Missing(_));
-    let diffuse = param("DiffuseTexture");
+    let diffuse = texture_param(m, table, "DiffuseTexture");
     let solid = m.shader == "solid";
     let texture = diffuse.or(if solid {
         unit.diffuse.as_ref().ok().copied()
     } else {
         None
     });
-    let mut maps = Maps::default();
-    if solid {
-        let mut note = |r: &Result<usize, String>, what: &str| match r {
-            Ok(_) => {}
-            Err(why) => maps.notes.push(format!("{what}: {why}")),
-        };
-        if diffuse.is_none() {
-            note(&unit.diffuse, "no diffuse texture");
-        }
-        note(&unit.mask, "no team colours or glow");
-        note(&unit.material, "no specular or gloss");
-        maps.team_mask = unit.mask.as_ref().ok().copied();
-        maps.material = unit.material.as_ref().ok().map(|&t| (t, MaterialMap::Unit));
+    let maps = if solid {
+        unit_maps(unit, diffuse.is_some())
     } else {
-        maps.normal = param("NormalTexture")
+        named_maps(m, table, textures)
+    };
+    Material {
+        name: m.shader.clone(),
+        // A textured unit shows its texture; the grey DiffuseColor of unit
+        // materials would only darken it.
+        base_color: match (texture, color) {
+            (None, Some(c)) => [c[0], c[1], c[2], 1.0],
+            _ => [1.0; 4],
+        },
+        texture,
+        properties: properties_of(p, m, table),
+        maps,
+        ..Material::default()
+    }
+}
+
+/// The scene texture of material `m`'s texture parameter `name`.
+fn texture_param(m: &papa::Material, table: &TextureTable, name: &str) -> Option<usize> {
+    m.textures
+        .iter()
+        .find(|(n, _)| n == name)
+        .and_then(|(_, t)| table.texture_of(*t))
+}
+
+/// A unit's maps (the `solid` shader): its team mask and material texture,
+/// found by convention, with a note for each that was not found (the
+/// diffuse's only where the material names none).
+fn unit_maps(unit: &UnitTextures, names_diffuse: bool) -> Maps {
+    let mut maps = Maps::default();
+    let mut note = |r: &Result<usize, String>, what: &str| match r {
+        Ok(_) => {}
+        Err(why) => maps.notes.push(format!("{what}: {why}")),
+    };
+    if !names_diffuse {
+        note(&unit.diffuse, "no diffuse texture");
+    }
+    note(&unit.mask, "no team colours or glow");
+    note(&unit.material, "no specular or gloss");
+    maps.team_mask = unit.mask.as_ref().ok().copied();
+    maps.material = unit.material.as_ref().ok().map(|&t| (t, MaterialMap::Unit));
+    maps
+}
+
+/// The normal and material maps a material names, each only where it
+/// loaded (a checkerboard is a fine stand-in for colour, not for data),
+/// with a note for each that did not.
+fn named_maps(m: &papa::Material, table: &TextureTable, textures: &[Texture]) -> Maps {
+    let loaded = |t: &usize| !matches!(textures[*t].source, TextureSource::Missing(_));
+    let mut maps = Maps {
+        normal: texture_param(m, table, "NormalTexture")
             .filter(loaded)
-            .map(|t| (t, NormalMap::TwoChannel));
-        maps.material = param("MaterialTexture")
+            .map(|t| (t, NormalMap::TwoChannel)),
+        material: texture_param(m, table, "MaterialTexture")
             .filter(loaded)
-            .map(|t| (t, MaterialMap::Csg));
-        for (name, bound) in [
-            ("NormalTexture", maps.normal.is_some()),
-            ("MaterialTexture", maps.material.is_some()),
-        ] {
-            if !bound && m.textures.iter().any(|(n, _)| n == name) {
-                maps.notes
-                    .push(format!("{name} not loaded: drawn without it"));
-            }
+            .map(|t| (t, MaterialMap::Csg)),
+        ..Maps::default()
+    };
+    for (name, bound) in [
+        ("NormalTexture", maps.normal.is_some()),
+        ("MaterialTexture", maps.material.is_some()),
+    ] {
+        if !bound && m.textures.iter().any(|(n, _)| n == name) {
+            maps.notes
+                .push(format!("{name} not loaded: drawn without it"));
         }
     }
+    maps
+}
+
+/// Material `m`'s shader, vectors, textures (by name) and matrices, as the
+/// inspector lists them.
+fn properties_of(p: &Papa, m: &papa::Material, table: &TextureTable) -> Vec<Property> {
     let property = |name: &str, value, texture| Property {
         name: name.to_string().into(),
         code: None,
@@ -1270,19 +1348,7 @@ fn material_of(
             .iter()
             .map(|(n, x)| property(n, PropertyValue::Matrix(*x), None)),
     );
-    Material {
-        name: m.shader.clone(),
-        // A textured unit shows its texture; the grey DiffuseColor of unit
-        // materials would only darken it.
-        base_color: match (texture, color) {
-            (None, Some(c)) => [c[0], c[1], c[2], 1.0],
-            _ => [1.0; 4],
-        },
-        texture,
-        properties,
-        maps,
-        ..Material::default()
-    }
+    properties
 }
 
 /// The clips: the file's animations, then those of the animation files
