@@ -130,107 +130,112 @@ pub(super) fn read_fields(
 ) -> Result<Vec<Value>> {
     let mut out = Vec::with_capacity(fields.len());
     for &(name, kind) in fields {
-        let at = r.pos();
-        let v = match kind {
-            Field::Flags(names) => {
-                let v = r.u8(name)?;
-                let used = (1u16 << names.len()) - 1;
-                if v as u16 & !used != 0 {
-                    return Err(r.err(
-                        at,
-                        name,
-                        format!("{v:#04X} (only the low {} bits are defined)", names.len()),
-                    ));
-                }
-                Value::Flags(v)
-            }
-            Field::Enum(names) => {
-                let v = r.u8(name)?;
-                if v as usize >= names.len() {
-                    return Err(r.err(
-                        at,
-                        name,
-                        format!("{v} (values are 0..{})", names.len() - 1),
-                    ));
-                }
-                Value::Enum(v)
-            }
-            Field::U16 => Value::U16(r.u16(name)?),
-            Field::U32 => Value::U32(r.u32(name)?),
-            Field::I16 => Value::I16(r.i16(name)?),
-            Field::F32 => Value::F32(r.f32(name)?),
-            Field::Vec2 => Value::Vec2(r.vec2(name)?),
-            Field::Vec3 => Value::Vec3(r.vec3(name)?),
-            Field::Vec4 => Value::Vec4([r.f32(name)?, r.f32(name)?, r.f32(name)?, r.f32(name)?]),
-            Field::I8x2 => Value::I8x2([r.i8(name)?, r.i8(name)?]),
-            Field::Str => {
-                let off = r.u32(name)?;
-                Value::Str(s.get(r, at, off, name)?)
-            }
-            Field::Signals => {
-                let n = r.u16(name)? as usize;
-                Value::Signals(r.array(n, 4, name, |r, i| {
-                    let at = r.pos();
-                    let off = r.u32(&format!("{name} {i}"))?;
-                    s.get(r, at, off, &format!("{name} {i}"))
-                })?)
-            }
-            Field::Filter | Field::Selector => {
-                let v = r.u32(name)?;
-                refs.push((at, kind, v));
-                if kind == Field::Filter {
-                    Value::Filter(v)
-                } else {
-                    Value::Selector(v)
-                }
-            }
-            Field::Actions => {
-                let n = r.u8(name)? as usize;
-                Value::Actions(r.array(n, 4, name, |r, _| {
-                    let at = r.pos();
-                    let v = r.u32(name)?;
-                    refs.push((at, Field::Actions, v));
-                    Ok(v)
-                })?)
-            }
-            Field::Team => {
-                let v = r.u32(name)?;
-                if v % 16 != 0 || (v / 16) as usize >= check.team_count {
-                    return Err(r.err(
-                        at,
-                        name,
-                        format!(
-                            "byte index {v} is not the start of one of the {} team records (16 bytes each)",
-                            check.team_count
-                        ),
-                    ));
-                }
-                Value::Team(v)
-            }
-            Field::Material => {
-                let v = r.u16(name)?;
-                if v as usize >= check.material_count {
-                    return Err(r.err(
-                        at,
-                        name,
-                        format!("{v} (the map has {} materials)", check.material_count),
-                    ));
-                }
-                Value::Material(v)
-            }
-            Field::Light => {
-                let v = r.u16(name)?;
-                if v as usize >= check.dynamic_lights {
-                    return Err(r.err(
-                        at,
-                        name,
-                        format!("{v} (the map has {} dynamic lights)", check.dynamic_lights),
-                    ));
-                }
-                Value::Light(v)
-            }
-        };
-        out.push(v);
+        out.push(field(r, name, kind, s, check, refs)?);
     }
     Ok(out)
+}
+
+/// One field of kind `kind`, called `name` in errors: checked where its
+/// kind bounds it (flags, enums, teams, materials, lights), its references
+/// to entities added to `refs` for checking once all are read.
+fn field(
+    r: &mut Reader,
+    name: &str,
+    kind: Field,
+    s: &Strings,
+    check: &RefCheck,
+    refs: &mut Refs,
+) -> Result<Value> {
+    let at = r.pos();
+    Ok(match kind {
+        Field::Flags(names) => Value::Flags(flags(r, name, names.len())?),
+        Field::Enum(names) => {
+            let v = r.u8(name)?;
+            if v as usize >= names.len() {
+                let values = format!("{v} (values are 0..{})", names.len() - 1);
+                return Err(r.err(at, name, values));
+            }
+            Value::Enum(v)
+        }
+        Field::U16 => Value::U16(r.u16(name)?),
+        Field::U32 => Value::U32(r.u32(name)?),
+        Field::I16 => Value::I16(r.i16(name)?),
+        Field::F32 => Value::F32(r.f32(name)?),
+        Field::Vec2 => Value::Vec2(r.vec2(name)?),
+        Field::Vec3 => Value::Vec3(r.vec3(name)?),
+        Field::Vec4 => Value::Vec4([r.f32(name)?, r.f32(name)?, r.f32(name)?, r.f32(name)?]),
+        Field::I8x2 => Value::I8x2([r.i8(name)?, r.i8(name)?]),
+        Field::Str => {
+            let off = r.u32(name)?;
+            Value::Str(s.get(r, at, off, name)?)
+        }
+        Field::Signals => {
+            let n = r.u16(name)? as usize;
+            Value::Signals(r.array(n, 4, name, |r, i| {
+                let at = r.pos();
+                let off = r.u32(&format!("{name} {i}"))?;
+                s.get(r, at, off, &format!("{name} {i}"))
+            })?)
+        }
+        Field::Filter | Field::Selector => {
+            let v = r.u32(name)?;
+            refs.push((at, kind, v));
+            if kind == Field::Filter {
+                Value::Filter(v)
+            } else {
+                Value::Selector(v)
+            }
+        }
+        Field::Actions => {
+            let n = r.u8(name)? as usize;
+            Value::Actions(r.array(n, 4, name, |r, _| {
+                let at = r.pos();
+                let v = r.u32(name)?;
+                refs.push((at, Field::Actions, v));
+                Ok(v)
+            })?)
+        }
+        Field::Team => Value::Team(team(r, name, check.team_count)?),
+        Field::Material => Value::Material(below(r, name, check.material_count, "materials")?),
+        Field::Light => Value::Light(below(r, name, check.dynamic_lights, "dynamic lights")?),
+    })
+}
+
+/// A flags byte of `bits` defined bits: any other set is an error.
+fn flags(r: &mut Reader, name: &str, bits: usize) -> Result<u8> {
+    let at = r.pos();
+    let v = r.u8(name)?;
+    let used = (1u16 << bits) - 1;
+    if v as u16 & !used != 0 {
+        let defined = format!("{v:#04X} (only the low {bits} bits are defined)");
+        return Err(r.err(at, name, defined));
+    }
+    Ok(v)
+}
+
+/// A team reference: the byte index of one of `teams` 16-byte records.
+fn team(r: &mut Reader, name: &str, teams: usize) -> Result<u32> {
+    let at = r.pos();
+    let v = r.u32(name)?;
+    if v % 16 != 0 || (v / 16) as usize >= teams {
+        return Err(r.err(
+            at,
+            name,
+            format!(
+                "byte index {v} is not the start of one of the {teams} team records (16 bytes each)"
+            ),
+        ));
+    }
+    Ok(v)
+}
+
+/// A u16 index into the map's `count` `things` (materials, dynamic
+/// lights).
+fn below(r: &mut Reader, name: &str, count: usize, things: &str) -> Result<u16> {
+    let at = r.pos();
+    let v = r.u16(name)?;
+    if v as usize >= count {
+        return Err(r.err(at, name, format!("{v} (the map has {count} {things})")));
+    }
+    Ok(v)
 }
