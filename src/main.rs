@@ -505,14 +505,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 .map_err(anyhow::Error::msg)
         }
         Some(Command::Render(args)) => args.run(&options),
-        Some(Command::InstallDesktop { uninstall }) => {
-            let home = facet::cli::desktop::data_home()?;
-            let exe = std::env::current_exe().context("finding this program's path")?;
-            for line in facet::cli::desktop::install(&home, &exe, uninstall)? {
-                outln!("{line}")?;
-            }
-            Ok(())
-        }
+        Some(Command::InstallDesktop { uninstall }) => install_desktop(uninstall),
         Some(Command::Thumbnail {
             input,
             output,
@@ -527,19 +520,35 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             timings,
             options,
         ),
-        Some(Command::Bench {
-            what:
-                BenchWhat::Skin {
-                    vertices,
-                    bones,
-                    iterations,
-                    kernels,
-                    layouts,
-                    copy,
-                    from,
-                    json,
-                },
-        }) => bench_command::skin(bench_command::SkinRun {
+        Some(Command::Bench { what }) => bench(what),
+        Some(Command::GenAssets { dir }) => gen_assets(&dir),
+    }
+}
+
+/// `install-desktop`: the desktop entry, MIME types, icon and thumbnailer
+/// installed (or removed) for this user, a line of what was done each.
+fn install_desktop(uninstall: bool) -> anyhow::Result<()> {
+    let home = facet::cli::desktop::data_home()?;
+    let exe = std::env::current_exe().context("finding this program's path")?;
+    for line in facet::cli::desktop::install(&home, &exe, uninstall)? {
+        outln!("{line}")?;
+    }
+    Ok(())
+}
+
+/// `bench`: GPU skinning, material animation or a map's frame time.
+fn bench(what: BenchWhat) -> anyhow::Result<()> {
+    match what {
+        BenchWhat::Skin {
+            vertices,
+            bones,
+            iterations,
+            kernels,
+            layouts,
+            copy,
+            from,
+            json,
+        } => bench_command::skin(bench_command::SkinRun {
             vertices,
             bones,
             iterations,
@@ -549,31 +558,24 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             from,
             json,
         }),
-        Some(Command::Bench {
-            what:
-                BenchWhat::Materials {
-                    materials,
-                    iterations,
-                    json,
-                },
-        }) => bench_command::materials(&materials, iterations, json.as_deref()),
-        Some(Command::Bench {
-            what:
-                BenchWhat::Map {
-                    file,
-                    frames,
-                    size,
-                    msaa,
-                    json,
-                },
-        }) => bench_command::map(bench_command::MapRun {
+        BenchWhat::Materials {
+            materials,
+            iterations,
+            json,
+        } => bench_command::materials(&materials, iterations, json.as_deref()),
+        BenchWhat::Map {
+            file,
+            frames,
+            size,
+            msaa,
+            json,
+        } => bench_command::map(bench_command::MapRun {
             file,
             frames,
             msaa,
             sizes: size,
             json,
         }),
-        Some(Command::GenAssets { dir }) => gen_assets(&dir),
     }
 }
 
