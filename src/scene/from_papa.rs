@@ -258,26 +258,27 @@ pub fn scene_texture(
         w as u64 * h as u64 * 4
     };
     match (0..levels).find(|&l| rgba_of(l) <= budget as u64) {
-        Some(base) => stored_level(t, name, base, warnings),
-        None => smallest_reduced(t, name, budget, warnings),
+        Some(base) => stored_level(t, name, base..levels, warnings),
+        None => smallest_reduced(t, name, levels, budget, warnings),
     }
 }
 
-/// Texture `t` from stored level `base` on, which fits the texel budget
-/// (a warning where that is not the first level).
+/// Texture `t` from its stored levels `kept`, the first of which fits the
+/// texel budget (a warning where that is not the first level).
 fn stored_level(
     t: &papa::Texture,
     name: String,
-    base: usize,
+    kept: std::ops::Range<usize>,
     warnings: &mut Vec<String>,
 ) -> Result<Texture, String> {
+    let base = kept.start;
     // Block-compressed levels are kept as stored (the GPU samples them;
     // `Texture::pixels` decodes them where something needs RGBA8), once
     // each kept level is known to hold its blocks.
     let (w, h) = t.level_dims(base as u32);
     let (rgba8, compressed) = match bc_format(t) {
         Some(format) => {
-            let levels = (base..t.levels().len().max(1))
+            let levels = kept
                 .map(|l| bc_level(t, l).map(<[u8]>::to_vec))
                 .collect::<Result<_, _>>()?;
             (Vec::new(), Some(Compressed { format, levels }))
@@ -297,15 +298,15 @@ fn stored_level(
     Ok(embedded(t, name, (w, h), rgba8, compressed, &how))
 }
 
-/// Texture `t` when no stored level fits `budget` bytes of RGBA: its
-/// smallest level box-filtered as it decodes, with a warning.
+/// Texture `t` when none of its `levels` stored levels fits `budget` bytes
+/// of RGBA: its smallest level box-filtered as it decodes, with a warning.
 fn smallest_reduced(
     t: &papa::Texture,
     name: String,
+    levels: usize,
     budget: usize,
     warnings: &mut Vec<String>,
 ) -> Result<Texture, String> {
-    let levels = t.levels().len().max(1);
     let last = levels - 1;
     let (lw, lh) = t.level_dims(last as u32);
     let f = super::images::factor_to_fit(lw, lh, 4, budget, u32::MAX)
