@@ -290,7 +290,7 @@ impl Default for UploadOptions {
 }
 
 /// A scene's overlay buffers ([`GpuScene`]'s fields of the same names).
-struct Overlays {
+struct OverlayBuffers {
     /// The grid, boxes and normals, a line list (one unused vertex where
     /// there are none: a buffer may not be empty).
     lines: wgpu::Buffer,
@@ -302,14 +302,14 @@ struct Overlays {
     bind_group: wgpu::BindGroup,
 }
 
-impl Overlays {
+impl OverlayBuffers {
     fn new(
         device: &wgpu::Device,
         r: &Renderer,
         scene: &Scene,
         mut lines: Vec<LineVertex>,
         bones: &wgpu::Buffer,
-    ) -> Overlays {
+    ) -> OverlayBuffers {
         if lines.is_empty() {
             lines.push(LineVertex {
                 position: [0.0; 3],
@@ -335,7 +335,7 @@ impl Overlays {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
         let bind_group = r.bones_bind_group(device, bones, &params);
-        Overlays {
+        OverlayBuffers {
             lines,
             skeleton,
             skeleton_vertices: skel.len() as u32,
@@ -402,7 +402,7 @@ impl GpuScene {
             lines,
             ..
         } = up;
-        let overlays = Overlays::new(device, r, scene, lines, &bones);
+        let overlays = OverlayBuffers::new(device, r, scene, lines, &bones);
         let skin =
             (!skin_vertices.is_empty()).then(|| r.skinner.batch(device, &skin_vertices, &bones));
         let mut gs = GpuScene {
