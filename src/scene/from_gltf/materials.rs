@@ -43,105 +43,26 @@ impl Textures {
             .name
             .clone()
             .unwrap_or_else(|| format!("image {index}"));
-        let declared = json.mime_type.as_ref().map(|m| m.0.as_str());
-        let missing = |this: &mut Self, warnings: &mut Vec<String>, e: String| {
-            warnings.push(format!("image {name:?}: {e}; showing a checkerboard"));
-            Some(this.push(index, Texture::checkerboard(&name, e)))
-        };
-        let (bytes, mime, source) = match (&json.buffer_view, json.uri.as_deref()) {
-            (Some(v), _) => {
-                let view = doc.views().nth(v.value())?; // in range: check_references
-                match buffers.view(&view) {
-                    Ok(b) => (
-                        b.to_vec(),
-                        declared.unwrap_or_default().to_owned(),
-                        TextureSource::Embedded,
-                    ),
-                    Err(e) => {
-                        warnings.push(format!("image {name:?}: {e}"));
-                        return None;
-                    }
-                }
-            }
-            (None, None) => {
-                return missing(self, warnings, "neither a uri nor a bufferView".into());
-            }
-            (None, Some(uri)) if is_data_uri(uri) => match data_uri(uri) {
-                Ok((bytes, of_uri)) => (
-                    bytes,
-                    declared.map_or(of_uri, str::to_owned),
-                    TextureSource::Embedded,
-                ),
-                Err(e) => return missing(self, warnings, e),
-            },
-            (None, Some(uri)) => {
-                let file = percent_decode(uri);
-                match companions.find(Lookup::Beside(&file)) {
-                    Ok(Found { path, bytes }) => (
-                        bytes,
-                        declared.map(str::to_owned).unwrap_or_else(|| {
-                            let file = file.to_ascii_lowercase();
-                            if file.ends_with(".png") {
-                                "image/png".into()
-                            } else if file.ends_with(".webp") {
-                                "image/webp".into()
-                            } else {
-                                "image/jpeg".into()
-                            }
-                        }),
-                        TextureSource::External(path),
-                    ),
-                    Err(not_found) => return missing(self, warnings, not_found.to_string()),
-                }
-            }
-        };
-        // The bytes say what they are where they can (a PNG named or typed
-        // as a JPEG happens); the declared type otherwise.
-        use image::ImageFormat::{Jpeg, Png, WebP};
-        let format = match image::guess_format(&bytes) {
-            Ok(f @ (Png | Jpeg | WebP)) => f,
-            _ if mime == "image/png" => Png,
-            _ if mime == "image/jpeg" => Jpeg,
-            _ if mime == "image/webp" => WebP,
-            _ => {
-                let e = match mime.as_str() {
-                    "" => "no mimeType, and the bytes are neither PNG, JPEG nor WebP".to_string(),
-                    _ => format!(
-                        "{mime} is not an image type Facet reads (glTF's core PNG and JPEG, and EXT_texture_webp's WebP)"
-                    ),
-                };
-                return missing(self, warnings, e);
-            }
-        };
-        let tex = match crate::scene::companions::decode_texels(
-            companions,
-            |texels| crate::scene::decode_image(&bytes, format, texels),
-            |img| img.rgba8.len(),
-        ) {
-            Ok(img) => {
-                if let Some(declared) = img.declared {
-                    warnings.push(crate::scene::images::reduced_warning(
-                        &name,
-                        &format!("{format:?}"),
-                        declared,
-                        (img.width, img.height),
-                    ));
-                }
-                Texture {
-                    name: name.clone(),
-                    width: img.width,
-                    height: img.height,
-                    format: format!("{mime} {}x{}{}", img.width, img.height, img.declared_note()),
-                    rgba8: img.rgba8,
-                    source,
-                    srgb: true,
-                    compressed: None,
-                }
-            }
-            Err(e) => {
-                let e = format!("{format:?}: {e}");
+        let read = image_bytes(doc, json, buffers, companions).and_then(|(bytes, mime, source)| {
+            let format = image_format(&bytes, &mime).map_err(ImageError::Missing)?;
+            Ok(decoded(
+                &name,
+                &bytes,
+                (format, &mime),
+                source,
+                companions,
+                warnings,
+            ))
+        });
+        let tex = match read {
+            Ok(tex) => tex,
+            Err(ImageError::Missing(e)) => {
                 warnings.push(format!("image {name:?}: {e}; showing a checkerboard"));
                 Texture::checkerboard(&name, e)
+            }
+            Err(ImageError::View(e)) => {
+                warnings.push(format!("image {name:?}: {e}"));
+                return None;
             }
         };
         Some(self.push(index, tex))
@@ -390,5 +311,122 @@ fn sampling(s: &gltf::texture::Sampler) -> Sampling {
             )
         ),
         wrap: [wrap(s.wrap_s()), wrap(s.wrap_t())],
+    }
+}
+
+/// Why an image gave no texels: `Missing` shows a checkerboard (no
+/// source, a file not found, a type Facet does not read); a `View` that
+/// cannot be read leaves the texture out.
+enum ImageError {
+    Missing(String),
+    View(String),
+}
+
+/// An image's bytes, its type (as declared, else as its data URI or file
+/// name says) and where they came from.
+fn image_bytes(
+    doc: &gltf::Document,
+    json: &gltf::json::Image,
+    buffers: &Buffers,
+    companions: &dyn Companions,
+) -> Result<(Vec<u8>, String, TextureSource), ImageError> {
+    let declared = json.mime_type.as_ref().map(|m| m.0.as_str());
+    match (&json.buffer_view, json.uri.as_deref()) {
+        (Some(v), _) => {
+            // In range: check_references.
+            let view = doc.views().nth(v.value()).ok_or_else(|| {
+                ImageError::View(format!("bufferView {} is not there", v.value()))
+            })?;
+            let bytes = buffers
+                .view(&view)
+                .map_err(|e| ImageError::View(e.to_string()))?;
+            let mime = declared.unwrap_or_default().to_owned();
+            Ok((bytes.to_vec(), mime, TextureSource::Embedded))
+        }
+        (None, None) => Err(ImageError::Missing("neither a uri nor a bufferView".into())),
+        (None, Some(uri)) if is_data_uri(uri) => {
+            let (bytes, of_uri) = data_uri(uri).map_err(ImageError::Missing)?;
+            let mime = declared.map_or(of_uri, str::to_owned);
+            Ok((bytes, mime, TextureSource::Embedded))
+        }
+        (None, Some(uri)) => {
+            let file = percent_decode(uri);
+            let Found { path, bytes } = companions
+                .find(Lookup::Beside(&file))
+                .map_err(|not_found| ImageError::Missing(not_found.to_string()))?;
+            let mime = declared.map(str::to_owned).unwrap_or_else(|| {
+                let file = file.to_ascii_lowercase();
+                if file.ends_with(".png") {
+                    "image/png".into()
+                } else if file.ends_with(".webp") {
+                    "image/webp".into()
+                } else {
+                    "image/jpeg".into()
+                }
+            });
+            Ok((bytes, mime, TextureSource::External(path)))
+        }
+    }
+}
+
+/// The image format of `bytes`: what the bytes say where they can (a PNG
+/// named or typed as a JPEG happens), the declared `mime` otherwise.
+fn image_format(bytes: &[u8], mime: &str) -> Result<image::ImageFormat, String> {
+    use image::ImageFormat::{Jpeg, Png, WebP};
+    match image::guess_format(bytes) {
+        Ok(f @ (Png | Jpeg | WebP)) => Ok(f),
+        _ if mime == "image/png" => Ok(Png),
+        _ if mime == "image/jpeg" => Ok(Jpeg),
+        _ if mime == "image/webp" => Ok(WebP),
+        _ => Err(match mime {
+            "" => "no mimeType, and the bytes are neither PNG, JPEG nor WebP".to_string(),
+            _ => format!(
+                "{mime} is not an image type Facet reads (glTF's core PNG and JPEG, and EXT_texture_webp's WebP)"
+            ),
+        }),
+    }
+}
+
+/// The image `bytes` decoded within the texel budget (reduced with a
+/// warning where it must be), or a checkerboard with a warning where they
+/// cannot be.
+fn decoded(
+    name: &str,
+    bytes: &[u8],
+    (format, mime): (image::ImageFormat, &str),
+    source: TextureSource,
+    companions: &dyn Companions,
+    warnings: &mut Vec<String>,
+) -> Texture {
+    match crate::scene::companions::decode_texels(
+        companions,
+        |texels| crate::scene::decode_image(bytes, format, texels),
+        |img| img.rgba8.len(),
+    ) {
+        Ok(img) => {
+            if let Some(declared) = img.declared {
+                warnings.push(crate::scene::images::reduced_warning(
+                    name,
+                    &format!("{format:?}"),
+                    declared,
+                    (img.width, img.height),
+                ));
+            }
+            Texture {
+                name: name.to_string(),
+                width: img.width,
+                height: img.height,
+                format: format!("{mime} {}x{}{}", img.width, img.height, img.declared_note()),
+                rgba8: img.rgba8,
+                source,
+                srgb: true,
+                compressed: None,
+            }
+        }
+        Err(e) => {
+            let e = format!("{format:?}: {e}");
+            warnings.push(format!("image {name:?}: {e}; showing a checkerboard"));
+            Texture::checkerboard(name, e)
+        }
     }
 }
