@@ -502,66 +502,130 @@ fn instances(
     buffers: &Buffers,
     warnings: &mut Vec<String>,
 ) -> Result<Option<Vec<Mat4>>, String> {
-    const EXT: &str = "EXT_mesh_gpu_instancing";
-    let Some(ext) = node.extension_value(EXT) else {
+    let Some(ext) = node.extension_value(INSTANCING) else {
         return Ok(None);
     };
-    let at = format!("nodes[{}].extensions.{EXT}", node.index());
-    let Some(attributes) = ext.get("attributes").and_then(|a| a.as_object()) else {
-        return Err(format!("{at}: no attributes object"));
-    };
-    // Each attribute: its accessor read as floats of its width.
-    let read = |key: &str, comps: usize| -> Result<Option<Vec<f32>>, String> {
-        let Some(v) = attributes.get(key) else {
-            return Ok(None);
-        };
-        let accessor = v
-            .as_u64()
-            .and_then(|i| doc.accessors().nth(usize::try_from(i).ok()?))
-            .ok_or_else(|| {
-                format!(
-                    "{at}.attributes.{key}: {v} is not an accessor (the file has {})",
-                    doc.accessors().count()
-                )
-            })?;
-        floats(&accessor, buffers, comps)
-            .map(Some)
-            .map_err(|e| format!("{at}.attributes.{key}: {e}"))
-    };
-    let translation = read("TRANSLATION", 3)?;
-    let rotation = read("ROTATION", 4)?;
-    let scale = read("SCALE", 3)?;
-    let counts: Vec<(&str, usize)> = [
-        ("TRANSLATION", &translation, 3),
-        ("ROTATION", &rotation, 4),
-        ("SCALE", &scale, 3),
-    ]
-    .into_iter()
-    .filter_map(|(key, v, comps)| v.as_ref().map(|v| (key, v.len() / comps)))
-    .collect();
-    let Some(&(_, count)) = counts.first() else {
+    let Some(attributes) = InstanceAttributes::read(doc, node, ext, buffers)? else {
         // No transform attribute (custom ones only): one instance at the
         // node, which is how the node is drawn without the extension.
         return Ok(None);
     };
-    if let Some((key, other)) = counts.iter().find(|(_, c)| *c != count) {
-        return Err(format!(
-            "{at}: {} names {count} instances and {key} {other}; the extension requires one count",
-            counts[0].0
-        ));
-    }
+    let count = attributes.count;
     let name = node.name().map_or_else(
         || format!("node {}", node.index()),
         |n| format!("node {n:?}"),
     );
     if skinned {
         warnings.push(format!(
-            "{name}: {count} instances ({EXT}) of a skinned mesh, which the extension leaves undefined; drawn once, where its skin puts it"
+            "{name}: {count} instances ({INSTANCING}) of a skinned mesh, which the extension leaves undefined; drawn once, where its skin puts it"
         ));
         return Ok(None);
     }
-    // One instance's copy of every primitive: its vertices, and its indices
-    // as lists (up to three an index for a strip's or a fan's triangles).
+    let copy = one_copy(mesh);
+    let shown = count
+        .min(copies_left.vertices / copy.vertices.max(1))
+        .min(copies_left.indices / copy.indices.max(1));
+    copies_left.vertices -= shown * copy.vertices;
+    copies_left.indices -= shown * copy.indices;
+    if shown < count {
+        warnings.push(format!(
+            "{name}: {count} instances ({INSTANCING}) of {} vertices; the first {shown} are shown, as the copies the viewer makes of instanced meshes stop at {} vertices and {} indices a file",
+            copy.vertices, MAX_INSTANCED.vertices, MAX_INSTANCED.indices
+        ));
+    }
+    Ok(Some((0..shown).map(|i| attributes.transform(i)).collect()))
+}
+
+const INSTANCING: &str = "EXT_mesh_gpu_instancing";
+
+/// A node's `EXT_mesh_gpu_instancing` attributes, each read as floats of
+/// its width, all naming `count` instances.
+struct InstanceAttributes {
+    translation: Option<Vec<f32>>,
+    rotation: Option<Vec<f32>>,
+    scale: Option<Vec<f32>>,
+    count: usize,
+}
+
+impl InstanceAttributes {
+    /// The extension object `ext`'s transform attributes, or `None` where
+    /// it has none of them; an error where one is not an accessor, does
+    /// not read, or names another count of instances than the others.
+    fn read(
+        doc: &gltf::Document,
+        node: &gltf::Node,
+        ext: &serde_json::Value,
+        buffers: &Buffers,
+    ) -> Result<Option<Self>, String> {
+        let at = format!("nodes[{}].extensions.{INSTANCING}", node.index());
+        let Some(attributes) = ext.get("attributes").and_then(|a| a.as_object()) else {
+            return Err(format!("{at}: no attributes object"));
+        };
+        let read = |key: &str, comps: usize| -> Result<Option<Vec<f32>>, String> {
+            let Some(v) = attributes.get(key) else {
+                return Ok(None);
+            };
+            let accessor = v
+                .as_u64()
+                .and_then(|i| doc.accessors().nth(usize::try_from(i).ok()?))
+                .ok_or_else(|| {
+                    format!(
+                        "{at}.attributes.{key}: {v} is not an accessor (the file has {})",
+                        doc.accessors().count()
+                    )
+                })?;
+            floats(&accessor, buffers, comps)
+                .map(Some)
+                .map_err(|e| format!("{at}.attributes.{key}: {e}"))
+        };
+        let translation = read("TRANSLATION", 3)?;
+        let rotation = read("ROTATION", 4)?;
+        let scale = read("SCALE", 3)?;
+        let counts: Vec<(&str, usize)> = [
+            ("TRANSLATION", &translation, 3),
+            ("ROTATION", &rotation, 4),
+            ("SCALE", &scale, 3),
+        ]
+        .into_iter()
+        .filter_map(|(key, v, comps)| v.as_ref().map(|v| (key, v.len() / comps)))
+        .collect();
+        let Some(&(_, count)) = counts.first() else {
+            return Ok(None);
+        };
+        if let Some((key, other)) = counts.iter().find(|(_, c)| *c != count) {
+            return Err(format!(
+                "{at}: {} names {count} instances and {key} {other}; the extension requires one count",
+                counts[0].0
+            ));
+        }
+        Ok(Some(Self {
+            translation,
+            rotation,
+            scale,
+            count,
+        }))
+    }
+
+    /// Instance `i`'s `Translation * Rotation * Scale`.
+    fn transform(&self, i: usize) -> Mat4 {
+        fn nth(v: &Option<Vec<f32>>, i: usize, comps: usize) -> Option<&[f32]> {
+            v.as_ref().map(|v| &v[i * comps..i * comps + comps])
+        }
+        Mat4::from_scale_rotation_translation(
+            nth(&self.scale, i, 3).map_or(Vec3::ONE, Vec3::from_slice),
+            // Normalized as node rotations are (glTF 2.0 §5.25).
+            nth(&self.rotation, i, 4).map_or(glam::Quat::IDENTITY, |q| {
+                glam::Quat::from_slice(q).normalize()
+            }),
+            nth(&self.translation, i, 3).map_or(Vec3::ZERO, Vec3::from_slice),
+        )
+    }
+}
+
+/// One instance's copy of every primitive of `mesh`: its vertices, and its
+/// indices as lists (up to three an index for a strip's or a fan's
+/// triangles).
+fn one_copy(mesh: &gltf::Mesh) -> Copies {
     let mut copy = Copies {
         vertices: 0,
         indices: 0,
@@ -580,34 +644,7 @@ fn instances(
         };
         copy.indices = copy.indices.saturating_add(indices.saturating_mul(listed));
     }
-    let shown = count
-        .min(copies_left.vertices / copy.vertices.max(1))
-        .min(copies_left.indices / copy.indices.max(1));
-    copies_left.vertices -= shown * copy.vertices;
-    copies_left.indices -= shown * copy.indices;
-    if shown < count {
-        warnings.push(format!(
-            "{name}: {count} instances ({EXT}) of {} vertices; the first {shown} are shown, as the copies the viewer makes of instanced meshes stop at {} vertices and {} indices a file",
-            copy.vertices, MAX_INSTANCED.vertices, MAX_INSTANCED.indices
-        ));
-    }
-    fn nth(v: &Option<Vec<f32>>, i: usize, comps: usize) -> Option<&[f32]> {
-        v.as_ref().map(|v| &v[i * comps..i * comps + comps])
-    }
-    Ok(Some(
-        (0..shown)
-            .map(|i| {
-                Mat4::from_scale_rotation_translation(
-                    nth(&scale, i, 3).map_or(Vec3::ONE, Vec3::from_slice),
-                    // Normalized as node rotations are (glTF 2.0 §5.25).
-                    nth(&rotation, i, 4).map_or(glam::Quat::IDENTITY, |q| {
-                        glam::Quat::from_slice(q).normalize()
-                    }),
-                    nth(&translation, i, 3).map_or(Vec3::ZERO, Vec3::from_slice),
-                )
-            })
-            .collect(),
-    ))
+    copy
 }
 
 /// A part made in its node's space as one copy an instance: the copy of
