@@ -49,6 +49,8 @@ pub(super) fn decode_all(
     Ok(out)
 }
 
+/// Primitive `p`'s stream, decoded, written into `out` for each accessor
+/// it stands for: its attributes' and its indices'.
 fn decode(
     doc: &gltf::Document,
     buffers: &Buffers,
@@ -56,7 +58,6 @@ fn decode(
     ext: &serde_json::Value,
     out: &mut [Option<Vec<u8>>],
 ) -> Result<(), String> {
-    use draco_core::{DecodeLimits, DecoderBuffer, Mesh, MeshDecoder};
     if p.mode() != gltf::mesh::Mode::Triangles {
         return Err(format!(
             "a Draco stream of {:?}, not triangles, is not read",
@@ -76,7 +77,16 @@ fn decode(
         .get("attributes")
         .and_then(|a| a.as_object())
         .ok_or("attributes: not an object")?;
+    let mesh = stream_mesh(bytes)
+        .map_err(|e| format!("the Draco stream in buffer view {}: {e}", view.index()))?;
+    attributes(p, ids, &mesh, out)?;
+    indices(p, &mesh, out)
+}
 
+/// The mesh a stream holds, decoded within limits set by its size
+/// ([`MAX_RATIO`], [`FLOOR`]).
+fn stream_mesh(bytes: &[u8]) -> Result<draco_core::Mesh, draco_core::DracoError> {
+    use draco_core::{DecodeLimits, DecoderBuffer, Mesh, MeshDecoder};
     let most = (bytes.len() as u64).saturating_mul(MAX_RATIO).max(FLOOR);
     let limits = DecodeLimits::default()
         .with_max_decoded_bytes(most)
@@ -84,11 +94,19 @@ fn decode(
         .with_max_faces(most / 12);
     let mut stream = DecoderBuffer::new(bytes).with_limits(limits);
     let mut mesh = Mesh::new();
-    MeshDecoder::new()
-        .decode(&mut stream, &mut mesh)
-        .map_err(|e| format!("the Draco stream in buffer view {}: {e}", view.index()))?;
-    let points = mesh.num_points();
+    MeshDecoder::new().decode(&mut stream, &mut mesh)?;
+    Ok(mesh)
+}
 
+/// Each of `p`'s attributes that the extension's `ids` map to one of the
+/// stream's, packed in its accessor's component type.
+fn attributes(
+    p: &gltf::Primitive,
+    ids: &serde_json::Map<String, serde_json::Value>,
+    mesh: &draco_core::Mesh,
+    out: &mut [Option<Vec<u8>>],
+) -> Result<(), String> {
+    let points = mesh.num_points();
     for (semantic, accessor) in p.attributes() {
         let name = semantic.to_string();
         // An attribute the stream does not hold keeps its accessor's
@@ -125,7 +143,17 @@ fn decode(
             .map_err(|e| format!("attributes.{name}: attribute {id}: {e}"))?;
         out[accessor.index()] = Some(packed);
     }
+    Ok(())
+}
 
+/// The stream's faces as `p`'s indices, or checked to be the points in
+/// order where `p` has none.
+fn indices(
+    p: &gltf::Primitive,
+    mesh: &draco_core::Mesh,
+    out: &mut [Option<Vec<u8>>],
+) -> Result<(), String> {
+    let points = mesh.num_points();
     let corners = mesh.faces().as_flattened();
     if let Some(bad) = corners.iter().find(|c| c.0 as usize >= points) {
         return Err(format!(
