@@ -521,41 +521,19 @@ impl Overlays {
         let line_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Unorm8x4];
         let wire_attrs = wgpu::vertex_attr_array![0 => Float32x3];
         let bone_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Uint32];
-        let overlay = |label, layout, module, entry: &str, buffer: wgpu::VertexBufferLayout<'_>| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(label),
-                layout: Some(layout),
-                vertex: wgpu::VertexState {
+        let overlay = |label, layout, module, entry, buffer| {
+            line_pipeline(
+                device,
+                Line {
+                    label,
+                    layout,
                     module,
-                    entry_point: Some(entry),
-                    compilation_options: Default::default(),
-                    buffers: &[Some(buffer)],
+                    entry,
+                    buffer,
                 },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::LineList,
-                    ..Default::default()
-                },
-                depth_stencil: Some(wgpu::DepthStencilState {
-                    format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(false),
-                    depth_compare: Some(wgpu::CompareFunction::LessEqual),
-                    stencil: Default::default(),
-                    bias: Default::default(),
-                }),
+                color_format,
                 multisample,
-                fragment: Some(wgpu::FragmentState {
-                    module,
-                    entry_point: Some("fs_main"),
-                    compilation_options: Default::default(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format: color_format,
-                        blend: Some(wgpu::BlendState::ALPHA_BLENDING),
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
+            )
         };
         Overlays {
             lines: overlay(
@@ -603,4 +581,59 @@ impl Overlays {
             ),
         }
     }
+}
+
+/// What tells one overlay pipeline from another.
+struct Line<'a> {
+    label: &'a str,
+    layout: &'a wgpu::PipelineLayout,
+    module: &'a wgpu::ShaderModule,
+    /// The vertex shader's entry point; every overlay's fragment shader
+    /// is its module's `fs_main`.
+    entry: &'a str,
+    buffer: wgpu::VertexBufferLayout<'a>,
+}
+
+/// A line-list pipeline drawn over the scene: alpha-blended, depth-tested
+/// without writing depth.
+fn line_pipeline(
+    device: &wgpu::Device,
+    line: Line<'_>,
+    color_format: wgpu::TextureFormat,
+    multisample: wgpu::MultisampleState,
+) -> wgpu::RenderPipeline {
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(line.label),
+        layout: Some(line.layout),
+        vertex: wgpu::VertexState {
+            module: line.module,
+            entry_point: Some(line.entry),
+            compilation_options: Default::default(),
+            buffers: &[Some(line.buffer)],
+        },
+        primitive: wgpu::PrimitiveState {
+            topology: wgpu::PrimitiveTopology::LineList,
+            ..Default::default()
+        },
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(false),
+            depth_compare: Some(wgpu::CompareFunction::LessEqual),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample,
+        fragment: Some(wgpu::FragmentState {
+            module: line.module,
+            entry_point: Some("fs_main"),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::ColorTargetState {
+                format: color_format,
+                blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
 }
