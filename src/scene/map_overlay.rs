@@ -5,7 +5,7 @@
 use super::Aabb;
 use super::from_pmf::MapInfo;
 use super::lines::{LineVertex, push_box};
-use super::map::CubeKind;
+use super::map::{CubeKind, Map};
 use super::map_query::{self, CubeRef};
 
 /// What to draw.
@@ -59,89 +59,29 @@ pub fn cube_color(kind: &CubeKind) -> [u8; 4] {
     CUBE_COLORS[kind.type_id() as usize]
 }
 
+/// The overlay's lines for `info`'s map: sector outlines, what a cell
+/// sees, the selected sector and its cubes, the hovered and selected
+/// cubes with their triangles, and props.
 pub fn lines(info: &MapInfo, o: &MapOverlay) -> Vec<LineVertex> {
     let map = &info.map;
     let mut out = Vec::new();
-    let size = map.sector_size;
-    let sector_box = |i: usize| {
-        let c = map.sector_coords(i).map(|v| v as f32 * size);
-        let min = glam::Vec3::from(c);
-        Aabb {
-            min,
-            max: min + size,
-        }
-    };
     if o.sectors {
         for i in 0..map.sectors.len() {
-            box_lines(&mut out, &sector_box(i), 0.0, SECTOR);
+            box_lines(&mut out, &sector_box(map, i), 0.0, SECTOR);
         }
     }
     if let Some(v) = &o.visible {
-        let mut sectors: Vec<usize> = v.iter().map(|&(s, _)| s).collect();
-        sectors.sort_unstable();
-        sectors.dedup();
-        for &s in &sectors {
-            box_lines(&mut out, &sector_box(s), size * 0.004, VISIBLE_SECTOR);
-            if !o.outline_visible_cubes {
-                continue;
-            }
-            let places = map_query::cube_places(map, s);
-            for &(vs, c) in v.iter().filter(|(vs, _)| *vs == s) {
-                if let Some(p) = places.get(c).copied().flatten() {
-                    let _ = vs;
-                    box_lines(&mut out, &p.bounds, size * 0.01, VISIBLE_CUBE);
-                }
-            }
-        }
+        visible_lines(&mut out, map, v, o.outline_visible_cubes);
     }
     if let Some(s) = o.selected_sector.filter(|&s| s < map.sectors.len()) {
-        box_lines(&mut out, &sector_box(s), -size * 0.002, SELECTED_SECTOR);
-        if let Some(depth) = o.depth {
-            let places = map_query::cube_places(map, s);
-            for (c, p) in places.iter().enumerate() {
-                if let Some(p) = p
-                    && p.depth <= depth
-                {
-                    let kind = &map.sectors[s].cubes[c].kind;
-                    if p.depth == depth || !matches!(kind, CubeKind::Parent(_)) {
-                        box_lines(&mut out, &p.bounds, size * 0.003, cube_color(kind));
-                    }
-                }
-            }
-        }
+        selected_sector_lines(&mut out, map, s, o.depth);
     }
     for (cube, color) in [
         (o.hovered_cube, HOVERED_CUBE),
         (o.selected_cube, SELECTED_CUBE),
     ] {
-        if let Some((s, c)) = cube
-            && s < map.sectors.len()
-            && let Some(p) = map_query::cube_places(map, s).get(c).copied().flatten()
-        {
-            box_lines(&mut out, &p.bounds, 0.0, color);
-            // Its triangles as edges, up to a cap (a whole sector's root
-            // would be tens of thousands).
-            let tris = &map.sectors[s].triangles;
-            let mut budget = MAX_HIGHLIGHT_TRIANGLES;
-            for (first, n) in map_query::subtree_triangles(map, s, c) {
-                for t in tris
-                    .iter()
-                    .skip(first as usize)
-                    .take((n as usize).min(budget))
-                {
-                    for (a, b) in [(0, 1), (1, 2), (2, 0)] {
-                        out.push(LineVertex {
-                            position: t[a].to_array(),
-                            color,
-                        });
-                        out.push(LineVertex {
-                            position: t[b].to_array(),
-                            color,
-                        });
-                    }
-                }
-                budget = budget.saturating_sub(n as usize);
-            }
+        if let Some(cube) = cube {
+            cube_lines(&mut out, map, cube, color);
         }
     }
     if o.props {
@@ -160,4 +100,90 @@ pub fn lines(info: &MapInfo, o: &MapOverlay) -> Vec<LineVertex> {
         }
     }
     out
+}
+
+/// Sector `i`'s box in map units.
+fn sector_box(map: &Map, i: usize) -> Aabb {
+    let size = map.sector_size;
+    let min = glam::Vec3::from(map.sector_coords(i).map(|v| v as f32 * size));
+    Aabb {
+        min,
+        max: min + size,
+    }
+}
+
+/// The sectors of the visible cubes `visible` outlined, and with
+/// `outline_cubes` the cubes themselves.
+fn visible_lines(out: &mut Vec<LineVertex>, map: &Map, visible: &[CubeRef], outline_cubes: bool) {
+    let size = map.sector_size;
+    let mut sectors: Vec<usize> = visible.iter().map(|&(s, _)| s).collect();
+    sectors.sort_unstable();
+    sectors.dedup();
+    for &s in &sectors {
+        box_lines(out, &sector_box(map, s), size * 0.004, VISIBLE_SECTOR);
+        if !outline_cubes {
+            continue;
+        }
+        let places = map_query::cube_places(map, s);
+        for &(_, c) in visible.iter().filter(|(vs, _)| *vs == s) {
+            if let Some(p) = places.get(c).copied().flatten() {
+                box_lines(out, &p.bounds, size * 0.01, VISIBLE_CUBE);
+            }
+        }
+    }
+}
+
+/// Sector `s` outlined, and with `depth` its cubes' boxes down to that
+/// depth in their type's colour (parents only at the depth itself).
+fn selected_sector_lines(out: &mut Vec<LineVertex>, map: &Map, s: usize, depth: Option<u32>) {
+    let size = map.sector_size;
+    box_lines(out, &sector_box(map, s), -size * 0.002, SELECTED_SECTOR);
+    let Some(depth) = depth else {
+        return;
+    };
+    let places = map_query::cube_places(map, s);
+    for (c, p) in places.iter().enumerate() {
+        if let Some(p) = p
+            && p.depth <= depth
+        {
+            let kind = &map.sectors[s].cubes[c].kind;
+            if p.depth == depth || !matches!(kind, CubeKind::Parent(_)) {
+                box_lines(out, &p.bounds, size * 0.003, cube_color(kind));
+            }
+        }
+    }
+}
+
+/// A cube's box and its subtree's triangles as edges, up to
+/// [`MAX_HIGHLIGHT_TRIANGLES`] (a whole sector's root would be tens of
+/// thousands); nothing for a cube the map does not have.
+fn cube_lines(out: &mut Vec<LineVertex>, map: &Map, (s, c): CubeRef, color: [u8; 4]) {
+    if s >= map.sectors.len() {
+        return;
+    }
+    let Some(p) = map_query::cube_places(map, s).get(c).copied().flatten() else {
+        return;
+    };
+    box_lines(out, &p.bounds, 0.0, color);
+    let tris = &map.sectors[s].triangles;
+    let mut budget = MAX_HIGHLIGHT_TRIANGLES;
+    for (first, n) in map_query::subtree_triangles(map, s, c) {
+        for t in tris
+            .iter()
+            .skip(first as usize)
+            .take((n as usize).min(budget))
+        {
+            for (a, b) in [(0, 1), (1, 2), (2, 0)] {
+                out.push(LineVertex {
+                    position: t[a].to_array(),
+                    color,
+                });
+                out.push(LineVertex {
+                    position: t[b].to_array(),
+                    color,
+                });
+            }
+        }
+        budget = budget.saturating_sub(n as usize);
+    }
 }
