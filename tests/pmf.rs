@@ -625,6 +625,32 @@ fn a_selected_cube_is_outlined_with_its_triangles() {
 }
 
 #[test]
+fn overlay_cubes_the_map_does_not_have_draw_nothing() {
+    // The overlay takes plain (sector, cube) pairs from its caller; one
+    // past the map draws nothing (where a visible sector past it panicked
+    // in the cube lookup), the valid ones as before: sector 0's outline,
+    // 12 edges, 24 vertices.
+    use facet::scene::map_overlay::{self, MapOverlay, VISIBLE_SECTOR};
+    let map = small();
+    let scene = facet::scene::from_pmf::convert(&map, Default::default(), Default::default());
+    let info = scene.map.as_ref().unwrap();
+    let sectors = info.map.sectors.len();
+    let cubes = info.map.sectors[0].cubes.len();
+    let lines = |o: MapOverlay| map_overlay::lines(info, &o);
+    let past = lines(MapOverlay {
+        visible: Some(vec![(sectors, 0), (sectors + 7, 3), (0, cubes + 5)]),
+        outline_visible_cubes: true,
+        selected_sector: Some(sectors),
+        depth: Some(3),
+        selected_cube: Some((sectors, 0)),
+        hovered_cube: Some((0, cubes)),
+        ..Default::default()
+    });
+    assert_eq!(past.len(), 24, "only sector 0's outline");
+    assert!(past.iter().all(|v| v.color == VISIBLE_SECTOR));
+}
+
+#[test]
 fn changing_the_shading_in_place_matches_a_fresh_conversion() {
     // The inspector's shading switch recolours the map's meshes in place
     // (the window no longer keeps the decoded file): from every shading to

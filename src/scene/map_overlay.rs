@@ -113,10 +113,16 @@ fn sector_box(map: &Map, i: usize) -> Aabb {
 }
 
 /// The sectors of the visible cubes `visible` outlined, and with
-/// `outline_cubes` the cubes themselves.
+/// `outline_cubes` the cubes themselves; cubes the map does not have are
+/// left out.
 fn visible_lines(out: &mut Vec<LineVertex>, map: &Map, visible: &[CubeRef], outline_cubes: bool) {
     let size = map.sector_size;
-    let mut sectors: Vec<usize> = visible.iter().map(|&(s, _)| s).collect();
+    // A sector past the map's names nothing to draw.
+    let mut sectors: Vec<usize> = visible
+        .iter()
+        .map(|&(s, _)| s)
+        .filter(|&s| s < map.sectors.len())
+        .collect();
     sectors.sort_unstable();
     sectors.dedup();
     for &s in &sectors {
