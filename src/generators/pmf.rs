@@ -605,49 +605,73 @@ pub fn generate(p: &Params) -> Pmf {
     let mut builds = sector_builds(p, &w);
     let cells = Cells::of(p, &w, &builds);
     let baked = bake_all(&w, &mut builds, &lamps.dynamic);
-    let mut sectors = Vec::with_capacity(builds.len());
-    for (si, (mut b, (lightmap, extra))) in builds.into_iter().zip(baked).enumerate() {
-        let (dynamic_lights, dynamic_light_refs) = dynamic_lights(extra);
-        let (fast_lights, fast_light_refs) = fast_lights(&w, &lamps.fast, &b.triangles);
-        // Lighting data on the faced leaves.
-        for c in &mut b.cubes {
-            if matches!(c.kind.triangles(), Some((_, n)) if n > 0) {
-                c.lighting = Some(CubeLighting {
-                    base_light: [40, 42, 56],
-                    dynamic_index: 0,
-                    dynamic_count: dynamic_light_refs.len() as u16,
-                    fast_index: 0,
-                    fast_count: fast_light_refs.len() as u16,
-                });
-            }
+    let sectors = builds
+        .into_iter()
+        .zip(baked)
+        .enumerate()
+        .map(|(si, (b, baked))| sector(p, &w, &lamps, &cells, si, b, baked))
+        .collect();
+    let mut map = header(p, &w, &lamps, sectors);
+    pmf_write::intern_strings(&mut map);
+    map
+}
+
+/// Sector `si` from its build and its baked lightmaps: lighting on its
+/// faced leaves, triangles in map units, props and chunk data.
+fn sector(
+    p: &Params,
+    w: &World,
+    lamps: &Lamps,
+    cells: &Cells,
+    si: usize,
+    mut b: SectorBuild,
+    (lightmap, extra): (Lightmap, Vec<Option<Vec<u16>>>),
+) -> Sector {
+    let (dynamic_lights, dynamic_light_refs) = dynamic_lights(extra);
+    let (fast_lights, fast_light_refs) = fast_lights(w, &lamps.fast, &b.triangles);
+    // Lighting data on the faced leaves.
+    for c in &mut b.cubes {
+        if matches!(c.kind.triangles(), Some((_, n)) if n > 0) {
+            c.lighting = Some(CubeLighting {
+                base_light: [40, 42, 56],
+                dynamic_index: 0,
+                dynamic_count: dynamic_light_refs.len() as u16,
+                fast_index: 0,
+                fast_count: fast_light_refs.len() as u16,
+            });
         }
-        // Triangle positions into map units.
-        for t in &mut b.triangles {
-            for pt in &mut t.points {
-                pt.position = pt.position.map(|v| v * w.voxel_size);
-                // World-aligned texture UVs (one texture repeat per voxel).
-                pt.uv = [pt.position[0] + pt.position[2], pt.position[1]];
-            }
-        }
-        let props = props(&w, &b, si);
-        // Chunk data on the chunk cubes.
-        for &ci in &cells.chunks[si] {
-            let chunk = cells.chunk(p, &w, &b, si, ci, &props);
-            b.cubes[ci].chunk = Some(Box::new(chunk));
-        }
-        sectors.push(Sector {
-            load_radius: [1, 1, 1],
-            lightmaps: vec![lightmap],
-            extra_lightmaps: Vec::new(),
-            props,
-            cubes: b.cubes,
-            triangles: b.triangles,
-            dynamic_lights,
-            fast_lights,
-            dynamic_light_refs,
-            fast_light_refs,
-        });
     }
+    // Triangle positions into map units.
+    for t in &mut b.triangles {
+        for pt in &mut t.points {
+            pt.position = pt.position.map(|v| v * w.voxel_size);
+            // World-aligned texture UVs (one texture repeat per voxel).
+            pt.uv = [pt.position[0] + pt.position[2], pt.position[1]];
+        }
+    }
+    let props = props(w, &b, si);
+    // Chunk data on the chunk cubes.
+    for &ci in &cells.chunks[si] {
+        let chunk = cells.chunk(p, w, &b, si, ci, &props);
+        b.cubes[ci].chunk = Some(Box::new(chunk));
+    }
+    Sector {
+        load_radius: [1, 1, 1],
+        lightmaps: vec![lightmap],
+        extra_lightmaps: Vec::new(),
+        props,
+        cubes: b.cubes,
+        triangles: b.triangles,
+        dynamic_lights,
+        fast_lights,
+        dynamic_light_refs,
+        fast_light_refs,
+    }
+}
+
+/// The map around its sectors: names, materials, lights, teams and
+/// entities.
+fn header(p: &Params, w: &World, lamps: &Lamps, sectors: Vec<Sector>) -> Pmf {
     let [cx, cy, cz] = p.sectors;
     let text = |s: &str| Text {
         offset: 0,
@@ -663,7 +687,7 @@ pub fn generate(p: &Params) -> Pmf {
         damage_per_mps: 2.5,
         appearance: text(path),
     };
-    let mut map = Pmf {
+    Pmf {
         version: (0, 0),
         name: "Facet demo town".into(),
         authors: "facet map generator".into(),
@@ -692,15 +716,13 @@ pub fn generate(p: &Params) -> Pmf {
                 color: [0.15, 0.35, 0.95],
             },
         ],
-        entities: entities(&w, &lamps),
+        entities: entities(w, lamps),
         sector_counts: p.sectors,
         sector_size_exp: p.sector_size_exp,
         sectors,
         server_strings: Vec::new(),
         client_strings: Vec::new(),
-    };
-    pmf_write::intern_strings(&mut map);
-    map
+    }
 }
 
 /// The map's lamps: two dynamic lights (warm in the first sector, cool
