@@ -55,6 +55,59 @@ fn main() {
         if bytes.is_empty() {
             continue;
         }
+        let t = Timings::of(name, bytes);
+        let key = if name == "demo.pmf" {
+            "demo.pmf"
+        } else {
+            "generated_1M.pmf"
+        };
+        for (what, d) in [
+            ("raw", t.raw),
+            ("raw_owned", t.raw_owned),
+            ("decode_1_thread", t.one),
+            ("decode", t.all),
+            ("scene", t.full),
+        ] {
+            records.us(&format!("pmf/{key}/{what}"), d);
+        }
+        records.push(&format!("pmf/{key}/bytes"), bytes.len() as f64, "bytes");
+        let mbs = |d: Duration| bytes.len() as f64 / d.as_secs_f64() / 1e6;
+        let ms = |d: Duration| format!("{:.2}ms", d.as_secs_f64() * 1e3);
+        let pct = |d: Duration| format!("{:.0}%", t.raw.as_secs_f64() / d.as_secs_f64() * 100.0);
+        println!(
+            "{:<22} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8.1} {:>8} {:>8}",
+            name,
+            bytes.len(),
+            t.inflated,
+            ms(t.raw),
+            ms(t.raw_owned),
+            ms(t.one),
+            ms(t.all),
+            ms(t.full),
+            mbs(t.all),
+            pct(t.one),
+            pct(t.all),
+        );
+    }
+    println!("({cores} cores; percentages are raw / decode time)");
+    records.write();
+}
+
+/// One map's medians: its LZ4 blocks inflated alone (`raw` into one
+/// reused buffer, `raw_owned` into buffers kept), decoded on one thread
+/// and on every core, and loaded to its scene.
+struct Timings {
+    /// The bytes its blocks inflate to.
+    inflated: usize,
+    raw: Duration,
+    raw_owned: Duration,
+    one: Duration,
+    all: Duration,
+    full: Duration,
+}
+
+impl Timings {
+    fn of(name: &str, bytes: &[u8]) -> Timings {
         let blocks = pmf::lz4_blocks(bytes).unwrap();
         let inflated: usize = blocks.iter().map(|b| b.1).sum();
         let mut scratch = vec![0u8; blocks.iter().map(|b| b.1).max().unwrap_or(0)];
@@ -85,39 +138,13 @@ fn main() {
         let full = median(|| {
             std::hint::black_box(facet::load::load_bytes(name, bytes, None).unwrap());
         });
-        let key = if name == "demo.pmf" {
-            "demo.pmf"
-        } else {
-            "generated_1M.pmf"
-        };
-        for (what, d) in [
-            ("raw", raw),
-            ("raw_owned", raw_owned),
-            ("decode_1_thread", one),
-            ("decode", all),
-            ("scene", full),
-        ] {
-            records.us(&format!("pmf/{key}/{what}"), d);
-        }
-        records.push(&format!("pmf/{key}/bytes"), bytes.len() as f64, "bytes");
-        let mbs = |d: Duration| bytes.len() as f64 / d.as_secs_f64() / 1e6;
-        let ms = |d: Duration| format!("{:.2}ms", d.as_secs_f64() * 1e3);
-        let pct = |d: Duration| format!("{:.0}%", raw.as_secs_f64() / d.as_secs_f64() * 100.0);
-        println!(
-            "{:<22} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8.1} {:>8} {:>8}",
-            name,
-            bytes.len(),
+        Timings {
             inflated,
-            ms(raw),
-            ms(raw_owned),
-            ms(one),
-            ms(all),
-            ms(full),
-            mbs(all),
-            pct(one),
-            pct(all),
-        );
+            raw,
+            raw_owned,
+            one,
+            all,
+            full,
+        }
     }
-    println!("({cores} cores; percentages are raw / decode time)");
-    records.write();
 }
