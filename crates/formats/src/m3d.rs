@@ -1365,7 +1365,10 @@ impl Payload<'_> {
     }
 }
 
-fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
+/// The payload's HEAD chunk into `m` (scale, variable types, the four
+/// strings), with the payload's OMD3 end checked: its length, where the
+/// chunks start, and the variable types.
+fn parse_head(data: &[u8], m: &mut M3d) -> Result<(usize, Types)> {
     let mut r = Reader::new(data);
     r.magic(b"HEAD", "HEAD chunk magic")?;
     let at = r.pos();
@@ -1420,6 +1423,14 @@ fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
         offset: 0,
         size: head_len as u32,
     });
+    Ok((head_len, t))
+}
+
+/// The payload (inflated, HEAD to OMD3) into `m`: its head, then each
+/// chunk in file order.
+fn parse_payload(data: &[u8], m: &mut M3d) -> Result<()> {
+    let (head_len, t) = parse_head(data, m)?;
+    let strings = &data[16..head_len];
     let p = Payload { strings, t };
     let end = data.len() - 4;
     let mut pos = head_len;
