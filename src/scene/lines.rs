@@ -33,13 +33,12 @@ pub fn push_box(out: &mut Vec<LineVertex>, b: &Aabb, color: [u8; 4]) {
         (2, 6),
         (3, 7),
     ] {
-        out.push(LineVertex {
-            position: c[a].into(),
-            color,
-        });
-        out.push(LineVertex {
-            position: c[e].into(),
-            color,
-        });
+        push_line(out, c[a].into(), c[e].into(), color);
     }
+}
+
+/// One line from `a` to `b`: its two vertices.
+pub fn push_line(out: &mut Vec<LineVertex>, a: [f32; 3], b: [f32; 3], color: [u8; 4]) {
+    out.push(LineVertex { position: a, color });
+    out.push(LineVertex { position: b, color });
 }

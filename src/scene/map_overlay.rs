@@ -4,7 +4,7 @@
 
 use super::Aabb;
 use super::from_pmf::MapInfo;
-use super::lines::{LineVertex, push_box};
+use super::lines::{LineVertex, push_box, push_line};
 use super::map::{CubeKind, Map};
 use super::map_query::{self, CubeRef};
 
@@ -180,14 +180,7 @@ fn cube_lines(out: &mut Vec<LineVertex>, map: &Map, (s, c): CubeRef, color: [u8;
             .take((n as usize).min(budget))
         {
             for (a, b) in [(0, 1), (1, 2), (2, 0)] {
-                out.push(LineVertex {
-                    position: t[a].to_array(),
-                    color,
-                });
-                out.push(LineVertex {
-                    position: t[b].to_array(),
-                    color,
-                });
+                push_line(out, t[a].to_array(), t[b].to_array(), color);
             }
         }
         budget = budget.saturating_sub(n as usize);
