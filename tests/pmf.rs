@@ -648,6 +648,13 @@ fn overlay_cubes_the_map_does_not_have_draw_nothing() {
     });
     assert_eq!(past.len(), 24, "only sector 0's outline");
     assert!(past.iter().all(|v| v.color == VISIBLE_SECTOR));
+    // The queries under it answer "nothing" for a sector past the map.
+    use facet::scene::map_query;
+    assert!(map_query::cube_places(&info.map, sectors).is_empty());
+    assert!(map_query::subtree_triangles(&info.map, sectors, 0).is_empty());
+    assert!(map_query::visible_cubes(&info.map, sectors, 0).is_empty());
+    assert_eq!(map_query::chunk_of(&info.map, sectors, 0), None);
+    assert!(map_query::visible_cubes(&info.map, 0, cubes).is_empty());
 }
 
 #[test]

@@ -164,9 +164,6 @@ fn selected_sector_lines(out: &mut Vec<LineVertex>, map: &Map, s: usize, depth: 
 /// [`MAX_HIGHLIGHT_TRIANGLES`] (a whole sector's root would be tens of
 /// thousands); nothing for a cube the map does not have.
 fn cube_lines(out: &mut Vec<LineVertex>, map: &Map, (s, c): CubeRef, color: [u8; 4]) {
-    if s >= map.sectors.len() {
-        return;
-    }
     let Some(p) = map_query::cube_places(map, s).get(c).copied().flatten() else {
         return;
     };

@@ -20,9 +20,11 @@ pub struct CubePlace {
 }
 
 /// The place of every cube the sector's octree reaches (`None` for cubes it
-/// does not reach).
+/// does not reach; nothing for a sector past the map's).
 pub fn cube_places(map: &Map, sector: usize) -> Vec<Option<CubePlace>> {
-    let s = &map.sectors[sector];
+    let Some(s) = map.sectors.get(sector) else {
+        return Vec::new();
+    };
     let size = map.sector_size;
     let [x, y, z] = map.sector_coords(sector).map(|c| c as f32 * size);
     let mut out = vec![None; s.cubes.len()];
@@ -116,7 +118,7 @@ pub fn chunk_of(map: &Map, sector: usize, cube: usize) -> Option<usize> {
     let places = cube_places(map, sector);
     let mut i = Some(cube);
     while let Some(c) = i {
-        if map.sectors[sector].cubes.get(c)?.chunk.is_some() {
+        if map.sectors.get(sector)?.cubes.get(c)?.chunk.is_some() {
             return Some(c);
         }
         i = places.get(c).copied().flatten().and_then(|p| p.parent);
@@ -126,7 +128,9 @@ pub fn chunk_of(map: &Map, sector: usize, cube: usize) -> Option<usize> {
 
 /// The triangle ranges `(first, count)` of `cube` and everything under it.
 pub fn subtree_triangles(map: &Map, sector: usize, cube: usize) -> Vec<(u32, u32)> {
-    let s = &map.sectors[sector];
+    let Some(s) = map.sectors.get(sector) else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     let mut stack = vec![cube];
     let mut guard = 0;
@@ -152,7 +156,11 @@ pub fn subtree_triangles(map: &Map, sector: usize, cube: usize) -> Vec<(u32, u32
 
 /// What a chunk cube sees: its visible sectors' listed cubes.
 pub fn visible_cubes(map: &Map, sector: usize, chunk: usize) -> Vec<CubeRef> {
-    let Some(c) = map.sectors[sector].cubes[chunk].chunk.as_ref() else {
+    let Some(c) = map
+        .sectors
+        .get(sector)
+        .and_then(|s| s.cubes.get(chunk)?.chunk.as_ref())
+    else {
         return Vec::new();
     };
     c.visible
