@@ -45,14 +45,8 @@ impl Textures {
             .unwrap_or_else(|| format!("image {index}"));
         let read = image_bytes(doc, json, buffers, companions).and_then(|(bytes, mime, source)| {
             let format = image_format(&bytes, &mime).map_err(ImageError::Missing)?;
-            Ok(decoded(
-                &name,
-                &bytes,
-                (format, &mime),
-                source,
-                companions,
-                warnings,
-            ))
+            decoded(&name, &bytes, (format, &mime), source, companions, warnings)
+                .map_err(ImageError::Missing)
         });
         let tex = match read {
             Ok(tex) => tex,
@@ -315,8 +309,8 @@ fn sampling(s: &gltf::texture::Sampler) -> Sampling {
 }
 
 /// Why an image gave no texels: `Missing` shows a checkerboard (no
-/// source, a file not found, a type Facet does not read); a `View` that
-/// cannot be read leaves the texture out.
+/// source, a file not found, a type Facet does not read, bytes that do
+/// not decode); a `View` that cannot be read leaves the texture out.
 enum ImageError {
     Missing(String),
     View(String),
@@ -388,8 +382,7 @@ fn image_format(bytes: &[u8], mime: &str) -> Result<image::ImageFormat, String> 
 }
 
 /// The image `bytes` decoded within the texel budget (reduced with a
-/// warning where it must be), or a checkerboard with a warning where they
-/// cannot be.
+/// warning where it must be), or why they cannot be.
 fn decoded(
     name: &str,
     bytes: &[u8],
@@ -397,36 +390,29 @@ fn decoded(
     source: TextureSource,
     companions: &dyn Companions,
     warnings: &mut Vec<String>,
-) -> Texture {
-    match crate::scene::companions::decode_texels(
+) -> Result<Texture, String> {
+    let img = crate::scene::companions::decode_texels(
         companions,
         |texels| crate::scene::decode_image(bytes, format, texels),
         |img| img.rgba8.len(),
-    ) {
-        Ok(img) => {
-            if let Some(declared) = img.declared {
-                warnings.push(crate::scene::images::reduced_warning(
-                    name,
-                    &format!("{format:?}"),
-                    declared,
-                    (img.width, img.height),
-                ));
-            }
-            Texture {
-                name: name.to_string(),
-                width: img.width,
-                height: img.height,
-                format: format!("{mime} {}x{}{}", img.width, img.height, img.declared_note()),
-                rgba8: img.rgba8,
-                source,
-                srgb: true,
-                compressed: None,
-            }
-        }
-        Err(e) => {
-            let e = format!("{format:?}: {e}");
-            warnings.push(format!("image {name:?}: {e}; showing a checkerboard"));
-            Texture::checkerboard(name, e)
-        }
+    )
+    .map_err(|e| format!("{format:?}: {e}"))?;
+    if let Some(declared) = img.declared {
+        warnings.push(crate::scene::images::reduced_warning(
+            name,
+            &format!("{format:?}"),
+            declared,
+            (img.width, img.height),
+        ));
     }
+    Ok(Texture {
+        name: name.to_string(),
+        width: img.width,
+        height: img.height,
+        format: format!("{mime} {}x{}{}", img.width, img.height, img.declared_note()),
+        rgba8: img.rgba8,
+        source,
+        srgb: true,
+        compressed: None,
+    })
 }
