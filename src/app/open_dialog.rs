@@ -9,9 +9,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, TryRecvError};
 
-/// Extensions offered by the dialog's first filter.
-pub const EXTENSIONS: &[&str] = &["p3m", "ptf", "m3d", "a3d", "papa", "pmf", "glb", "gltf"];
-
 /// An open dialog waiting for the user.
 pub struct OpenDialog {
     answer: Receiver<Option<PathBuf>>,
@@ -38,7 +35,7 @@ impl OpenDialog {
     ) -> std::io::Result<Self> {
         let mut dialog = rfd::AsyncFileDialog::new()
             .set_title("Open a model or map")
-            .add_filter("Models and maps", EXTENSIONS)
+            .add_filter("Models and maps", crate::load::folder::EXTENSIONS)
             .add_filter("All files", &["*"])
             .set_parent(parent);
         if let Some(folder) = folder {

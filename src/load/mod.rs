@@ -3,6 +3,7 @@
 //! (external textures, linked papas, sibling animations) are found by the
 //! one [`resolver::DiskResolver`] that every converter receives.
 
+pub mod folder;
 mod papa_anim;
 pub mod resolver;
 
