@@ -426,6 +426,20 @@ fn view_and_file_menus_set_lighting_and_ask_for_files() {
     harness.get_by_label("Open…").click();
     harness.run();
     assert!(harness.state().actions.contains(&UiAction::OpenDialog));
+    use facet::load::folder::Direction;
+    for (item, direction) in [
+        ("Next file in the folder", Direction::Next),
+        ("Previous file in the folder", Direction::Previous),
+    ] {
+        harness.get_by_label("File").click();
+        harness.run();
+        harness.get_by_label(item).click();
+        harness.run();
+        assert_eq!(
+            harness.state().actions.last(),
+            Some(&UiAction::OpenBeside(direction))
+        );
+    }
     harness.get_by_label("File").click();
     harness.run();
     harness.get_by_label("Export glTF…").click();

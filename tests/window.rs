@@ -504,6 +504,61 @@ fn the_file_on_the_command_line_loads_in_the_window() {
 }
 
 #[test]
+fn page_down_and_page_up_step_through_the_folder() {
+    // A folder of the bundled demos under names whose order as read
+    // (unit2, unit3, unit10) is not their bytes' order, one of them broken
+    // and a text file the viewer does not open. PageDown from unit2 tries
+    // unit3 (it fails and the shown model stays), goes on past it to
+    // unit10 and wraps around to unit2; PageUp goes back to unit10.
+    let dir = common::output_dir().join(format!("browse-{}", run_id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let repo = common::repo();
+    std::fs::copy(repo.join("assets/demo.p3m"), dir.join("unit2.p3m")).unwrap();
+    std::fs::copy(repo.join("assets/demo.m3d"), dir.join("unit10.M3D")).unwrap();
+    std::fs::write(dir.join("unit3.pmf"), b"not a map").unwrap();
+    std::fs::write(dir.join("unit1.txt"), b"notes").unwrap();
+    let script = format!(
+        r#"
+        start "{d}/unit2.p3m"
+        xdotool mousemove 300 300
+        xdotool key Next
+        wait_log "the previous scene is still shown"
+        xdotool key Next
+        wait_log "opened {d}/unit10.M3D"
+        xdotool key Next
+        wait_log "opened {d}/unit2.p3m" 2
+        xdotool key Prior
+        wait_log "opened {d}/unit10.M3D" 2
+        xdotool key ctrl+q
+        wait $pid
+    "#,
+        d = dir.display()
+    );
+    let out = under_xvfb(&script);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    let opened: Vec<&str> = log
+        .lines()
+        .filter_map(|l| l.split("opened ").nth(1))
+        .collect();
+    let d = dir.display();
+    assert_eq!(
+        opened,
+        [
+            format!("{d}/unit2.p3m"),
+            format!("{d}/unit10.M3D"),
+            format!("{d}/unit2.p3m"),
+            format!("{d}/unit10.M3D"),
+        ],
+        "{log}"
+    );
+    assert!(log.contains("unit3.pmf"), "{log}");
+    assert!(!log.contains("unit1.txt"), "{log}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn an_animation_papa_opened_alone_plays_on_its_model() {
     // As a double-click would: the viewer started on PA's own layout,
     // bot_sun_anim_idle.papa beside bot_sun.papa. It opens the model with

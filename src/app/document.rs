@@ -52,6 +52,41 @@ impl Running {
             }
             return;
         }
+        self.open_document(path);
+    }
+
+    /// PageDown / PageUp: the file beside the open one in its folder that
+    /// the viewer opens ([`load::folder::beside`]), opened as a document of
+    /// its own: an animation `.papa` stepped to opens alone, on its model,
+    /// where one dropped on a model adds its clips.
+    pub(super) fn open_beside(&mut self, direction: load::folder::Direction) {
+        let Some(current) = (self.asked.clone()).or_else(|| self.scene.source.path.clone()) else {
+            self.ui.report(
+                ui::Level::Warning,
+                "no file is open: the next and previous files are those beside it",
+            );
+            return;
+        };
+        match load::folder::beside(&current, direction) {
+            Ok(Some(path)) => self.open_document(path),
+            Ok(None) => self.ui.report(
+                ui::Level::Info,
+                format!(
+                    "{}: no other file in its folder that Facet opens ({})",
+                    current.display(),
+                    load::folder::EXTENSIONS.join(", ")
+                ),
+            ),
+            Err(e) => self.ui.report(
+                ui::Level::Error,
+                format!("{}: listing its folder: {e}", current.display()),
+            ),
+        }
+    }
+
+    /// Decodes and uploads `path` on a loader thread; the scene replaces
+    /// the shown one once it is there ([`Self::poll_loading`]).
+    fn open_document(&mut self, path: PathBuf) {
         if self.loading.is_some() {
             self.ui.report(
                 ui::Level::Warning,
@@ -59,6 +94,7 @@ impl Running {
             );
             return;
         }
+        self.asked = Some(path.clone());
         // Decoding and the upload run on a thread of their own: the window
         // keeps drawing (and shows how far it is) while a large file loads.
         // wgpu's device and queue are shared between threads.

@@ -4,6 +4,7 @@
 
 use super::Running;
 use crate::gpu::camera::AxisView;
+use crate::load::folder::Direction;
 use crate::ui::UiAction;
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::keyboard::{Key, NamedKey};
@@ -293,6 +294,8 @@ impl Running {
                 self.ui.select_part(None);
             }
             Key::Named(NamedKey::Tab) => self.ui.fly ^= true,
+            Key::Named(NamedKey::PageDown) => self.act(UiAction::OpenBeside(Direction::Next)),
+            Key::Named(NamedKey::PageUp) => self.act(UiAction::OpenBeside(Direction::Previous)),
             Key::Named(NamedKey::Space) => {
                 // The first press starts the first clip; later ones pause and
                 // resume (clip or animated materials).

@@ -248,6 +248,9 @@ struct Running {
     export_job: Option<(PathBuf, std::sync::mpsc::Receiver<ExportAnswer>)>,
     /// A file being decoded on its own thread.
     loading: Option<Loading>,
+    /// The file the last open asked for, loaded or not: PageDown and
+    /// PageUp step on from it, so a file that fails is stepped past.
+    asked: Option<PathBuf>,
     /// The first file must load (automation): its failure ends the app.
     initial_must_load: bool,
     /// An error that ends the app at the next frame.
@@ -573,6 +576,7 @@ impl Running {
             export_dialog: None,
             export_job: None,
             loading: None,
+            asked: None,
             initial_must_load: false,
             fatal: None,
             map_cache: MapCache::default(),
@@ -609,6 +613,7 @@ impl Running {
         match action {
             UiAction::Open(path) => self.open(path),
             UiAction::OpenDialog => self.show_open_dialog(),
+            UiAction::OpenBeside(direction) => self.open_beside(direction),
             // Taken at the end of the frame, once the window is drawn.
             UiAction::Screenshot => self.screenshot_requested = true,
             UiAction::ExportGltf(target) => self.export_gltf(target),

@@ -81,6 +81,9 @@ pub enum UiAction {
     Open(std::path::PathBuf),
     /// File > Open… (Ctrl+O): the desktop's file dialog.
     OpenDialog,
+    /// File > Next / Previous file in the folder (PageDown / PageUp): the
+    /// file beside the open one that the viewer opens, wrapping around.
+    OpenBeside(crate::load::folder::Direction),
     /// Save the window, panels included, as a PNG.
     Screenshot,
     /// Render the 3D view alone at this size and save it.
@@ -219,6 +222,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "fly mode: W A S D move, Q E down / up, drag to look, wheel sets the speed",
     ),
     ("R", "reset the camera"),
+    (
+        "PageDown / PageUp",
+        "next / previous file in the open file's folder",
+    ),
     ("Esc", "clear the selection (bone or part)"),
     (
         "Space",
@@ -327,6 +334,23 @@ pub const RENDER_PRESETS: [(u32, u32); 4] = [(1280, 720), (1920, 1080), (2560, 1
 fn file_menu(ui: &mut egui::Ui, state: &mut UiState) {
     if menu_item(ui, "Open…", "Ctrl+O: the desktop's file dialog") {
         state.act(UiAction::OpenDialog);
+    }
+    use crate::load::folder::Direction;
+    for (text, hover, direction) in [
+        (
+            "Next file in the folder",
+            "PageDown: the file after this one, by name, of those Facet opens",
+            Direction::Next,
+        ),
+        (
+            "Previous file in the folder",
+            "PageUp: the file before this one, by name, of those Facet opens",
+            Direction::Previous,
+        ),
+    ] {
+        if menu_item(ui, text, hover) {
+            state.act(UiAction::OpenBeside(direction));
+        }
     }
     ui.separator();
     recent_files(ui, state);
