@@ -812,95 +812,17 @@ struct Cells {
 
 impl Cells {
     fn of(p: &Params, w: &World, builds: &[SectorBuild]) -> Cells {
-        let chunks: Vec<Vec<usize>> = builds
-            .iter()
-            .map(|b| {
-                let mut list = Vec::new();
-                let mut stack = vec![0usize];
-                while let Some(i) = stack.pop() {
-                    match &b.cubes[i].kind {
-                        CubeKind::Parent(ch) if b.depth[i] < p.chunk_depth => {
-                            stack.extend(ch.iter().map(|&c| c as usize));
-                        }
-                        _ => list.push(i),
-                    }
-                }
-                list.sort_unstable();
-                list
-            })
-            .collect();
+        let chunks: Vec<Vec<usize>> = builds.iter().map(|b| chunk_cubes(p, b)).collect();
         let all: Vec<(usize, usize)> = chunks
             .iter()
             .enumerate()
             .flat_map(|(si, l)| l.iter().map(move |&ci| (si, ci)))
             .collect();
-        let pts: Vec<Vec<[f32; 3]>> = all
+        let has_triangles = all
             .iter()
-            .map(|&(si, ci)| samples(w, &builds[si], ci))
+            .map(|&(si, ci)| draws_triangles(&builds[si], ci))
             .collect();
-        let has_triangles: Vec<bool> = all
-            .iter()
-            .map(|&(si, ci)| {
-                let b = &builds[si];
-                let mut stack = vec![ci];
-                while let Some(i) = stack.pop() {
-                    match &b.cubes[i].kind {
-                        CubeKind::Parent(ch) => stack.extend(ch.iter().map(|&c| c as usize)),
-                        k => {
-                            if k.triangles().is_some_and(|(_, n)| n > 0) {
-                                return true;
-                            }
-                        }
-                    }
-                }
-                false
-            })
-            .collect();
-        let n = all.len();
-        let mut vis = vec![false; n * n];
-        let range = p.visibility_range as i64;
-        // Row a: whether each chunk b >= a is seen from a (rays between
-        // their sample points).
-        let row = |a: usize| -> Vec<bool> {
-            (a..n)
-                .map(|b| {
-                    let [ca, cb] = [a, b].map(|c| sector_coords(p, all[c].0).map(|x| x as i64));
-                    if range > 0 && (0..3).any(|k| (ca[k] - cb[k]).abs() > range) {
-                        return false;
-                    }
-                    a == b
-                        || pts[a]
-                            .iter()
-                            .any(|&pa| pts[b].iter().any(|&pb| w.clear(pa, pb)))
-                })
-                .collect()
-        };
-        // Rows are independent: spread over the cores, every worker taking
-        // every `workers`-th row so the long and short rows mix.
-        let workers = workers();
-        let rows: Vec<(usize, Vec<bool>)> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..workers)
-                .map(|k| {
-                    let row = &row;
-                    scope.spawn(move || {
-                        (k..n)
-                            .step_by(workers)
-                            .map(|a| (a, row(a)))
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().expect("a visibility worker panicked"))
-                .collect()
-        });
-        for (a, seen) in rows {
-            for (b, seen) in (a..n).zip(seen) {
-                vis[a * n + b] = seen;
-                vis[b * n + a] = seen;
-            }
-        }
+        let vis = visibility(p, w, builds, &all);
         Cells {
             chunks,
             all,
@@ -956,6 +878,95 @@ impl Cells {
             visibility_count: count as u32,
         }
     }
+}
+
+/// A sector's chunk cubes: its octree's nodes at the chunk depth, or
+/// shallower leaves, in index order.
+fn chunk_cubes(p: &Params, b: &SectorBuild) -> Vec<usize> {
+    let mut list = Vec::new();
+    let mut stack = vec![0usize];
+    while let Some(i) = stack.pop() {
+        match &b.cubes[i].kind {
+            CubeKind::Parent(ch) if b.depth[i] < p.chunk_depth => {
+                stack.extend(ch.iter().map(|&c| c as usize));
+            }
+            _ => list.push(i),
+        }
+    }
+    list.sort_unstable();
+    list
+}
+
+/// Whether cube `ci` of a sector, or a cube under it, has triangles.
+fn draws_triangles(b: &SectorBuild, ci: usize) -> bool {
+    let mut stack = vec![ci];
+    while let Some(i) = stack.pop() {
+        match &b.cubes[i].kind {
+            CubeKind::Parent(ch) => stack.extend(ch.iter().map(|&c| c as usize)),
+            k => {
+                if k.triangles().is_some_and(|(_, n)| n > 0) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Which of the chunk cubes `all` (sector, cube) see which: row a, column
+/// b, symmetric; two see each other when a ray between their sample
+/// points is clear and their sectors are within the visibility range.
+fn visibility(p: &Params, w: &World, builds: &[SectorBuild], all: &[(usize, usize)]) -> Vec<bool> {
+    let pts: Vec<Vec<[f32; 3]>> = all
+        .iter()
+        .map(|&(si, ci)| samples(w, &builds[si], ci))
+        .collect();
+    let n = all.len();
+    let mut vis = vec![false; n * n];
+    let range = p.visibility_range as i64;
+    // Row a: whether each chunk b >= a is seen from a (rays between
+    // their sample points).
+    let row = |a: usize| -> Vec<bool> {
+        (a..n)
+            .map(|b| {
+                let [ca, cb] = [a, b].map(|c| sector_coords(p, all[c].0).map(|x| x as i64));
+                if range > 0 && (0..3).any(|k| (ca[k] - cb[k]).abs() > range) {
+                    return false;
+                }
+                a == b
+                    || pts[a]
+                        .iter()
+                        .any(|&pa| pts[b].iter().any(|&pb| w.clear(pa, pb)))
+            })
+            .collect()
+    };
+    // Rows are independent: spread over the cores, every worker taking
+    // every `workers`-th row so the long and short rows mix.
+    let workers = workers();
+    let rows: Vec<(usize, Vec<bool>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|k| {
+                let row = &row;
+                scope.spawn(move || {
+                    (k..n)
+                        .step_by(workers)
+                        .map(|a| (a, row(a)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a visibility worker panicked"))
+            .collect()
+    });
+    for (a, seen) in rows {
+        for (b, seen) in (a..n).zip(seen) {
+            vis[a * n + b] = seen;
+            vis[b * n + a] = seen;
+        }
+    }
+    vis
 }
 
 /// Sample points of a chunk cube: centres of its open voxels, spread out.
