@@ -1174,57 +1174,11 @@ fn meshes(c: &mut Ctx, mut t: Reader, n: usize, p: &Papa) -> Result<Vec<Mesh>> {
                 ),
             ));
         };
-        let mut groups = Vec::new();
-        if ng > 0 {
-            let mut r = c.at(og, ng as u64 * 16, Label::MeshGroups(i))?;
-            groups.reserve_exact(ng as usize);
-            for g in 0..ng {
-                let gat = r.pos();
-                let name = r.u16("name")?;
-                let material = r.u16("material")?;
-                let first_index = r.u32("first index")?;
-                let primitives = r.u32("primitive count")?;
-                let primitive_type = r.u8("primitive type")?;
-                r.bytes(3, "padding")?;
-                let per = match primitive_type {
-                    0 => 1u64,
-                    1 => 2,
-                    2 => 3,
-                    x => {
-                        return Err(r
-                            .err(
-                                gat,
-                                &format!("group {g} primitive type"),
-                                format!("{x} (0 points, 1 lines, 2 triangles)"),
-                            )
-                            .in_ctx(Label::MeshGroups(i)));
-                    }
-                };
-                let n = indices.indices.len() as u64;
-                if first_index as u64 + per * primitives as u64 > n
-                    || material as usize >= p.materials.len()
-                {
-                    return Err(r
-                        .err(
-                            gat,
-                            &format!("group {g}"),
-                            format!(
-                                "indices {first_index}+{per}x{primitives} / material {material} \
-                                 out of range ({n} indices, {} materials)",
-                                p.materials.len()
-                            ),
-                        )
-                        .in_ctx(Label::MeshGroups(i)));
-                }
-                groups.push(MaterialGroup {
-                    name: c.name(name),
-                    material,
-                    first_index,
-                    primitives,
-                    primitive_type,
-                });
-            }
-        }
+        let groups = if ng > 0 {
+            material_groups(c, (og, ng), i, indices.indices.len() as u64, p)?
+        } else {
+            Vec::new()
+        };
         let nv = vertices.count;
         if let Some(&bad) = indices.indices.iter().find(|&&x| x >= nv) {
             return Err(t.err(
@@ -1240,6 +1194,65 @@ fn meshes(c: &mut Ctx, mut t: Reader, n: usize, p: &Papa) -> Result<Vec<Mesh>> {
         });
     }
     Ok(meshes)
+}
+
+/// Mesh `mesh`'s `count` material groups at `offset`, each in range of
+/// its index buffer (`indices` long) and of the materials in `p`.
+fn material_groups(
+    c: &mut Ctx,
+    (offset, count): (i64, u16),
+    mesh: usize,
+    indices: u64,
+    p: &Papa,
+) -> Result<Vec<MaterialGroup>> {
+    let mut r = c.at(offset, count as u64 * 16, Label::MeshGroups(mesh))?;
+    let mut groups = Vec::with_capacity(count as usize);
+    for g in 0..count {
+        let gat = r.pos();
+        let name = r.u16("name")?;
+        let material = r.u16("material")?;
+        let first_index = r.u32("first index")?;
+        let primitives = r.u32("primitive count")?;
+        let primitive_type = r.u8("primitive type")?;
+        r.bytes(3, "padding")?;
+        let per = match primitive_type {
+            0 => 1u64,
+            1 => 2,
+            2 => 3,
+            x => {
+                return Err(r
+                    .err(
+                        gat,
+                        &format!("group {g} primitive type"),
+                        format!("{x} (0 points, 1 lines, 2 triangles)"),
+                    )
+                    .in_ctx(Label::MeshGroups(mesh)));
+            }
+        };
+        if first_index as u64 + per * primitives as u64 > indices
+            || material as usize >= p.materials.len()
+        {
+            return Err(r
+                .err(
+                    gat,
+                    &format!("group {g}"),
+                    format!(
+                        "indices {first_index}+{per}x{primitives} / material {material} \
+                         out of range ({indices} indices, {} materials)",
+                        p.materials.len()
+                    ),
+                )
+                .in_ctx(Label::MeshGroups(mesh)));
+        }
+        groups.push(MaterialGroup {
+            name: c.name(name),
+            material,
+            first_index,
+            primitives,
+            primitive_type,
+        });
+    }
+    Ok(groups)
 }
 
 /// The skeleton table's `n` entries, every bone's parent before it.
