@@ -60,7 +60,11 @@ impl Running {
     /// its own: an animation `.papa` stepped to opens alone, on its model,
     /// where one dropped on a model adds its clips.
     pub(super) fn open_beside(&mut self, direction: load::folder::Direction) {
-        let Some(current) = (self.asked.clone()).or_else(|| self.scene.source.path.clone()) else {
+        let Some(current) = self
+            .asked
+            .clone()
+            .or_else(|| self.scene.source.path.clone())
+        else {
             self.ui.report(
                 ui::Level::Warning,
                 "no file is open: the next and previous files are those beside it",

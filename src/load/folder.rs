@@ -19,7 +19,7 @@ pub enum Direction {
 }
 
 /// Whether `path` has one of [`EXTENSIONS`], in any case.
-pub fn opens_by_extension(path: &Path) -> bool {
+fn opens_by_extension(path: &Path) -> bool {
     path.extension()
         .and_then(OsStr::to_str)
         .is_some_and(|x| EXTENSIONS.iter().any(|e| x.eq_ignore_ascii_case(e)))
