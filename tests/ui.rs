@@ -401,6 +401,11 @@ fn view_and_file_menus_set_lighting_and_ask_for_files() {
     harness.get_by_label("flat").click();
     harness.run();
     assert_eq!(harness.state().view.lighting, facet::gpu::Lighting::Flat);
+    // The View menu stays open while a preset is picked.
+    harness.get_by_label("Full screen").click();
+    harness.run();
+    assert_eq!(harness.state().actions, [UiAction::FullScreen]);
+    harness.state_mut().actions.clear();
     harness.get_by_label("File").click();
     harness.run();
     harness.get_by_label("bot.papa").click();

@@ -559,6 +559,53 @@ fn page_down_and_page_up_step_through_the_folder() {
 }
 
 #[test]
+fn the_window_opens_at_the_size_it_closed_at_and_f11_toggles_full_screen() {
+    // A first session: the window is made 900x600 (xdotool; Xvfb has no
+    // window manager, so the size is the one asked for), F11 goes into full
+    // screen and back (the request is what can be seen without a window
+    // manager: the log), and Ctrl+Q keeps the size in the settings. A
+    // second session with the same settings opens at that size: its
+    // screenshot, the whole window, is 900x600, where the default is
+    // 1280x800.
+    let config = fresh_config_dir();
+    let shot = common::output_dir().join(format!("window_kept_size_{}.png", run_id()));
+    let script = format!(
+        r#"
+        export XDG_CONFIG_HOME="{c}"
+        start assets/demo.m3d
+        xdotool windowsize --sync "$wid" 900 600
+        xdotool mousemove 300 300
+        xdotool key F11
+        wait_log "full screen on"
+        xdotool key F11
+        wait_log "full screen off"
+        xdotool key ctrl+q
+        wait $pid
+        facet assets/demo.m3d --screenshot "{s}" --frames 5
+    "#,
+        c = config.display(),
+        s = shot.display()
+    );
+    let out = under_xvfb(&script);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    assert!(
+        log.contains("window 900x600 kept for the next start"),
+        "{log}"
+    );
+    let settings = std::fs::read_to_string(config.join("facet/settings.json")).unwrap();
+    let settings: serde_json::Value = serde_json::from_str(&settings).unwrap();
+    assert_eq!(
+        settings["window"],
+        serde_json::json!({"size": [900, 600], "maximized": false})
+    );
+    let img = image::open(&shot).unwrap();
+    assert_eq!((img.width(), img.height()), (900, 600), "{log}");
+    // The second session changed nothing, so it wrote nothing at exit.
+    assert_eq!(log.matches("kept for the next start").count(), 1, "{log}");
+}
+
+#[test]
 fn an_animation_papa_opened_alone_plays_on_its_model() {
     // As a double-click would: the viewer started on PA's own layout,
     // bot_sun_anim_idle.papa beside bot_sun.papa. It opens the model with

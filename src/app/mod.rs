@@ -15,6 +15,7 @@ pub mod watch;
 
 use crate::anim::Animator;
 use crate::anim::timeline::TimeSpan;
+use crate::app::settings::{WINDOW_SIDES, WindowPlacement};
 use crate::gpu::capture::Targets;
 use crate::gpu::{FrameInput, FrameTarget, Gpu, GpuScene, OrbitCamera, Renderer};
 use crate::load;
@@ -156,7 +157,8 @@ pub fn run(start: Start, opts: AppOptions) -> anyhow::Result<()> {
         error: None,
     };
     event_loop.run_app(&mut app)?;
-    if let Some(r) = &app.running {
+    if let Some(r) = &mut app.running {
+        r.keep_placement();
         log::info!("{} frames drawn since the file opened", r.frame);
         let tl = &r.ui.timeline;
         let state = if tl.playing { "playing" } else { "paused" };
@@ -235,6 +237,9 @@ struct Running {
     /// Background, lighting and recent files, saved when they change.
     settings: crate::app::settings::Settings,
     settings_path: Option<PathBuf>,
+    /// The window's size out of full screen and maximised, and whether it
+    /// is maximised: kept in the settings when the app ends.
+    placement: WindowPlacement,
     /// `--media` roots, tried before the settings' ones.
     cli_media_roots: Vec<PathBuf>,
     /// Decoded texels a file may take (`--max-texture-memory`, else the
@@ -311,7 +316,10 @@ impl ApplicationHandler for App {
         let redraw = matches!(event, WindowEvent::RedrawRequested);
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
-            WindowEvent::Resized(size) => r.resize(size.width, size.height),
+            WindowEvent::Resized(size) => {
+                r.resize(size.width, size.height);
+                r.track_placement(size);
+            }
             WindowEvent::ModifiersChanged(m) => r.modifiers = m.state(),
             WindowEvent::DroppedFile(path) => {
                 log::info!("dropped {}", path.display());
@@ -413,6 +421,19 @@ impl App {
         let hooks = hooks || self.test_lose_device.is_some();
         self.opts.frames.is_some() || hooks
     }
+}
+
+/// The window's size and state to open with: the settings' (the last
+/// session's), no larger than the primary monitor where it is known (a
+/// size kept on a larger screen still fits).
+fn opening_placement(saved: WindowPlacement, event_loop: &ActiveEventLoop) -> WindowPlacement {
+    let mut p = saved;
+    if let Some(m) = event_loop.primary_monitor() {
+        let screen = m.size().to_logical::<f64>(m.scale_factor());
+        let fit = |side: u32, screen: f64| side.min((screen as u32).max(*WINDOW_SIDES.start()));
+        p.size = (fit(p.size.0, screen.width), fit(p.size.1, screen.height));
+    }
+    p
 }
 
 /// egui's window state for `ctx`, its textures capped at the device's size.
@@ -525,9 +546,19 @@ impl Running {
         scene: Scene,
         wake: EventLoopProxy<()>,
     ) -> anyhow::Result<Running> {
+        let settings_path = crate::app::settings::path();
+        let settings = settings_path
+            .as_deref()
+            .map(crate::app::settings::Settings::load_from)
+            .unwrap_or_default();
+        let placement = opening_placement(settings.window, event_loop);
         let attrs = Window::default_attributes()
             .with_title(format!("{} — facet", scene.source.file_name))
-            .with_inner_size(winit::dpi::LogicalSize::new(1280.0, 800.0));
+            .with_inner_size(winit::dpi::LogicalSize::new(
+                placement.size.0,
+                placement.size.1,
+            ))
+            .with_maximized(placement.maximized);
         let window = Arc::new(event_loop.create_window(attrs)?);
         let GpuParts {
             gpu,
@@ -568,8 +599,9 @@ impl Running {
             watch: None,
             held: Default::default(),
             ppp: 1.0,
-            settings: Default::default(),
-            settings_path: crate::app::settings::path(),
+            settings,
+            settings_path,
+            placement,
             cli_media_roots: Vec::new(),
             texel_budget: load::DEFAULT_TEXEL_BUDGET,
             open_dialog: None,
@@ -587,9 +619,6 @@ impl Running {
             automation: false,
             opened_at: None,
         };
-        if let Some(p) = &r.settings_path {
-            r.settings = crate::app::settings::Settings::load_from(p);
-        }
         if let Some(p) = r.scene.source.path.clone() {
             r.settings.opened(&p);
             r.save_settings();
@@ -627,6 +656,7 @@ impl Running {
             UiAction::ShowTextureLevel => self.show_texture_view(),
             UiAction::MapShading => self.rebuild_map(),
             UiAction::SettingsChanged => self.settings_edited(),
+            UiAction::FullScreen => self.toggle_full_screen(),
         }
     }
 
@@ -710,6 +740,53 @@ impl Running {
             "the GPU device was lost and has been recreated",
         );
         Ok(())
+    }
+
+    /// Follows the window's size while it is neither maximised nor full
+    /// screen (the size it returns to), and whether it is maximised.
+    fn track_placement(&mut self, size: winit::dpi::PhysicalSize<u32>) {
+        if self.window.fullscreen().is_some() || size.width == 0 || size.height == 0 {
+            return;
+        }
+        self.placement.maximized = self.window.is_maximized();
+        if !self.placement.maximized {
+            let logical = size.to_logical::<f64>(self.window.scale_factor());
+            self.placement.size = (
+                (logical.width.round() as u32).clamp(*WINDOW_SIDES.start(), *WINDOW_SIDES.end()),
+                (logical.height.round() as u32).clamp(*WINDOW_SIDES.start(), *WINDOW_SIDES.end()),
+            );
+        }
+    }
+
+    /// The window's size and state kept for the next start, when they
+    /// changed. The file is read again first: another Facet window may have
+    /// saved its recent files since, and only the size is this one's to set.
+    fn keep_placement(&mut self) {
+        if self.settings.window != self.placement {
+            if let Some(p) = &self.settings_path {
+                self.settings = crate::app::settings::Settings::load_from(p);
+            }
+            self.settings.window = self.placement;
+            log::info!(
+                "window {}x{}{} kept for the next start",
+                self.placement.size.0,
+                self.placement.size.1,
+                if self.placement.maximized {
+                    ", maximised,"
+                } else {
+                    ""
+                }
+            );
+            self.save_settings();
+        }
+    }
+
+    /// F11, View > Full screen: borderless on the window's monitor, or back.
+    fn toggle_full_screen(&mut self) {
+        let on = self.window.fullscreen().is_none();
+        self.window
+            .set_fullscreen(on.then_some(winit::window::Fullscreen::Borderless(None)));
+        log::info!("full screen {}", if on { "on" } else { "off" });
     }
 
     fn resize(&mut self, w: u32, h: u32) {

@@ -1,8 +1,9 @@
 //! The viewer's settings, kept in `$XDG_CONFIG_HOME/facet/settings.json`
 //! (default `~/.config/facet/settings.json`): background colour, lighting
 //! preset, PA team colours, the size of renders saved from the File menu, the recently
-//! opened files and the Planetary Annihilation media roots. A missing or unreadable file gives
-//! the defaults (and a log line); unknown keys are ignored.
+//! opened files, the Planetary Annihilation media roots and the window's size when it
+//! last closed. A missing or unreadable file gives the defaults (and a log line); unknown
+//! keys are ignored.
 
 use crate::gpu::{Lighting, TeamColors};
 use serde_json::{Value, json};
@@ -12,6 +13,28 @@ pub use crate::ui::{DEFAULT_TEXTURE_MIB, RENDER_SIZES};
 
 /// Recent files kept.
 pub const RECENT: usize = 10;
+
+/// Window sides the settings accept, in logical pixels: a saved size
+/// outside them is ignored (the window opens at its default size).
+pub const WINDOW_SIDES: std::ops::RangeInclusive<u32> = 200..=16384;
+
+/// The window as it last closed: its size when neither maximised nor full
+/// screen (logical pixels), and whether it was maximised. Full screen is
+/// not kept: the window opens as it was before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowPlacement {
+    pub size: (u32, u32),
+    pub maximized: bool,
+}
+
+impl Default for WindowPlacement {
+    fn default() -> Self {
+        WindowPlacement {
+            size: (1280, 800),
+            maximized: false,
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
@@ -30,6 +53,8 @@ pub struct Settings {
     /// Decoded texels a file may take, all its textures together, in MiB
     /// (`--max-texture-memory`).
     pub max_texture_mib: u64,
+    /// The window's size and state when it last closed.
+    pub window: WindowPlacement,
 }
 
 impl Default for Settings {
@@ -42,6 +67,7 @@ impl Default for Settings {
             recent: Vec::new(),
             media_roots: Vec::new(),
             max_texture_mib: DEFAULT_TEXTURE_MIB,
+            window: WindowPlacement::default(),
         }
     }
 }
@@ -95,6 +121,17 @@ impl Settings {
                 .filter_map(|p| p.as_str().map(PathBuf::from))
                 .collect();
         }
+        if let Some([w, h]) = v["window"]["size"].as_array().map(Vec::as_slice)
+            && let Some(w) = w.as_u64().and_then(|w| u32::try_from(w).ok())
+            && let Some(h) = h.as_u64().and_then(|h| u32::try_from(h).ok())
+            && WINDOW_SIDES.contains(&w)
+            && WINDOW_SIDES.contains(&h)
+        {
+            s.window.size = (w, h);
+        }
+        if let Some(m) = v["window"]["maximized"].as_bool() {
+            s.window.maximized = m;
+        }
         if let Some(r) = v["recent"].as_array() {
             s.recent = r
                 .iter()
@@ -114,6 +151,10 @@ impl Settings {
             "recent": self.recent.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
             "media_roots": self.media_roots.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
             "max_texture_mib": self.max_texture_mib,
+            "window": {
+                "size": [self.window.size.0, self.window.size.1],
+                "maximized": self.window.maximized,
+            },
         })
     }
 
@@ -161,6 +202,10 @@ mod tests {
             recent: vec![],
             media_roots: vec![PathBuf::from("/games/PA/media"), PathBuf::from("/mods")],
             max_texture_mib: 256,
+            window: WindowPlacement {
+                size: (900, 640),
+                maximized: true,
+            },
         };
         for i in 0..12 {
             s.opened(Path::new(&format!("/nowhere/{i}.p3m")));
@@ -170,17 +215,37 @@ mod tests {
         assert_eq!(s.recent[0], PathBuf::from("/nowhere/3.p3m"));
         assert_eq!(s.recent.iter().filter(|p| p.ends_with("3.p3m")).count(), 1);
         assert_eq!(Settings::from_json(&s.to_json()), s);
-        let junk = json!({"background": [2, "x"], "lighting": "disco", "team_colors": "pink", "render_size": [0, 99999999999u64], "recent": [1, "/a.m3d"], "extra": true});
+        let junk = json!({"background": [2, "x"], "lighting": "disco", "team_colors": "pink", "render_size": [0, 99999999999u64], "recent": [1, "/a.m3d"], "window": {"size": [100, 50000], "maximized": "yes"}, "extra": true});
         let d = Settings::from_json(&junk);
         assert_eq!(
-            (d.background, d.lighting, d.render_size, d.team_colors),
+            (
+                d.background,
+                d.lighting,
+                d.render_size,
+                d.team_colors,
+                d.window
+            ),
             (
                 Settings::default().background,
                 Lighting::Studio,
                 (1920, 1080),
-                TeamColors::default()
+                TeamColors::default(),
+                WindowPlacement {
+                    size: (1280, 800),
+                    maximized: false
+                }
             )
         );
         assert_eq!(d.recent, vec![PathBuf::from("/a.m3d")]);
+        // One side out of range drops the pair; the state is read apart.
+        let half = json!({"window": {"size": [1024, 100], "maximized": true}});
+        let d = Settings::from_json(&half);
+        assert_eq!(
+            d.window,
+            WindowPlacement {
+                size: (1280, 800),
+                maximized: true
+            }
+        );
     }
 }

@@ -104,6 +104,8 @@ pub enum UiAction {
     MapShading,
     /// Media roots or texture memory were edited: apply and save them.
     SettingsChanged,
+    /// View > Full screen (F11): into full screen, or back out.
+    FullScreen,
 }
 
 /// What one frame of the interface hands the app.
@@ -244,6 +246,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     ("L", "annotation labels (M3D)"),
     ("I", "inspector panel"),
+    ("F11", "full screen / back"),
     ("? / F1", "this help"),
     ("Ctrl + O", "open a file (native dialog)"),
     ("Ctrl + Q", "quit"),
@@ -291,6 +294,10 @@ pub fn toolbar(ui: &mut egui::Ui, state: &mut UiState) {
                             [rgba.r() as f64, rgba.g() as f64, rgba.b() as f64, 1.0];
                     }
                 });
+                ui.separator();
+                if menu_item(ui, "Full screen", "F11: into full screen, or back") {
+                    state.act(UiAction::FullScreen);
+                }
             });
         ui.separator();
         ui.toggle_value(&mut state.view.wireframe, "Wireframe")
