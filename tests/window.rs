@@ -559,32 +559,42 @@ fn page_down_and_page_up_step_through_the_folder() {
 }
 
 #[test]
-fn the_window_opens_at_the_size_it_closed_at_and_f11_toggles_full_screen() {
+fn the_window_keeps_its_size_f11_toggles_full_screen_and_f12_saves_screenshots() {
     // A first session: the window is made 900x600 (xdotool; Xvfb has no
     // window manager, so the size is the one asked for), F11 goes into full
     // screen and back (the request is what can be seen without a window
-    // manager: the log), and Ctrl+Q keeps the size in the settings. A
-    // second session with the same settings opens at that size: its
-    // screenshot, the whole window, is 900x600, where the default is
-    // 1280x800.
+    // manager: the log), F12 pressed twice saves two screenshots in the
+    // current folder (two files, though likely within one second of each
+    // other: the second name takes a suffix), and Ctrl+Q keeps the
+    // size in the settings. A second session with the same settings opens
+    // at that size: its screenshot, the whole window, is 900x600, where the
+    // default is 1280x800.
+    let dir = common::output_dir().join(format!("window-keys-{}", run_id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
     let config = fresh_config_dir();
-    let shot = common::output_dir().join(format!("window_kept_size_{}.png", run_id()));
     let script = format!(
         r#"
         export XDG_CONFIG_HOME="{c}"
-        start assets/demo.m3d
+        cd "{d}"
+        start "{m}"
         xdotool windowsize --sync "$wid" 900 600
         xdotool mousemove 300 300
         xdotool key F11
         wait_log "full screen on"
         xdotool key F11
         wait_log "full screen off"
+        xdotool key F12
+        wait_log "screenshot saved to"
+        xdotool key F12
+        wait_log "screenshot saved to" 2
         xdotool key ctrl+q
         wait $pid
-        facet assets/demo.m3d --screenshot "{s}" --frames 5
+        facet "{m}" --screenshot "{d}/second-session.png" --frames 5
     "#,
         c = config.display(),
-        s = shot.display()
+        d = dir.display(),
+        m = common::repo().join("assets/demo.m3d").display()
     );
     let out = under_xvfb(&script);
     let log = String::from_utf8_lossy(&out.stderr);
@@ -599,10 +609,20 @@ fn the_window_opens_at_the_size_it_closed_at_and_f11_toggles_full_screen() {
         settings["window"],
         serde_json::json!({"size": [900, 600], "maximized": false})
     );
-    let img = image::open(&shot).unwrap();
-    assert_eq!((img.width(), img.height()), (900, 600), "{log}");
     // The second session changed nothing, so it wrote nothing at exit.
     assert_eq!(log.matches("kept for the next start").count(), 1, "{log}");
+    let shots = files_named_like(&dir, "facet-screenshot-");
+    assert_eq!(shots.len(), 2, "{shots:?}\n{log}");
+    for shot in shots.iter().chain([&dir.join("second-session.png")]) {
+        let img = image::open(shot).unwrap();
+        assert_eq!(
+            (img.width(), img.height()),
+            (900, 600),
+            "{}",
+            shot.display()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -290,6 +290,7 @@ impl Running {
             },
             Key::Named(NamedKey::F1) => self.ui.show_help ^= true,
             Key::Named(NamedKey::F11) => self.act(UiAction::FullScreen),
+            Key::Named(NamedKey::F12) => self.act(UiAction::Screenshot),
             Key::Named(NamedKey::Escape) => {
                 self.ui.select_bone(None);
                 self.ui.select_part(None);

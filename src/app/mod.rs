@@ -693,10 +693,7 @@ impl Running {
                 return;
             }
         };
-        let secs = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        let path = saved_file_path(&format!("facet-render-{w}x{h}-{secs}.png"));
+        let path = saved_file_path(&format!("facet-render-{w}x{h}"));
         match crate::gpu::capture::save(&img, &path) {
             Ok(()) => {
                 log::info!("render saved to {}", path.display());
@@ -994,10 +991,7 @@ impl Running {
         match (shoot, &opts.screenshot) {
             (true, Some(p)) => Some(p.clone()),
             _ if std::mem::take(&mut self.screenshot_requested) => {
-                let secs = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_secs());
-                Some(saved_file_path(&format!("facet-screenshot-{secs}.png")))
+                Some(saved_file_path("facet-screenshot"))
             }
             _ => None,
         }
@@ -1186,8 +1180,23 @@ impl Running {
     }
 }
 
-/// Where the File menu saves `name`: the current folder, spelled out in
+/// Where the File menu (and F12) saves an image named `stem`: in the
+/// current folder, `STEM-SECONDS.png` (the Unix time), `STEM-SECONDS-2.png`
+/// and on where that is taken (two saves within a second), spelled out in
 /// full so that the toast says exactly where it went.
-fn saved_file_path(name: &str) -> PathBuf {
-    std::path::absolute(name).unwrap_or_else(|_| PathBuf::from(name))
+fn saved_file_path(stem: &str) -> PathBuf {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let named = |n: u32| {
+        let name = match n {
+            1 => format!("{stem}-{secs}.png"),
+            n => format!("{stem}-{secs}-{n}.png"),
+        };
+        std::path::absolute(&name).unwrap_or_else(|_| PathBuf::from(name))
+    };
+    (1..=1000)
+        .map(named)
+        .find(|p| !p.exists())
+        .unwrap_or_else(|| named(1))
 }

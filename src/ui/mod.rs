@@ -247,6 +247,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("L", "annotation labels (M3D)"),
     ("I", "inspector panel"),
     ("F11", "full screen / back"),
+    ("F12", "save a screenshot of the window (current folder)"),
     ("? / F1", "this help"),
     ("Ctrl + O", "open a file (native dialog)"),
     ("Ctrl + Q", "quit"),
@@ -365,7 +366,7 @@ fn file_menu(ui: &mut egui::Ui, state: &mut UiState) {
     if menu_item(
         ui,
         "Save screenshot",
-        "the window at its size, panels included, as a PNG in the current folder",
+        "F12: the window at its size, panels included, as a PNG in the current folder",
     ) {
         state.act(UiAction::Screenshot);
     }
