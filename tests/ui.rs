@@ -402,6 +402,10 @@ fn view_and_file_menus_set_lighting_and_ask_for_files() {
     harness.run();
     assert_eq!(harness.state().view.lighting, facet::gpu::Lighting::Flat);
     // The View menu stays open while a preset is picked.
+    assert!(harness.state().show_axes);
+    harness.get_by_label("Axes").click();
+    harness.run();
+    assert!(!harness.state().show_axes);
     harness.get_by_label("Full screen").click();
     harness.run();
     assert_eq!(harness.state().actions, [UiAction::FullScreen]);
@@ -639,6 +643,66 @@ fn labels_draw_their_text_and_a_dot_at_each_labelled_vertex() {
             l.text
         );
     }
+}
+
+#[test]
+fn the_axes_in_the_corner_point_where_the_camera_sees_the_scene_axes() {
+    // The axes drawn over black from the front (X right, Y up: worked out
+    // by hand in `ui::axes`' unit test) and from the right (Z left): each
+    // positive axis' disc is found by its colour, where its tip should be.
+    use facet::gpu::camera::{AxisView, OrbitCamera};
+    use facet::ui::axes;
+    let (w, h) = (300.0, 200.0);
+    let view_of = |v: AxisView| {
+        let mut c = OrbitCamera::default();
+        c.set_view(v);
+        c.view()
+    };
+    let rect = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(w, h));
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(w, h))
+        .build_ui_state(
+            |ui, view: &mut glam::Mat4| {
+                ui.painter().rect_filled(rect, 0.0, egui::Color32::BLACK);
+                axes::draw(ui, *view, rect);
+            },
+            view_of(AxisView::Front),
+        );
+    // The centre of the pixels within 40 of `color`, in points.
+    let centroid = |img: &image::RgbaImage, color: egui::Color32| {
+        let ppp = img.width() as f32 / w;
+        let (mut sum, mut n) = (egui::Vec2::ZERO, 0.0);
+        for (x, y, p) in img.enumerate_pixels() {
+            if (0..3).all(|c| p.0[c].abs_diff(color.to_array()[c]) <= 40) {
+                sum += egui::vec2(x as f32 + 0.5, y as f32 + 0.5) / ppp;
+                n += 1.0;
+            }
+        }
+        assert!(n > 20.0, "no pixels of {color:?}");
+        egui::pos2(sum.x / n, sum.y / n)
+    };
+    let c = axes::centre(rect);
+    let r = axes::RADIUS;
+    harness.run();
+    let front = harness.render().expect("a rendered frame");
+    // X: its disc at the right end; the line from the centre pulls the
+    // centroid of its colour inwards, so compare the direction and a
+    // distance between half the radius and the radius.
+    for (axis, dir) in [(0, egui::vec2(1.0, 0.0)), (1, egui::vec2(0.0, -1.0))] {
+        let at = centroid(&front, axes::COLORS[axis]) - c;
+        assert!(
+            at.normalized().dot(dir) > 0.99 && at.length() > 0.5 * r && at.length() <= r,
+            "front view: axis {axis} centred at {at:?} from the centre"
+        );
+    }
+    *harness.state_mut() = view_of(AxisView::Right);
+    harness.run();
+    let right = harness.render().expect("a rendered frame");
+    let at = centroid(&right, axes::COLORS[2]) - c;
+    assert!(
+        at.normalized().dot(egui::vec2(-1.0, 0.0)) > 0.99 && at.length() > 0.5 * r,
+        "right view: Z centred at {at:?} from the centre"
+    );
 }
 
 #[test]

@@ -282,6 +282,7 @@ impl Running {
                 "k" | "K" => self.ui.view.skeleton ^= true,
                 "t" | "T" => self.ui.view.textures ^= true,
                 "l" | "L" => self.ui.show_labels ^= true,
+                "x" | "X" => self.ui.show_axes ^= true,
                 "," | "<" => self.step(-1),
                 "." | ">" => self.step(1),
                 "i" | "I" => self.ui.show_inspector ^= true,

@@ -948,6 +948,7 @@ impl Running {
             self.ui.timeline.advance(dt, &span);
         }
         self.ui.view_proj = self.camera.view_proj(self.view_aspect());
+        self.ui.camera_view = self.camera.view();
         let scene = &self.scene;
         let ui_state = &mut self.ui;
         let pose = (!scene.skeleton.bones.is_empty()).then_some(&self.animator.pose);

@@ -1,6 +1,7 @@
 //! egui panels over the 3D view: toolbar, inspector, status. They read the
 //! [`Scene`] and edit [`UiState`]; the app applies what they ask for.
 
+pub mod axes;
 pub mod inspector;
 pub mod labels;
 pub mod map;
@@ -32,6 +33,11 @@ pub struct UiState {
     pub show_labels: bool,
     /// The 3D view's projection, set by the app each frame (labels use it).
     pub view_proj: glam::Mat4,
+    /// The camera's view matrix (world to eye), set by the app each frame:
+    /// the axes in the corner turn with it.
+    pub camera_view: glam::Mat4,
+    /// Draw the scene's axes in the 3D view's corner (X).
+    pub show_axes: bool,
     /// egui id of the file's preview image (M3D PRVW), when registered.
     pub preview_id: Option<egui::TextureId>,
     /// Texture files: the mip level and channels shown.
@@ -195,6 +201,7 @@ impl UiState {
             view: ViewOptions::for_scene(scene),
             timeline: Timeline::for_scene(scene),
             show_labels: !scene.labels.is_empty(),
+            show_axes: true,
             fly_speed: 1.0,
             show_inspector: true,
             render_size: (1920, 1080),
@@ -245,6 +252,7 @@ pub const KEYS: &[(&str, &str)] = &[
         "textures on / off (Shading in the inspector: channels, team colours)",
     ),
     ("L", "annotation labels (M3D)"),
+    ("X", "the scene's axes in the view's corner"),
     ("I", "inspector panel"),
     ("F11", "full screen / back"),
     ("F12", "save a screenshot of the window (current folder)"),
@@ -296,6 +304,8 @@ pub fn toolbar(ui: &mut egui::Ui, state: &mut UiState) {
                     }
                 });
                 ui.separator();
+                ui.checkbox(&mut state.show_axes, "Axes")
+                    .on_hover_text("X: the scene's X, Y and Z in the view's corner");
                 if menu_item(ui, "Full screen", "F11: into full screen, or back") {
                     state.act(UiAction::FullScreen);
                 }
@@ -682,6 +692,9 @@ pub fn show(
     }
     if scene.meshes.is_empty() && state.view.skeleton {
         labels::bone_names(ui, scene, pose, state.view_proj, view);
+    }
+    if state.show_axes {
+        axes::draw(ui, state.camera_view, view);
     }
     UiOutput {
         viewport: view,

@@ -1,0 +1,153 @@
+//! The axes in the 3D view's corner: which way the scene's X, Y and Z point
+//! from this camera (the scene is right-handed and Y up; files made Z up,
+//! as Papa's are, were turned to Y up when converted). The positive axes
+//! are lines ending in a lettered disc, the negative ones dimmer rings; the
+//! nearer are drawn over the farther.
+
+use glam::{Mat4, Vec3};
+
+/// The axes' colours, X, Y and Z: red, green and blue, as in Blender and
+/// most 3D tools, each kept off the pure primaries that tests count as a
+/// team colour or a label's.
+pub const COLORS: [egui::Color32; 3] = [
+    egui::Color32::from_rgb(232, 72, 85),
+    egui::Color32::from_rgb(128, 200, 48),
+    egui::Color32::from_rgb(72, 136, 240),
+];
+
+/// The distance from the centre to each tip, and the corner's margin, in
+/// points.
+pub const RADIUS: f32 = 34.0;
+const MARGIN: f32 = 14.0;
+
+/// One end of an axis as the camera sees it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tip {
+    /// 0, 1, 2: X, Y, Z.
+    pub axis: usize,
+    pub positive: bool,
+    /// Where the end lands from the centre, the axis' length 1, in screen
+    /// directions (x right, y down).
+    pub offset: egui::Vec2,
+    /// How near the viewer it is: 1 pointing straight at the eye, -1 away.
+    pub nearness: f32,
+}
+
+/// The six ends of the axes under `view` (world to eye, the camera's
+/// view matrix; only its rotation counts), farthest first: the order they
+/// are drawn in.
+pub fn tips(view: Mat4) -> [Tip; 6] {
+    let eye = [Vec3::X, Vec3::Y, Vec3::Z].map(|a| view.transform_vector3(a).normalize_or_zero());
+    let mut out: [Tip; 6] = std::array::from_fn(|i| {
+        let (axis, positive) = (i % 3, i < 3);
+        let d = if positive { eye[axis] } else { -eye[axis] };
+        Tip {
+            axis,
+            positive,
+            offset: egui::vec2(d.x, -d.y),
+            // The eye looks down -Z in eye space: +Z comes towards it.
+            nearness: d.z,
+        }
+    });
+    out.sort_by(|a, b| a.nearness.total_cmp(&b.nearness));
+    out
+}
+
+/// Where the axes' centre sits in `rect` (the 3D view): its bottom-left
+/// corner.
+pub fn centre(rect: egui::Rect) -> egui::Pos2 {
+    rect.left_bottom() + egui::vec2(MARGIN + RADIUS, -(MARGIN + RADIUS))
+}
+
+/// Draws the axes in the bottom-left corner of `rect`.
+pub fn draw(ui: &egui::Ui, view: Mat4, rect: egui::Rect) {
+    let painter = ui.painter_at(rect);
+    let c = centre(rect);
+    let font = egui::FontId::proportional(11.0);
+    for t in tips(view) {
+        let color = COLORS[t.axis];
+        let end = c + t.offset * RADIUS;
+        if t.positive {
+            painter.line_segment([c, end], egui::Stroke::new(2.0, color));
+            painter.circle_filled(end, 7.5, color);
+            painter.text(
+                end,
+                egui::Align2::CENTER_CENTER,
+                ["X", "Y", "Z"][t.axis],
+                font.clone(),
+                egui::Color32::from_gray(20),
+            );
+        } else {
+            painter.circle(
+                end,
+                6.0,
+                color.gamma_multiply(0.25),
+                egui::Stroke::new(1.5, color.gamma_multiply(0.7)),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::camera::{AxisView, OrbitCamera};
+
+    /// The view of an orbit camera set to `v`.
+    fn looking(v: AxisView) -> Mat4 {
+        let mut c = OrbitCamera::default();
+        c.set_view(v);
+        c.view()
+    }
+
+    fn tip(tips: &[Tip; 6], axis: usize, positive: bool) -> Tip {
+        *tips
+            .iter()
+            .find(|t| t.axis == axis && t.positive == positive)
+            .unwrap()
+    }
+
+    fn near(a: egui::Vec2, b: egui::Vec2) -> bool {
+        (a - b).length() < 1e-4
+    }
+
+    /// The top view stops just short of straight down (the camera's
+    /// `MAX_PITCH`, 1.55 rad: cos 1.55 = 0.021).
+    fn near_top(a: egui::Vec2, b: egui::Vec2) -> bool {
+        (a - b).length() < 0.03
+    }
+
+    #[test]
+    fn each_view_points_the_axes_where_a_person_expects() {
+        // Worked out by hand for a right-handed, Y-up scene (x right and y
+        // down on the screen). From the front (the eye on +Z): X right, Y
+        // up, Z at the eye.
+        let front = tips(looking(AxisView::Front));
+        assert!(near(tip(&front, 0, true).offset, egui::vec2(1.0, 0.0)));
+        assert!(near(tip(&front, 1, true).offset, egui::vec2(0.0, -1.0)));
+        assert!(tip(&front, 2, true).offset.length() < 1e-4);
+        assert!((tip(&front, 2, true).nearness - 1.0).abs() < 1e-4);
+        // The nearest last: +Z is drawn over everything, -Z first.
+        assert_eq!((front[5].axis, front[5].positive), (2, true));
+        assert_eq!((front[0].axis, front[0].positive), (2, false));
+        // From the right (the eye on +X, up Y): the eye's right is -Z, so Z
+        // points left; X at the eye.
+        let right = tips(looking(AxisView::Right));
+        assert!(near(tip(&right, 2, true).offset, egui::vec2(-1.0, 0.0)));
+        assert!(near(tip(&right, 1, true).offset, egui::vec2(0.0, -1.0)));
+        assert!((tip(&right, 0, true).nearness - 1.0).abs() < 1e-4);
+        // From the top (the eye on +Y, looking down, the front at the
+        // bottom of the screen): X right, Z down, Y at the eye.
+        let top = tips(looking(AxisView::Top));
+        assert!(near_top(tip(&top, 0, true).offset, egui::vec2(1.0, 0.0)));
+        assert!(near_top(tip(&top, 2, true).offset, egui::vec2(0.0, 1.0)));
+        assert!((tip(&top, 1, true).nearness - 1.0).abs() < 1e-3);
+        // Each negative end is its positive end mirrored through the centre.
+        for set in [front, right, top] {
+            for t in set {
+                let m = tip(&set, t.axis, !t.positive);
+                assert!(near(t.offset, -m.offset) && (t.nearness + m.nearness).abs() < 1e-4);
+            }
+        }
+    }
+}
