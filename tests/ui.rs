@@ -705,6 +705,104 @@ fn the_axes_in_the_corner_point_where_the_camera_sees_the_scene_axes() {
     );
 }
 
+/// The system fonts for what egui's bundled fonts lack, as the window has
+/// them; kittest panics on a character no font draws. The CJK font the
+/// tests need is one scripts/test installs (fonts-wqy-microhei).
+fn system_fonts(ctx: &egui::Context) {
+    let cjk = std::process::Command::new("fc-list")
+        .arg(":lang=zh")
+        .output()
+        .is_ok_and(|o| o.status.success() && !o.stdout.is_empty());
+    assert!(
+        cjk,
+        "these tests need a font with Chinese characters found by fontconfig (scripts/test installs fonts-wqy-microhei)"
+    );
+    ctx.add_font_provider(std::sync::Arc::new(
+        egui_system_font_provider::SystemFontProvider::new(),
+    ));
+}
+
+#[test]
+fn names_in_any_script_are_drawn_with_the_system_fonts() {
+    // transport.papa (a shared fixture, made by others) names its mesh and
+    // material "平面" ("plane"), which egui's bundled fonts cannot draw:
+    // kittest panics on a character no font has, so the frame rendering at
+    // all is the evidence that the system's fonts drew it, and the text is
+    // in the inspector as read.
+    let path = common::shared().join("fixtures/papa/transport.papa");
+    let scene = facet::load::load_file(&path).unwrap().scene;
+    assert!(scene.meshes.iter().any(|m| m.name.contains("平面")));
+    let pose = facet::anim::Pose::new(&scene.skeleton);
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(480.0, 1600.0))
+        .with_context_setup(system_fonts)
+        .build_ui_state(
+            |ui, state: &mut UiState| inspector(ui, &scene, state, Some(&pose)),
+            UiState::for_scene(&scene),
+        );
+    harness.run();
+    let image = harness.render().expect("a rendered frame");
+    assert!(image.width() > 0);
+    // The part's row and its material's header, at least.
+    assert!(harness.get_all_by_label_contains("平面").count() >= 2);
+}
+
+#[test]
+fn the_inspector_stays_inside_its_panel_for_every_shared_file() {
+    // Text that could not wrap (a material's note in a grid cell, laid out
+    // on one line) made the inspector 811-879 points wide for the PA units,
+    // past the panel's largest width, and egui then drew the panel's edge
+    // across the content (bot_sun.papa in the README's screenshots). Every
+    // fixture made by others and every bundled demo, opened as the window
+    // opens it, in the panel's opening width: what the inspector takes
+    // must stay within the widest the panel grows (wider tables and grids
+    // only widen the panel).
+    use facet::ui::{INSPECTOR_MAX_WIDTH, INSPECTOR_WIDTH};
+    let mut files: Vec<std::path::PathBuf> = ["m3d", "papa", "ptf"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(common::shared().join("fixtures").join(d)).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|e| ["m3d", "a3d", "papa", "ptf"].contains(&&*e.to_string_lossy()))
+        })
+        .chain(["demo.p3m", "demo.m3d", "demo.pmf"].map(|f| common::repo().join("assets").join(f)))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 30, "{files:?}");
+    let mut wide = Vec::new();
+    for path in &files {
+        let scene = facet::load::load_file(path).unwrap().scene;
+        let pose = facet::anim::Pose::new(&scene.skeleton);
+        let mut harness = Harness::builder()
+            .with_size(egui::vec2(INSPECTOR_MAX_WIDTH + 100.0, 4000.0))
+            .with_context_setup(system_fonts)
+            .build_ui_state(
+                |ui, (state, used): &mut (UiState, f32)| {
+                    let rect = egui::Rect::from_min_size(
+                        ui.max_rect().min,
+                        egui::vec2(INSPECTOR_WIDTH, 4000.0),
+                    );
+                    let r = ui.scope_builder(egui::UiBuilder::new().max_rect(rect), |ui| {
+                        inspector(ui, &scene, state, Some(&pose));
+                    });
+                    *used = r.response.rect.width();
+                },
+                (UiState::for_scene(&scene), 0.0),
+            );
+        harness.run();
+        let used = harness.state().1;
+        if used > INSPECTOR_MAX_WIDTH {
+            wide.push(format!("{}: {used:.0} points", path.display()));
+        }
+    }
+    assert!(
+        wide.is_empty(),
+        "wider than {INSPECTOR_MAX_WIDTH} points:\n{}",
+        wide.join("\n")
+    );
+}
+
 #[test]
 fn the_shading_section_picks_team_colours_and_lists_the_maps_used() {
     let path = common::shared().join("fixtures/papa/bot_sun.papa");

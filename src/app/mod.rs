@@ -570,6 +570,13 @@ impl Running {
             gpu_scene,
         } = GpuParts::new(&window, &scene)?;
         let egui_ctx = egui::Context::default();
+        // Names in real files are in any script (transport.papa's mesh is
+        // "平面"): characters egui's bundled fonts lack are drawn with the
+        // system's fonts for them (fontconfig; found on a thread of their
+        // own), not as boxes.
+        egui_ctx.add_font_provider(Arc::new(
+            egui_system_font_provider::SystemFontProvider::new(),
+        ));
         let egui_state = egui_state(&egui_ctx, &window, &gpu);
         let aspect = config.width as f32 / config.height as f32;
         let camera = OrbitCamera::framing(&scene.bounds(None), aspect);

@@ -263,14 +263,20 @@ fn materials(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
         .default_open(true)
         .show(ui, |ui| {
             for (i, m) in scene.materials.iter().enumerate() {
-                let added = scene
-                    .added
-                    .material(i)
-                    .map_or(String::new(), |w| format!(" (added by the viewer: {w})"));
-                egui::CollapsingHeader::new(format!("{i}: {}{added}", m.name))
+                // A header does not wrap: why the viewer added a material
+                // is a line of its own inside.
+                let added = scene.added.material(i);
+                let tail = if added.is_some() { " (added)" } else { "" };
+                egui::CollapsingHeader::new(format!("{i}: {}{tail}", m.name))
                     .id_salt(("material", i))
                     .default_open(scene.materials.len() <= 4)
-                    .show(ui, |ui| material(ui, scene, i, m, state));
+                    .show(ui, |ui| {
+                        if let Some(why) = added {
+                            let why = format!("added by the viewer: {why}");
+                            ui.add(egui::Label::new(egui::RichText::new(why).weak()).wrap());
+                        }
+                        material(ui, scene, i, m, state)
+                    });
             }
         });
 }
@@ -395,7 +401,9 @@ fn map_rows(ui: &mut egui::Ui, m: &Material, state: &mut UiState) {
     }
     for note in &m.maps.notes {
         ui.label("note");
-        ui.weak(note);
+        // Notes are sentences: wrapped, or the row widens the grid past the
+        // panel and the panel's edge is drawn across its content.
+        ui.add(egui::Label::new(egui::RichText::new(note).weak()).wrap());
         ui.end_row();
     }
 }

@@ -121,6 +121,14 @@ pub struct UiOutput {
     pub actions: Vec<UiAction>,
 }
 
+/// The inspector panel's width when the window opens, in points.
+pub const INSPECTOR_WIDTH: f32 = 320.0;
+
+/// The widest the inspector panel grows, in points: content wider than
+/// this (text that cannot wrap) runs past the panel, and egui then draws the
+/// panel's edge across it.
+pub const INSPECTOR_MAX_WIDTH: f32 = 560.0;
+
 /// Render sizes the File menu accepts, per side.
 pub const RENDER_SIZES: std::ops::RangeInclusive<u32> = 16..=8192;
 
@@ -661,8 +669,8 @@ pub fn show(
     }
     if state.show_inspector {
         egui::Panel::right("inspector")
-            .default_size(320.0)
-            .max_size(560.0)
+            .default_size(INSPECTOR_WIDTH)
+            .max_size(INSPECTOR_MAX_WIDTH)
             .resizable(true)
             .show(ui, |ui| {
                 egui::ScrollArea::vertical()
