@@ -540,6 +540,34 @@ fn map_inspector_selects_sectors_cubes_and_views() {
 }
 
 #[test]
+fn a_map_opened_after_the_loading_placeholder_still_folds_its_file_section() {
+    // The window shows a placeholder scene (no map) while a file loads,
+    // then the map: its File section must open folded as a map's does, not
+    // keep the placeholder's open state.
+    let map = facet::generators::pmf::generate(&facet::generators::pmf::Params::SMALL);
+    let loaded = facet::scene::from_pmf::convert(&map, Default::default(), Default::default());
+    let mut placeholder = facet::scene::Scene::default();
+    placeholder.source.file_name = "small.pmf".into();
+    placeholder.source.format = "loading".into();
+    let scenes = [placeholder, loaded];
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(520.0, 2400.0))
+        .build_ui_state(
+            |ui, (state, shown): &mut (UiState, usize)| {
+                inspector(ui, &scenes[*shown], state, None);
+            },
+            (UiState::for_scene(&scenes[0]), 0),
+        );
+    harness.run();
+    harness.get_by_label("loading");
+    harness.state_mut().1 = 1;
+    harness.run();
+    assert!(harness.query_by_label("loading").is_none());
+    assert!(harness.query_by_label("Facet demo town").is_none());
+    harness.get_by_label_contains("Sectors (4)");
+}
+
+#[test]
 fn settings_window_edits_the_media_roots() {
     // File > Settings… opens the window; a folder typed in is added, a
     // path that is no folder is not, and "remove" takes one out. Each

@@ -117,7 +117,11 @@ fn shading(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
 fn file_section(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
     let s = &scene.source;
     // Maps open on their own panel; the file's facts stay one click away.
+    // The header's state is kept apart for maps: the window shows a
+    // placeholder (no map) while a file loads, and one state would keep
+    // the File section open from it.
     egui::CollapsingHeader::new("File")
+        .id_salt(("file", scene.map.is_some()))
         .default_open(scene.map.is_none())
         .show(ui, |ui| {
             egui::Grid::new("file")
