@@ -733,6 +733,44 @@ fn the_axes_in_the_corner_point_where_the_camera_sees_the_scene_axes() {
     );
 }
 
+#[test]
+fn a_click_on_an_end_of_the_axes_looks_from_that_side() {
+    // From the front (+X right, +Y up, -X left, +Z and -Z both at the
+    // centre): a click on each end asks for the view from its side, and at
+    // the centre the nearer end, +Z, takes the click.
+    use facet::gpu::camera::{AxisView, OrbitCamera};
+    use facet::ui::axes;
+    let (w, h) = (300.0, 200.0);
+    let mut camera = OrbitCamera::default();
+    camera.set_view(AxisView::Front);
+    let view = camera.view();
+    let rect = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(w, h));
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(w, h))
+        .build_ui_state(
+            |ui, asked: &mut Vec<AxisView>| {
+                asked.extend(axes::draw(ui, view, rect));
+            },
+            Vec::new(),
+        );
+    harness.run();
+    let (c, r) = (axes::centre(rect), axes::RADIUS);
+    for (at, want) in [
+        (c + egui::vec2(r, 0.0), AxisView::Right),
+        (c + egui::vec2(0.0, -r), AxisView::Top),
+        (c + egui::vec2(-r, 0.0), AxisView::Left),
+        (c + egui::vec2(0.0, r), AxisView::Bottom),
+        (c, AxisView::Front),
+    ] {
+        harness.state_mut().clear();
+        harness.drag_at(at);
+        harness.run();
+        harness.drop_at(at);
+        harness.run();
+        assert_eq!(harness.state(), &[want], "a click at {at:?}");
+    }
+}
+
 /// The system fonts for what egui's bundled fonts lack, as the window has
 /// them; kittest panics on a character no font draws. The CJK font the
 /// tests need is one scripts/test installs (fonts-wqy-microhei).

@@ -664,6 +664,7 @@ impl Running {
             UiAction::MapShading => self.rebuild_map(),
             UiAction::SettingsChanged => self.settings_edited(),
             UiAction::FullScreen => self.toggle_full_screen(),
+            UiAction::LookFrom(v) => self.camera.set_view(v),
         }
     }
 

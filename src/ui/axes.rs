@@ -2,8 +2,10 @@
 //! from this camera (the scene is right-handed and Y up; files made Z up,
 //! as Papa's are, were turned to Y up when converted). The positive axes
 //! are lines ending in a lettered disc, the negative ones dimmer rings; the
-//! nearer are drawn over the farther.
+//! nearer are drawn over the farther. A click on an end looks at the scene
+//! from that side, as the `1` `3` `7` keys do.
 
+use crate::gpu::camera::AxisView;
 use glam::{Mat4, Vec3};
 
 /// The axes' colours, X, Y and Z: red, green and blue, as in Blender and
@@ -59,21 +61,52 @@ pub fn centre(rect: egui::Rect) -> egui::Pos2 {
     rect.left_bottom() + egui::vec2(MARGIN + RADIUS, -(MARGIN + RADIUS))
 }
 
-/// Draws the axes in the bottom-left corner of `rect`.
-pub fn draw(ui: &egui::Ui, view: Mat4, rect: egui::Rect) {
+/// The view from the side an axis' end points to: +X the right, +Y the
+/// top, +Z the front.
+pub fn view_from(axis: usize, positive: bool) -> AxisView {
+    match (axis, positive) {
+        (0, true) => AxisView::Right,
+        (0, false) => AxisView::Left,
+        (1, true) => AxisView::Top,
+        (1, false) => AxisView::Bottom,
+        (_, true) => AxisView::Front,
+        (_, false) => AxisView::Back,
+    }
+}
+
+/// Draws the axes in the bottom-left corner of `rect`; the view a click on
+/// an end asks for. The ends take clicks in drawing order, so the nearer
+/// of two that overlap gets it.
+pub fn draw(ui: &egui::Ui, view: Mat4, rect: egui::Rect) -> Option<AxisView> {
     let painter = ui.painter_at(rect);
     let c = centre(rect);
     let font = egui::FontId::proportional(11.0);
+    let mut clicked = None;
     for t in tips(view) {
         let color = COLORS[t.axis];
         let end = c + t.offset * RADIUS;
+        let sign = if t.positive { "+" } else { "-" };
+        let name = ["X", "Y", "Z"][t.axis];
+        let response = ui
+            .interact(
+                egui::Rect::from_center_size(end, egui::vec2(16.0, 16.0)),
+                ui.scope_id().with(("axis end", t.axis, t.positive)),
+                egui::Sense::click(),
+            )
+            .on_hover_text(format!("look from {sign}{name}"));
+        if response.clicked() {
+            clicked = Some(view_from(t.axis, t.positive));
+        }
+        if response.hovered() {
+            painter.circle_stroke(end, 9.5, egui::Stroke::new(1.5, egui::Color32::WHITE));
+        }
         if t.positive {
             painter.line_segment([c, end], egui::Stroke::new(2.0, color));
             painter.circle_filled(end, 7.5, color);
             painter.text(
                 end,
                 egui::Align2::CENTER_CENTER,
-                ["X", "Y", "Z"][t.axis],
+                name,
                 font.clone(),
                 egui::Color32::from_gray(20),
             );
@@ -86,6 +119,7 @@ pub fn draw(ui: &egui::Ui, view: Mat4, rect: egui::Rect) {
             );
         }
     }
+    clicked
 }
 
 #[cfg(test)]

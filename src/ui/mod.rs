@@ -112,6 +112,9 @@ pub enum UiAction {
     SettingsChanged,
     /// View > Full screen (F11): into full screen, or back out.
     FullScreen,
+    /// A click on an end of the axes in the view's corner: look at the
+    /// scene from that side (as the 1, 3, 7 keys do).
+    LookFrom(crate::gpu::camera::AxisView),
 }
 
 /// What one frame of the interface hands the app.
@@ -701,8 +704,10 @@ pub fn show(
     if scene.meshes.is_empty() && state.view.skeleton {
         labels::bone_names(ui, scene, pose, state.view_proj, view);
     }
-    if state.show_axes {
-        axes::draw(ui, state.camera_view, view);
+    if state.show_axes
+        && let Some(v) = axes::draw(ui, state.camera_view, view)
+    {
+        state.act(UiAction::LookFrom(v));
     }
     UiOutput {
         viewport: view,
