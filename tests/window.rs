@@ -562,13 +562,13 @@ fn page_down_and_page_up_step_through_the_folder() {
 fn the_window_keeps_its_size_f11_toggles_full_screen_and_f12_saves_screenshots() {
     // A first session: the window is made 900x600 (xdotool; Xvfb has no
     // window manager, so the size is the one asked for), F11 goes into full
-    // screen and back (the request is what can be seen without a window
-    // manager: the log), F12 pressed twice saves two screenshots in the
-    // current folder (two files, though likely within one second of each
-    // other: the second name takes a suffix), and Ctrl+Q keeps the
-    // size in the settings. A second session with the same settings opens
-    // at that size: its screenshot, the whole window, is 900x600, where the
-    // default is 1280x800.
+    // screen and back, then in again and out with Esc (the requests are
+    // what can be seen without a window manager: the log), F12 pressed
+    // twice saves two screenshots in the current folder (two files, though
+    // likely within one second of each other: the second name takes a
+    // suffix), and Ctrl+Q keeps the size in the settings. A second session
+    // with the same settings opens at that size: its screenshot, the whole
+    // window, is 900x600, where the default is 1280x800.
     let dir = common::output_dir().join(format!("window-keys-{}", run_id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -584,6 +584,10 @@ fn the_window_keeps_its_size_f11_toggles_full_screen_and_f12_saves_screenshots()
         wait_log "full screen on"
         xdotool key F11
         wait_log "full screen off"
+        xdotool key F11
+        wait_log "full screen on" 2
+        xdotool key Escape
+        wait_log "full screen off" 2
         xdotool key F12
         wait_log "screenshot saved to"
         xdotool key F12

@@ -292,6 +292,10 @@ impl Running {
             Key::Named(NamedKey::F1) => self.ui.show_help ^= true,
             Key::Named(NamedKey::F11) => self.act(UiAction::FullScreen),
             Key::Named(NamedKey::F12) => self.act(UiAction::Screenshot),
+            // Esc leaves full screen first, as players and browsers do.
+            Key::Named(NamedKey::Escape) if self.window.fullscreen().is_some() => {
+                self.act(UiAction::FullScreen)
+            }
             Key::Named(NamedKey::Escape) => {
                 self.ui.select_bone(None);
                 self.ui.select_part(None);

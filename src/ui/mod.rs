@@ -265,7 +265,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("L", "annotation labels (M3D)"),
     ("X", "the scene's axes in the view's corner"),
     ("I", "inspector panel"),
-    ("F11", "full screen / back"),
+    ("F11", "full screen / back (Esc also leaves it)"),
     ("F12", "save a screenshot of the window (current folder)"),
     ("? / F1", "this help"),
     ("Ctrl + O", "open a file (native dialog)"),
