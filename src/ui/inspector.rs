@@ -200,8 +200,10 @@ fn parts(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
                 } else {
                     m.name.clone()
                 };
+                // As a material's header: the row does not wrap, and the
+                // hover says why the viewer added the part.
                 let label = match scene.added.mesh(i) {
-                    Some(_) => format!("{label} (added by the viewer)"),
+                    Some(_) => format!("{label} (added)"),
                     None => label,
                 };
                 let hover = format!(
