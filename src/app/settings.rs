@@ -72,6 +72,19 @@ impl Default for Settings {
     }
 }
 
+/// A `[width, height]` pair whose sides are both in `sides`.
+fn size_in(v: &Value, sides: std::ops::RangeInclusive<u32>) -> Option<(u32, u32)> {
+    let side = |x: &Value| {
+        x.as_u64()
+            .and_then(|x| u32::try_from(x).ok())
+            .filter(|x| sides.contains(x))
+    };
+    match v.as_array()?.as_slice() {
+        [w, h] => Some((side(w)?, side(h)?)),
+        _ => None,
+    }
+}
+
 /// `$XDG_CONFIG_HOME/facet/settings.json`, else under `$HOME/.config`.
 pub fn path() -> Option<PathBuf> {
     let base = std::env::var_os("XDG_CONFIG_HOME")
@@ -101,13 +114,8 @@ impl Settings {
         {
             s.team_colors = t;
         }
-        if let Some([w, h]) = v["render_size"].as_array().map(Vec::as_slice)
-            && let Some(w) = w.as_u64().and_then(|w| u32::try_from(w).ok())
-            && let Some(h) = h.as_u64().and_then(|h| u32::try_from(h).ok())
-            && RENDER_SIZES.contains(&w)
-            && RENDER_SIZES.contains(&h)
-        {
-            s.render_size = (w, h);
+        if let Some(size) = size_in(&v["render_size"], RENDER_SIZES) {
+            s.render_size = size;
         }
         if let Some(m) = v["max_texture_mib"]
             .as_u64()
@@ -121,13 +129,8 @@ impl Settings {
                 .filter_map(|p| p.as_str().map(PathBuf::from))
                 .collect();
         }
-        if let Some([w, h]) = v["window"]["size"].as_array().map(Vec::as_slice)
-            && let Some(w) = w.as_u64().and_then(|w| u32::try_from(w).ok())
-            && let Some(h) = h.as_u64().and_then(|h| u32::try_from(h).ok())
-            && WINDOW_SIDES.contains(&w)
-            && WINDOW_SIDES.contains(&h)
-        {
-            s.window.size = (w, h);
+        if let Some(size) = size_in(&v["window"]["size"], WINDOW_SIDES) {
+            s.window.size = size;
         }
         if let Some(m) = v["window"]["maximized"].as_bool() {
             s.window.maximized = m;
