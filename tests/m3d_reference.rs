@@ -329,6 +329,79 @@ fn skinned_positions_equal_m3d_h_on_the_cpu_and_the_gpu() {
     assert!(checked >= 8, "only {checked} poses checked");
 }
 
+#[test]
+fn a_click_hits_the_face_where_m3d_h_poses_it() {
+    // For faces m3d.h's pose moves, a ray aimed straight at the face's
+    // centre from just in front of it, both worked out here from m3d.h's
+    // skinned corners, must hit the part holding that face at the face's
+    // distance; at rest the same ray must not (the face is elsewhere).
+    let mut checked = 0;
+    for name in ["CesiumMan", "aliveai_character"] {
+        let r = common::m3d_reference(name);
+        let scene =
+            facet::load::load_file(&common::shared().join(format!("fixtures/m3d/{name}.m3d")))
+                .unwrap()
+                .scene;
+        let size = size_of(&scene);
+        let matched = match_faces(name, &scene, &r, 1e-6 * size);
+        let faces = r["faces"].as_array().unwrap();
+        let shown = vec![true; scene.meshes.len()];
+        let rest = Pose::new(&scene.skeleton);
+        let mut pose = Pose::new(&scene.skeleton);
+        for (ai, a) in r["actions"].as_array().unwrap().iter().enumerate() {
+            // The pose at two thirds of the action.
+            let p = &a["poses"][2];
+            let msec = p["msec"].as_u64().unwrap();
+            pose.evaluate(
+                &scene.skeleton,
+                Some(&scene.clips[ai]),
+                msec as f32 / 1000.0,
+            );
+            let want = p["skinned_positions"].as_array().unwrap();
+            let away = 1e-3 * size;
+            let mut tried = 0;
+            for fi in (0..faces.len()).step_by(faces.len().div_ceil(40)) {
+                let w = [0, 1, 2].map(|c| v3(&want[3 * fi + c]));
+                let at_rest = [0, 1, 2].map(|c| v3(&faces[fi]["positions"][c]));
+                let moved = (0..3)
+                    .map(|c| w[c].distance(at_rest[c]))
+                    .fold(0.0, f32::max);
+                let normal = (w[1] - w[0]).cross(w[2] - w[0]);
+                if moved < 20.0 * away || normal.length() < 1e-6 * size * size {
+                    continue;
+                }
+                let n = normal.normalize();
+                let centre = (w[0] + w[1] + w[2]) / 3.0;
+                // From `away` in front to `away` behind: the face at t = 0.5.
+                let (origin, dir) = (centre + n * away, -2.0 * away * n);
+                let hit = facet::anim::pick::pick_part(&scene, &pose, &shown, origin, dir)
+                    .unwrap_or_else(|| panic!("{name} action {ai}, face {fi}: nothing hit"));
+                assert_eq!(
+                    hit.part, matched[fi].0.mesh,
+                    "{name} action {ai}, face {fi}"
+                );
+                assert!(
+                    (hit.distance - 0.5).abs() < 0.05,
+                    "{name} action {ai}, face {fi}: hit at {} of the ray, not 0.5",
+                    hit.distance
+                );
+                let still = facet::anim::pick::pick_part(&scene, &rest, &shown, origin, dir);
+                assert!(
+                    still.is_none_or(|h| (h.distance - 0.5).abs() >= 0.05),
+                    "{name} action {ai}, face {fi}: hit at rest too: {still:?}"
+                );
+                tried += 1;
+            }
+            assert!(
+                tried >= 5,
+                "{name} action {ai}: only {tried} faces moved enough"
+            );
+            checked += tried;
+        }
+    }
+    assert!(checked >= 20, "only {checked} faces checked");
+}
+
 /// A 4x4 matrix as the reference prints it: 16 floats, row-major, the
 /// translation in elements 3, 7 and 11.
 fn row_major(v: &Value) -> glam::Mat4 {

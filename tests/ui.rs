@@ -117,6 +117,47 @@ fn inspector_lists_the_model_and_toggles_parts() {
 }
 
 #[test]
+fn a_part_picked_in_the_3d_view_is_shown_in_the_inspector() {
+    // Eighty parts in a panel 400 points high, their section folded by the
+    // user; a part picked in the 3D view (the app sets the selection and
+    // `reveal_selection`) must open the section and scroll its row into
+    // the panel.
+    let mut scene = facet::scene::Scene::default();
+    scene.meshes = (0..80)
+        .map(|i| facet::scene::Mesh {
+            name: format!("part-{i:02}"),
+            visible: true,
+            ..Default::default()
+        })
+        .collect();
+    let height = 400.0;
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(360.0, height))
+        .build_ui_state(
+            |ui, state: &mut UiState| {
+                egui::ScrollArea::vertical().show(ui, |ui| {
+                    inspector(ui, &scene, state, None);
+                });
+            },
+            UiState::for_scene(&scene),
+        );
+    harness.run();
+    harness.get_by_label("Parts (80)").click();
+    harness.run();
+    assert!(harness.query_by_label("part-70").is_none(), "not folded");
+    harness.state_mut().select_part(Some(70));
+    harness.state_mut().reveal_selection = true;
+    harness.run();
+    let row = harness.get_by_label("part-70").rect();
+    assert!(
+        row.min.y >= 0.0 && row.max.y <= height,
+        "the picked part's row is outside the panel: {row:?}"
+    );
+    // Once: the next frames leave the section to the user.
+    assert!(!harness.state().reveal_selection);
+}
+
+#[test]
 fn selecting_a_bone_shows_its_transforms() {
     let scene = demo();
     let pose = facet::anim::Pose::new(&scene.skeleton);

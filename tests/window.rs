@@ -476,6 +476,30 @@ fn clicking_the_map_selects_the_sector_under_the_cursor() {
 }
 
 #[test]
+fn clicking_a_model_selects_the_part_under_the_cursor() {
+    // Where the parts are comes from the window's picture at this size
+    // (docs/window.png, 1280x800): the demo's red sphere, its part "head"
+    // (the third in the file), about (465, 215); nothing but the
+    // background at (120, 120). A click on nothing clears the selection.
+    let script = r#"
+        start assets/demo.p3m
+        xdotool mousemove 480 190 click 1
+        wait_log "picked "
+        xdotool mousemove 120 120 click 1
+        wait_log "picked " 2
+        xdotool key ctrl+q
+        wait $pid
+    "#;
+    let out = under_xvfb(script);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    let picks: Vec<&str> = log.lines().filter(|l| l.contains("picked ")).collect();
+    assert_eq!(picks.len(), 2, "{log}");
+    assert!(picks[0].contains("picked part 2 \"head\""), "{log}");
+    assert!(picks[1].contains("picked nothing"), "{log}");
+}
+
+#[test]
 fn the_file_on_the_command_line_loads_in_the_window() {
     // The window comes up first and the file loads behind a progress bar;
     // `--frames` counts frames of the loaded file.

@@ -6,6 +6,7 @@
 
 pub mod color;
 pub mod material;
+pub mod pick;
 pub mod sequence;
 pub mod timeline;
 
@@ -159,25 +160,30 @@ pub fn skin_vertices(
     out_normals: &mut [Vec3],
 ) {
     for i in 0..positions.len() {
-        let (j, w) = (skin.joints[i], crate::scene::unit_weights(skin.weights[i]));
-        let mut m = Mat4::ZERO;
-        let mut total = 0.0;
-        for k in 0..4 {
-            if w[k] > 0.0 {
-                let b = skin_mats
-                    .get(j[k] as usize)
-                    .copied()
-                    .unwrap_or(Mat4::IDENTITY);
-                m += b * w[k];
-                total += w[k];
-            }
-        }
-        if total == 0.0 {
-            m = Mat4::IDENTITY;
-        }
+        let m = blended(skin_mats, skin.joints[i], skin.weights[i]);
         out_positions[i] = m.transform_point3(positions[i]);
         out_normals[i] = m.transform_vector3(normals[i]).normalize_or(normals[i]);
     }
+}
+
+/// One vertex's skinning matrix: its bones' matrices weighted (a joint past
+/// `skin_mats` counts as the identity), or the identity where no weight
+/// is above zero.
+pub fn blended(skin_mats: &[Mat4], joints: [u16; 4], weights: [u16; 4]) -> Mat4 {
+    let w = crate::scene::unit_weights(weights);
+    let mut m = Mat4::ZERO;
+    let mut total = 0.0;
+    for k in 0..4 {
+        if w[k] > 0.0 {
+            let b = skin_mats
+                .get(joints[k] as usize)
+                .copied()
+                .unwrap_or(Mat4::IDENTITY);
+            m += b * w[k];
+            total += w[k];
+        }
+    }
+    if total == 0.0 { Mat4::IDENTITY } else { m }
 }
 
 /// Which parts show at `t` of `clip`: the playing segment's part list applied

@@ -155,16 +155,22 @@ impl Running {
         .clamp(glam::Vec2::splat(-1.0), glam::Vec2::splat(1.0))
     }
 
-    /// Maps: selects the sector and the cube under the cursor.
+    /// A click in the 3D view: selects what is under the cursor (a map's
+    /// sector and cube, a model's part), or nothing. A texture file's quad
+    /// is not a part to select.
     pub(super) fn pick(&mut self) {
         use crate::scene::map_query;
-        let Some(info) = self.scene.map.as_deref() else {
+        if !self.scene.mip_levels.is_empty() {
             return;
-        };
+        }
         let ndc = self.cursor_ndc();
         let inv = self.camera.view_proj(self.view_aspect()).inverse();
         let near = inv.project_point3(glam::Vec3::new(ndc.x, ndc.y, 0.0));
         let far = inv.project_point3(glam::Vec3::new(ndc.x, ndc.y, 1.0));
+        let Some(info) = self.scene.map.as_deref() else {
+            self.pick_part(near, far - near);
+            return;
+        };
         match map_query::pick(&info.map, near, far - near) {
             Some((sector, triangle, _)) => {
                 let cube = map_query::cube_of_triangle(&info.map, sector, triangle);
@@ -180,6 +186,38 @@ impl Running {
                 log::info!("picked nothing (no map triangle under the cursor)");
                 self.ui.map.selected_sector = None;
                 self.ui.map.selected_cube = None;
+            }
+        }
+    }
+
+    /// Models: selects the shown part under the ray, as drawn (the pose,
+    /// the clip's part list), and shows it in the inspector; a click on
+    /// nothing clears the selection.
+    fn pick_part(&mut self, origin: glam::Vec3, dir: glam::Vec3) {
+        let hit = crate::anim::pick::pick_part(
+            &self.scene,
+            &self.animator.pose,
+            &self.animator.visible,
+            origin,
+            dir,
+        );
+        match hit.and_then(|h| Some((h, self.scene.meshes.get(h.part)?))) {
+            Some((h, mesh)) => {
+                log::info!(
+                    "picked part {} {:?}, triangle {} of {}",
+                    h.part,
+                    mesh.name,
+                    h.triangle,
+                    mesh.triangle_count()
+                );
+                self.ui.select_part(Some(h.part));
+                self.ui.reveal_selection = true;
+                self.ui.show_inspector = true;
+            }
+            None => {
+                log::info!("picked nothing (no shown part under the cursor)");
+                self.ui.select_part(None);
+                self.ui.select_bone(None);
             }
         }
     }

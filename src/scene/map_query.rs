@@ -5,6 +5,7 @@
 
 use super::from_pmf::MapInfo;
 use super::map::{CubeKind, Map, octant_signs};
+use super::ray::{ray_box, ray_triangle};
 use super::{Aabb, Vec3};
 use std::ops::Range;
 
@@ -252,40 +253,6 @@ pub fn pick(map: &Map, origin: Vec3, dir: Vec3) -> Option<(usize, usize, f32)> {
         }
     }
     best
-}
-
-/// Entry distance of a ray into a box (0 when it starts inside).
-fn ray_box(o: Vec3, d: Vec3, min: Vec3, max: Vec3) -> Option<f32> {
-    let inv = d.recip();
-    let t0 = (min - o) * inv;
-    let t1 = (max - o) * inv;
-    let near = t0.min(t1).max_element().max(0.0);
-    let far = t0.max(t1).min_element();
-    (near <= far).then_some(near)
-}
-
-/// Möller-Trumbore, both sides.
-fn ray_triangle(o: Vec3, d: Vec3, p: [Vec3; 3]) -> Option<f32> {
-    let e1 = p[1] - p[0];
-    let e2 = p[2] - p[0];
-    let h = d.cross(e2);
-    let a = e1.dot(h);
-    if a.abs() < 1e-12 {
-        return None;
-    }
-    let f = 1.0 / a;
-    let s = o - p[0];
-    let u = f * s.dot(h);
-    if !(0.0..=1.0).contains(&u) {
-        return None;
-    }
-    let q = s.cross(e1);
-    let v = f * d.dot(q);
-    if v < 0.0 || u + v > 1.0 {
-        return None;
-    }
-    let t = f * e2.dot(q);
-    (t > 0.0).then_some(t)
 }
 
 /// The leaf cube that owns a sector triangle.

@@ -15,6 +15,7 @@ pub mod map;
 pub mod map_overlay;
 pub mod map_query;
 pub mod material_anim;
+pub mod ray;
 pub mod text;
 pub mod vectors;
 

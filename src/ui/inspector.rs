@@ -179,8 +179,12 @@ fn file_section(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
 
 /// The Parts section: every mesh with its visibility and facts.
 fn parts(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
+    // A part picked in the 3D view: its row is shown, however the user
+    // left the section.
+    let reveal = std::mem::take(&mut state.reveal_selection) && state.selected_part.is_some();
     egui::CollapsingHeader::new(format!("Parts ({})", scene.meshes.len()))
         .default_open(true)
+        .open(reveal.then_some(true))
         .show(ui, |ui| {
             ui.horizontal(|ui| {
                 if ui.small_button("all").clicked() {
@@ -234,11 +238,11 @@ fn parts(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
                             )
                         });
                     let selected = state.selected_part == Some(i);
-                    if ui
-                        .selectable_label(selected, label)
-                        .on_hover_text(hover)
-                        .clicked()
-                    {
+                    let row = ui.selectable_label(selected, label);
+                    if selected && reveal {
+                        row.scroll_to_me(Some(egui::Align::Center));
+                    }
+                    if row.on_hover_text(hover).clicked() {
                         state.select_part((!selected).then_some(i));
                     }
                     if selected && ui.small_button("fit").on_hover_text("Shift+F").clicked() {

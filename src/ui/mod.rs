@@ -27,6 +27,9 @@ pub struct UiState {
     /// 3D view outlines it, Shift+F frames it.
     pub selected_bone: Option<usize>,
     pub selected_part: Option<usize>,
+    /// The selection was made in the 3D view: the inspector's next frame
+    /// opens its section and scrolls to it, then clears this.
+    pub reveal_selection: bool,
     /// The material whose keyframes the timeline shows.
     pub selected_material: Option<usize>,
     /// Draw the scene's annotation labels over the 3D view.
@@ -224,6 +227,10 @@ impl UiState {
 
 /// Key bindings, shown in the help overlay and the README.
 pub const KEYS: &[(&str, &str)] = &[
+    (
+        "Left click",
+        "select the part under it (maps: sector and cube), or clear",
+    ),
     ("Left drag", "orbit"),
     ("Middle drag / Shift + left drag", "pan"),
     ("F", "fit the visible parts to the view"),

@@ -1,0 +1,231 @@
+//! What a click in the 3D view hits on a model: the nearest triangle of a
+//! shown part, in the pose that is drawn (skinned parts are skinned on the
+//! CPU for the click, through the same reference the GPU is tested
+//! against).
+
+use crate::scene::ray::{ray_box, ray_triangle};
+use crate::scene::{MAX_SKINNED_BONES, Mesh, Primitive, Scene, Skin};
+use glam::{Mat4, Vec3};
+
+/// A part's triangle under a ray.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PartHit {
+    /// Index into `Scene::meshes`.
+    pub part: usize,
+    /// The triangle within the part (`indices[3 * triangle..][..3]`).
+    pub triangle: usize,
+    /// Where along the ray: `origin + distance * dir`.
+    pub distance: f32,
+}
+
+/// The nearest triangle that the ray `origin + t * dir` (`t` in `0..=1`:
+/// the ray runs from the near plane to the far one, what the view draws)
+/// crosses, either side facing it, among the parts `shown` (by index;
+/// parts past its end count as hidden), each in `pose`. Lines and points
+/// are not hit.
+pub fn pick_part(
+    scene: &Scene,
+    pose: &super::Pose,
+    shown: &[bool],
+    origin: Vec3,
+    dir: Vec3,
+) -> Option<PartHit> {
+    // The renderer skins only skeletons the GPU can index
+    // (`gpu::upload`'s `can_skin`); others are drawn at rest.
+    let bones = scene.skeleton.bones.len();
+    let skinned = (1..=MAX_SKINNED_BONES).contains(&bones) && pose.skin.len() == bones;
+    let mut best: Option<PartHit> = None;
+    let mut posed = Vec::new();
+    for (part, mesh) in scene.meshes.iter().enumerate() {
+        if !shown.get(part).copied().unwrap_or(false) || mesh.primitive != Primitive::Triangles {
+            continue;
+        }
+        let positions: &[Vec3] = match (&mesh.skin, skinned) {
+            (Some(skin), true) => {
+                skinned_positions(&pose.skin, skin, &mesh.positions, &mut posed);
+                &posed
+            }
+            _ => &mesh.positions,
+        };
+        let nearest = best.map_or(1.0, |b| b.distance);
+        if let Some(hit) = nearest_triangle(mesh, positions, origin, dir, nearest) {
+            best = Some(PartHit { part, ..hit });
+        }
+    }
+    best
+}
+
+/// The mesh's nearest triangle nearer than `limit` along the ray, its
+/// corners taken from `positions`.
+fn nearest_triangle(
+    mesh: &Mesh,
+    positions: &[Vec3],
+    origin: Vec3,
+    dir: Vec3,
+    limit: f32,
+) -> Option<PartHit> {
+    let bounds = bounds_of(positions);
+    let enter = ray_box(origin, dir, bounds.0, bounds.1)?;
+    if enter > limit {
+        return None;
+    }
+    let mut best: Option<PartHit> = None;
+    for (triangle, corners) in mesh.indices.chunks_exact(3).enumerate() {
+        let corner = |k: usize| positions.get(corners[k] as usize).copied();
+        let (Some(a), Some(b), Some(c)) = (corner(0), corner(1), corner(2)) else {
+            continue;
+        };
+        let nearest = best.map_or(limit, |h| h.distance);
+        if let Some(t) = ray_triangle(origin, dir, [a, b, c])
+            && t <= nearest
+        {
+            best = Some(PartHit {
+                part: 0,
+                triangle,
+                distance: t,
+            });
+        }
+    }
+    best
+}
+
+/// The box of the finite points (min, max).
+fn bounds_of(positions: &[Vec3]) -> (Vec3, Vec3) {
+    let mut b = crate::scene::Aabb::EMPTY;
+    for &p in positions {
+        b.extend(p);
+    }
+    (b.min, b.max)
+}
+
+/// `positions` skinned by `skin_mats` into `out`: the positions of
+/// [`super::skin_vertices`], without the normals a click does not need
+/// (a skin shorter than the mesh leaves it at rest).
+fn skinned_positions(skin_mats: &[Mat4], skin: &Skin, positions: &[Vec3], out: &mut Vec<Vec3>) {
+    out.clear();
+    if skin.joints.len() < positions.len() || skin.weights.len() < positions.len() {
+        out.extend_from_slice(positions);
+        return;
+    }
+    out.extend(
+        positions
+            .iter()
+            .zip(skin.joints.iter().zip(&skin.weights))
+            .map(|(&p, (&j, &w))| super::blended(skin_mats, j, w).transform_point3(p)),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{Bone, Skeleton};
+
+    /// A unit square in the plane z = `z`, facing +z, from (0,0) to (1,1).
+    fn square(name: &str, z: f32) -> Mesh {
+        Mesh {
+            name: name.into(),
+            positions: vec![
+                Vec3::new(0.0, 0.0, z),
+                Vec3::new(1.0, 0.0, z),
+                Vec3::new(1.0, 1.0, z),
+                Vec3::new(0.0, 1.0, z),
+            ],
+            normals: vec![Vec3::Z; 4],
+            uvs: vec![glam::Vec2::ZERO; 4],
+            indices: vec![0, 1, 2, 0, 2, 3],
+            visible: true,
+            ..Default::default()
+        }
+    }
+
+    /// A ray from z = 10 straight down -z through (x, y), reaching z = -10
+    /// at t = 1.
+    fn down(x: f32, y: f32) -> (Vec3, Vec3) {
+        (Vec3::new(x, y, 10.0), Vec3::new(0.0, 0.0, -20.0))
+    }
+
+    fn scene(meshes: Vec<Mesh>) -> Scene {
+        Scene {
+            meshes,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_nearest_shown_part_is_hit() {
+        // Squares at z = 0, 2 (nearest the eye) and 1.
+        let s = scene(vec![square("a", 0.0), square("b", 2.0), square("c", 1.0)]);
+        let pose = super::super::Pose::new(&s.skeleton);
+        let (o, d) = down(0.75, 0.25);
+        let hit = pick_part(&s, &pose, &[true, true, true], o, d).unwrap();
+        // z = 2 is 8 of the ray's 20 units down: t = 0.4; (0.75, 0.25)
+        // lies below the diagonal x = y, in the first triangle.
+        assert_eq!((hit.part, hit.triangle), (1, 0));
+        assert!((hit.distance - 0.4).abs() < 1e-6, "{hit:?}");
+        // Hidden, the next one down is hit; (0.25, 0.75) is in triangle 1.
+        let (o, d) = down(0.25, 0.75);
+        let hit = pick_part(&s, &pose, &[true, false, true], o, d).unwrap();
+        assert_eq!((hit.part, hit.triangle), (2, 1));
+        assert!((hit.distance - 0.45).abs() < 1e-6, "{hit:?}");
+        // Seen from below, the back of the lowest square is hit first.
+        let hit = pick_part(
+            &s,
+            &pose,
+            &[true, true, true],
+            Vec3::new(0.5, 0.2, -10.0),
+            Vec3::new(0.0, 0.0, 20.0),
+        )
+        .unwrap();
+        assert_eq!(hit.part, 0);
+        // Beside every square, or with nothing shown: no hit.
+        let (o, d) = down(1.5, 0.5);
+        assert_eq!(pick_part(&s, &pose, &[true, true, true], o, d), None);
+        let (o, d) = down(0.5, 0.5);
+        assert_eq!(pick_part(&s, &pose, &[], o, d), None);
+    }
+
+    #[test]
+    fn the_ray_ends_at_the_far_plane_and_lines_are_not_hit() {
+        let mut lines = square("lines", 3.0);
+        lines.primitive = Primitive::Lines;
+        let s = scene(vec![square("far", -20.0), lines]);
+        let pose = super::super::Pose::new(&s.skeleton);
+        // z = -20 is at t = 1.5, past the far plane at t = 1.
+        let (o, d) = down(0.5, 0.5);
+        assert_eq!(pick_part(&s, &pose, &[true, true], o, d), None);
+    }
+
+    #[test]
+    fn skinned_parts_are_hit_where_the_pose_puts_them() {
+        // One bone at the origin; the pose lifts it by 5 along z, so the
+        // square skinned to it is drawn at z = 5 and its rest place at
+        // z = 0 is empty.
+        let mut skinned = square("skinned", 0.0);
+        skinned.skin = Some(Skin {
+            joints: vec![[0; 4]; 4],
+            weights: vec![[u16::MAX, 0, 0, 0]; 4],
+        });
+        let mut s = scene(vec![skinned, square("rigid", 1.0)]);
+        s.skeleton = Skeleton {
+            bones: vec![Bone {
+                name: "root".into(),
+                parent: None,
+                head: Vec3::ZERO,
+                tail: Vec3::Y,
+                rest: Mat4::IDENTITY,
+            }],
+            ..Default::default()
+        };
+        let mut pose = super::super::Pose::new(&s.skeleton);
+        pose.skin[0] = Mat4::from_translation(Vec3::new(0.0, 0.0, 5.0));
+        let (o, d) = down(0.5, 0.5);
+        let hit = pick_part(&s, &pose, &[true, true], o, d).unwrap();
+        // z = 5: 5 of 20 units down.
+        assert_eq!(hit.part, 0);
+        assert!((hit.distance - 0.25).abs() < 1e-6, "{hit:?}");
+        // Moved out from under the ray, the rigid square below is hit.
+        pose.skin[0] = Mat4::from_translation(Vec3::new(3.0, 0.0, 5.0));
+        let hit = pick_part(&s, &pose, &[true, true], o, d).unwrap();
+        assert_eq!(hit.part, 1);
+    }
+}
