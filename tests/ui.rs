@@ -5,7 +5,7 @@
 mod common;
 
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use facet::ui::{UiAction, UiState, inspector::inspector};
 
 fn demo() -> facet::scene::Scene {
@@ -154,6 +154,71 @@ fn a_part_picked_in_the_3d_view_is_shown_in_the_inspector() {
         "the picked part's row is outside the panel: {row:?}"
     );
     // Once: the next frames leave the section to the user.
+    assert!(!harness.state().reveal_selection);
+}
+
+#[test]
+fn a_bone_picked_in_the_3d_view_is_shown_in_the_inspector() {
+    // A root, then a chain of 61 bones: the tree nests 16 levels and lists
+    // the rest flat under the deepest. The user folds the root bone and
+    // then the whole section; a bone deep in the chain picked in the 3D
+    // view must open both and scroll its row into the 400-point panel.
+    let mut scene = facet::scene::Scene::default();
+    scene.skeleton.bones = (0..62usize)
+        .map(|i| facet::scene::Bone {
+            name: if i == 0 {
+                "hips".into()
+            } else {
+                format!("vertebra {i}")
+            },
+            parent: i.checked_sub(1),
+            head: glam::Vec3::new(0.0, i as f32, 0.0),
+            tail: glam::Vec3::new(0.0, i as f32 + 1.0, 0.0),
+            rest: glam::Mat4::from_translation(glam::Vec3::new(0.0, i as f32, 0.0)),
+        })
+        .collect();
+    let height = 400.0;
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(360.0, height))
+        .build_ui_state(
+            |ui, state: &mut UiState| {
+                egui::ScrollArea::vertical().show(ui, |ui| {
+                    inspector(ui, &scene, state, None);
+                });
+            },
+            UiState::for_scene(&scene),
+        );
+    harness.run();
+    // The root's fold arrow: the node before its name's.
+    harness.get_by_label("hips").scroll_to_me();
+    harness.run();
+    let arrow = harness
+        .get_by_label("hips")
+        .parent()
+        .unwrap()
+        .children()
+        .next()
+        .unwrap();
+    arrow.click();
+    harness.run();
+    assert!(
+        harness.query_by_label("vertebra 1").is_none(),
+        "root not folded"
+    );
+    harness.get_by_label("Bones (62)").click();
+    harness.run();
+    assert!(
+        harness.query_by_label("hips").is_none(),
+        "section not folded"
+    );
+    harness.state_mut().select_bone(Some(50));
+    harness.state_mut().reveal_selection = true;
+    harness.run();
+    let row = harness.get_by_label("(depth 50) vertebra 50").rect();
+    assert!(
+        row.min.y >= 0.0 && row.max.y <= height,
+        "the picked bone's row is outside the panel: {row:?}"
+    );
     assert!(!harness.state().reveal_selection);
 }
 

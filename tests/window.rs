@@ -476,17 +476,27 @@ fn clicking_the_map_selects_the_sector_under_the_cursor() {
 }
 
 #[test]
-fn clicking_a_model_selects_the_part_under_the_cursor() {
-    // Where the parts are comes from the window's picture at this size
-    // (docs/window.png, 1280x800): the demo's red sphere, its part "head"
-    // (the third in the file), about (465, 215); nothing but the
-    // background at (120, 120). A click on nothing clears the selection.
+fn clicking_a_model_selects_the_part_or_the_bone_under_the_cursor() {
+    // Where things are comes from the window's pictures at this size
+    // (docs/window.png, and one with the skeleton shown, 1280x800): the
+    // demo's red sphere, its part "head" (the third in the file), about
+    // (465, 215); nothing but the background at (120, 120); with the
+    // skeleton shown (K), drawn over the model, the long bone up the body
+    // at (465, 420) and the body beside it at (520, 420). A click on
+    // nothing clears the selection.
     let script = r#"
         start assets/demo.p3m
         xdotool mousemove 480 190 click 1
         wait_log "picked "
         xdotool mousemove 120 120 click 1
         wait_log "picked " 2
+        xdotool mousemove 465 420 click 1
+        wait_log "picked " 3
+        xdotool key k
+        xdotool mousemove 465 420 click 1
+        wait_log "picked " 4
+        xdotool mousemove 520 420 click 1
+        wait_log "picked " 5
         xdotool key ctrl+q
         wait $pid
     "#;
@@ -494,9 +504,13 @@ fn clicking_a_model_selects_the_part_under_the_cursor() {
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{log}");
     let picks: Vec<&str> = log.lines().filter(|l| l.contains("picked ")).collect();
-    assert_eq!(picks.len(), 2, "{log}");
+    assert_eq!(picks.len(), 5, "{log}");
     assert!(picks[0].contains("picked part 2 \"head\""), "{log}");
     assert!(picks[1].contains("picked nothing"), "{log}");
+    // The skeleton hidden, the bone's place is the body's.
+    assert!(picks[2].contains("picked part 1 \"body\""), "{log}");
+    assert!(picks[3].contains("picked bone 1 \"spine\""), "{log}");
+    assert!(picks[4].contains("picked part 1 \"body\""), "{log}");
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 use crate::scene::ray::{ray_box, ray_triangle};
 use crate::scene::{MAX_SKINNED_BONES, Mesh, Primitive, Scene, Skin};
-use glam::{Mat4, Vec3};
+use glam::{Mat4, Vec2, Vec3};
 
 /// A part's triangle under a ray.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -53,6 +53,67 @@ pub fn pick_part(
         }
     }
     best
+}
+
+/// The bone whose shape in the skeleton overlay (drawn over the model:
+/// head, a ring a tenth of its length across a tenth of the way along,
+/// tail; see `gpu::upload`) passes nearest the cursor, within `slack`
+/// pixels of its axis beyond the ring's projected radius. `view_px` is the
+/// 3D view's size in pixels, `cursor` the cursor in its normalised device
+/// coordinates. Bones drawn with no length, or reaching behind the eye,
+/// are not picked.
+pub fn pick_bone(
+    scene: &Scene,
+    pose: &super::Pose,
+    view_proj: Mat4,
+    view_px: Vec2,
+    cursor: Vec2,
+    slack: f32,
+) -> Option<usize> {
+    let half = view_px * 0.5;
+    let at = cursor * half;
+    // A point's place in pixels from the view's centre.
+    let screen = |p: Vec3| {
+        let c = view_proj * p.extend(1.0);
+        (c.w > 1e-6).then(|| c.truncate().truncate() / c.w * half)
+    };
+    let mut best: Option<(usize, f32)> = None;
+    for (i, b) in scene.skeleton.bones.iter().enumerate() {
+        let len = (b.tail - b.head).length();
+        if len <= 0.0 || !len.is_finite() {
+            continue;
+        }
+        let m = pose.skin.get(i).copied().unwrap_or(Mat4::IDENTITY);
+        let mid = b.head + (b.tail - b.head) * 0.1;
+        let x = b.rest.x_axis.truncate().normalize_or(Vec3::X) * len * 0.1;
+        let z = b.rest.z_axis.truncate().normalize_or(Vec3::Z) * len * 0.1;
+        let (Some(head), Some(tail), Some(centre), Some(ring_x), Some(ring_z)) = (
+            screen(m.transform_point3(b.head)),
+            screen(m.transform_point3(b.tail)),
+            screen(m.transform_point3(mid)),
+            screen(m.transform_point3(mid + x)),
+            screen(m.transform_point3(mid + z)),
+        ) else {
+            continue;
+        };
+        let radius = centre.distance(ring_x).max(centre.distance(ring_z));
+        let d = distance_to_segment(at, head, tail);
+        if d <= radius + slack && best.is_none_or(|(_, nearest)| d < nearest) {
+            best = Some((i, d));
+        }
+    }
+    best.map(|(i, _)| i)
+}
+
+/// The distance from `p` to the segment `a..b`.
+fn distance_to_segment(p: Vec2, a: Vec2, b: Vec2) -> f32 {
+    let ab = b - a;
+    let t = if ab.length_squared() > 0.0 {
+        ((p - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    p.distance(a + ab * t)
 }
 
 /// The mesh's nearest triangle nearer than `limit` along the ray, its
@@ -119,6 +180,58 @@ fn skinned_positions(skin_mats: &[Mat4], skin: &Skin, positions: &[Vec3], out: &
 mod tests {
     use super::*;
     use crate::scene::{Bone, Skeleton};
+    use glam::Vec4;
+
+    /// One bone from the origin up to (0, 1, 0), its rest frame the
+    /// identity (ring across X and Z, radius 0.1 at y = 0.1).
+    fn one_bone() -> Scene {
+        Scene {
+            skeleton: Skeleton {
+                bones: vec![Bone {
+                    name: "up".into(),
+                    parent: None,
+                    head: Vec3::ZERO,
+                    tail: Vec3::Y,
+                    rest: Mat4::IDENTITY,
+                }],
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_bone_is_picked_near_its_drawn_shape_where_the_pose_puts_it() {
+        // The identity projection on a 200x200 view: world x and y are the
+        // normalised device coordinates, 100 pixels a unit. The bone runs
+        // from the view's centre 100 pixels up; its ring is 10 pixels
+        // across each way at 10 pixels up.
+        let s = one_bone();
+        let mut pose = super::super::Pose::new(&s.skeleton);
+        let view = Vec2::splat(200.0);
+        let pick = |pose: &super::super::Pose, x: f32, y: f32| {
+            pick_bone(&s, pose, Mat4::IDENTITY, view, Vec2::new(x, y), 4.0)
+        };
+        // 3 pixels beside the axis half-way up: within the ring's 10 plus
+        // the 4 of slack.
+        assert_eq!(pick(&pose, 0.03, 0.5), Some(0));
+        // 13 pixels beside it: still (10 + 4); 15: no.
+        assert_eq!(pick(&pose, 0.13, 0.5), Some(0));
+        assert_eq!(pick(&pose, 0.15, 0.5), None);
+        // Past the tail by 20 pixels: no.
+        assert_eq!(pick(&pose, 0.0, 1.2), None);
+        // Posed half a unit to the right: found there, no longer at rest's place.
+        pose.skin[0] = Mat4::from_translation(Vec3::new(0.5, 0.0, 0.0));
+        assert_eq!(pick(&pose, 0.5, 0.5), Some(0));
+        assert_eq!(pick(&pose, 0.0, 0.5), None);
+        // Behind the eye (w < 0): not picked.
+        pose.skin[0] = Mat4::IDENTITY;
+        let behind = Mat4::from_cols(Vec4::X, Vec4::Y, Vec4::Z, Vec4::new(0.0, 0.0, 0.0, -1.0));
+        assert_eq!(
+            pick_bone(&s, &pose, behind, view, Vec2::new(0.0, -0.5), 4.0),
+            None
+        );
+    }
 
     /// A unit square in the plane z = `z`, facing +z, from (0,0) to (1,1).
     fn square(name: &str, z: f32) -> Mesh {

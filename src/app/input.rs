@@ -17,6 +17,9 @@ pub(super) enum Flow {
     Quit,
 }
 
+/// How far from a bone's drawn shape a click still picks it, in points.
+const BONE_SLACK: f32 = 5.0;
+
 impl Running {
     /// A mouse or keyboard event the window got (`consumed`: egui used it).
     pub(super) fn input(&mut self, event: &WindowEvent, consumed: bool) -> Flow {
@@ -168,7 +171,9 @@ impl Running {
         let near = inv.project_point3(glam::Vec3::new(ndc.x, ndc.y, 0.0));
         let far = inv.project_point3(glam::Vec3::new(ndc.x, ndc.y, 1.0));
         let Some(info) = self.scene.map.as_deref() else {
-            self.pick_part(near, far - near);
+            if !(self.ui.view.skeleton && self.pick_bone(ndc)) {
+                self.pick_part(near, far - near);
+            }
             return;
         };
         match map_query::pick(&info.map, near, far - near) {
@@ -188,6 +193,34 @@ impl Running {
                 self.ui.map.selected_cube = None;
             }
         }
+    }
+
+    /// With the skeleton shown (drawn over the model): selects the bone
+    /// drawn within a few pixels of the cursor at `ndc`, if one is.
+    fn pick_bone(&mut self, ndc: glam::Vec2) -> bool {
+        let view_px = if self.viewport.is_positive() {
+            glam::Vec2::new(self.viewport.width(), self.viewport.height()) * self.ppp
+        } else {
+            glam::Vec2::new(self.config.width as f32, self.config.height as f32)
+        };
+        let Some(bone) = crate::anim::pick::pick_bone(
+            &self.scene,
+            &self.animator.pose,
+            self.camera.view_proj(self.view_aspect()),
+            view_px,
+            ndc,
+            BONE_SLACK * self.ppp,
+        ) else {
+            return false;
+        };
+        log::info!(
+            "picked bone {bone} {:?}",
+            self.scene.skeleton.bones[bone].name
+        );
+        self.ui.select_bone(Some(bone));
+        self.ui.reveal_selection = true;
+        self.ui.show_inspector = true;
+        true
     }
 
     /// Models: selects the shown part under the ray, as drawn (the pose,

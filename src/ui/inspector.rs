@@ -181,7 +181,7 @@ fn file_section(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
 fn parts(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
     // A part picked in the 3D view: its row is shown, however the user
     // left the section.
-    let reveal = std::mem::take(&mut state.reveal_selection) && state.selected_part.is_some();
+    let reveal = state.reveal_selection && state.selected_part.is_some();
     egui::CollapsingHeader::new(format!("Parts ({})", scene.meshes.len()))
         .default_open(true)
         .open(reveal.then_some(true))
@@ -444,6 +444,8 @@ pub fn inspector(
     user_fields_section(ui, scene);
     warnings_section(ui, scene);
     frame_section(ui, state);
+    // The selection made in the 3D view has been brought into view.
+    state.reveal_selection = false;
 }
 
 /// "Chunks": the file's chunks, where each starts and its size.
@@ -599,11 +601,18 @@ fn bones_section(
     state: &mut UiState,
     pose: Option<&crate::anim::Pose>,
 ) {
+    // A bone picked in the 3D view: the section and the bone's ancestors
+    // are opened and its row scrolled to, however the user left them.
+    let reveal = state
+        .reveal_selection
+        .then_some(state.selected_bone)
+        .flatten();
     egui::CollapsingHeader::new(format!("Bones ({})", scene.skeleton.bones.len()))
         .default_open(true)
+        .open(reveal.map(|_| true))
         .show(ui, |ui| {
             let bones = &scene.skeleton.bones;
-            let tree = BoneTree::new(scene);
+            let tree = BoneTree::new(scene, reveal);
             let mut rows = 0;
             for i in (0..bones.len()).filter(|&i| bones[i].parent.is_none()) {
                 tree.node(ui, state, &mut rows, i, 0);
@@ -715,10 +724,13 @@ struct BoneTree<'a> {
     scene: &'a Scene,
     first_child: Vec<Option<usize>>,
     next_sibling: Vec<Option<usize>>,
+    /// The bone to bring into view this frame, and its ancestors (to open).
+    reveal: Option<usize>,
+    ancestors: Vec<bool>,
 }
 
 impl<'a> BoneTree<'a> {
-    fn new(scene: &'a Scene) -> Self {
+    fn new(scene: &'a Scene, reveal: Option<usize>) -> Self {
         let n = scene.skeleton.bones.len();
         let (mut first_child, mut next_sibling) = (vec![None; n], vec![None; n]);
         // Last bone first, so that each list ends up in bone order.
@@ -728,10 +740,22 @@ impl<'a> BoneTree<'a> {
                 *first = Some(i);
             }
         }
+        // Parents come before their children, so the walk up ends.
+        let mut ancestors = Vec::new();
+        let bones = &scene.skeleton.bones;
+        if let Some(mut b) = reveal.filter(|&b| b < n) {
+            ancestors.resize(n, false);
+            while let Some(p) = bones[b].parent.filter(|&p| p < b) {
+                ancestors[p] = true;
+                b = p;
+            }
+        }
         BoneTree {
             scene,
             first_child,
             next_sibling,
+            reveal,
+            ancestors,
         }
     }
 
@@ -739,8 +763,11 @@ impl<'a> BoneTree<'a> {
     fn label(&self, ui: &mut egui::Ui, state: &mut UiState, i: usize, text: &str) {
         let b = &self.scene.skeleton.bones[i];
         let selected = state.selected_bone == Some(i);
-        if ui
-            .selectable_label(selected, text)
+        let row = ui.selectable_label(selected, text);
+        if self.reveal == Some(i) {
+            row.scroll_to_me(Some(egui::Align::Center));
+        }
+        if row
             .on_hover_text(format!(
                 "head {:.3?}\ntail {:.3?}",
                 b.head.to_array(),
@@ -772,7 +799,12 @@ impl<'a> BoneTree<'a> {
             return;
         };
         let id = ui.make_persistent_id(("bone", i));
-        egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, true)
+        let mut folding =
+            egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, true);
+        if self.ancestors.get(i) == Some(&true) {
+            folding.set_open(true);
+        }
+        folding
             .show_header(ui, |ui| self.label(ui, state, i, name))
             .body(|ui| {
                 if depth + 1 < BONE_NESTING {

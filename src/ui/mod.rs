@@ -28,7 +28,8 @@ pub struct UiState {
     pub selected_bone: Option<usize>,
     pub selected_part: Option<usize>,
     /// The selection was made in the 3D view: the inspector's next frame
-    /// opens its section and scrolls to it, then clears this.
+    /// opens its section (and a bone's ancestors) and scrolls to it, then
+    /// clears this.
     pub reveal_selection: bool,
     /// The material whose keyframes the timeline shows.
     pub selected_material: Option<usize>,
@@ -229,7 +230,7 @@ impl UiState {
 pub const KEYS: &[(&str, &str)] = &[
     (
         "Left click",
-        "select the part under it (maps: sector and cube), or clear",
+        "select the part (or shown bone) under it; maps: sector and cube",
     ),
     ("Left drag", "orbit"),
     ("Middle drag / Shift + left drag", "pan"),
