@@ -117,6 +117,43 @@ fn inspector_lists_the_model_and_toggles_parts() {
 }
 
 #[test]
+fn a_selected_part_can_be_hidden_shown_alone_and_all_shown_again() {
+    // The demo's parts: base, body, head, eye glow, armor (hidden).
+    let scene = demo();
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(360.0, 1400.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| {
+                inspector(ui, &scene, state, None);
+            },
+            UiState::for_scene(&scene),
+        );
+    harness.run();
+    assert!(harness.query_by_label("only").is_none(), "nothing selected");
+    harness.get_by_label("head").click();
+    harness.run();
+    harness.get_by_label("only").click();
+    harness.run();
+    assert_eq!(
+        harness.state().view.visible,
+        [false, false, true, false, false]
+    );
+    assert_eq!(harness.state().selected_part, Some(2));
+    harness.get_by_label("all").click();
+    harness.run();
+    assert_eq!(harness.state().view.visible, [true; 5]);
+    // H (the app calls this): the selected part hidden and no longer
+    // selected; with nothing selected, H and Shift+H change nothing.
+    let state = harness.state_mut();
+    state.hide_selected_part();
+    assert_eq!(state.view.visible, [true, true, false, true, true]);
+    assert_eq!(state.selected_part, None);
+    state.hide_selected_part();
+    state.show_only_selected_part();
+    assert_eq!(state.view.visible, [true, true, false, true, true]);
+}
+
+#[test]
 fn a_part_picked_in_the_3d_view_is_shown_in_the_inspector() {
     // Eighty parts in a panel 400 points high, their section folded by the
     // user; a part picked in the 3D view (the app sets the selection and

@@ -514,6 +514,40 @@ fn clicking_a_model_selects_the_part_or_the_bone_under_the_cursor() {
 }
 
 #[test]
+fn h_hides_the_picked_part_and_alt_h_shows_it_again() {
+    // The sphere at (480, 190) as in the test above: picked, hidden with
+    // H, the same click finds what is behind it (the background: nothing);
+    // Alt+H shows every part and the click finds the sphere again; Shift+H
+    // shows it alone, and a click on the body's place (465, 420) then
+    // finds nothing.
+    let script = r#"
+        start assets/demo.p3m
+        xdotool mousemove 480 190 click 1
+        wait_log "picked "
+        xdotool key h
+        xdotool mousemove 480 190 click 1
+        wait_log "picked " 2
+        xdotool key alt+h
+        xdotool mousemove 480 190 click 1
+        wait_log "picked " 3
+        xdotool key shift+h
+        xdotool mousemove 465 420 click 1
+        wait_log "picked " 4
+        xdotool key ctrl+q
+        wait $pid
+    "#;
+    let out = under_xvfb(script);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    let picks: Vec<&str> = log.lines().filter(|l| l.contains("picked ")).collect();
+    assert_eq!(picks.len(), 4, "{log}");
+    assert!(picks[0].contains("picked part 2 \"head\""), "{log}");
+    assert!(picks[1].contains("picked nothing"), "{log}");
+    assert!(picks[2].contains("picked part 2 \"head\""), "{log}");
+    assert!(picks[3].contains("picked nothing"), "{log}");
+}
+
+#[test]
 fn the_file_on_the_command_line_loads_in_the_window() {
     // The window comes up first and the file loads behind a progress bar;
     // `--frames` counts frames of the loaded file.

@@ -171,6 +171,11 @@ impl Running {
         let near = inv.project_point3(glam::Vec3::new(ndc.x, ndc.y, 0.0));
         let far = inv.project_point3(glam::Vec3::new(ndc.x, ndc.y, 1.0));
         let Some(info) = self.scene.map.as_deref() else {
+            // The pose and the parts as the next frame draws them: a part
+            // hidden (H) since the last frame is no longer under the cursor.
+            let tl = &self.ui.timeline;
+            self.animator
+                .update(&self.scene, tl.clip, tl.time, &self.ui.view.visible);
             if !(self.ui.view.skeleton && self.pick_bone(ndc)) {
                 self.pick_part(near, far - near);
             }
@@ -356,6 +361,10 @@ impl Running {
                 "x" | "X" => self.ui.show_axes ^= true,
                 "," | "<" => self.step(-1),
                 "." | ">" => self.step(1),
+                "h" | "H" if self.modifiers.alt_key() => self.ui.show_all_parts(),
+                "H" => self.ui.show_only_selected_part(),
+                "h" if self.modifiers.shift_key() => self.ui.show_only_selected_part(),
+                "h" => self.ui.hide_selected_part(),
                 "i" | "I" => self.ui.show_inspector ^= true,
                 "?" => self.ui.show_help ^= true,
                 _ => {}

@@ -187,8 +187,8 @@ fn parts(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
         .open(reveal.then_some(true))
         .show(ui, |ui| {
             ui.horizontal(|ui| {
-                if ui.small_button("all").clicked() {
-                    state.view.visible.iter_mut().for_each(|v| *v = true);
+                if ui.small_button("all").on_hover_text("Alt+H").clicked() {
+                    state.show_all_parts();
                 }
                 if ui.small_button("none").clicked() {
                     state.view.visible.iter_mut().for_each(|v| *v = false);
@@ -247,6 +247,14 @@ fn parts(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
                     }
                     if selected && ui.small_button("fit").on_hover_text("Shift+F").clicked() {
                         state.act(super::UiAction::FitSelection);
+                    }
+                    if selected
+                        && ui
+                            .small_button("only")
+                            .on_hover_text("show this part alone (Shift+H; Alt+H shows all)")
+                            .clicked()
+                    {
+                        state.show_only_selected_part();
                     }
                 });
                 ui.indent(i, |ui| {

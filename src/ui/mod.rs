@@ -196,6 +196,33 @@ impl UiState {
         }
     }
 
+    /// H: hides the selected part, which is then no longer selected (what
+    /// is behind it can be clicked).
+    pub fn hide_selected_part(&mut self) {
+        if let Some(shown) = self
+            .selected_part
+            .and_then(|p| self.view.visible.get_mut(p))
+        {
+            *shown = false;
+            self.selected_part = None;
+        }
+    }
+
+    /// Shift+H (and the selected part's "only" button): shows the selected
+    /// part alone.
+    pub fn show_only_selected_part(&mut self) {
+        if let Some(p) = self.selected_part.filter(|&p| p < self.view.visible.len()) {
+            for (i, shown) in self.view.visible.iter_mut().enumerate() {
+                *shown = i == p;
+            }
+        }
+    }
+
+    /// Alt+H (and the Parts section's "all"): shows every part.
+    pub fn show_all_parts(&mut self) {
+        self.view.visible.iter_mut().for_each(|v| *v = true);
+    }
+
     /// Selects a part (and no bone).
     pub fn select_part(&mut self, part: Option<usize>) {
         self.selected_part = part;
@@ -255,6 +282,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "next / previous file in the open file's folder",
     ),
     ("Esc", "clear the selection (bone or part)"),
+    (
+        "H / Shift + H / Alt + H",
+        "hide the selected part / show it alone / show every part",
+    ),
     (
         "Space",
         "start the first clip, then play / pause (clip or animated materials)",
