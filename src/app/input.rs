@@ -20,6 +20,15 @@ pub(super) enum Flow {
 /// How far from a bone's drawn shape a click still picks it, in points.
 const BONE_SLACK: f32 = 5.0;
 
+/// The longest a double click's second click may follow its first.
+const DOUBLE_CLICK: std::time::Duration = std::time::Duration::from_millis(400);
+
+/// Whether two cursor places (pixels) are one click's: a press and its
+/// release, or a double click's two clicks.
+fn near(a: (f64, f64), b: (f64, f64)) -> bool {
+    (a.0 - b.0).abs() + (a.1 - b.1).abs() < 4.0
+}
+
 impl Running {
     /// A mouse or keyboard event the window got (`consumed`: egui used it).
     pub(super) fn input(&mut self, event: &WindowEvent, consumed: bool) -> Flow {
@@ -31,11 +40,20 @@ impl Running {
                 }
                 ElementState::Released => {
                     // A click (no drag) in the 3D view picks what is under it.
+                    // A second click soon after, at the same place, also
+                    // makes the point under it the centre of the orbit.
                     if let (Some(MouseButton::Left), Some(a), Some(b)) =
                         (self.drag, self.press_at, self.cursor)
-                        && (a.0 - b.0).abs() + (a.1 - b.1).abs() < 4.0
+                        && near(a, b)
                     {
                         self.pick();
+                        let now = std::time::Instant::now();
+                        match self.last_click.take() {
+                            Some((then, at)) if now - then <= DOUBLE_CLICK && near(at, b) => {
+                                self.orbit_around_cursor();
+                            }
+                            _ => self.last_click = Some((now, b)),
+                        }
                     }
                     self.drag = None;
                     self.press_at = None;
@@ -158,6 +176,46 @@ impl Running {
         .clamp(glam::Vec2::splat(-1.0), glam::Vec2::splat(1.0))
     }
 
+    /// The ray under the cursor, from the near plane (`origin`) to the far
+    /// one (`origin + dir`).
+    fn cursor_ray(&self) -> (glam::Vec3, glam::Vec3) {
+        let ndc = self.cursor_ndc();
+        let inv = self.camera.view_proj(self.view_aspect()).inverse();
+        let near = inv.project_point3(glam::Vec3::new(ndc.x, ndc.y, 0.0));
+        let far = inv.project_point3(glam::Vec3::new(ndc.x, ndc.y, 1.0));
+        (near, far - near)
+    }
+
+    /// A double click in the 3D view: the point of the map or of a shown
+    /// part under the cursor becomes the centre the camera orbits about,
+    /// the view moved (not turned) to bring it to the middle.
+    /// In fly mode, or over nothing, the camera stays.
+    fn orbit_around_cursor(&mut self) {
+        if self.ui.fly || !self.scene.mip_levels.is_empty() {
+            return;
+        }
+        let (origin, dir) = self.cursor_ray();
+        let t = match self.scene.map.as_deref() {
+            Some(info) => crate::scene::map_query::pick(&info.map, origin, dir).map(|h| h.2),
+            None => crate::anim::pick::pick_part(
+                &self.scene,
+                &self.animator.pose,
+                &self.animator.visible,
+                origin,
+                dir,
+            )
+            .map(|h| h.distance),
+        };
+        if let Some(t) = t {
+            let point = origin + t * dir;
+            self.camera.target = point;
+            log::info!(
+                "orbit centre moved to {:.3?} (double click)",
+                point.to_array()
+            );
+        }
+    }
+
     /// A click in the 3D view: selects what is under the cursor (a map's
     /// sector and cube, a model's part), or nothing. A texture file's quad
     /// is not a part to select.
@@ -167,9 +225,8 @@ impl Running {
             return;
         }
         let ndc = self.cursor_ndc();
-        let inv = self.camera.view_proj(self.view_aspect()).inverse();
-        let near = inv.project_point3(glam::Vec3::new(ndc.x, ndc.y, 0.0));
-        let far = inv.project_point3(glam::Vec3::new(ndc.x, ndc.y, 1.0));
+        let (near, dir) = self.cursor_ray();
+        let far = near + dir;
         let Some(info) = self.scene.map.as_deref() else {
             // The pose and the parts as the next frame draws them: a part
             // hidden (H) since the last frame is no longer under the cursor.

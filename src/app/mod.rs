@@ -225,6 +225,8 @@ struct Running {
     cursor: Option<(f64, f64)>,
     /// Where the pointer went down (a release nearby is a click).
     press_at: Option<(f64, f64)>,
+    /// The last click in the 3D view (when, where), for double clicks.
+    last_click: Option<(std::time::Instant, (f64, f64))>,
     modifiers: ModifiersState,
     last_frame: Instant,
     frame: u32,
@@ -600,6 +602,7 @@ impl Running {
             drag: None,
             cursor: None,
             press_at: None,
+            last_click: None,
             modifiers: ModifiersState::empty(),
             last_frame: Instant::now(),
             frame: 0,

@@ -260,6 +260,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "select the part (or shown bone) under it; maps: sector and cube",
     ),
     ("Left drag", "orbit"),
+    (
+        "Double click",
+        "orbit about the point under it (moved to the middle)",
+    ),
     ("Middle drag / Shift + left drag", "pan"),
     ("F", "fit the visible parts to the view"),
     (
