@@ -26,5 +26,6 @@ const CHANNEL_DIFFUSE: u32 = 1u;
 const CHANNEL_MASK: u32 = 2u;
 const CHANNEL_MATERIAL: u32 = 3u;
 const CHANNEL_NORMAL: u32 = 4u;
+const CHANNEL_WEIGHTS: u32 = 5u;
 
 @group(0) @binding(0) var<uniform> globals: Globals;

@@ -200,6 +200,21 @@ fn as_stored(c: vec3<f32>) -> vec4<f32> {
     return vec4<f32>(srgb_to_linear3(c), 1.0);
 }
 
+// A skin weight (0..1) as the weights view shows it, sRGB: blue at 0, cyan
+// at 1/4, green at 1/2, yellow at 3/4, red at 1, straight between (the
+// weight-paint scale of Blender and most rigging tools).
+fn weight_heat(w: f32) -> vec3<f32> {
+    let x = clamp(w, 0.0, 1.0) * 4.0;
+    if (x < 1.0) {
+        return vec3<f32>(0.0, x, 1.0);
+    } else if (x < 2.0) {
+        return vec3<f32>(0.0, 1.0, 2.0 - x);
+    } else if (x < 3.0) {
+        return vec3<f32>(x - 2.0, 1.0, 0.0);
+    }
+    return vec3<f32>(1.0, 4.0 - x, 0.0);
+}
+
 fn shade(in: Varyings, front: bool) -> vec4<f32> {
     // Derivatives first, in uniform control flow: the per-pixel tangent
     // frame and the bump slope need them.
@@ -235,7 +250,12 @@ fn shade(in: Varyings, front: bool) -> vec4<f32> {
             emit_map = textureSample(emission_tex, samp, uv);
         }
     }
-    var albedo = in.color * material.base_color * tex;
+    // The weights view's vertex colours are not colours (below).
+    var vertex_color = in.color;
+    if (VIEWS && channel == CHANNEL_WEIGHTS) {
+        vertex_color = vec4<f32>(1.0);
+    }
+    var albedo = vertex_color * material.base_color * tex;
     // The alpha test (glTF MASK), after the derivatives above: a pixel
     // below the cutoff is not drawn, the rest are opaque.
     if (ALPHA_CUTOFF && albedo.a < material.extra.y) {
@@ -309,6 +329,20 @@ fn shade(in: Varyings, front: bool) -> vec4<f32> {
             }
             case CHANNEL_NORMAL: {
                 return as_stored(tangent_normal * 0.5 + 0.5);
+            }
+            case CHANNEL_WEIGHTS: {
+                // gpu::upload::VertexColors::Weights: white with the
+                // selected bone's weight in alpha, black where the mesh is
+                // not skinned.
+                // Lit by the key light and the sky's fill, whatever the
+                // material, so the shape reads (flat lighting: as is).
+                var heat = vec3<f32>(90.0 / 255.0);
+                if (in.color.r > 0.5) {
+                    heat = weight_heat(in.color.a);
+                }
+                let key = max(dot(n, normalize(globals.light_dir.xyz)), 0.0);
+                let shape = mix(1.0, 0.25 + 0.6 * key + 0.2 * (0.5 + 0.5 * n.y), globals.params.z);
+                return vec4<f32>(srgb_to_linear3(heat) * shape, 1.0);
             }
             default: {}
         }

@@ -190,9 +190,14 @@ struct RenderArgs {
     /// Draw without textures (material and vertex colours only).
     #[arg(long)]
     no_textures: bool,
-    /// Show one input alone: shaded, diffuse, mask, material or normal.
+    /// Show one input alone: shaded, diffuse, mask, material, normal, or
+    /// weights (the --bone's skin weights, blue 0 to red 1).
     #[arg(long, default_value = "shaded", value_parser = parse_channel)]
     channel: Channel,
+    /// Select this bone (by name): highlighted by --skeleton, its weights
+    /// shown by --channel weights.
+    #[arg(long, value_name = "NAME")]
+    bone: Option<String>,
     /// Pose the model with this clip (animation) ...
     #[arg(long, value_name = "NAME")]
     clip: Option<String>,
@@ -233,6 +238,7 @@ impl RenderArgs {
             all_parts: self.all_parts,
             clip: self.clip,
             time: self.time,
+            bone: self.bone,
         };
         facet::cli::render::render(&self.file, &self.output, req, self.anim.as_deref(), options)
     }

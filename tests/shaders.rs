@@ -233,6 +233,7 @@ fn map_bits_and_channels_are_the_same_numbers_in_wgsl_and_in_rust() {
         ("CHANNEL_MASK", Channel::Mask),
         ("CHANNEL_MATERIAL", Channel::Material),
         ("CHANNEL_NORMAL", Channel::Normal),
+        ("CHANNEL_WEIGHTS", Channel::Weights),
     ] {
         assert_eq!(wgsl_u32_const("mesh.wgsl", name), c as u32, "{name}");
     }

@@ -1442,3 +1442,103 @@ fn a_specular_glossiness_map_gives_the_highlights_colour_and_size() {
         "the factors' highlight"
     );
 }
+
+/// The weights view (`Channel::Weights`): each pixel coloured by the
+/// selected bone's weight on the weight-paint scale the README and
+/// `mesh.wgsl` give (blue 0, cyan 1/4, green 1/2, yellow 3/4, red 1),
+/// interpolated as a weight, not as a colour; a mesh that is not skinned
+/// grey (90, 90, 90). Flat lighting, so the colours are exact; the
+/// expected bytes are the scale's, written here by hand.
+#[test]
+fn the_weights_view_colours_each_pixel_by_the_selected_bone_s_weight() {
+    use facet::gpu::upload::VertexColors;
+    use facet::scene::{Bone, Skin};
+    let shot = Shot::new();
+    let bone = |name: &str| Bone {
+        name: name.into(),
+        parent: None,
+        head: Vec3::ZERO,
+        tail: Vec3::Y,
+        rest: glam::Mat4::IDENTITY,
+    };
+    // A quad facing the camera with each corner's (joints, weights).
+    let skinned = |corners: [([u16; 4], [u16; 4]); 4]| {
+        let mut q = quad(Vec3::ZERO, Vec3::Z, false, 0);
+        q.skin = Some(Skin {
+            joints: corners.iter().map(|c| c.0).collect(),
+            weights: corners.iter().map(|c| c.1).collect(),
+        });
+        q
+    };
+    let all = |j: [u16; 4], w: [u16; 4]| skinned([(j, w); 4]);
+    let cases: [(&str, Option<Mesh>, [u8; 4]); 6] = [
+        (
+            "wholly on bone 0",
+            Some(all([0; 4], [65535, 0, 0, 0])),
+            [255, 0, 0, 255],
+        ),
+        (
+            "3/4 on bone 0",
+            Some(all([0, 1, 0, 0], [49151, 16384, 0, 0])),
+            [255, 255, 0, 255],
+        ),
+        (
+            "half on bone 0",
+            Some(all([1, 0, 0, 0], [32767, 32768, 0, 0])),
+            [0, 255, 0, 255],
+        ),
+        (
+            "1/4 on bone 0",
+            Some(all([1, 0, 0, 0], [49151, 16384, 0, 0])),
+            [0, 255, 255, 255],
+        ),
+        (
+            "wholly on bone 1",
+            Some(all([1; 4], [65535, 0, 0, 0])),
+            [0, 0, 255, 255],
+        ),
+        ("not skinned", None, [90, 90, 90, 255]),
+    ];
+    let view = ViewOptions {
+        channel: Channel::Weights,
+        ..view(Lighting::Flat)
+    };
+    let scene_of = |mesh: Mesh| Scene {
+        meshes: vec![mesh],
+        materials: vec![material(None, Maps::default())],
+        skeleton: facet::scene::Skeleton {
+            bones: vec![bone("a"), bone("b")],
+            ..Default::default()
+        },
+        ..Scene::default()
+    };
+    for (what, mesh, want) in cases {
+        let scene = scene_of(mesh.unwrap_or_else(|| quad(Vec3::ZERO, Vec3::Z, false, 0)));
+        let mut gs = GpuScene::new(&shot.gpu, &shot.renderer, &scene);
+        gs.show_vertex_colors(&shot.gpu.queue, &scene, VertexColors::Weights(Some(0)));
+        let img = shot.take_uploaded(&mut gs, &camera(0.0), &view);
+        close(centre(&img), want, 2, what);
+    }
+    // Weight 1 on the left corners, 0 on the right: half-way, the pixel is
+    // the scale's green, where blending the corners' red and blue would
+    // give purple.
+    let (one, none) = (([0; 4], [65535, 0, 0, 0]), ([1; 4], [65535, 0, 0, 0]));
+    let scene = scene_of(skinned([one, none, none, one]));
+    let mut gs = GpuScene::new(&shot.gpu, &shot.renderer, &scene);
+    gs.show_vertex_colors(&shot.gpu.queue, &scene, VertexColors::Weights(Some(0)));
+    let [r, g, b, _] = centre(&shot.take_uploaded(&mut gs, &camera(0.0), &view));
+    assert!(g > 230 && r < 50 && b < 50, "half-way: {:?}", [r, g, b]);
+    // Back to the file's colours: the material's white, unlit.
+    gs.show_vertex_colors(&shot.gpu.queue, &scene, VertexColors::File);
+    let plain = ViewOptions {
+        channel: Channel::Diffuse,
+        ..view.clone()
+    };
+    let img = shot.take_uploaded(&mut gs, &camera(0.0), &plain);
+    close(
+        centre(&img),
+        [255, 255, 255, 255],
+        2,
+        "the file's colours again",
+    );
+}

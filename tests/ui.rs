@@ -260,6 +260,39 @@ fn a_bone_picked_in_the_3d_view_is_shown_in_the_inspector() {
 }
 
 #[test]
+fn a_selected_bone_s_weights_are_one_click_away() {
+    let scene = demo();
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(360.0, 2400.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| {
+                inspector(ui, &scene, state, None);
+            },
+            UiState::for_scene(&scene),
+        );
+    harness.run();
+    harness.get_by_label("Shading").click();
+    harness.run();
+    assert!(harness.query_by_label("show its weights").is_none());
+    harness.get_by_label("neck").click();
+    harness.run();
+    harness.get_by_label("show its weights").click();
+    harness.run();
+    assert_eq!(harness.state().view.channel, facet::gpu::Channel::Weights);
+    harness.get_by_label_contains("the weights of bone \"neck\"");
+    // Nothing selected: the legend says how to pick a bone.
+    harness.state_mut().select_bone(None);
+    harness.run();
+    harness.get_by_label_contains("select a bone");
+    // A second click goes back to the shaded view.
+    harness.get_by_label("neck").click();
+    harness.run();
+    harness.get_by_label("show its weights").click();
+    harness.run();
+    assert_eq!(harness.state().view.channel, facet::gpu::Channel::Shaded);
+}
+
+#[test]
 fn selecting_a_bone_shows_its_transforms() {
     let scene = demo();
     let pose = facet::anim::Pose::new(&scene.skeleton);

@@ -1067,6 +1067,10 @@ impl Running {
                 .is_positive()
                 .then(|| [vp.min.x, vp.min.y, vp.width(), vp.height()]),
         };
+        let colors =
+            crate::gpu::upload::VertexColors::for_view(&self.ui.view, self.ui.selected_bone);
+        self.gpu_scene
+            .show_vertex_colors(&self.gpu.queue, &self.scene, colors);
         self.ui.stats = crate::gpu::frame::record(
             &self.gpu,
             &self.renderer,

@@ -20,6 +20,9 @@ pub struct RenderRequest {
     /// Clip name and time in seconds.
     pub clip: Option<String>,
     pub time: f32,
+    /// The selected bone, by name: highlighted in the skeleton overlay, and
+    /// its weights shown by the weights channel.
+    pub bone: Option<String>,
 }
 
 impl Default for RenderRequest {
@@ -32,8 +35,32 @@ impl Default for RenderRequest {
             all_parts: false,
             clip: None,
             time: 0.0,
+            bone: None,
         }
     }
+}
+
+/// Finds a bone by name; the error lists the bones there are (the first
+/// 20 of a large skeleton).
+pub fn find_bone(scene: &Scene, name: &str) -> anyhow::Result<usize> {
+    let bones = &scene.skeleton.bones;
+    bones.iter().position(|b| b.name == name).ok_or_else(|| {
+        let names: Vec<String> = bones
+            .iter()
+            .take(20)
+            .map(|b| format!("{:?}", b.name))
+            .collect();
+        let more = if bones.len() > 20 { ", ..." } else { "" };
+        anyhow::anyhow!(
+            "{}: no bone named {name:?} (bones: {}{more})",
+            scene.source.file_name,
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        )
+    })
 }
 
 /// Finds a clip by name; the error lists the clips there are.
@@ -247,6 +274,11 @@ pub fn render_with(
         .as_deref()
         .map(|n| find_clip(scene, n))
         .transpose()?;
+    let bone = req
+        .bone
+        .as_deref()
+        .map(|n| find_bone(scene, n))
+        .transpose()?;
     // Edges only when this frame draws them (wireframe, selection).
     let options = crate::gpu::upload::UploadOptions {
         edges: req.view.wireframe || req.view.selected_part.is_some(),
@@ -289,12 +321,14 @@ pub fn render_with(
     if let Some((_, _, zoom)) = req.camera {
         cam.scale_distance(1.0 / zoom);
     }
+    let colors = crate::gpu::upload::VertexColors::for_view(&view, bone);
+    gpu_scene.show_vertex_colors(&gpu.queue, scene, colors);
     let input = FrameInput {
         camera: &cam,
         time: req.time,
         skin: &animator.pose.skin,
         view: &view,
-        selected_bone: None,
+        selected_bone: bone,
     };
     Ok(frame::render_to_image(
         gpu,

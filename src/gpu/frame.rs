@@ -63,15 +63,20 @@ pub enum Channel {
     /// The tangent-space normal the normal map gives, as a normal map
     /// shows it ((0.5, 0.5, 1) where there is none).
     Normal,
+    /// Each vertex's weight for the selected bone, as a heat map from blue
+    /// (none) through green (half) to red (whole); parts that are not
+    /// skinned grey ([`super::upload::VertexColors::Weights`]).
+    Weights,
 }
 
 impl Channel {
-    pub const ALL: [Channel; 5] = [
+    pub const ALL: [Channel; 6] = [
         Channel::Shaded,
         Channel::Diffuse,
         Channel::Mask,
         Channel::Material,
         Channel::Normal,
+        Channel::Weights,
     ];
 
     pub fn name(self) -> &'static str {
@@ -81,6 +86,7 @@ impl Channel {
             Channel::Mask => "mask",
             Channel::Material => "material",
             Channel::Normal => "normal",
+            Channel::Weights => "weights",
         }
     }
 

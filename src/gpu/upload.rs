@@ -134,6 +134,8 @@ pub struct GpuScene {
     pub skin_passes: u64,
     /// Scratch for each frame's draw order (no per-frame allocation).
     pub(crate) draw_order: Vec<(u64, f32, u32)>,
+    /// What the meshes' vertex colours hold now.
+    pub vertex_colors: VertexColors,
 }
 
 impl GpuMesh {
@@ -142,6 +144,75 @@ impl GpuMesh {
             Stream::Static(b) => Some(b.slice(..)),
             Stream::Skinned(r) => scene.skin.as_ref().map(|s| s.dst.slice(r.clone())),
         }
+    }
+}
+
+/// What the meshes' vertex colours hold: the file's, or what a view mode
+/// shows through them ([`super::Channel::Weights`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum VertexColors {
+    /// The file's vertex colours (white where it has none).
+    #[default]
+    File,
+    /// Each skinned vertex's weight for this bone (`None`: no bone
+    /// selected, so none), for `mesh.wgsl` to colour per pixel: white with
+    /// the weight in alpha (which stays linear, so it interpolates as a
+    /// weight); vertices of meshes that are not skinned black.
+    Weights(Option<usize>),
+}
+
+impl VertexColors {
+    /// What `view` shows through the vertex colours, `bone` selected.
+    pub fn for_view(view: &super::ViewOptions, bone: Option<usize>) -> VertexColors {
+        match view.channel {
+            super::Channel::Weights => VertexColors::Weights(bone),
+            _ => VertexColors::File,
+        }
+    }
+}
+
+/// Vertex `i`'s weight for `bone` in `skin`, in 1/255s (its joints naming
+/// the bone twice count twice, as skinning adds them).
+fn weight_of(skin: &crate::scene::Skin, i: usize, bone: Option<usize>) -> u8 {
+    let (Some(b), Some(j), Some(w)) = (bone, skin.joints.get(i), skin.weights.get(i)) else {
+        return 0;
+    };
+    let units: u32 = (0..4)
+        .filter(|&k| j[k] as usize == b)
+        .map(|k| w[k] as u32)
+        .sum();
+    let whole = crate::scene::WEIGHT_UNITS as u32;
+    ((units.min(whole) * 255 + whole / 2) / whole) as u8
+}
+
+/// Vertex `i` of `m` as the mesh pipelines read it beside the position:
+/// its UV, its colour (`colors` says which) and, where the stream is
+/// static, the file's tangent frame.
+fn uv_color(m: &crate::scene::Mesh, i: usize, static_frame: bool, colors: VertexColors) -> UvColor {
+    let color = match colors {
+        VertexColors::File => m
+            .colors
+            .as_ref()
+            .and_then(|c| c.get(i).copied())
+            .unwrap_or([255; 4]),
+        VertexColors::Weights(bone) => match &m.skin {
+            Some(skin) => [255, 255, 255, weight_of(skin, i, bone)],
+            None => [0, 0, 0, 255],
+        },
+    };
+    UvColor {
+        uv: m.uvs.get(i).copied().unwrap_or_default().into(),
+        color,
+        // Skinning moves positions and normals only: a skinned mesh's
+        // frame comes from its UVs per pixel.
+        frame: m
+            .tangents
+            .as_ref()
+            .filter(|_| static_frame)
+            .and_then(|t| t.get(i))
+            .map_or([0; 2], |[t, b]| {
+                [skinning::oct_encode(*t), skinning::oct_encode(*b)]
+            }),
     }
 }
 
@@ -430,6 +501,7 @@ impl GpuScene {
             bone_scratch: Vec::with_capacity(3 * bone_count.max(1)),
             posed_rows: Vec::with_capacity(3 * bone_count.max(1)),
             skin_passes: 0,
+            vertex_colors: VertexColors::File,
             draw_order: Vec::new(),
         };
         // Skinned streams start at the rest pose.
@@ -563,6 +635,29 @@ impl GpuScene {
     }
 
     /// Highlights a bone in the skeleton overlay.
+    /// Makes the meshes' vertex colours hold `colors` (`scene` is the one
+    /// uploaded): rewritten only when that changes, a batch at a time.
+    pub fn show_vertex_colors(&mut self, queue: &wgpu::Queue, scene: &Scene, colors: VertexColors) {
+        if self.vertex_colors == colors {
+            return;
+        }
+        self.vertex_colors = colors;
+        const BATCH: usize = 4096;
+        let mut batch = Vec::new();
+        for (gm, m) in self.meshes.iter().zip(&scene.meshes) {
+            let n = (gm.vertex_count as usize).min(m.positions.len());
+            let static_frame = matches!(gm.stream, Stream::Static(_));
+            for start in (0..n).step_by(BATCH) {
+                batch.clear();
+                batch.extend(
+                    (start..(start + BATCH).min(n)).map(|i| uv_color(m, i, static_frame, colors)),
+                );
+                let offset = (start * std::mem::size_of::<UvColor>()) as u64;
+                queue.write_buffer(&gm.uvs, offset, bytemuck::cast_slice(&batch));
+            }
+        }
+    }
+
     pub fn set_selected_bone(&self, queue: &wgpu::Queue, bone: Option<usize>) {
         let v = bone.map_or(u32::MAX, |b| b as u32);
         queue.write_buffer(&self.overlay, 0, bytemuck::cast_slice(&[v, 0, 0, 0]));
@@ -780,25 +875,10 @@ impl MeshUpload<'_> {
                 )),
             };
             let static_frame = matches!(stream, Stream::Static(_));
-            let uvs = buffers::buffer_from_fn(device, "uvs", wgpu::BufferUsages::VERTEX, n, |i| {
-                UvColor {
-                    uv: m.uvs.get(i).copied().unwrap_or_default().into(),
-                    color: m
-                        .colors
-                        .as_ref()
-                        .and_then(|c| c.get(i).copied())
-                        .unwrap_or([255; 4]),
-                    // Skinning moves positions and normals only: a
-                    // skinned mesh's frame comes from its UVs per pixel.
-                    frame: m
-                        .tangents
-                        .as_ref()
-                        .filter(|_| static_frame)
-                        .and_then(|t| t.get(i))
-                        .map_or([0; 2], |[t, b]| {
-                            [skinning::oct_encode(*t), skinning::oct_encode(*b)]
-                        }),
-                }
+            // Rewritten when the view shows other colours (bone weights).
+            let usage = wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST;
+            let uvs = buffers::buffer_from_fn(device, "uvs", usage, n, |i| {
+                uv_color(m, i, static_frame, VertexColors::File)
             });
             let index_format = index_format(&m.indices);
             let indices = index_buffer(device, "indices", &m.indices, index_format);

@@ -83,6 +83,9 @@ fn shading(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
                     ui.radio_value(&mut state.view.channel, c, c.name());
                 }
             });
+            if state.view.channel == crate::gpu::Channel::Weights {
+                weights_legend(ui, scene, state);
+            }
             ui.add_enabled_ui(team, |ui| {
                 ui.horizontal(|ui| {
                     ui.label("Team colours");
@@ -110,6 +113,24 @@ fn shading(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
             .response
             .on_disabled_hover_text("no material of this file has a team-colour mask");
         });
+}
+
+/// What the weights channel shows, and how to pick what it shows.
+fn weights_legend(ui: &mut egui::Ui, scene: &Scene, state: &UiState) {
+    let bone = state
+        .selected_bone
+        .and_then(|b| scene.skeleton.bones.get(b));
+    let text = if !scene.meshes.iter().any(|m| m.skin.is_some()) {
+        "no part of this file is skinned: every part is grey".to_string()
+    } else if let Some(b) = bone {
+        format!(
+            "the weights of bone \"{}\": blue 0, cyan 1/4, green 1/2, yellow 3/4, red 1; grey: not skinned",
+            b.name
+        )
+    } else {
+        "select a bone (under Bones, or click it in the view with the skeleton shown: K) to see its weights".to_string()
+    };
+    ui.add(egui::Label::new(egui::RichText::new(text).weak()).wrap());
 }
 
 /// The File section: name, format, size, the format's details, the
@@ -633,6 +654,20 @@ fn bones_section(
             }
             if let Some(i) = state.selected_bone.filter(|&i| i < bones.len()) {
                 bone_details(ui, scene, i, pose);
+                let weights = state.view.channel == crate::gpu::Channel::Weights;
+                if ui
+                    .selectable_label(weights, "show its weights")
+                    .on_hover_text(
+                        "the weights channel: each vertex by this bone's weight (Shading)",
+                    )
+                    .clicked()
+                {
+                    state.view.channel = if weights {
+                        crate::gpu::Channel::Shaded
+                    } else {
+                        crate::gpu::Channel::Weights
+                    };
+                }
             }
         });
 }
