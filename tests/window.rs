@@ -570,6 +570,78 @@ fn a_double_click_makes_the_point_under_it_the_orbit_centre() {
 }
 
 #[test]
+fn the_turntable_turns_the_view_until_a_drag_takes_the_camera() {
+    // O starts the turntable: the window draws frame after frame with
+    // nothing else moving, and two screenshots half a second apart differ
+    // in the 3D view. A drag stops it: two screenshots then match. (The
+    // M3D demo: the P3M one's animated material would change them too.)
+    let dir = common::output_dir().join(format!("turntable-{}", run_id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = format!(
+        r#"
+        cd "{d}"
+        export FACET_TEST_CLOSE_AFTER_MS=6000
+        start "{m}"
+        xdotool mousemove 300 300 key o
+        sleep 1
+        xdotool key F12
+        wait_log "screenshot saved to"
+        mv facet-screenshot-*.png turning-1.png
+        sleep 0.5
+        xdotool key F12
+        wait_log "screenshot saved to" 2
+        mv facet-screenshot-*.png turning-2.png
+        xdotool mousedown 1 mousemove 320 300 mouseup 1
+        sleep 0.5
+        xdotool key F12
+        wait_log "screenshot saved to" 3
+        mv facet-screenshot-*.png still-1.png
+        sleep 0.5
+        xdotool key F12
+        wait_log "screenshot saved to" 4
+        mv facet-screenshot-*.png still-2.png
+        wait $pid
+    "#,
+        d = dir.display(),
+        m = common::repo().join("assets/demo.m3d").display()
+    );
+    let out = under_xvfb(&script);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    // Pixels of the 3D view (left of the inspector, which starts at about
+    // x = 860 for this file, and above the timeline) that differ between
+    // two screenshots.
+    let differ = |a: &str, b: &str| {
+        let (a, b) = (
+            image::open(dir.join(a)).unwrap().to_rgba8(),
+            image::open(dir.join(b)).unwrap().to_rgba8(),
+        );
+        a.enumerate_pixels()
+            .filter(|&(x, y, p)| {
+                x < 800 && (30..700).contains(&y) && {
+                    let q = b.get_pixel(x, y);
+                    (0..3).any(|c| p.0[c].abs_diff(q.0[c]) > 8)
+                }
+            })
+            .count()
+    };
+    let turning = differ("turning-1.png", "turning-2.png");
+    let still = differ("still-1.png", "still-2.png");
+    assert!(
+        turning > 5000,
+        "the view did not turn: {turning} pixels changed\n{log}"
+    );
+    assert_eq!(still, 0, "the view still turns after a drag\n{log}");
+    let frames = frames_drawn(&log);
+    assert!(
+        frames.first().is_some_and(|&n| n >= 20),
+        "the turntable drew {frames:?} frames\n{log}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn h_hides_the_picked_part_and_alt_h_shows_it_again() {
     // The sphere at (480, 190) as in the test above: picked, hidden with
     // H, the same click finds what is behind it (the background: nothing);

@@ -70,6 +70,8 @@ impl Running {
                     } else if button == MouseButton::Left && self.ui.fly {
                         self.camera.look(dx, dy);
                     } else if button == MouseButton::Left {
+                        // The user takes the camera from the turntable.
+                        self.ui.turntable = false;
                         self.camera.orbit(dx, dy);
                     }
                 }
@@ -416,6 +418,7 @@ impl Running {
                 "t" | "T" => self.ui.view.textures ^= true,
                 "l" | "L" => self.ui.show_labels ^= true,
                 "x" | "X" => self.ui.show_axes ^= true,
+                "o" | "O" => self.ui.turntable ^= true,
                 "," | "<" => self.step(-1),
                 "." | ">" => self.step(1),
                 "h" | "H" if self.modifiers.alt_key() => self.ui.show_all_parts(),

@@ -952,6 +952,9 @@ impl Running {
         self.camera.ortho = self.ui.ortho;
         if self.ui.fly {
             self.fly(dt);
+        } else if self.ui.turntable {
+            // After an idle wait `dt` is the wait: no jump.
+            self.camera.yaw += dt.min(0.1) * TURNTABLE_RATE;
         }
         // UI first: it decides the 3D viewport and what is visible.
         let raw = self.egui_state.take_egui_input(&self.window);
@@ -1168,7 +1171,7 @@ impl Running {
 
     /// When the frame after this one (drawn at `now`) is due without an
     /// event: at once while something moves (a clip or material animation
-    /// playing, flight, a file loading with its progress bar, automation,
+    /// playing, flight, the turntable, a file loading with its progress bar, automation,
     /// egui's own animations); when egui or a changed file asks for it
     /// later; else at the next event (input, a loader, dialog or export
     /// finishing, a change in the open file's folder).
@@ -1176,6 +1179,7 @@ impl Running {
         let moving = self.automation
             || self.ui.timeline.playing
             || (self.ui.fly && !self.held.is_empty())
+            || (self.ui.turntable && !self.ui.fly)
             || self.loading.is_some()
             || egui_delay.is_zero();
         if moving {
@@ -1195,6 +1199,9 @@ impl Running {
         }
     }
 }
+
+/// The turntable's speed: a turn every 12 seconds, in radians a second.
+const TURNTABLE_RATE: f32 = std::f32::consts::TAU / 12.0;
 
 /// Where the File menu (and F12) saves an image named `stem`: in the
 /// current folder, `STEM-SECONDS.png` (the Unix time), `STEM-SECONDS-2.png`

@@ -42,6 +42,9 @@ pub struct UiState {
     pub camera_view: glam::Mat4,
     /// Draw the scene's axes in the 3D view's corner (X).
     pub show_axes: bool,
+    /// The camera circles the scene (O, View > Turntable) until a drag
+    /// takes it.
+    pub turntable: bool,
     /// egui id of the file's preview image (M3D PRVW), when registered.
     pub preview_id: Option<egui::TextureId>,
     /// Texture files: the mip level and channels shown.
@@ -307,6 +310,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     ("L", "annotation labels (M3D)"),
     ("X", "the scene's axes in the view's corner"),
+    (
+        "O",
+        "turntable: the camera circles the scene (a drag stops it)",
+    ),
     ("I", "inspector panel"),
     ("F11", "full screen / back (Esc also leaves it)"),
     ("F12", "save a screenshot of the window (current folder)"),
@@ -360,6 +367,10 @@ pub fn toolbar(ui: &mut egui::Ui, state: &mut UiState) {
                 ui.separator();
                 ui.checkbox(&mut state.show_axes, "Axes")
                     .on_hover_text("X: the scene's X, Y and Z in the view's corner");
+                ui.checkbox(&mut state.turntable, "Turntable")
+                    .on_hover_text(
+                        "O: the camera circles the scene, a turn every 12 s; dragging stops it",
+                    );
                 if menu_item(ui, "Full screen", "F11: into full screen, or back") {
                     state.act(UiAction::FullScreen);
                 }
