@@ -283,13 +283,14 @@ impl Running {
         );
         self.ui.select_bone(Some(bone));
         self.ui.reveal_selection = true;
-        self.ui.show_inspector = true;
         true
     }
 
     /// Models: selects the shown part under the ray, as drawn (the pose,
-    /// the clip's part list), and shows it in the inspector; a click on
-    /// nothing clears the selection.
+    /// the clip's part list), for the inspector to bring into view (when
+    /// shown: a hidden one is not opened, which would move the view under
+    /// a double click's second click); a click on nothing clears the
+    /// selection.
     fn pick_part(&mut self, origin: glam::Vec3, dir: glam::Vec3) {
         let hit = crate::anim::pick::pick_part(
             &self.scene,
@@ -309,7 +310,6 @@ impl Running {
                 );
                 self.ui.select_part(Some(h.part));
                 self.ui.reveal_selection = true;
-                self.ui.show_inspector = true;
             }
             None => {
                 log::info!("picked nothing (no shown part under the cursor)");
