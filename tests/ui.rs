@@ -154,6 +154,32 @@ fn a_selected_part_can_be_hidden_shown_alone_and_all_shown_again() {
 }
 
 #[test]
+fn the_status_bar_names_the_selection() {
+    // With the inspector hidden, the status bar still says what a click
+    // selected: the demo's head (561 vertices, 1024 triangles, as `facet
+    // info` counts them) or its neck bone.
+    let scene = demo();
+    let mut state = UiState::for_scene(&scene);
+    state.show_inspector = false;
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1000.0, 600.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| {
+                facet::ui::show(ui, &scene, state, None);
+            },
+            state,
+        );
+    harness.run();
+    assert!(harness.query_by_label_contains("selected:").is_none());
+    harness.state_mut().select_part(Some(2));
+    harness.run();
+    harness.get_by_label("selected: part \"head\", 561 vertices, 1024 triangles");
+    harness.state_mut().select_bone(Some(2));
+    harness.run();
+    harness.get_by_label("selected: bone \"neck\"");
+}
+
+#[test]
 fn a_part_picked_in_the_3d_view_is_shown_in_the_inspector() {
     // Eighty parts in a panel 400 points high, their section folded by the
     // user; a part picked in the 3D view (the app sets the selection and

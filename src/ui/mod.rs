@@ -695,6 +695,22 @@ pub fn help_window(ctx: &egui::Context, state: &mut UiState) {
         });
 }
 
+/// The selection as the status bar names it (the inspector may be hidden).
+fn selection(scene: &Scene, state: &UiState) -> Option<String> {
+    if let Some(m) = state.selected_part.and_then(|i| scene.meshes.get(i)) {
+        return Some(format!(
+            "selected: part \"{}\", {} vertices, {} triangles",
+            m.name,
+            m.positions.len(),
+            m.triangle_count()
+        ));
+    }
+    let b = state
+        .selected_bone
+        .and_then(|i| scene.skeleton.bones.get(i))?;
+    Some(format!("selected: bone \"{}\"", b.name))
+}
+
 /// Draws every panel for one frame into the root `ui`; returns the rect left
 /// for the 3D view (in points).
 pub fn show(
@@ -717,6 +733,10 @@ pub fn show(
             if let Some(p) = &scene.provenance {
                 ui.separator();
                 ui.label(p);
+            }
+            if let Some(s) = selection(scene, state) {
+                ui.separator();
+                ui.label(s);
             }
         });
     });
