@@ -3,7 +3,8 @@
 //! (`facet_formats::fuzz::<format>`: decode, and for PMF one thread against
 //! four), then what the viewer does with a file it is given: decode,
 //! convert to a scene, and run the viewer's frame (pose, parts shown,
-//! material overrides) for every clip at its start, middle and end.
+//! material overrides) for every clip at its start, middle and end, with
+//! clicks on it (picking a part and a bone).
 //! None may panic; inputs may decode; what fails is an error naming its
 //! file. `scripts/fuzz` copies what the fuzzer finds here. (The mutation
 //! sweep, tests/mutation_sweep.rs, also holds each of them to its heap
@@ -28,9 +29,11 @@ fn each(dir: &str, body: fn(&[u8])) {
             // The viewer's frame: pose, parts shown, material overrides.
             let mut animator = facet::anim::Animator::new(s);
             let base: Vec<bool> = s.meshes.iter().map(|m| m.visible).collect();
+            clicks(s, &animator);
             for (c, clip) in s.clips.iter().enumerate() {
                 for t in [0.0, 0.5, 1.0] {
                     animator.update(s, Some(c), clip.duration_s * t, &base);
+                    clicks(s, &animator);
                 }
             }
             Ok::<_, facet::load::LoadError>(())
@@ -43,6 +46,47 @@ fn each(dir: &str, body: fn(&[u8])) {
         seen += 1;
     }
     assert!(seen > 0, "no corpus files in {}", d.display());
+}
+
+/// Clicks in the window on the scene as `animator` poses it: rays at the
+/// scene's box from its six sides (a part hit must be one of the scene's,
+/// in the ray's span), and a bone under the middle of a view looking at it.
+fn clicks(s: &facet::scene::Scene, animator: &facet::anim::Animator) {
+    use facet::anim::pick::{pick_bone, pick_part};
+    use glam::{Mat4, Vec2, Vec3};
+    let b = s.bounds(None);
+    let (centre, size) = if b.is_empty() {
+        (Vec3::ZERO, 1.0)
+    } else {
+        ((b.min + b.max) * 0.5, (b.max - b.min).length().max(1e-3))
+    };
+    for d in [
+        Vec3::X,
+        Vec3::NEG_X,
+        Vec3::Y,
+        Vec3::NEG_Y,
+        Vec3::Z,
+        Vec3::NEG_Z,
+    ] {
+        let (origin, dir) = (centre - 2.0 * size * d, 4.0 * size * d);
+        if let Some(h) = pick_part(s, &animator.pose, &animator.visible, origin, dir) {
+            assert!(h.part < s.meshes.len(), "{h:?}");
+            assert!((0.0..=1.0).contains(&h.distance), "{h:?}");
+        }
+    }
+    let eye = centre + Vec3::new(0.3, 0.4, 2.0) * size;
+    let view_proj = Mat4::perspective_rh(0.8, 1.5, 1e-3 * size, 1e3 * size)
+        * Mat4::look_at_rh(eye, centre, Vec3::Y);
+    if let Some(bone) = pick_bone(
+        s,
+        &animator.pose,
+        view_proj,
+        Vec2::new(768.0, 512.0),
+        Vec2::ZERO,
+        5.0,
+    ) {
+        assert!(bone < s.skeleton.bones.len());
+    }
 }
 
 #[test]
