@@ -154,6 +154,77 @@ fn a_selected_part_can_be_hidden_shown_alone_and_all_shown_again() {
 }
 
 #[test]
+fn a_selected_part_shows_its_uv_layout() {
+    // One triangle with UVs (0.25, 0.25), (0.75, 0.25), (0.25, 0.75). The
+    // layout's 0..1 square fills the middle eight tenths of its widget
+    // (u right, v down), so each edge's middle must be drawn in orange,
+    // and the triangle's inside and the square's far corner not.
+    let mut scene = facet::scene::Scene::default();
+    scene.meshes = vec![facet::scene::Mesh {
+        name: "sheet".into(),
+        positions: vec![glam::Vec3::ZERO, glam::Vec3::X, glam::Vec3::Y],
+        normals: vec![glam::Vec3::Z; 3],
+        uvs: vec![
+            glam::Vec2::new(0.25, 0.25),
+            glam::Vec2::new(0.75, 0.25),
+            glam::Vec2::new(0.25, 0.75),
+        ],
+        indices: vec![0, 1, 2],
+        visible: true,
+        has_file_uvs: true,
+        ..Default::default()
+    }];
+    let (w, h) = (420.0, 1200.0);
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(w, h))
+        .build_ui_state(
+            |ui, state: &mut UiState| {
+                inspector(ui, &scene, state, None);
+            },
+            UiState::for_scene(&scene),
+        );
+    harness.run();
+    assert!(
+        harness.query_by_label("UV layout").is_none(),
+        "nothing selected"
+    );
+    harness.get_by_label("sheet").click();
+    harness.run();
+    harness.get_by_label("1 triangle");
+    let rect = harness.get_by_label("UV layout").rect();
+    let img = harness.render().expect("a rendered frame");
+    let ppp = img.width() as f32 / w;
+    let margin = rect.width() * 0.1;
+    let (x0, y0, side) = (
+        rect.min.x + margin,
+        rect.min.y + margin,
+        rect.width() - 2.0 * margin,
+    );
+    // Whether a pixel within one of the point (u, v) is the edges' orange.
+    let orange_near = |u: f32, v: f32| {
+        let (x, y) = ((x0 + u * side) * ppp, (y0 + v * side) * ppp);
+        (-1..=1).any(|dx| {
+            (-1..=1).any(|dy| {
+                let p = img
+                    .get_pixel((x as i32 + dx) as u32, (y as i32 + dy) as u32)
+                    .0;
+                p[0] > 150 && p[0] as i32 > p[2] as i32 + 80
+            })
+        })
+    };
+    for (u, v, what) in [
+        (0.5, 0.25, "top edge"),
+        (0.25, 0.5, "left edge"),
+        (0.5, 0.5, "long edge"),
+    ] {
+        assert!(orange_near(u, v), "{what} not drawn at ({u}, {v})");
+    }
+    for (u, v, what) in [(0.35, 0.35, "inside"), (0.85, 0.85, "far corner")] {
+        assert!(!orange_near(u, v), "{what} drawn at ({u}, {v})");
+    }
+}
+
+#[test]
 fn the_status_bar_names_the_selection() {
     // With the inspector hidden, the status bar still says what a click
     // selected: the demo's head (561 vertices, 1024 triangles, as `facet

@@ -290,10 +290,30 @@ fn parts(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
                             format!(" · {} override(s)", m.material_overrides.len())
                         }
                     ));
+                    if state.selected_part == Some(i) && m.has_file_uvs && m.triangle_count() > 0 {
+                        uv_section(ui, scene, i, state);
+                    }
                 });
             }
         });
 }
+
+/// The selected part's UV layout, over its material's texture.
+fn uv_section(ui: &mut egui::Ui, scene: &Scene, part: usize, state: &UiState) {
+    let m = &scene.meshes[part];
+    let texture = m
+        .material
+        .and_then(|i| scene.materials.get(i))
+        .and_then(|mat| mat.texture)
+        .and_then(|t| state.texture_ids.get(t).copied().flatten());
+    egui::CollapsingHeader::new("UVs")
+        .id_salt("uv layout")
+        .default_open(true)
+        .show(ui, |ui| super::uvs::layout(ui, m, texture, UV_LAYOUT_SIDE));
+}
+
+/// The UV layout's side in points: within the material grid's width.
+const UV_LAYOUT_SIDE: f32 = 256.0;
 
 /// The Materials section: every material's colours, maps, properties
 /// and animation.

@@ -7,6 +7,7 @@ pub mod labels;
 pub mod map;
 pub mod material;
 pub mod timeline;
+pub mod uvs;
 
 use crate::anim::timeline::Timeline;
 use crate::gpu::{FrameStats, ViewOptions};
