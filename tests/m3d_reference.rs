@@ -162,6 +162,12 @@ fn match_faces(name: &str, scene: &Scene, r: &Value, tol: f32) -> Vec<(Tri, usiz
     out
 }
 
+/// The scene of the shared fixture `NAME.m3d`.
+fn fixture(name: &str) -> Scene {
+    let path = common::shared().join(format!("fixtures/m3d/{name}.m3d"));
+    facet::load::load_file(&path).unwrap().scene
+}
+
 fn size_of(scene: &Scene) -> f32 {
     let b = scene.bounds(None);
     (b.max - b.min).length().max(1e-6)
@@ -256,10 +262,7 @@ fn skinned_positions_equal_m3d_h_on_the_cpu_and_the_gpu() {
         if actions.is_empty() || r.get("faces_omitted").is_some() {
             continue;
         }
-        let scene =
-            facet::load::load_file(&common::shared().join(format!("fixtures/m3d/{name}.m3d")))
-                .unwrap()
-                .scene;
+        let scene = fixture(name);
         let size = size_of(&scene);
         let matched = match_faces(name, &scene, &r, 1e-6 * size);
         let tol = 1e-4 * size;
@@ -338,10 +341,7 @@ fn a_click_hits_the_face_where_m3d_h_poses_it() {
     let mut checked = 0;
     for name in ["CesiumMan", "aliveai_character"] {
         let r = common::m3d_reference(name);
-        let scene =
-            facet::load::load_file(&common::shared().join(format!("fixtures/m3d/{name}.m3d")))
-                .unwrap()
-                .scene;
+        let scene = fixture(name);
         let size = size_of(&scene);
         let matched = match_faces(name, &scene, &r, 1e-6 * size);
         let faces = r["faces"].as_array().unwrap();
@@ -442,10 +442,7 @@ fn bone_matrices_equal_m3d_h() {
         if want.is_empty() {
             continue;
         }
-        let scene =
-            facet::load::load_file(&common::shared().join(format!("fixtures/m3d/{name}.m3d")))
-                .unwrap()
-                .scene;
+        let scene = fixture(name);
         let bounds = scene.bounds(None);
         let (centre, size) = ((bounds.min + bounds.max) / 2.0, size_of(&scene));
         let tol = 1e-4 * size;
@@ -530,10 +527,7 @@ fn skin_weights_equal_m3d_h() {
         if r.get("faces_omitted").is_some() || r["numskin"].as_u64() == Some(0) {
             continue;
         }
-        let scene =
-            facet::load::load_file(&common::shared().join(format!("fixtures/m3d/{name}.m3d")))
-                .unwrap()
-                .scene;
+        let scene = fixture(name);
         let matched = match_faces(name, &scene, &r, 1e-6 * size_of(&scene));
         let faces = r["faces"].as_array().unwrap();
         for (fi, ((t, rot), f)) in matched.iter().zip(faces).enumerate() {

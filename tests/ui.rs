@@ -250,6 +250,31 @@ fn the_status_bar_names_the_selection() {
     harness.get_by_label("selected: bone \"neck\"");
 }
 
+/// The inspector of `scene` in a scrolled panel 360 points wide and
+/// `height` high, as the window has it, after its first frame.
+fn scrolled_inspector(scene: &facet::scene::Scene, height: f32) -> Harness<'_, UiState> {
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(360.0, height))
+        .build_ui_state(
+            |ui, state: &mut UiState| {
+                egui::ScrollArea::vertical().show(ui, |ui| {
+                    inspector(ui, scene, state, None);
+                });
+            },
+            UiState::for_scene(scene),
+        );
+    harness.run();
+    harness
+}
+
+/// A row brought into view: wholly within a panel `height` high.
+fn assert_in_panel(row: egui::Rect, height: f32) {
+    assert!(
+        row.min.y >= 0.0 && row.max.y <= height,
+        "the picked row is outside the panel: {row:?}"
+    );
+}
+
 #[test]
 fn a_part_picked_in_the_3d_view_is_shown_in_the_inspector() {
     // Eighty parts in a panel 400 points high, their section folded by the
@@ -265,28 +290,14 @@ fn a_part_picked_in_the_3d_view_is_shown_in_the_inspector() {
         })
         .collect();
     let height = 400.0;
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(360.0, height))
-        .build_ui_state(
-            |ui, state: &mut UiState| {
-                egui::ScrollArea::vertical().show(ui, |ui| {
-                    inspector(ui, &scene, state, None);
-                });
-            },
-            UiState::for_scene(&scene),
-        );
-    harness.run();
+    let mut harness = scrolled_inspector(&scene, height);
     harness.get_by_label("Parts (80)").click();
     harness.run();
     assert!(harness.query_by_label("part-70").is_none(), "not folded");
     harness.state_mut().select_part(Some(70));
     harness.state_mut().reveal_selection = true;
     harness.run();
-    let row = harness.get_by_label("part-70").rect();
-    assert!(
-        row.min.y >= 0.0 && row.max.y <= height,
-        "the picked part's row is outside the panel: {row:?}"
-    );
+    assert_in_panel(harness.get_by_label("part-70").rect(), height);
     // Once: the next frames leave the section to the user.
     assert!(!harness.state().reveal_selection);
 }
@@ -312,17 +323,7 @@ fn a_bone_picked_in_the_3d_view_is_shown_in_the_inspector() {
         })
         .collect();
     let height = 400.0;
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(360.0, height))
-        .build_ui_state(
-            |ui, state: &mut UiState| {
-                egui::ScrollArea::vertical().show(ui, |ui| {
-                    inspector(ui, &scene, state, None);
-                });
-            },
-            UiState::for_scene(&scene),
-        );
-    harness.run();
+    let mut harness = scrolled_inspector(&scene, height);
     // The root's fold arrow: the node before its name's.
     harness.get_by_label("hips").scroll_to_me();
     harness.run();
@@ -348,10 +349,9 @@ fn a_bone_picked_in_the_3d_view_is_shown_in_the_inspector() {
     harness.state_mut().select_bone(Some(50));
     harness.state_mut().reveal_selection = true;
     harness.run();
-    let row = harness.get_by_label("(depth 50) vertebra 50").rect();
-    assert!(
-        row.min.y >= 0.0 && row.max.y <= height,
-        "the picked bone's row is outside the panel: {row:?}"
+    assert_in_panel(
+        harness.get_by_label("(depth 50) vertebra 50").rect(),
+        height,
     );
     assert!(!harness.state().reveal_selection);
 }

@@ -475,6 +475,20 @@ fn clicking_the_map_selects_the_sector_under_the_cursor() {
     assert!(log.contains("picked sector ["), "{log}");
 }
 
+/// Runs `script` under Xvfb and checks the viewer's picks, in order: each
+/// "picked" line of its log holds the text `want` has for it. The log.
+fn assert_picks(script: &str, want: &[&str]) -> String {
+    let out = under_xvfb(script);
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{log}");
+    let picks: Vec<&str> = log.lines().filter(|l| l.contains("picked ")).collect();
+    assert_eq!(picks.len(), want.len(), "{log}");
+    for (i, (got, want)) in picks.iter().zip(want).enumerate() {
+        assert!(got.contains(want), "pick {i}: {got:?}, not {want:?}\n{log}");
+    }
+    log
+}
+
 #[test]
 fn clicking_a_model_selects_the_part_or_the_bone_under_the_cursor() {
     // Where things are comes from the window's pictures at this size
@@ -500,17 +514,17 @@ fn clicking_a_model_selects_the_part_or_the_bone_under_the_cursor() {
         xdotool key ctrl+q
         wait $pid
     "#;
-    let out = under_xvfb(script);
-    let log = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{log}");
-    let picks: Vec<&str> = log.lines().filter(|l| l.contains("picked ")).collect();
-    assert_eq!(picks.len(), 5, "{log}");
-    assert!(picks[0].contains("picked part 2 \"head\""), "{log}");
-    assert!(picks[1].contains("picked nothing"), "{log}");
-    // The skeleton hidden, the bone's place is the body's.
-    assert!(picks[2].contains("picked part 1 \"body\""), "{log}");
-    assert!(picks[3].contains("picked bone 1 \"spine\""), "{log}");
-    assert!(picks[4].contains("picked part 1 \"body\""), "{log}");
+    assert_picks(
+        script,
+        &[
+            "picked part 2 \"head\"",
+            "picked nothing",
+            // The skeleton hidden, the bone's place is the body's.
+            "picked part 1 \"body\"",
+            "picked bone 1 \"spine\"",
+            "picked part 1 \"body\"",
+        ],
+    );
 }
 
 #[test]
@@ -531,14 +545,15 @@ fn a_double_click_makes_the_point_under_it_the_orbit_centre() {
         xdotool key ctrl+q
         wait $pid
     "#;
-    let out = under_xvfb(script);
-    let log = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{log}");
-    let picks: Vec<&str> = log.lines().filter(|l| l.contains("picked ")).collect();
-    assert_eq!(picks.len(), 4, "{log}");
-    assert!(picks[0].contains("picked part 1 \"body\""), "{log}");
-    assert!(picks[1].contains("picked part 2 \"head\""), "{log}");
-    assert!(picks[3].contains("picked part 2 \"head\""), "{log}");
+    let log = assert_picks(
+        script,
+        &[
+            "picked part 1 \"body\"",
+            "picked part 2 \"head\"",
+            "picked part 2 \"head\"",
+            "picked part 2 \"head\"",
+        ],
+    );
     assert_eq!(log.matches("orbit centre moved to").count(), 1, "{log}");
 }
 
@@ -637,15 +652,15 @@ fn h_hides_the_picked_part_and_alt_h_shows_it_again() {
         xdotool key ctrl+q
         wait $pid
     "#;
-    let out = under_xvfb(script);
-    let log = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{log}");
-    let picks: Vec<&str> = log.lines().filter(|l| l.contains("picked ")).collect();
-    assert_eq!(picks.len(), 4, "{log}");
-    assert!(picks[0].contains("picked part 2 \"head\""), "{log}");
-    assert!(picks[1].contains("picked nothing"), "{log}");
-    assert!(picks[2].contains("picked part 2 \"head\""), "{log}");
-    assert!(picks[3].contains("picked nothing"), "{log}");
+    assert_picks(
+        script,
+        &[
+            "picked part 2 \"head\"",
+            "picked nothing",
+            "picked part 2 \"head\"",
+            "picked nothing",
+        ],
+    );
 }
 
 #[test]

@@ -40,51 +40,43 @@ impl Default for RenderRequest {
     }
 }
 
-/// Finds a bone by name; the error lists the bones there are (the first
-/// 20 of a large skeleton).
+/// Finds a bone by name; the error lists the bones there are.
 pub fn find_bone(scene: &Scene, name: &str) -> anyhow::Result<usize> {
-    let bones = &scene.skeleton.bones;
-    bones.iter().position(|b| b.name == name).ok_or_else(|| {
-        let names: Vec<String> = bones
-            .iter()
-            .take(20)
-            .map(|b| format!("{:?}", b.name))
-            .collect();
-        let more = if bones.len() > 20 { ", ..." } else { "" };
-        anyhow::anyhow!(
-            "{}: no bone named {name:?} (bones: {}{more})",
-            scene.source.file_name,
-            if names.is_empty() {
-                "none".to_string()
-            } else {
-                names.join(", ")
-            }
-        )
-    })
+    let names = scene.skeleton.bones.iter().map(|b| b.name.as_str());
+    find_named(scene, "bone", names, name)
 }
 
 /// Finds a clip by name; the error lists the clips there are.
 pub fn find_clip(scene: &Scene, name: &str) -> anyhow::Result<usize> {
-    scene
-        .clips
-        .iter()
-        .position(|c| c.name == name)
-        .ok_or_else(|| {
-            let names: Vec<String> = scene
-                .clips
-                .iter()
-                .map(|c| format!("{:?}", c.name))
-                .collect();
-            anyhow::anyhow!(
-                "{}: no clip named {name:?} (clips: {})",
-                scene.source.file_name,
-                if names.is_empty() {
-                    "none".into()
-                } else {
-                    names.join(", ")
-                }
-            )
-        })
+    find_named(
+        scene,
+        "clip",
+        scene.clips.iter().map(|c| c.name.as_str()),
+        name,
+    )
+}
+
+/// The index of `name` among `names` (the scene's `what`s); else an error
+/// listing them (the first 20 of more).
+fn find_named<'a>(
+    scene: &Scene,
+    what: &str,
+    names: impl Iterator<Item = &'a str> + Clone,
+    name: &str,
+) -> anyhow::Result<usize> {
+    names.clone().position(|n| n == name).ok_or_else(|| {
+        let listed: Vec<String> = names.clone().take(20).map(|n| format!("{n:?}")).collect();
+        let more = if names.count() > 20 { ", ..." } else { "" };
+        let listed = if listed.is_empty() {
+            "none".to_string()
+        } else {
+            listed.join(", ")
+        };
+        anyhow::anyhow!(
+            "{}: no {what} named {name:?} ({what}s: {listed}{more})",
+            scene.source.file_name
+        )
+    })
 }
 
 pub fn render(
