@@ -220,15 +220,15 @@ impl Running {
 
     /// A click in the 3D view: selects what is under the cursor (a map's
     /// sector and cube, a model's part), or nothing. A texture file's quad
-    /// is not a part to select.
+    /// is not a part to select. A hidden inspector stays hidden: opening it
+    /// would narrow the view under a double click's second click.
     pub(super) fn pick(&mut self) {
         use crate::scene::map_query;
         if !self.scene.mip_levels.is_empty() {
             return;
         }
         let ndc = self.cursor_ndc();
-        let (near, dir) = self.cursor_ray();
-        let far = near + dir;
+        let (origin, dir) = self.cursor_ray();
         let Some(info) = self.scene.map.as_deref() else {
             // The pose and the parts as the next frame draws them: a part
             // hidden (H) since the last frame is no longer under the cursor.
@@ -236,11 +236,11 @@ impl Running {
             self.animator
                 .update(&self.scene, tl.clip, tl.time, &self.ui.view.visible);
             if !(self.ui.view.skeleton && self.pick_bone(ndc)) {
-                self.pick_part(near, far - near);
+                self.pick_part(origin, dir);
             }
             return;
         };
-        match map_query::pick(&info.map, near, far - near) {
+        match map_query::pick(&info.map, origin, dir) {
             Some((sector, triangle, _)) => {
                 let cube = map_query::cube_of_triangle(&info.map, sector, triangle);
                 log::info!(
@@ -249,7 +249,6 @@ impl Running {
                 );
                 self.ui.map.selected_sector = Some(sector);
                 self.ui.map.selected_cube = cube.map(|c| (sector, c));
-                self.ui.show_inspector = true;
             }
             None => {
                 log::info!("picked nothing (no map triangle under the cursor)");
@@ -287,10 +286,8 @@ impl Running {
     }
 
     /// Models: selects the shown part under the ray, as drawn (the pose,
-    /// the clip's part list), for the inspector to bring into view (when
-    /// shown: a hidden one is not opened, which would move the view under
-    /// a double click's second click); a click on nothing clears the
-    /// selection.
+    /// the clip's part list), for the inspector to bring into view; a
+    /// click on nothing clears the selection.
     fn pick_part(&mut self, origin: glam::Vec3, dir: glam::Vec3) {
         let hit = crate::anim::pick::pick_part(
             &self.scene,
