@@ -634,7 +634,6 @@ impl GpuScene {
         self.extra_line_count = lines.len() as u32;
     }
 
-    /// Highlights a bone in the skeleton overlay.
     /// Makes the meshes' vertex colours hold `colors` (`scene` is the one
     /// uploaded): rewritten only when that changes, a batch at a time.
     pub fn show_vertex_colors(&mut self, queue: &wgpu::Queue, scene: &Scene, colors: VertexColors) {
@@ -658,6 +657,7 @@ impl GpuScene {
         }
     }
 
+    /// Highlights a bone in the skeleton overlay.
     pub fn set_selected_bone(&self, queue: &wgpu::Queue, bone: Option<usize>) {
         let v = bone.map_or(u32::MAX, |b| b as u32);
         queue.write_buffer(&self.overlay, 0, bytemuck::cast_slice(&[v, 0, 0, 0]));
