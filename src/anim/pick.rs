@@ -125,8 +125,8 @@ fn nearest_triangle(
     dir: Vec3,
     limit: f32,
 ) -> Option<PartHit> {
-    let bounds = bounds_of(positions);
-    let enter = ray_box(origin, dir, bounds.0, bounds.1)?;
+    let bounds = crate::scene::Aabb::of_points(positions);
+    let enter = ray_box(origin, dir, bounds.min, bounds.max)?;
     if enter > limit {
         return None;
     }
@@ -150,21 +150,13 @@ fn nearest_triangle(
     best
 }
 
-/// The box of the finite points (min, max).
-fn bounds_of(positions: &[Vec3]) -> (Vec3, Vec3) {
-    let mut b = crate::scene::Aabb::EMPTY;
-    for &p in positions {
-        b.extend(p);
-    }
-    (b.min, b.max)
-}
-
 /// `positions` skinned by `skin_mats` into `out`: the positions of
-/// [`super::skin_vertices`], without the normals a click does not need
-/// (a skin shorter than the mesh leaves it at rest).
+/// [`super::skin_vertices`], without the normals a click does not need.
+/// A skin of another length than the mesh leaves it at rest, as the
+/// upload draws it (`gpu::upload` skins a mesh only where they match).
 fn skinned_positions(skin_mats: &[Mat4], skin: &Skin, positions: &[Vec3], out: &mut Vec<Vec3>) {
     out.clear();
-    if skin.joints.len() < positions.len() || skin.weights.len() < positions.len() {
+    if skin.joints.len() != positions.len() || skin.weights.len() != positions.len() {
         out.extend_from_slice(positions);
         return;
     }
