@@ -54,21 +54,24 @@ pub fn layout(ui: &mut egui::Ui, mesh: &Mesh, texture: Option<egui::TextureId>, 
         Primitive::Triangles => mesh.indices.len() / 3,
         Primitive::Lines | Primitive::Points => 0,
     };
-    for t in mesh
+    // Three segments a triangle: shapes held inline, where a closed path
+    // would allocate its points for each triangle every frame.
+    let edges = mesh
         .indices
         .chunks_exact(3)
         .take(MAX_TRIANGLES.min(triangles))
-    {
-        let corner = |k: usize| {
-            mesh.uvs
-                .get(t[k] as usize)
-                .copied()
-                .filter(|p| p.is_finite())
-        };
-        if let (Some(a), Some(b), Some(c)) = (corner(0), corner(1), corner(2)) {
-            painter.add(egui::Shape::closed_line(vec![at(a), at(b), at(c)], stroke));
-        }
-    }
+        .filter_map(|t| {
+            let corner = |k: usize| {
+                mesh.uvs
+                    .get(t[k] as usize)
+                    .copied()
+                    .filter(|p| p.is_finite())
+            };
+            Some([at(corner(0)?), at(corner(1)?), at(corner(2)?)])
+        })
+        .flat_map(|[a, b, c]| [[a, b], [b, c], [c, a]])
+        .map(|points| egui::Shape::LineSegment { points, stroke });
+    painter.extend(edges);
     let caption = if triangles > MAX_TRIANGLES {
         format!("the first {MAX_TRIANGLES} of {triangles} triangles")
     } else {
