@@ -250,17 +250,14 @@ fn the_status_bar_names_the_selection() {
     harness.get_by_label("selected: bone \"neck\"");
 }
 
-/// The inspector of `scene` in a scrolled panel 360 points wide and
-/// `height` high, as the window has it, after its first frame.
+/// The inspector of `scene` in a panel 360 points wide and `height` high
+/// (its sections scroll under its filter, as in the window), after its
+/// first frame.
 fn scrolled_inspector(scene: &facet::scene::Scene, height: f32) -> Harness<'_, UiState> {
     let mut harness = Harness::builder()
         .with_size(egui::vec2(360.0, height))
         .build_ui_state(
-            |ui, state: &mut UiState| {
-                egui::ScrollArea::vertical().show(ui, |ui| {
-                    inspector(ui, scene, state, None);
-                });
-            },
+            |ui, state: &mut UiState| inspector(ui, scene, state, None),
             UiState::for_scene(scene),
         );
     harness.run();
@@ -356,11 +353,188 @@ fn a_bone_picked_in_the_3d_view_is_shown_in_the_inspector() {
     assert!(!harness.state().reveal_selection);
 }
 
+/// A rig named as tools name them, for the name filter: parts, materials,
+/// textures, a bone tree (hips > spine > upperarm_L > forearm_L, and
+/// upperarm_R under the spine) and clips.
+fn rig() -> facet::scene::Scene {
+    let mut scene = demo();
+    scene.meshes = ["Body", "arm_L", "Arm_R", "head"]
+        .iter()
+        .map(|name| facet::scene::Mesh {
+            name: name.to_string(),
+            visible: true,
+            ..Default::default()
+        })
+        .collect();
+    scene.materials = ["skin", "ARM metal"]
+        .iter()
+        .map(|name| facet::scene::Material {
+            name: name.to_string(),
+            ..Default::default()
+        })
+        .collect();
+    scene.textures.truncate(2);
+    scene.textures[0].name = "body_diffuse".into();
+    scene.textures[1].name = "arm_l_diffuse".into();
+    let bone = |name: &str, parent: Option<usize>| facet::scene::Bone {
+        name: name.into(),
+        parent,
+        head: glam::Vec3::ZERO,
+        tail: glam::Vec3::Y,
+        rest: glam::Mat4::IDENTITY,
+    };
+    scene.skeleton.bones = vec![
+        bone("hips", None),
+        bone("spine", Some(0)),
+        bone("upperarm_L", Some(1)),
+        bone("forearm_L", Some(2)),
+        bone("upperarm_R", Some(1)),
+    ];
+    let walk = scene.clips[0].clone();
+    scene.clips = vec![
+        facet::scene::Clip {
+            name: "walk".into(),
+            ..walk.clone()
+        },
+        facet::scene::Clip {
+            name: "wave_L_arm".into(),
+            ..walk
+        },
+    ];
+    scene
+}
+
+#[test]
+fn the_filter_lists_what_matches_by_name() {
+    // "arm l" typed in the filter's field: names holding both words, in
+    // any case and order, are listed; the headers count them.
+    let scene = rig();
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(360.0, 1400.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| inspector(ui, &scene, state, None),
+            UiState::for_scene(&scene),
+        );
+    harness.run();
+    for header in ["Parts (4)", "Materials (2)", "Bones (5)", "Animations (2)"] {
+        harness.get_by_label(header);
+    }
+    let field = harness.get_by_role(egui::Role::TextInput);
+    field.focus();
+    harness.run();
+    harness
+        .get_by_role(egui::Role::TextInput)
+        .type_text("arm l");
+    harness.run();
+    assert_eq!(harness.state().filter, "arm l");
+    for header in [
+        "Parts (1 of 4)",
+        "Materials (1 of 2)",
+        "Textures (1 of 2)",
+        "Bones (2 of 5)",
+        "Animations (1 of 2)",
+    ] {
+        harness.get_by_label(header);
+    }
+    // "ARM metal" holds an l too; "Arm_R" and "upperarm_R" do not.
+    for shown in [
+        "arm_L",
+        "1: ARM metal",
+        "1: arm_l_diffuse",
+        "upperarm_L",
+        "forearm_L",
+        "wave_L_arm: 24 frames, 1.00 s",
+    ] {
+        harness.get_by_label(shown);
+    }
+    for hidden in [
+        "Body",
+        "Arm_R",
+        "head",
+        "0: skin",
+        "0: body_diffuse",
+        "hips",
+        "spine",
+        "upperarm_R",
+    ] {
+        assert!(harness.query_by_label(hidden).is_none(), "{hidden} listed");
+    }
+    assert!(harness.query_by_label_contains("walk").is_none());
+    // Flat, each bone with its parent: none hides in a folded branch.
+    harness.get_by_label("in spine");
+    harness.get_by_label("in upperarm_L");
+    // "only these" shows the listed parts alone.
+    harness.get_by_label("only these").click();
+    harness.run();
+    assert_eq!(harness.state().view.visible, [false, true, false, false]);
+    // The selection stays listed, whatever the filter.
+    harness.state_mut().select_part(Some(3));
+    harness.state_mut().select_bone(None);
+    harness.run();
+    harness.get_by_label("head");
+    harness.state_mut().select_bone(Some(0));
+    harness.run();
+    harness.get_by_label("hips");
+    // × clears it: everything is back, the bones as a tree.
+    harness.get_by_label("×").click();
+    harness.run();
+    assert!(harness.state().filter.is_empty());
+    for name in ["Body", "Arm_R", "spine", "upperarm_R", "0: skin"] {
+        harness.get_by_label(name);
+    }
+    assert!(harness.query_by_label("in spine").is_none());
+    harness.get_by_label("Parts (4)");
+}
+
+#[test]
+fn ctrl_f_s_field_takes_the_keyboard_and_typing_opens_folded_sections() {
+    // The app sets `focus_filter` on Ctrl+F; the field then has the
+    // keyboard. A section the user folded opens when what is typed
+    // matches in it, and stays as the user leaves it afterwards.
+    let scene = rig();
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(360.0, 1400.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| inspector(ui, &scene, state, None),
+            UiState::for_scene(&scene),
+        );
+    harness.run();
+    harness.get_by_label("Bones (5)").click();
+    harness.run();
+    assert!(harness.query_by_label("spine").is_none(), "not folded");
+    assert!(!harness.get_by_role(egui::Role::TextInput).is_focused());
+    harness.state_mut().focus_filter = true;
+    harness.run();
+    assert!(harness.get_by_role(egui::Role::TextInput).is_focused());
+    assert!(!harness.state().focus_filter, "once");
+    harness
+        .get_by_role(egui::Role::TextInput)
+        .type_text("SPINE");
+    harness.run();
+    harness.get_by_label("Bones (1 of 5)");
+    harness.get_by_label("spine");
+    harness.get_by_label("in hips");
+    // Folded again by the user, it stays folded while nothing is typed.
+    harness.get_by_label("Bones (1 of 5)").click();
+    harness.run();
+    harness.run();
+    assert!(harness.query_by_label("spine").is_none());
+    // A filter that matches nothing opens nothing and lists nothing.
+    harness.get_by_role(egui::Role::TextInput).focus();
+    harness.run();
+    harness.get_by_role(egui::Role::TextInput).type_text("zzz");
+    harness.run();
+    assert_eq!(harness.state().filter, "SPINEzzz");
+    assert!(harness.query_by_label("spine").is_none());
+    harness.get_by_label("Parts (0 of 4)");
+    assert!(harness.query_by_label("arm_L").is_none());
+}
+
 #[test]
 fn a_selected_bone_s_weights_are_one_click_away() {
     let scene = demo();
     let mut harness = Harness::builder()
-        .with_size(egui::vec2(360.0, 2400.0))
+        .with_size(egui::vec2(360.0, 2800.0))
         .build_ui_state(
             |ui, state: &mut UiState| {
                 inspector(ui, &scene, state, None);
@@ -810,6 +984,20 @@ fn map_inspector_selects_sectors_cubes_and_views() {
     harness.run();
     let kind = info.map.sectors[1].cubes[deep].kind.name();
     harness.get_by_label_contains(&format!("#{deep} {kind}"));
+    // The name filter finds entities by name or by kind, and opens their
+    // folded section.
+    assert!(harness.query_by_label("lamp_0 (dynamic light)").is_none());
+    harness.get_by_role(egui::Role::TextInput).focus();
+    harness.run();
+    harness
+        .get_by_role(egui::Role::TextInput)
+        .type_text("light");
+    harness.run();
+    harness.get_by_label("Entities (2 of 8)");
+    harness.get_by_label("lamp_0 (dynamic light)");
+    harness.get_by_label("lamp_1 (dynamic light)");
+    assert!(harness.query_by_label("spawn_red (spawn)").is_none());
+    assert!(harness.query_by_label("lamp_0_model (generic)").is_none());
 }
 
 #[test]

@@ -492,6 +492,7 @@ impl Running {
                     show_log: self.ui.show_log,
                     log: std::mem::take(&mut self.ui.log),
                     toasts: std::mem::take(&mut self.ui.toasts),
+                    filter: std::mem::take(&mut self.ui.filter),
                     ..UiState::for_scene(&scene)
                 };
                 self.ui.log_warnings(&scene);

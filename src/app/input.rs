@@ -91,11 +91,14 @@ impl Running {
                     self.camera.zoom_at(steps, ndc, aspect);
                 }
             }
+            // After Ctrl+F, what is typed before the next frame focuses
+            // the filter goes to it (egui has the events too), not to the
+            // shortcuts.
             WindowEvent::KeyboardInput {
                 ref event,
                 is_synthetic,
                 ..
-            } if !self.egui_ctx.egui_wants_keyboard_input() => {
+            } if !self.egui_ctx.egui_wants_keyboard_input() && !self.ui.focus_filter => {
                 if let winit::keyboard::PhysicalKey::Code(code) = event.physical_key {
                     if event.state == ElementState::Pressed {
                         self.held.insert(code);
@@ -385,6 +388,10 @@ impl Running {
         match key {
             Key::Character(c) if ctrl && c.eq_ignore_ascii_case("o") => {
                 self.act(UiAction::OpenDialog)
+            }
+            Key::Character(c) if ctrl && c.eq_ignore_ascii_case("f") => {
+                self.ui.show_inspector = true;
+                self.ui.focus_filter = true;
             }
             Key::Character(c) => match c.as_str() {
                 "F" => self.act(UiAction::FitSelection),

@@ -2,6 +2,7 @@
 //! bones, clips, user-defined fields, warnings.
 
 use super::UiState;
+use super::filter::NameFilter;
 use crate::scene::{BlendMode, Material, Scene, TextureSource};
 
 fn color32(c: [f32; 4]) -> egui::Color32 {
@@ -199,13 +200,21 @@ fn file_section(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
 }
 
 /// The Parts section: every mesh with its visibility and facts.
-fn parts(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
+fn parts(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState, filter: &Filtering) {
     // A part picked in the 3D view: its row is shown, however the user
-    // left the section.
+    // left the section, and whatever the filter (as is the selection's).
     let reveal = state.reveal_selection && state.selected_part.is_some();
-    egui::CollapsingHeader::new(format!("Parts ({})", scene.meshes.len()))
+    let matching: Vec<bool> = scene
+        .meshes
+        .iter()
+        .enumerate()
+        .map(|(i, m)| !filter.names.is_active() || filter.names.matches(&part_name(m, i)))
+        .collect();
+    let count = matching.iter().filter(|&&m| m).count();
+    egui::CollapsingHeader::new(filter.names.header("Parts", count, scene.meshes.len()))
+        .id_salt("parts")
         .default_open(true)
-        .open(reveal.then_some(true))
+        .open(reveal.then_some(true).or(filter.open(count)))
         .show(ui, |ui| {
             ui.horizontal(|ui| {
                 if ui.small_button("all").on_hover_text("Alt+H").clicked() {
@@ -217,14 +226,21 @@ fn parts(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
                 if ui.small_button("defaults").clicked() {
                     state.view.visible = scene.meshes.iter().map(|m| m.visible).collect();
                 }
+                if filter.names.is_active()
+                    && ui
+                        .small_button("only these")
+                        .on_hover_text("show the parts the filter lists, hide the others")
+                        .clicked()
+                {
+                    state.view.visible.clone_from(&matching);
+                }
             });
             state.view.visible.resize(scene.meshes.len(), true);
             for (i, m) in scene.meshes.iter().enumerate() {
-                let label = if m.name.is_empty() {
-                    format!("part {i}")
-                } else {
-                    m.name.clone()
-                };
+                if !matching[i] && state.selected_part != Some(i) {
+                    continue;
+                }
+                let label = part_name(m, i);
                 // As a material's header: the row does not wrap, and the
                 // hover says why the viewer added the part.
                 let label = match scene.added.mesh(i) {
@@ -317,27 +333,42 @@ const UV_LAYOUT_SIDE: f32 = 256.0;
 
 /// The Materials section: every material's colours, maps, properties
 /// and animation.
-fn materials(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
-    egui::CollapsingHeader::new(format!("Materials ({})", scene.materials.len()))
-        .default_open(true)
-        .show(ui, |ui| {
-            for (i, m) in scene.materials.iter().enumerate() {
-                // A header does not wrap: why the viewer added a material
-                // is a line of its own inside.
-                let added = scene.added.material(i);
-                let tail = if added.is_some() { " (added)" } else { "" };
-                egui::CollapsingHeader::new(format!("{i}: {}{tail}", m.name))
-                    .id_salt(("material", i))
-                    .default_open(scene.materials.len() <= 4)
-                    .show(ui, |ui| {
-                        if let Some(why) = added {
-                            let why = format!("added by the viewer: {why}");
-                            ui.add(egui::Label::new(egui::RichText::new(why).weak()).wrap());
-                        }
-                        material(ui, scene, i, m, state)
-                    });
+fn materials(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState, filter: &Filtering) {
+    let matching: Vec<bool> = scene
+        .materials
+        .iter()
+        .map(|m| filter.names.matches(&m.name))
+        .collect();
+    let count = matching.iter().filter(|&&m| m).count();
+    egui::CollapsingHeader::new(
+        filter
+            .names
+            .header("Materials", count, scene.materials.len()),
+    )
+    .id_salt("materials")
+    .default_open(true)
+    .open(filter.open(count))
+    .show(ui, |ui| {
+        for (i, m) in scene.materials.iter().enumerate() {
+            if !matching[i] && state.selected_material != Some(i) {
+                continue;
             }
-        });
+            // A header does not wrap: why the viewer added a material
+            // is a line of its own inside.
+            let added = scene.added.material(i);
+            let tail = if added.is_some() { " (added)" } else { "" };
+            egui::CollapsingHeader::new(format!("{i}: {}{tail}", m.name))
+                .id_salt(("material", i))
+                .default_open(scene.materials.len() <= 4)
+                .show(ui, |ui| {
+                    if let Some(why) = added {
+                        let why = format!("added by the viewer: {why}");
+                        ui.add(egui::Label::new(egui::RichText::new(why).weak()).wrap());
+                    }
+                    material(ui, scene, i, m, state)
+                });
+        }
+    });
 }
 
 /// Material `i`'s entry: its colours, modes and maps, then its properties
@@ -467,7 +498,7 @@ fn map_rows(ui: &mut egui::Ui, m: &Material, state: &mut UiState) {
     }
 }
 
-/// The inspector: the file, a map's panel, the file's chunks, tables and
+/// The inspector: its name filter, then the file, a map's panel, the file's chunks, tables and
 /// labels, shading, parts, materials, textures, bones, animations, user
 /// fields, warnings and the frame's figures, each a section.
 pub fn inspector(
@@ -476,25 +507,97 @@ pub fn inspector(
     state: &mut UiState,
     pose: Option<&crate::anim::Pose>,
 ) {
+    // The filter stays in view above the sections, which scroll.
+    let filter = filter_field(ui, state);
+    egui::ScrollArea::vertical().show(ui, |ui| sections(ui, scene, state, pose, &filter));
+    // The selection made in the 3D view has been brought into view.
+    state.reveal_selection = false;
+}
+
+/// The inspector's sections, under its filter.
+fn sections(
+    ui: &mut egui::Ui,
+    scene: &Scene,
+    state: &mut UiState,
+    pose: Option<&crate::anim::Pose>,
+    filter: &Filtering,
+) {
     file_section(ui, scene, state);
     if let Some(info) = &scene.map {
-        super::map::map_panel(ui, info, state);
+        super::map::map_panel(ui, info, state, filter);
     }
     chunks_section(ui, &scene.source);
     tables_sections(ui, scene);
     labels_section(ui, scene, state);
     shading(ui, scene, state);
-    parts(ui, scene, state);
-    materials(ui, scene, state);
+    parts(ui, scene, state, filter);
+    materials(ui, scene, state, filter);
     texture_viewer(ui, scene, state);
-    textures_section(ui, scene, state);
-    bones_section(ui, scene, state, pose);
-    animations_section(ui, scene);
+    textures_section(ui, scene, state, filter);
+    bones_section(ui, scene, state, pose, filter);
+    animations_section(ui, scene, filter);
     user_fields_section(ui, scene);
     warnings_section(ui, scene);
     frame_section(ui, state);
-    // The selection made in the 3D view has been brought into view.
-    state.reveal_selection = false;
+}
+
+/// The name filter as this frame's sections apply it.
+pub struct Filtering {
+    pub names: NameFilter,
+    /// Typed this frame: the sections with matches open, however the user
+    /// left them.
+    pub typed: bool,
+}
+
+impl Filtering {
+    /// Whether a section with `matching` entries is opened this frame.
+    pub fn open(&self, matching: usize) -> Option<bool> {
+        (self.typed && self.names.is_active() && matching > 0).then_some(true)
+    }
+}
+
+/// The filter's field, at the inspector's top: Ctrl+F gives it the
+/// keyboard, `×` clears it.
+fn filter_field(ui: &mut egui::Ui, state: &mut UiState) -> Filtering {
+    let mut typed = false;
+    ui.horizontal(|ui| {
+        let clear = if state.filter.is_empty() { 0.0 } else { 24.0 };
+        // Focused before it is added, so that it takes the keys typed
+        // since Ctrl+F in this very frame.
+        let id = ui.make_persistent_id("name filter");
+        if std::mem::take(&mut state.focus_filter) {
+            ui.memory_mut(|m| m.request_focus(id));
+        }
+        let field = ui.add(
+            egui::TextEdit::singleline(&mut state.filter)
+                .id(id)
+                .hint_text("filter by name (Ctrl+F)")
+                .desired_width((ui.available_width() - clear).max(40.0)),
+        );
+        typed = field.changed();
+        if !state.filter.is_empty()
+            && ui
+                .small_button("×")
+                .on_hover_text("clear the filter")
+                .clicked()
+        {
+            state.filter.clear();
+            typed = true;
+        }
+    });
+    Filtering {
+        names: NameFilter::new(&state.filter),
+        typed,
+    }
+}
+
+/// A part's name as the inspector lists it.
+fn part_name(m: &crate::scene::Mesh, i: usize) -> String {
+    if m.name.is_empty() {
+        format!("part {i}")
+    } else {
+        m.name.clone()
+    }
 }
 
 /// "Chunks": the file's chunks, where each starts and its size.
@@ -616,11 +719,21 @@ fn texture_viewer(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
 }
 
 /// "Textures": each with its preview, format and where it came from.
-fn textures_section(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
-    egui::CollapsingHeader::new(format!("Textures ({})", scene.textures.len()))
+fn textures_section(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState, filter: &Filtering) {
+    let count = scene
+        .textures
+        .iter()
+        .filter(|t| filter.names.matches(&t.name))
+        .count();
+    egui::CollapsingHeader::new(filter.names.header("Textures", count, scene.textures.len()))
+        .id_salt("textures")
         .default_open(true)
+        .open(filter.open(count))
         .show(ui, |ui| {
             for (i, t) in scene.textures.iter().enumerate() {
+                if !filter.names.matches(&t.name) {
+                    continue;
+                }
                 ui.horizontal(|ui| {
                     texture_preview(ui, state, i, 64.0);
                     ui.vertical(|ui| {
@@ -649,6 +762,7 @@ fn bones_section(
     scene: &Scene,
     state: &mut UiState,
     pose: Option<&crate::anim::Pose>,
+    filter: &Filtering,
 ) {
     // A bone picked in the 3D view: the section and the bone's ancestors
     // are opened and its row scrolled to, however the user left them.
@@ -656,15 +770,48 @@ fn bones_section(
         .reveal_selection
         .then_some(state.selected_bone)
         .flatten();
-    egui::CollapsingHeader::new(format!("Bones ({})", scene.skeleton.bones.len()))
+    let bones = &scene.skeleton.bones;
+    // Filtered: the matching bones (and the selected one) in a flat list,
+    // each with its parent, so none hides in a folded branch.
+    let matching: Vec<usize> = if filter.names.is_active() {
+        (0..bones.len())
+            .filter(|&i| filter.names.matches(&bones[i].name))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let count = if filter.names.is_active() {
+        matching.len()
+    } else {
+        bones.len()
+    };
+    egui::CollapsingHeader::new(filter.names.header("Bones", count, bones.len()))
+        .id_salt("bones")
         .default_open(true)
-        .open(reveal.map(|_| true))
+        .open(reveal.map(|_| true).or(filter.open(count)))
         .show(ui, |ui| {
-            let bones = &scene.skeleton.bones;
             let tree = BoneTree::new(scene, reveal);
             let mut rows = 0;
-            for i in (0..bones.len()).filter(|&i| bones[i].parent.is_none()) {
-                tree.node(ui, state, &mut rows, i, 0);
+            if filter.names.is_active() {
+                let selected = state
+                    .selected_bone
+                    .filter(|&b| b < bones.len() && matching.binary_search(&b).is_err());
+                for i in selected.into_iter().chain(matching.iter().copied()) {
+                    if rows >= BONE_ROWS {
+                        break;
+                    }
+                    rows += 1;
+                    ui.horizontal(|ui| {
+                        tree.label(ui, state, i, &bones[i].name);
+                        if let Some(p) = bones[i].parent.and_then(|p| bones.get(p)) {
+                            ui.weak(format!("in {}", p.name));
+                        }
+                    });
+                }
+            } else {
+                for i in (0..bones.len()).filter(|&i| bones[i].parent.is_none()) {
+                    tree.node(ui, state, &mut rows, i, 0);
+                }
             }
             if rows >= BONE_ROWS {
                 ui.label(format!(
@@ -693,14 +840,24 @@ fn bones_section(
 }
 
 /// "Animations": each clip's frames and length.
-fn animations_section(ui: &mut egui::Ui, scene: &Scene) {
+fn animations_section(ui: &mut egui::Ui, scene: &Scene, filter: &Filtering) {
     if scene.clips.is_empty() {
         return;
     }
-    egui::CollapsingHeader::new(format!("Animations ({})", scene.clips.len()))
+    let count = scene
+        .clips
+        .iter()
+        .filter(|c| filter.names.matches(&c.name))
+        .count();
+    egui::CollapsingHeader::new(filter.names.header("Animations", count, scene.clips.len()))
+        .id_salt("animations")
         .default_open(true)
+        .open(filter.open(count))
         .show(ui, |ui| {
             for (i, c) in scene.clips.iter().enumerate() {
+                if !filter.names.matches(&c.name) {
+                    continue;
+                }
                 ui.label(format!(
                     "{}: {} frames, {:.2} s",
                     c.name, c.frames, c.duration_s

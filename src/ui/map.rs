@@ -3,6 +3,7 @@
 //! [`MapUi`]; the app turns that into overlay lines and draw ranges.
 
 use super::UiState;
+use super::inspector::Filtering;
 use crate::scene::from_pmf::{MapInfo, MapShading};
 use crate::scene::map::{CUBE_TYPES, Cube, CubeKind, FACES, Map};
 use crate::scene::map_query::{self, CubeRef};
@@ -78,7 +79,7 @@ fn c32(c: [u8; 4]) -> egui::Color32 {
 /// selected sector its octree, visibility, lightmaps and lights, and the
 /// map's entities. A change of shading is sent as
 /// [`super::UiAction::MapShading`].
-pub fn map_panel(ui: &mut egui::Ui, info: &MapInfo, state: &mut UiState) {
+pub fn map_panel(ui: &mut egui::Ui, info: &MapInfo, state: &mut UiState, filter: &Filtering) {
     let map = &info.map;
     let shading_changed = view_section(ui, map, &mut state.map);
     sectors_section(ui, map, &mut state.map);
@@ -94,7 +95,7 @@ pub fn map_panel(ui: &mut egui::Ui, info: &MapInfo, state: &mut UiState) {
         );
         lights_section(ui, map, si);
     }
-    entities_section(ui, map);
+    entities_section(ui, map, filter);
     if shading_changed {
         state.act(super::UiAction::MapShading);
     }
@@ -374,11 +375,23 @@ fn lights_section(ui: &mut egui::Ui, map: &Map, si: usize) {
 }
 
 /// "Entities": each entity's fields, then the map's logic counts and teams.
-fn entities_section(ui: &mut egui::Ui, map: &Map) {
-    egui::CollapsingHeader::new(format!("Entities ({})", map.entities.len()))
+fn entities_section(ui: &mut egui::Ui, map: &Map, filter: &Filtering) {
+    // By name or by kind ("light", "spawn").
+    let matching: Vec<bool> = map
+        .entities
+        .iter()
+        .map(|e| filter.names.matches(&format!("{} {}", e.name, e.kind)))
+        .collect();
+    let count = matching.iter().filter(|&&m| m).count();
+    egui::CollapsingHeader::new(filter.names.header("Entities", count, map.entities.len()))
+        .id_salt("entities")
         .default_open(false)
+        .open(filter.open(count))
         .show(ui, |ui| {
             for (i, e) in map.entities.iter().enumerate() {
+                if !matching[i] {
+                    continue;
+                }
                 egui::CollapsingHeader::new(format!("{} ({})", e.name, e.kind))
                     .id_salt(("entity", i))
                     .show(ui, |ui| {

@@ -2,6 +2,7 @@
 //! [`Scene`] and edit [`UiState`]; the app applies what they ask for.
 
 pub mod axes;
+pub mod filter;
 pub mod inspector;
 pub mod labels;
 pub mod map;
@@ -34,6 +35,12 @@ pub struct UiState {
     pub reveal_selection: bool,
     /// The material whose keyframes the timeline shows.
     pub selected_material: Option<usize>,
+    /// The inspector's name filter as typed ([`filter::NameFilter`]); it
+    /// stays when another file is opened.
+    pub filter: String,
+    /// Ctrl+F: the filter's field takes the keyboard on the next frame
+    /// (the inspector is shown first).
+    pub focus_filter: bool,
     /// Draw the scene's annotation labels over the 3D view.
     pub show_labels: bool,
     /// The 3D view's projection, set by the app each frame (labels use it).
@@ -320,6 +327,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ("F12", "save a screenshot of the window (current folder)"),
     ("? / F1", "this help"),
     ("Ctrl + O", "open a file (native dialog)"),
+    (
+        "Ctrl + F",
+        "filter the inspector's parts, materials, bones... by name",
+    ),
     ("Ctrl + Q", "quit"),
 ];
 
@@ -750,10 +761,7 @@ pub fn show(
             .default_size(INSPECTOR_WIDTH)
             .max_size(INSPECTOR_MAX_WIDTH)
             .resizable(true)
-            .show(ui, |ui| {
-                egui::ScrollArea::vertical()
-                    .show(ui, |ui| inspector::inspector(ui, scene, state, pose));
-            });
+            .show(ui, |ui| inspector::inspector(ui, scene, state, pose));
     }
     if let Some((name, f)) = &state.loading {
         egui::Area::new(egui::Id::unique("loading"))
