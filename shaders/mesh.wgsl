@@ -215,6 +215,19 @@ fn weight_heat(w: f32) -> vec3<f32> {
     return vec3<f32>(1.0, 4.0 - x, 0.0);
 }
 
+// 1 on the odd squares of a checker of unit squares over `p`, else 0.
+fn odd_square(p: vec2<f32>) -> f32 {
+    let c = floor(p.x) + floor(p.y);
+    return c - 2.0 * floor(c * 0.5);
+}
+
+// The light of the weights and UV views, whatever the material, so that
+// the shape reads: the key light and the sky's fill (flat lighting: 1).
+fn view_shape(n: vec3<f32>) -> f32 {
+    let key = max(dot(n, normalize(globals.light_dir.xyz)), 0.0);
+    return mix(1.0, 0.25 + 0.6 * key + 0.2 * (0.5 + 0.5 * n.y), globals.params.z);
+}
+
 fn shade(in: Varyings, front: bool) -> vec4<f32> {
     // Derivatives first, in uniform control flow: the per-pixel tangent
     // frame and the bump slope need them.
@@ -340,9 +353,25 @@ fn shade(in: Varyings, front: bool) -> vec4<f32> {
                 if (in.color.r > 0.5) {
                     heat = weight_heat(in.color.a);
                 }
-                let key = max(dot(n, normalize(globals.light_dir.xyz)), 0.0);
-                let shape = mix(1.0, 0.25 + 0.6 * key + 0.2 * (0.5 + 0.5 * n.y), globals.params.z);
-                return vec4<f32>(srgb_to_linear3(heat) * shape, 1.0);
+                return vec4<f32>(srgb_to_linear3(heat) * view_shape(n), 1.0);
+            }
+            case CHANNEL_UVS: {
+                // The UVs as sampled, as a checker (gpu::Channel::Uvs):
+                // sRGB (0.25 + 0.75 u', 0.25 + 0.75 v', 0.6) for the
+                // place (u', v') in the unit tile, eight squares a unit
+                // with the odd ones at half brightness, and within them
+                // 64 a unit, the odd ones at 0.8, for the small islands of
+                // an atlas; those fade out where a square is under four
+                // pixels (none under two), before they shimmer. Only
+                // arithmetic: a UV far out or not finite gives some
+                // colour, never a fault.
+                let tile = fract(uv);
+                var checker = vec3<f32>(0.25 + 0.75 * tile.x, 0.25 + 0.75 * tile.y, 0.6);
+                checker = checker * mix(1.0, 0.5, odd_square(uv * 8.0));
+                let squares_a_pixel = max(length(duv_dx), length(duv_dy)) * 64.0;
+                let fine = clamp((0.5 - squares_a_pixel) * 4.0, 0.0, 1.0);
+                checker = checker * mix(1.0, 0.8, odd_square(uv * 64.0) * fine);
+                return vec4<f32>(srgb_to_linear3(checker) * view_shape(n), 1.0);
             }
             default: {}
         }

@@ -190,8 +190,9 @@ struct RenderArgs {
     /// Draw without textures (material and vertex colours only).
     #[arg(long)]
     no_textures: bool,
-    /// Show one input alone: shaded, diffuse, mask, material, normal, or
-    /// weights (the --bone's skin weights, blue 0 to red 1).
+    /// Show one input alone: shaded, diffuse, mask, material, normal,
+    /// weights (the --bone's skin weights, blue 0 to red 1), or uvs (the
+    /// UVs as a checker, eight squares a unit).
     #[arg(long, default_value = "shaded", value_parser = parse_channel)]
     channel: Channel,
     /// Select this bone (by name): highlighted by --skeleton, its weights

@@ -1542,3 +1542,97 @@ fn the_weights_view_colours_each_pixel_by_the_selected_bone_s_weight() {
         "the file's colours again",
     );
 }
+
+/// The UV checker (`Channel::Uvs`): each pixel coloured by its UV as
+/// docs/formats.md gives it: the unit tile sRGB (0.25 + 0.75 u',
+/// 0.25 + 0.75 v', 0.6) at (u', v') within it, eight squares a unit with
+/// the odd ones at half brightness, 64 with the odd ones at 0.8 where a
+/// square has four pixels or more. Each quad holds one UV at all four
+/// corners, so the whole quad is that UV's colour (and its fine squares,
+/// infinitely large on screen, are shown); flat lighting, so the bytes
+/// are exact, worked out here by hand. An untextured material (whose own
+/// pipeline passes no UVs) and a textured one show the same checker.
+#[test]
+fn the_uv_checker_colours_each_pixel_by_its_uv() {
+    let shot = Shot::new();
+    let cases: [(&str, [f32; 2], [u8; 4]); 6] = [
+        // Cell (0, 0), even: 0.25 + 0.75/16 = 0.296875 -> 76; 0.6 -> 153.
+        ("cell (0, 0)", [1.0 / 16.0, 1.0 / 16.0], [76, 76, 153, 255]),
+        // Cell (1, 0), odd: (0.25 + 0.75 * 3/16) / 2 = 0.1953 -> 50;
+        // 0.296875 / 2 -> 38; 0.3 -> 77.
+        ("cell (1, 0)", [3.0 / 16.0, 1.0 / 16.0], [50, 38, 77, 255]),
+        // Cell (8, 0), even, the next tile: as cell (0, 0).
+        (
+            "the next tile",
+            [17.0 / 16.0, 1.0 / 16.0],
+            [76, 76, 153, 255],
+        ),
+        // Cell (-1, 0), odd, u' = 15/16: (0.25 + 0.703125) / 2 -> 122.
+        ("left of 0", [-1.0 / 16.0, 1.0 / 16.0], [122, 38, 77, 255]),
+        // Cell (4, 6), even: 0.25 + 0.75 * 0.5625 -> 171,
+        // 0.25 + 0.75 * 0.8125 -> 219.
+        ("cell (4, 6)", [0.5625, 0.8125], [171, 219, 153, 255]),
+        // Cell (0, 0), fine square (5, 4), odd: 0.8 (0.25 + 0.75 * 5/64)
+        // = 0.2469 -> 63; 0.8 * 0.296875 -> 61; 0.48 -> 122. (The fine
+        // squares of the cases above are even: 4, 12, 68, -4, 36 across.)
+        (
+            "a fine odd square",
+            [5.0 / 64.0, 1.0 / 16.0],
+            [63, 61, 122, 255],
+        ),
+    ];
+    let view = ViewOptions {
+        channel: Channel::Uvs,
+        ..view(Lighting::Flat)
+    };
+    let red = texture("red", 1, 1, true, |_, _| [255, 0, 0, 255]);
+    for textured in [false, true] {
+        for (what, [u, v], want) in cases {
+            let mut q = quad(Vec3::ZERO, Vec3::Z, false, 0);
+            q.uvs = vec![Vec2::new(u, v); 4];
+            let scene = Scene {
+                meshes: vec![q],
+                materials: vec![material(textured.then_some(0), Maps::default())],
+                textures: vec![red.clone()],
+                ..Scene::default()
+            };
+            let img = shot.take(&scene, &camera(0.0), &view);
+            close(
+                centre(&img),
+                want,
+                2,
+                &format!("{what}, textured {textured}"),
+            );
+        }
+    }
+    // The quad's own UVs, 0..1 across it, about 60 pixels: the checker's
+    // eight squares a row, light and dark in turn, a light one at the
+    // (0, 0) corner; the fine squares, a pixel each, faded out (a light
+    // square's blue would be 122 on their odd ones, 153 elsewhere).
+    let scene = Scene {
+        meshes: vec![quad(Vec3::ZERO, Vec3::Z, false, 0)],
+        materials: vec![material(None, Maps::default())],
+        ..Scene::default()
+    };
+    let top = OrbitCamera {
+        pitch: 0.0,
+        ..camera(0.0)
+    };
+    let img = shot.take(&scene, &top, &view);
+    let row: Vec<u8> = (0..W).map(|x| img.get_pixel(x, H / 2).0[2]).collect();
+    // Along the middle row, blue alternates 153 and 77 by square.
+    assert!(
+        row.iter()
+            .all(|&b| b == 0 || b.abs_diff(77) <= 2 || b.abs_diff(153) <= 2),
+        "only the squares' two blues: {row:?}"
+    );
+    let mut runs = Vec::new();
+    for &b in row.iter().filter(|&&b| b > 0) {
+        let bright = b > 115;
+        if runs.last() != Some(&bright) {
+            runs.push(bright);
+        }
+    }
+    assert_eq!(runs.len(), 8, "squares along the middle row: {row:?}");
+    assert!(runs[0], "the square at u = 0 is light");
+}

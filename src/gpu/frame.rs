@@ -67,16 +67,23 @@ pub enum Channel {
     /// (none) through green (half) to red (whole); parts that are not
     /// skinned grey ([`super::upload::VertexColors::Weights`]).
     Weights,
+    /// The UVs the textures are sampled at, as a checker: eight squares a
+    /// unit, light and dark, finer ones (64 a unit) within them where the
+    /// screen has room, each unit tile shaded from dark at its (0, 0)
+    /// corner to red along u and green along v, so that stretching, seams
+    /// and flipped islands show on any part, textured or not.
+    Uvs,
 }
 
 impl Channel {
-    pub const ALL: [Channel; 6] = [
+    pub const ALL: [Channel; 7] = [
         Channel::Shaded,
         Channel::Diffuse,
         Channel::Mask,
         Channel::Material,
         Channel::Normal,
         Channel::Weights,
+        Channel::Uvs,
     ];
 
     pub fn name(self) -> &'static str {
@@ -87,6 +94,7 @@ impl Channel {
             Channel::Material => "material",
             Channel::Normal => "normal",
             Channel::Weights => "weights",
+            Channel::Uvs => "uvs",
         }
     }
 
@@ -237,8 +245,11 @@ impl ViewOptions {
     /// material's ([`super::materials::features::VIEWS`]): a channel view or
     /// the matcap preset; none for the shaded view under any other lighting.
     pub fn shader_features(&self) -> u32 {
-        if self.channel != Channel::Shaded || self.lighting == Lighting::Matcap {
-            super::materials::features::VIEWS
+        use super::materials::features::{UV_VIEW, VIEWS};
+        if self.channel == Channel::Uvs {
+            VIEWS | UV_VIEW
+        } else if self.channel != Channel::Shaded || self.lighting == Lighting::Matcap {
+            VIEWS
         } else {
             0
         }

@@ -364,6 +364,11 @@ pub mod features {
     /// pixel, shaded once per vertex through [`super::Interface::Faceted`].
     /// [`super::mesh_features`] adds it where it applies.
     pub const FACETED: u32 = 1024;
+    /// Not a material's and not an override constant: the UV checker view
+    /// ([`crate::gpu::Channel::Uvs`]) reads every mesh's UVs, so every
+    /// mesh draws through an interface that passes them
+    /// ([`super::Interface::Surface`] at least).
+    pub const UV_VIEW: u32 = 2048;
 }
 
 /// The features a mesh draws with: its material's (and the frame's view
@@ -389,7 +394,8 @@ pub enum Interface {
     /// The normal and the vertex colour.
     Plain,
     /// Adds the UVs and the model-space position: textures and maps,
-    /// specular (the view direction), bump maps (its derivatives).
+    /// specular (the view direction), bump maps (its derivatives), the UV
+    /// checker view.
     Surface,
     /// Adds the file's tangent frame: normal maps.
     Full,
@@ -407,7 +413,13 @@ impl Interface {
         } else if f & NORMAL_MAP != 0 {
             Interface::Full
         } else if f
-            & (BASE_TEXTURE | TEAM_MAP | MATERIAL_MAP | HEIGHT_MAP | EMISSION_MAP | SPECULAR)
+            & (BASE_TEXTURE
+                | TEAM_MAP
+                | MATERIAL_MAP
+                | HEIGHT_MAP
+                | EMISSION_MAP
+                | SPECULAR
+                | UV_VIEW)
             != 0
         {
             Interface::Surface

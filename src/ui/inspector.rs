@@ -84,8 +84,13 @@ fn shading(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
                     ui.radio_value(&mut state.view.channel, c, c.name());
                 }
             });
-            if state.view.channel == crate::gpu::Channel::Weights {
-                weights_legend(ui, scene, state);
+            match state.view.channel {
+                crate::gpu::Channel::Weights => weights_legend(ui, scene, state),
+                crate::gpu::Channel::Uvs => {
+                    let text = "the UVs as a checker: eight squares a unit (64 finer ones where there is room), red growing along u, green along v (down the texture); a part without UVs is one colour";
+                    ui.add(egui::Label::new(egui::RichText::new(text).weak()).wrap());
+                }
+                _ => {}
             }
             ui.add_enabled_ui(team, |ui| {
                 ui.horizontal(|ui| {
