@@ -28,5 +28,6 @@ const CHANNEL_MATERIAL: u32 = 3u;
 const CHANNEL_NORMAL: u32 = 4u;
 const CHANNEL_WEIGHTS: u32 = 5u;
 const CHANNEL_UVS: u32 = 6u;
+const CHANNEL_FACES: u32 = 7u;
 
 @group(0) @binding(0) var<uniform> globals: Globals;

@@ -373,6 +373,13 @@ fn shade(in: Varyings, front: bool) -> vec4<f32> {
                 checker = checker * mix(1.0, 0.8, odd_square(uv * 64.0) * fine);
                 return vec4<f32>(srgb_to_linear3(checker) * view_shape(n), 1.0);
             }
+            case CHANNEL_FACES: {
+                // gpu::Channel::Faces: sRGB (0.25, 0.45, 0.95) on a front
+                // face, (0.95, 0.25, 0.25) on a back one, lit as the
+                // side seen (n is already turned to it).
+                let side = select(vec3<f32>(0.95, 0.25, 0.25), vec3<f32>(0.25, 0.45, 0.95), front);
+                return vec4<f32>(srgb_to_linear3(side) * view_shape(n), 1.0);
+            }
             default: {}
         }
     }

@@ -191,8 +191,9 @@ struct RenderArgs {
     #[arg(long)]
     no_textures: bool,
     /// Show one input alone: shaded, diffuse, mask, material, normal,
-    /// weights (the --bone's skin weights, blue 0 to red 1), or uvs (the
-    /// UVs as a checker, eight squares a unit).
+    /// weights (the --bone's skin weights, blue 0 to red 1), uvs (the UVs
+    /// as a checker, eight squares a unit) or faces (fronts blue, backs
+    /// red, both sides drawn).
     #[arg(long, default_value = "shaded", value_parser = parse_channel)]
     channel: Channel,
     /// Select this bone (by name): highlighted by --skeleton, its weights

@@ -235,6 +235,7 @@ fn map_bits_and_channels_are_the_same_numbers_in_wgsl_and_in_rust() {
         ("CHANNEL_NORMAL", Channel::Normal),
         ("CHANNEL_WEIGHTS", Channel::Weights),
         ("CHANNEL_UVS", Channel::Uvs),
+        ("CHANNEL_FACES", Channel::Faces),
     ] {
         assert_eq!(wgsl_u32_const("mesh.wgsl", name), c as u32, "{name}");
     }

@@ -1636,3 +1636,36 @@ fn the_uv_checker_colours_each_pixel_by_its_uv() {
     assert_eq!(runs.len(), 8, "squares along the middle row: {row:?}");
     assert!(runs[0], "the square at u = 0 is light");
 }
+
+/// The faces view (`Channel::Faces`): a front face (counter-clockwise as
+/// seen) sRGB (0.25, 0.45, 0.95), a back face (0.95, 0.25, 0.25), as
+/// docs/formats.md gives them: bytes (64, 115, 242) and (242, 64, 64) by
+/// hand, flat lighting. A closed mesh, whose back faces the renderer
+/// otherwise culls, shows them too: an inside-out part is red, not gone.
+#[test]
+fn the_faces_view_shows_fronts_blue_and_backs_red() {
+    let shot = Shot::new();
+    let view = ViewOptions {
+        channel: Channel::Faces,
+        ..view(Lighting::Flat)
+    };
+    let (blue, red) = ([64, 115, 242, 255], [242, 64, 64, 255]);
+    for closed in [false, true] {
+        let mut q = quad(Vec3::ZERO, Vec3::Z, false, 0);
+        q.closed = closed;
+        let scene = Scene {
+            meshes: vec![q],
+            materials: vec![material(None, Maps::default())],
+            ..Scene::default()
+        };
+        let front = shot.take(&scene, &camera(0.0), &view);
+        close(centre(&front), blue, 2, &format!("front, closed {closed}"));
+        let back = shot.take(&scene, &camera(180.0), &view);
+        close(centre(&back), red, 2, &format!("back, closed {closed}"));
+        // Shaded, the closed quad's back is culled: nothing there.
+        if closed {
+            let shaded = shot.take(&scene, &camera(180.0), &self::view(Lighting::Flat));
+            assert_eq!(centre(&shaded), [0, 0, 0, 255], "a closed back, shaded");
+        }
+    }
+}

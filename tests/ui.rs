@@ -561,11 +561,16 @@ fn a_selected_bone_s_weights_are_one_click_away() {
     harness.get_by_label("show its weights").click();
     harness.run();
     assert_eq!(harness.state().view.channel, facet::gpu::Channel::Shaded);
-    // The UV checker is a channel beside it, with its own legend.
+    // The UV checker and the faces view are channels beside it, each
+    // with its own legend.
     harness.get_by_label("uvs").click();
     harness.run();
     assert_eq!(harness.state().view.channel, facet::gpu::Channel::Uvs);
     harness.get_by_label_contains("the UVs as a checker");
+    harness.get_by_label("faces").click();
+    harness.run();
+    assert_eq!(harness.state().view.channel, facet::gpu::Channel::Faces);
+    harness.get_by_label_contains("fronts blue, backs red");
 }
 
 #[test]

@@ -73,10 +73,14 @@ pub enum Channel {
     /// corner to red along u and green along v, so that stretching, seams
     /// and flipped islands show on any part, textured or not.
     Uvs,
+    /// Which side of each triangle faces the camera: fronts (wound
+    /// counter-clockwise, as the scene keeps them) blue, backs red, both
+    /// drawn on every mesh, so flipped triangles and inside-out parts show.
+    Faces,
 }
 
 impl Channel {
-    pub const ALL: [Channel; 7] = [
+    pub const ALL: [Channel; 8] = [
         Channel::Shaded,
         Channel::Diffuse,
         Channel::Mask,
@@ -84,6 +88,7 @@ impl Channel {
         Channel::Normal,
         Channel::Weights,
         Channel::Uvs,
+        Channel::Faces,
     ];
 
     pub fn name(self) -> &'static str {
@@ -95,6 +100,7 @@ impl Channel {
             Channel::Normal => "normal",
             Channel::Weights => "weights",
             Channel::Uvs => "uvs",
+            Channel::Faces => "faces",
         }
     }
 
@@ -644,8 +650,11 @@ fn draw(
         opts,
         view_features: opts.shader_features(),
         view_proj,
-        // A closed surface is closed while all of it is drawn.
-        whole: (0..scene.meshes.len()).all(|i| !scene.meshes[i].closed || opts.is_visible(i)),
+        // A closed surface is closed while all of it is drawn; the faces
+        // view draws both sides of everything (an inside-out closed part
+        // would otherwise show its far side's fronts).
+        whole: opts.channel != Channel::Faces
+            && (0..scene.meshes.len()).all(|i| !scene.meshes[i].closed || opts.is_visible(i)),
     };
     let (eye, viewpoint) = (camera.eye(), camera.viewpoint());
     for blend in [BlendMode::Opaque, BlendMode::Alpha, BlendMode::Additive] {

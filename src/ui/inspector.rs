@@ -90,6 +90,10 @@ fn shading(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
                     let text = "the UVs as a checker: eight squares a unit (64 finer ones where there is room), red growing along u, green along v (down the texture); a part without UVs is one colour";
                     ui.add(egui::Label::new(egui::RichText::new(text).weak()).wrap());
                 }
+                crate::gpu::Channel::Faces => {
+                    let text = "which side is seen: fronts blue, backs red (both sides of every part drawn); red from outside is a flipped triangle or an inside-out part";
+                    ui.add(egui::Label::new(egui::RichText::new(text).weak()).wrap());
+                }
                 _ => {}
             }
             ui.add_enabled_ui(team, |ui| {
