@@ -1145,6 +1145,87 @@ fn labels_draw_their_text_and_a_dot_at_each_labelled_vertex() {
 }
 
 #[test]
+fn bone_names_are_drawn_at_their_heads_the_selected_one_highlighted() {
+    // The demo's three bones over an empty view, drawn by the UI: with
+    // only the selection's name asked for, the neck's plate (dark, its
+    // name in the highlight's amber) just above and right of its head as
+    // the projection puts it, and nothing at the other heads; with every
+    // name, the root's and the spine's too (where their plates are clear
+    // of the neck's, which comes first).
+    let scene = demo();
+    let (w, h) = (600.0, 400.0);
+    let camera = facet::gpu::OrbitCamera::framing(&scene.bounds(None), w / h);
+    let view_proj = camera.view_proj(w / h);
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(w, h))
+        .build_ui_state(
+            |ui, all: &mut Option<bool>| {
+                let rect = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(w, h));
+                ui.painter()
+                    .rect_filled(rect, 0.0, egui::Color32::from_gray(120));
+                if let Some(all) = *all {
+                    facet::ui::labels::bone_names(ui, &scene, None, view_proj, rect, Some(2), all);
+                }
+            },
+            None,
+        );
+    harness.run();
+    let plain = harness.render().expect("a rendered frame");
+    let ppp = plain.width() as f32 / w;
+    let heads: Vec<(f32, f32)> = scene
+        .skeleton
+        .bones
+        .iter()
+        .map(|b| {
+            let ndc = view_proj.project_point3(b.head);
+            ((ndc.x * 0.5 + 0.5) * w, (0.5 - ndc.y * 0.5) * h)
+        })
+        .collect();
+    // Pixels changed in the box from 5 to 30 points right of a head and
+    // from 6 to 14 points above it (inside a plate 14 points high whose
+    // bottom-left corner is 4 right of and 4 above the head), and how many
+    // of them are amber.
+    let look = |img: &image::RgbaImage, (x, y): (f32, f32)| {
+        let (mut changed, mut amber) = (0, 0);
+        for dy in 6..=14 {
+            for dx in 5..=30 {
+                let (px, py) = (
+                    ((x + dx as f32) * ppp) as u32,
+                    ((y - dy as f32) * ppp) as u32,
+                );
+                let (p, q) = (img.get_pixel(px, py).0, plain.get_pixel(px, py).0);
+                if (0..3).any(|c| p[c].abs_diff(q[c]) > 24) {
+                    changed += 1;
+                }
+                if p[0] > 180 && p[1] > 130 && p[2] < 110 {
+                    amber += 1;
+                }
+            }
+        }
+        (changed, amber)
+    };
+    *harness.state_mut() = Some(false);
+    harness.run();
+    let selected = harness.render().expect("a rendered frame");
+    let (changed, amber) = look(&selected, heads[2]);
+    assert!(
+        changed > 150 && amber > 5,
+        "the neck's name: {changed} changed, {amber} amber"
+    );
+    for (i, &head) in heads.iter().enumerate().take(2) {
+        assert_eq!(look(&selected, head).0, 0, "bone {i}'s name drawn");
+    }
+    *harness.state_mut() = Some(true);
+    harness.run();
+    let every = harness.render().expect("a rendered frame");
+    for (i, &head) in heads.iter().enumerate() {
+        let (changed, amber) = look(&every, head);
+        assert!(changed > 150, "bone {i}'s name: {changed} changed");
+        assert_eq!(amber > 5, i == 2, "bone {i}: {amber} amber pixels");
+    }
+}
+
+#[test]
 fn the_axes_in_the_corner_point_where_the_camera_sees_the_scene_axes() {
     // The axes drawn over black from the front (X right, Y up: worked out
     // by hand in `ui::axes`' unit test) and from the right (Z left): each

@@ -1,5 +1,5 @@
-//! Annotation labels (M3D LBLS) over the 3D view, as the format asks: texts
-//! in columns on the left and right of the model, underlined in the label's
+//! Names over the 3D view: bone names, and annotation labels (M3D LBLS)
+//! as the format asks: texts in columns on the left and right of the model, underlined in the label's
 //! colour, the underline's end joined to the labelled point. Rows start in
 //! the order of the points' heights; crossing connectors then swap rows until
 //! none cross (each swap shortens the total length, so it ends).
@@ -21,31 +21,81 @@ pub fn project(view_proj: Mat4, p: Vec3, rect: egui::Rect) -> Option<egui::Pos2>
     ))
 }
 
-/// Every bone's name at its posed head (a skeleton shown without a model).
+/// Bone names over the 3D view: each bone's name just above and right of
+/// its posed head, on a dark plate so it reads over any model; the selected
+/// bone's first and highlighted. A name that would overlap one already
+/// placed is left out (a hand's twenty finger bones would otherwise be one
+/// blot), so zooming in shows more of them. `all`: every bone's name, else
+/// the selected bone's alone.
 pub fn bone_names(
     ui: &egui::Ui,
     scene: &Scene,
     pose: Option<&crate::anim::Pose>,
     view_proj: Mat4,
     rect: egui::Rect,
+    selected: Option<usize>,
+    all: bool,
 ) {
+    let bones = &scene.skeleton.bones;
+    let head = |i: usize| {
+        pose.and_then(|p| p.world.get(i))
+            .map_or(bones[i].head, |m| m.w_axis.truncate())
+    };
+    let selected = selected.filter(|&s| s < bones.len());
+    let anchors: Vec<(usize, egui::Pos2)> = selected
+        .into_iter()
+        .chain((0..bones.len()).filter(|&i| all && Some(i) != selected))
+        .filter_map(|i| Some((i, project(view_proj, head(i), rect)?)))
+        .filter(|(_, at)| rect.expand(200.0).contains(*at))
+        .take(MAX_BONE_NAMES)
+        .collect();
     let painter = ui.painter_at(rect);
     let font = egui::FontId::proportional(12.0);
-    let color = ui.visuals().strong_text_color();
-    for (i, b) in scene.skeleton.bones.iter().enumerate() {
-        let head = pose
-            .and_then(|p| p.world.get(i))
-            .map_or(b.head, |m| m.w_axis.truncate());
-        if let Some(at) = project(view_proj, head, rect) {
-            painter.text(
-                at + egui::vec2(4.0, -4.0),
-                egui::Align2::LEFT_BOTTOM,
-                &b.name,
-                font.clone(),
-                color,
-            );
+    let text = ui.visuals().strong_text_color();
+    let galleys: Vec<_> = anchors
+        .iter()
+        .map(|&(i, _)| {
+            let color = if Some(i) == selected {
+                egui::Color32::from_rgb(255, 200, 60)
+            } else {
+                text
+            };
+            painter.layout_no_wrap(bones[i].name.clone(), font.clone(), color)
+        })
+        .collect();
+    let placed = place_names(&anchors, |k| galleys[k].size() + 2.0 * NAME_PAD, rect);
+    for (k, r) in placed {
+        painter.rect_filled(r, 3.0, egui::Color32::from_black_alpha(160));
+        painter.galley(r.min + NAME_PAD, galleys[k].clone(), text);
+    }
+}
+
+/// The most bone names tried in a frame (each is laid out, and checked
+/// against those kept): far more than a view has room for.
+const MAX_BONE_NAMES: usize = 1000;
+
+/// The space around a bone's name on its plate, in points.
+const NAME_PAD: egui::Vec2 = egui::vec2(3.0, 1.0);
+
+/// Where the names of `anchors` (a name's index in it, and its bone's
+/// projected head) go, in that order of precedence: each plate of
+/// `size(k)` with its bottom-left corner 4 points right of and above its
+/// anchor, kept where it overlaps no plate kept before it and touches
+/// `rect`. Pure, so that it is tested without a window.
+pub fn place_names(
+    anchors: &[(usize, egui::Pos2)],
+    size: impl Fn(usize) -> egui::Vec2,
+    rect: egui::Rect,
+) -> Vec<(usize, egui::Rect)> {
+    let mut placed: Vec<(usize, egui::Rect)> = Vec::new();
+    for (k, &(_, at)) in anchors.iter().enumerate() {
+        let s = size(k);
+        let r = egui::Rect::from_min_size(at + egui::vec2(4.0, -4.0 - s.y), s);
+        if r.intersects(rect) && !placed.iter().any(|(_, p)| p.intersects(r)) {
+            placed.push((k, r));
         }
     }
+    placed
 }
 
 /// One placed label: its text row and the point it points at.
@@ -173,6 +223,35 @@ pub fn draw(ui: &egui::Ui, scene: &Scene, view_proj: Mat4, rect: egui::Rect) {
 mod tests {
     use super::*;
     use crate::scene::Label;
+
+    #[test]
+    fn bone_names_sit_above_right_of_their_heads_and_never_overlap() {
+        // Plates 40 x 10 in a 200 x 100 view. Name 0 at (10, 50): its plate
+        // spans x 14..54, y 36..46. Name 1 at (30, 52) would span x 34..74,
+        // y 38..48: it overlaps 0's and is left out. Name 2 at (60, 50):
+        // x 64..104, clear of 0's. Name 3 at (300, 50) lies wholly right of
+        // the view; name 4 at (-30, 50) spans x -26..14, half in the view,
+        // and touches 0's plate at x 14 only: touching counts as
+        // overlapping, so it is left out too.
+        let rect = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(200.0, 100.0));
+        let anchors = [
+            (7, egui::pos2(10.0, 50.0)),
+            (8, egui::pos2(30.0, 52.0)),
+            (9, egui::pos2(60.0, 50.0)),
+            (10, egui::pos2(300.0, 50.0)),
+            (11, egui::pos2(-30.0, 50.0)),
+        ];
+        let placed = place_names(&anchors, |_| egui::vec2(40.0, 10.0), rect);
+        let r = |x0: f32, y0: f32| {
+            egui::Rect::from_min_max(egui::pos2(x0, y0), egui::pos2(x0 + 40.0, y0 + 10.0))
+        };
+        assert_eq!(placed, vec![(0, r(14.0, 36.0)), (2, r(64.0, 36.0))]);
+        // Precedence is the order given (the selected bone's name first):
+        // with 1 first, 0 is the one left out.
+        let swapped = [anchors[1], anchors[0]];
+        let placed = place_names(&swapped, |_| egui::vec2(40.0, 10.0), rect);
+        assert_eq!(placed, vec![(0, r(34.0, 38.0))]);
+    }
 
     #[test]
     fn columns_never_cross() {

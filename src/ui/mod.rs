@@ -50,6 +50,10 @@ pub struct UiState {
     pub camera_view: glam::Mat4,
     /// Draw the scene's axes in the 3D view's corner (X).
     pub show_axes: bool,
+    /// With the skeleton shown, every bone's name over the 3D view
+    /// (Shift+K, View > Bone names; on for a skeleton without a model);
+    /// the selected bone's is shown either way.
+    pub show_bone_names: bool,
     /// The camera circles the scene (O, View > Turntable) until a drag
     /// takes it.
     pub turntable: bool,
@@ -229,6 +233,14 @@ impl UiState {
         }
     }
 
+    /// Shift+K: every bone's name on or off; on, with the skeleton shown.
+    pub fn toggle_bone_names(&mut self) {
+        self.show_bone_names ^= true;
+        if self.show_bone_names {
+            self.view.skeleton = true;
+        }
+    }
+
     /// Alt+H (and the Parts section's "all"): shows every part.
     pub fn show_all_parts(&mut self) {
         self.view.visible.iter_mut().for_each(|v| *v = true);
@@ -255,6 +267,7 @@ impl UiState {
             timeline: Timeline::for_scene(scene),
             show_labels: !scene.labels.is_empty(),
             show_axes: true,
+            show_bone_names: scene.meshes.is_empty(),
             fly_speed: 1.0,
             show_inspector: true,
             render_size: (1920, 1080),
@@ -312,6 +325,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ("B", "bounding boxes"),
     ("G", "grid"),
     ("K", "skeleton overlay"),
+    (
+        "Shift + K",
+        "bone names over the skeleton (the selected bone's always)",
+    ),
     (
         "T",
         "textures on / off (Shading in the inspector: channels, team colours)",
@@ -379,6 +396,16 @@ pub fn toolbar(ui: &mut egui::Ui, state: &mut UiState) {
                 ui.separator();
                 ui.checkbox(&mut state.show_axes, "Axes")
                     .on_hover_text("X: the scene's X, Y and Z in the view's corner");
+                if ui
+                    .checkbox(&mut state.show_bone_names, "Bone names")
+                    .on_hover_text(
+                        "Shift+K: every bone's name at its head, with the skeleton shown",
+                    )
+                    .changed()
+                    && state.show_bone_names
+                {
+                    state.view.skeleton = true;
+                }
                 ui.checkbox(&mut state.turntable, "Turntable")
                     .on_hover_text(
                         "O: the camera circles the scene, a turn every 12 s; dragging stops it",
@@ -784,8 +811,16 @@ pub fn show(
     if state.show_labels && !scene.labels.is_empty() {
         labels::draw(ui, scene, state.view_proj, view);
     }
-    if scene.meshes.is_empty() && state.view.skeleton {
-        labels::bone_names(ui, scene, pose, state.view_proj, view);
+    if state.view.skeleton && (state.show_bone_names || state.selected_bone.is_some()) {
+        labels::bone_names(
+            ui,
+            scene,
+            pose,
+            state.view_proj,
+            view,
+            state.selected_bone,
+            state.show_bone_names,
+        );
     }
     if state.show_axes
         && let Some(v) = axes::draw(ui, state.camera_view, view)
