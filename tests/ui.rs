@@ -117,6 +117,34 @@ fn inspector_lists_the_model_and_toggles_parts() {
 }
 
 #[test]
+fn the_file_and_the_selected_part_show_their_dimensions() {
+    // The boxes as the app sets them from the upload; sizes by hand:
+    // the scene 3 x 2 x 0.5, part 2 (head) 0.75 x 0.75 x 0.75.
+    let scene = demo();
+    let mut state = UiState::for_scene(&scene);
+    let b = |min: [f32; 3], max: [f32; 3]| facet::scene::Aabb {
+        min: glam::Vec3::from(min),
+        max: glam::Vec3::from(max),
+    };
+    state.scene_bounds = Some(b([-1.5, 0.0, -0.25], [1.5, 2.0, 0.25]));
+    state.part_bounds = vec![b([0.0; 3], [1.0; 3]); 5];
+    state.part_bounds[2] = b([-0.375, 1.0, -0.375], [0.375, 1.75, 0.375]);
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(360.0, 1400.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| inspector(ui, &scene, state, None),
+            state,
+        );
+    harness.run();
+    harness.get_by_label("dimensions");
+    harness.get_by_label("3 × 2 × 0.5");
+    assert!(harness.query_by_label("0.75 × 0.75 × 0.75").is_none());
+    harness.get_by_label("head").click();
+    harness.run();
+    harness.get_by_label("0.75 × 0.75 × 0.75");
+}
+
+#[test]
 fn a_selected_part_can_be_hidden_shown_alone_and_all_shown_again() {
     // The demo's parts: base, body, head, eye glow, armor (hidden).
     let scene = demo();

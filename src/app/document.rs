@@ -529,6 +529,9 @@ impl Running {
             }
             Replace::Edited => {}
         }
+        // Measured by the upload: the inspector's dimensions.
+        self.ui.scene_bounds = Some(gpu_scene.bounds);
+        self.ui.part_bounds = gpu_scene.meshes.iter().map(|m| m.aabb).collect();
         for w in &gpu_scene.warnings {
             let w = format!("{name}: {w}");
             log::warn!("{w}");

@@ -168,6 +168,9 @@ fn file_section(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
                     row("name", s.file_name.clone());
                     row("format", s.format.to_string());
                     row("size", format!("{} bytes", s.file_size));
+                    if let Some(d) = state.scene_bounds.as_ref().and_then(dimensions) {
+                        row("dimensions", d);
+                    }
                     for (k, v) in &s.details {
                         row(k, v.to_string());
                     }
@@ -315,6 +318,11 @@ fn parts(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState, filter: &Filteri
                             format!(" · {} override(s)", m.material_overrides.len())
                         }
                     ));
+                    if state.selected_part == Some(i)
+                        && let Some(d) = state.part_bounds.get(i).and_then(dimensions)
+                    {
+                        ui.weak(d);
+                    }
                     if state.selected_part == Some(i) && m.has_file_uvs && m.triangle_count() > 0 {
                         uv_section(ui, scene, i, state);
                     }
@@ -598,6 +606,31 @@ fn filter_field(ui: &mut egui::Ui, state: &mut UiState) -> Filtering {
         names: NameFilter::new(&state.filter),
         typed,
     }
+}
+
+/// A box's size along x, y and z (the scene's axes, Y up), as the
+/// inspector shows it: `2.5 × 1.8 × 0.25` at four significant digits or
+/// more; nothing for an empty box (no vertex).
+pub fn dimensions(b: &crate::scene::Aabb) -> Option<String> {
+    if b.is_empty() {
+        return None;
+    }
+    let d = b.max - b.min;
+    let len = |x: f32| {
+        let decimals = if x >= 1000.0 {
+            0
+        } else {
+            (3 - x.max(1e-3).log10().floor() as i32).clamp(0, 6) as usize
+        };
+        let s = format!("{x:.decimals$}");
+        // 1.500 -> 1.5, 2.000 -> 2
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    };
+    Some(format!("{} × {} × {}", len(d.x), len(d.y), len(d.z)))
 }
 
 /// A part's name as the inspector lists it.
@@ -1088,4 +1121,35 @@ fn bone_details(ui: &mut egui::Ui, scene: &Scene, i: usize, pose: Option<&crate:
             ui.end_row();
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dimensions;
+    use crate::scene::Aabb;
+    use glam::Vec3;
+
+    #[test]
+    fn dimensions_read_at_four_significant_digits() {
+        let b = |min: [f32; 3], max: [f32; 3]| Aabb {
+            min: Vec3::from(min),
+            max: Vec3::from(max),
+        };
+        // 2.5, 1.8 and 0.25 as typed, trailing zeros dropped.
+        assert_eq!(
+            dimensions(&b([-1.0, 0.0, -0.125], [1.5, 1.8, 0.125])).as_deref(),
+            Some("2.5 × 1.8 × 0.25")
+        );
+        // Past 1000 whole units; a flat box is 0 thick; 99.99 keeps two
+        // decimals, 0.0012346 four significant digits.
+        assert_eq!(
+            dimensions(&b([0.0; 3], [1234.6, 0.0, 99.99])).as_deref(),
+            Some("1235 × 0 × 99.99")
+        );
+        assert_eq!(
+            dimensions(&b([0.0; 3], [0.0012346, 2.0, 3.0])).as_deref(),
+            Some("0.001235 × 2 × 3")
+        );
+        assert_eq!(dimensions(&Aabb::EMPTY), None);
+    }
 }

@@ -35,6 +35,11 @@ pub struct UiState {
     pub reveal_selection: bool,
     /// The material whose keyframes the timeline shows.
     pub selected_material: Option<usize>,
+    /// The scene's box and each part's, at rest, every part counted (set
+    /// by the app from the upload, which measures them once): the
+    /// inspector's dimensions.
+    pub scene_bounds: Option<crate::scene::Aabb>,
+    pub part_bounds: Vec<crate::scene::Aabb>,
     /// The inspector's name filter as typed ([`filter::NameFilter`]); it
     /// stays when another file is opened.
     pub filter: String,
