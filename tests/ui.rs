@@ -276,6 +276,20 @@ fn the_status_bar_names_the_selection() {
     harness.state_mut().select_bone(Some(2));
     harness.run();
     harness.get_by_label("selected: bone \"neck\"");
+    // What a click found under it: its UV, and the texel with its value
+    // (and a swatch of it).
+    harness.state_mut().probe = Some(facet::anim::pick::Probe {
+        uv: glam::Vec2::new(0.25, 0.5),
+        texel: Some(facet::anim::pick::Texel {
+            texture: "skin.png".into(),
+            size: (64, 32),
+            x: 16,
+            y: 16,
+            rgba: [0xCC, 0x88, 0x11, 0xFF],
+        }),
+    });
+    harness.run();
+    harness.get_by_label("uv (0.250, 0.500), texel (16, 16) of skin.png (64 x 32): #CC8811FF");
 }
 
 /// The inspector of `scene` in a panel 360 points wide and `height` high

@@ -514,7 +514,7 @@ fn clicking_a_model_selects_the_part_or_the_bone_under_the_cursor() {
         xdotool key ctrl+q
         wait $pid
     "#;
-    assert_picks(
+    let log = assert_picks(
         script,
         &[
             "picked part 2 \"head\"",
@@ -524,6 +524,19 @@ fn clicking_a_model_selects_the_part_or_the_bone_under_the_cursor() {
             "picked bone 1 \"spine\"",
             "picked part 1 \"body\"",
         ],
+    );
+    // Each part click says what it read there: the head's material has no
+    // texture (its UV alone), the body's samples the file's first texture.
+    let picks: Vec<&str> = log.lines().filter(|l| l.contains("picked part")).collect();
+    assert!(
+        picks[0].contains(", uv (") && !picks[0].contains("texel"),
+        "{}",
+        picks[0]
+    );
+    assert!(
+        picks[1].contains(", uv (") && picks[1].contains("), texel ("),
+        "{}",
+        picks[1]
     );
 }
 
@@ -694,6 +707,56 @@ fn ctrl_f_types_into_the_filter_and_not_into_the_shortcuts() {
             "picked nothing",
         ],
     );
+}
+
+#[test]
+fn the_texel_under_the_cursor_of_a_texture_file_is_read_out() {
+    // The engine's missing.ptf (64 x 64) fills the middle of the view: the
+    // cursor there names a texel, whose value must be the file's texel at
+    // the place named (read here through the loader). Off the texture (the
+    // view's top-left corner, the background) nothing is named.
+    let file = common::shared().join("fixtures/ptf/missing.ptf");
+    let script = format!(
+        r#"
+        export RUST_LOG=facet=debug
+        start "{}"
+        xdotool mousemove 466 400
+        wait_log "under the cursor: uv"
+        xdotool mousemove 40 60
+        wait_log "under the cursor: nothing"
+        xdotool key ctrl+q
+        wait $pid
+    "#,
+        file.display()
+    );
+    let out = under_xvfb(&script);
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{log}");
+    // The last texel named before the cursor left the texture (the
+    // pointer may have entered the window over another one).
+    let lines: Vec<&str> = log.lines().collect();
+    let off = lines
+        .iter()
+        .position(|l| l.contains("under the cursor: nothing"))
+        .unwrap();
+    let line = lines[..off]
+        .iter()
+        .rev()
+        .find(|l| l.contains("under the cursor: uv"))
+        .unwrap();
+    // "... texel (X, Y) of missing.ptf (64 x 64): #RRGGBBAA"
+    let texel = line.split("texel (").nth(1).expect(line);
+    let (xy, rest) = texel.split_once(')').unwrap();
+    let (x, y) = xy.split_once(", ").unwrap();
+    let (x, y): (u32, u32) = (x.parse().unwrap(), y.parse().unwrap());
+    assert!(rest.starts_with(" of missing.ptf (64 x 64): #"), "{line}");
+    let hex = rest.rsplit('#').next().unwrap();
+    let scene = facet::load::load_file(&file).unwrap().scene;
+    let [r, g, b, a] = scene.viewed_texture(0).unwrap().texel(x, y).unwrap();
+    assert_eq!(hex, format!("{r:02X}{g:02X}{b:02X}{a:02X}"), "{line}");
+    // The cursor at 40% across the quad on the window's picture, half-way
+    // down it: about (26, 32) of 64 x 64.
+    assert!((18..34).contains(&x) && (24..40).contains(&y), "{line}");
 }
 
 #[test]

@@ -3,8 +3,8 @@
 //! CPU for the click, through the same reference the GPU is tested
 //! against).
 
-use crate::scene::ray::{ray_box, ray_triangle};
-use crate::scene::{MAX_SKINNED_BONES, Mesh, Primitive, Scene, Skin};
+use crate::scene::ray::{ray_box, ray_triangle_at};
+use crate::scene::{MAX_SKINNED_BONES, Mesh, Primitive, Scene, Skin, Wrap};
 use glam::{Mat4, Vec2, Vec3};
 
 /// A part's triangle under a ray.
@@ -16,6 +16,88 @@ pub struct PartHit {
     pub triangle: usize,
     /// Where along the ray: `origin + distance * dir`.
     pub distance: f32,
+    /// Where on the triangle: the weights of its second and third corners
+    /// ([`crate::scene::ray::ray_triangle_at`]).
+    pub at: Vec2,
+}
+
+impl PartHit {
+    /// The UV at the hit, interpolated between the triangle's corners, in
+    /// `mesh` (the hit part's); `None` where it has no UVs or the corners
+    /// are out of its range.
+    pub fn uv(&self, mesh: &Mesh) -> Option<Vec2> {
+        let corners = mesh.indices.get(3 * self.triangle..3 * self.triangle + 3)?;
+        let uv = |k: usize| mesh.uvs.get(corners[k] as usize).copied();
+        let (a, b, c) = (uv(0)?, uv(1)?, uv(2)?);
+        Some(a + (b - a) * self.at.x + (c - a) * self.at.y)
+    }
+}
+
+/// What a point of a model samples: the UV there, and the texel of the
+/// texture shown there nearest it (the click's probe, shown in the
+/// status bar; over a texture file, the cursor's).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Probe {
+    pub uv: Vec2,
+    pub texel: Option<Texel>,
+}
+
+/// A texel found by a [`Probe`]: which texture (by name, and its size),
+/// where in it (column, row from the top) and its RGBA8 value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Texel {
+    pub texture: String,
+    pub size: (u32, u32),
+    pub x: u32,
+    pub y: u32,
+    pub rgba: [u8; 4],
+}
+
+impl Probe {
+    /// The UV `uv` read on `texture` through `wrap`.
+    pub fn on(texture: Option<&crate::scene::Texture>, uv: Vec2, wrap: [Wrap; 2]) -> Probe {
+        let texel = texture.and_then(|t| {
+            let (x, y, rgba) = t.texel_at(uv, wrap)?;
+            Some(Texel {
+                texture: t.name.clone(),
+                size: (t.width, t.height),
+                x,
+                y,
+                rgba,
+            })
+        });
+        Probe { uv, texel }
+    }
+
+    /// At `hit` on a model: the UV the part stores there (none for a part
+    /// without UVs), read on its material's base texture as the
+    /// material's sampler wraps it.
+    pub fn of_hit(scene: &Scene, hit: &PartHit) -> Option<Probe> {
+        let mesh = scene.meshes.get(hit.part).filter(|m| m.has_file_uvs)?;
+        let uv = hit.uv(mesh)?;
+        let material = mesh.material.and_then(|m| scene.materials.get(m));
+        let texture = material
+            .and_then(|m| m.texture)
+            .and_then(|t| scene.textures.get(t));
+        let wrap = material.map_or([Wrap::Repeat; 2], |m| m.sampling.wrap);
+        Some(Probe::on(texture, uv, wrap))
+    }
+
+    /// For the status bar and the log: `uv (0.234, 0.711), texel (60,
+    /// 182) of bot_sun_diffuse.papa (256 x 256): #8A8F99FF`.
+    pub fn describe(&self) -> String {
+        let uv = format!("uv ({:.3}, {:.3})", self.uv.x, self.uv.y);
+        match &self.texel {
+            Some(t) => {
+                let [r, g, b, a] = t.rgba;
+                format!(
+                    "{uv}, texel ({}, {}) of {} ({} x {}): #{r:02X}{g:02X}{b:02X}{a:02X}",
+                    t.x, t.y, t.texture, t.size.0, t.size.1
+                )
+            }
+            None => uv,
+        }
+    }
 }
 
 /// The nearest triangle that the ray `origin + t * dir` (`t` in `0..=1`:
@@ -137,13 +219,14 @@ fn nearest_triangle(
             continue;
         };
         let nearest = best.map_or(limit, |h| h.distance);
-        if let Some(t) = ray_triangle(origin, dir, [a, b, c])
+        if let Some((t, at)) = ray_triangle_at(origin, dir, [a, b, c])
             && t <= nearest
         {
             best = Some(PartHit {
                 part: 0,
                 triangle,
                 distance: t,
+                at,
             });
         }
     }
@@ -254,6 +337,69 @@ mod tests {
             meshes,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_click_reads_the_uv_and_the_texel_under_it() {
+        // The unit square with UVs (u, v) = (2x, 1 - y): u runs 0..2
+        // across, v down the image. A 4 x 2 texture whose texel (x, y)
+        // is (10x, 10y, 0, 255).
+        let mut mesh = square("a", 0.0);
+        mesh.uvs = mesh
+            .positions
+            .iter()
+            .map(|p| Vec2::new(2.0 * p.x, 1.0 - p.y))
+            .collect();
+        mesh.has_file_uvs = true;
+        mesh.material = Some(0);
+        let texels: Vec<u8> = (0..2u8)
+            .flat_map(|y| (0..4u8).flat_map(move |x| [10 * x, 10 * y, 0, 255]))
+            .collect();
+        let mut s = scene(vec![mesh]);
+        s.textures = vec![crate::scene::Texture {
+            name: "t.png".into(),
+            width: 4,
+            height: 2,
+            rgba8: texels,
+            source: crate::scene::TextureSource::Embedded,
+            format: "test".into(),
+            srgb: true,
+            compressed: None,
+        }];
+        s.materials = vec![crate::scene::Material {
+            texture: Some(0),
+            ..Default::default()
+        }];
+        let pose = super::super::Pose::new(&s.skeleton);
+        let probe = |x: f32, y: f32, s: &Scene| {
+            let (o, d) = down(x, y);
+            let hit = pick_part(s, &pose, &[true], o, d).unwrap();
+            Probe::of_hit(s, &hit).unwrap()
+        };
+        // (0.3, 0.2), in the first triangle: uv (0.6, 0.8); repeated, u
+        // 0.6 of 4 texels is column 2, v 0.8 of 2 rows is row 1.
+        let p = probe(0.3, 0.2, &s);
+        assert!((p.uv - Vec2::new(0.6, 0.8)).length() < 1e-5, "{p:?}");
+        let t = p.texel.clone().unwrap();
+        assert_eq!((t.x, t.y, t.rgba, t.size), (2, 1, [20, 10, 0, 255], (4, 2)));
+        assert_eq!(
+            p.describe(),
+            "uv (0.600, 0.800), texel (2, 1) of t.png (4 x 2): #140A00FF"
+        );
+        // (0.8, 0.9), in the second: uv (1.6, 0.1), repeated 0.6 again:
+        // column 2, row 0; clamped to the edge, column 3.
+        let p = probe(0.8, 0.9, &s);
+        assert!((p.uv - Vec2::new(1.6, 0.1)).length() < 1e-5, "{p:?}");
+        assert_eq!(p.texel.unwrap().rgba, [20, 0, 0, 255]);
+        s.materials[0].sampling.wrap = [Wrap::Clamp; 2];
+        assert_eq!(probe(0.8, 0.9, &s).texel.unwrap().rgba, [30, 0, 0, 255]);
+        // No texture: the UV alone; no UVs in the file: no probe.
+        s.materials[0].texture = None;
+        assert_eq!(probe(0.8, 0.9, &s).describe(), "uv (1.600, 0.100)");
+        s.meshes[0].has_file_uvs = false;
+        let (o, d) = down(0.8, 0.9);
+        let hit = pick_part(&s, &pose, &[true], o, d).unwrap();
+        assert_eq!(Probe::of_hit(&s, &hit), None);
     }
 
     #[test]

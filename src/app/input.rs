@@ -76,6 +76,7 @@ impl Running {
                     }
                 }
                 self.cursor = Some((position.x, position.y));
+                self.probe_texture_file();
             }
             WindowEvent::MouseWheel { delta, .. } if self.pointer_in_view() => {
                 let steps = match delta {
@@ -196,7 +197,7 @@ impl Running {
     /// the view moved (not turned) to bring it to the middle.
     /// In fly mode, or over nothing, the camera stays.
     fn orbit_around_cursor(&mut self) {
-        if self.ui.fly || !self.scene.mip_levels.is_empty() {
+        if self.ui.fly || self.scene.texture_view {
             return;
         }
         let (origin, dir) = self.cursor_ray();
@@ -227,7 +228,7 @@ impl Running {
     /// would narrow the view under a double click's second click.
     pub(super) fn pick(&mut self) {
         use crate::scene::map_query;
-        if !self.scene.mip_levels.is_empty() {
+        if self.scene.texture_view {
             return;
         }
         let ndc = self.cursor_ndc();
@@ -258,6 +259,41 @@ impl Running {
                 self.ui.map.selected_sector = None;
                 self.ui.map.selected_cube = None;
             }
+        }
+    }
+
+    /// Over a texture file: the texel of the level shown under the
+    /// cursor (as the file stores it, whatever channels are shown), for
+    /// the status bar; nothing off the texture or while dragging.
+    fn probe_texture_file(&mut self) {
+        if !self.scene.texture_view {
+            return;
+        }
+        let level = self.scene.viewed_texture(self.ui.mip_level);
+        let probe = match level {
+            Some(level) if self.drag.is_none() && self.pointer_in_view() => {
+                let (origin, dir) = self.cursor_ray();
+                let shown = vec![true; self.scene.meshes.len()];
+                crate::anim::pick::pick_part(&self.scene, &self.animator.pose, &shown, origin, dir)
+                    .and_then(|h| Some((h, self.scene.meshes.get(h.part)?)))
+                    .and_then(|(h, mesh)| h.uv(mesh))
+                    .map(|uv| {
+                        crate::anim::pick::Probe::on(
+                            Some(level),
+                            uv,
+                            [crate::scene::Wrap::Clamp; 2],
+                        )
+                    })
+            }
+            _ => None,
+        };
+        if probe != self.ui.probe {
+            match &probe {
+                Some(p) => log::debug!("under the cursor: {}", p.describe()),
+                None => log::debug!("under the cursor: nothing of the texture"),
+            }
+            self.ui.probe = probe;
+            self.window.request_redraw();
         }
     }
 
@@ -301,20 +337,26 @@ impl Running {
         );
         match hit.and_then(|h| Some((h, self.scene.meshes.get(h.part)?))) {
             Some((h, mesh)) => {
+                let probe = crate::anim::pick::Probe::of_hit(&self.scene, &h);
                 log::info!(
-                    "picked part {} {:?}, triangle {} of {}",
+                    "picked part {} {:?}, triangle {} of {}{}",
                     h.part,
                     mesh.name,
                     h.triangle,
-                    mesh.triangle_count()
+                    mesh.triangle_count(),
+                    probe
+                        .as_ref()
+                        .map_or(String::new(), |p| format!(", {}", p.describe()))
                 );
                 self.ui.select_part(Some(h.part));
                 self.ui.reveal_selection = true;
+                self.ui.probe = probe;
             }
             None => {
                 log::info!("picked nothing (no shown part under the cursor)");
                 self.ui.select_part(None);
                 self.ui.select_bone(None);
+                self.ui.probe = None;
             }
         }
     }

@@ -540,6 +540,7 @@ fn texture_scene(t: scene::Texture, source: SourceInfo) -> Scene {
             materials: vec![(0, "the quad's material".into())],
             ..Default::default()
         },
+        texture_view: true,
         ..Default::default()
     }
 }

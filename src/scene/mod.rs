@@ -118,6 +118,9 @@ pub struct Scene {
     /// For texture files: every mip level, decoded (the texture viewer
     /// shows one of them as `textures[0]`).
     pub mip_levels: Vec<Texture>,
+    /// A texture file, shown on a quad the viewer added (`textures[0]`,
+    /// or the texture viewer's level): not a model to pick parts of.
+    pub texture_view: bool,
     /// For maps: the decoded map and how its meshes relate to it.
     pub map: Option<Box<from_pmf::MapInfo>>,
     /// What the viewer added to draw the file (not in the file itself).
@@ -513,6 +516,21 @@ pub enum Wrap {
     Mirror,
 }
 
+impl Wrap {
+    /// Where a texture coordinate `f` (1 across the texture) lands within
+    /// it, in `0..=1`.
+    pub fn apply(self, f: f32) -> f32 {
+        match self {
+            Wrap::Repeat => f.rem_euclid(1.0),
+            Wrap::Clamp => f.clamp(0.0, 1.0),
+            Wrap::Mirror => {
+                let p = f.rem_euclid(2.0);
+                if p <= 1.0 { p } else { 2.0 - p }
+            }
+        }
+    }
+}
+
 /// A material property as the file stores it, for the inspector (which
 /// writes its value: a load formats nothing it may never show).
 #[derive(Debug, Clone, PartialEq)]
@@ -718,6 +736,50 @@ impl Texture {
             return Cow::Owned(checkerboard_texels(self.width, self.height));
         }
         Cow::Borrowed(&[])
+    }
+
+    /// The base level's texel at column `x`, row `y` (from the top), RGBA8
+    /// as [`Texture::pixels`] gives it; a block-compressed texture decodes
+    /// only the 4 x 4 block holding it. `None` outside the texture or where
+    /// nothing backs it (a headers-only load, short blocks).
+    pub fn texel(&self, x: u32, y: u32) -> Option<[u8; 4]> {
+        if x >= self.width || y >= self.height {
+            return None;
+        }
+        let at = |texels: &[u8], i: usize| -> Option<[u8; 4]> {
+            texels.get(4 * i..4 * i + 4)?.try_into().ok()
+        };
+        if !self.rgba8.is_empty() {
+            return at(&self.rgba8, y as usize * self.width as usize + x as usize);
+        }
+        if let Some(c) = &self.compressed {
+            let size = if c.format == BcFormat::Bc1 { 8 } else { 16 };
+            let per_row = self.width.div_ceil(4) as usize;
+            let first = ((y / 4) as usize * per_row + (x / 4) as usize) * size;
+            let block = c.levels.first()?.get(first..first + size)?;
+            let texels = decode_bc(c.format, 4, 4, block)?;
+            return at(&texels, (y % 4) as usize * 4 + (x % 4) as usize);
+        }
+        at(
+            &self.pixels(),
+            y as usize * self.width as usize + x as usize,
+        )
+    }
+
+    /// The texel a sampler with `wrap` (along U, then V) reads nearest to
+    /// `uv` (u right, v down from the top-left corner, 1 across): its
+    /// column, row and value. `None` for UVs that are not finite.
+    pub fn texel_at(&self, uv: Vec2, wrap: [Wrap; 2]) -> Option<(u32, u32, [u8; 4])> {
+        if !uv.is_finite() || self.width == 0 || self.height == 0 {
+            return None;
+        }
+        let index =
+            |f: f32, wrap: Wrap, n: u32| ((wrap.apply(f) * n as f32).floor() as u32).min(n - 1);
+        let (x, y) = (
+            index(uv.x, wrap[0], self.width),
+            index(uv.y, wrap[1], self.height),
+        );
+        Some((x, y, self.texel(x, y)?))
     }
 
     /// Bytes of the base level as RGBA8, made or not.
@@ -980,6 +1042,19 @@ impl Scene {
             }
         }
         b
+    }
+
+    /// A texture file's texture as the view shows it: the texture viewer's
+    /// `level` where the file has levels, else the texture itself.
+    pub fn viewed_texture(&self, level: usize) -> Option<&Texture> {
+        if !self.texture_view {
+            return None;
+        }
+        if self.mip_levels.is_empty() {
+            self.textures.first()
+        } else {
+            self.mip_levels.get(level)
+        }
     }
 
     pub fn vertex_count(&self) -> usize {
@@ -1323,5 +1398,71 @@ mod weight_tests {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod texel_tests {
+    use super::*;
+
+    /// A texture `w` x `h` of `rgba8` (or, with `blocks`, BC1 blocks).
+    fn texture(w: u32, h: u32, rgba8: Vec<u8>, blocks: Option<Vec<u8>>) -> Texture {
+        Texture {
+            name: "t".into(),
+            width: w,
+            height: h,
+            rgba8,
+            source: TextureSource::Embedded,
+            format: "test".into(),
+            srgb: true,
+            compressed: blocks.map(|b| Compressed {
+                format: BcFormat::Bc1,
+                levels: vec![b],
+            }),
+        }
+    }
+
+    #[test]
+    fn a_bc1_texel_is_read_from_its_own_block() {
+        // 8 x 4: two BC1 blocks side by side, assembled by hand. Block 0:
+        // colour 0 = 0xF800 (red), colour 1 = 0x001F (blue), every index 0
+        // (colour 0) but texel (1, 2)'s, bits 2 * (4 * 2 + 1) = 18, which
+        // is 1 (colour 1). Block 1: colour 0 = 0x07E0 (green), indices 0.
+        let mut blocks = vec![0x00, 0xF8, 0x1F, 0x00];
+        blocks.extend((1u32 << 18).to_le_bytes());
+        blocks.extend([0xE0, 0x07, 0x00, 0x00, 0, 0, 0, 0]);
+        let t = texture(8, 4, Vec::new(), Some(blocks.clone()));
+        assert_eq!(t.texel(0, 0), Some([255, 0, 0, 255]));
+        assert_eq!(t.texel(1, 2), Some([0, 0, 255, 255]));
+        assert_eq!(t.texel(2, 2), Some([255, 0, 0, 255]));
+        assert_eq!(t.texel(5, 3), Some([0, 255, 0, 255]));
+        assert_eq!(t.texel(8, 0), None, "past the right edge");
+        assert_eq!(t.texel(0, 4), None, "past the bottom");
+        // Blocks cut short: the second block is not there.
+        let short = texture(8, 4, Vec::new(), Some(blocks[..12].to_vec()));
+        assert_eq!(short.texel(0, 0), Some([255, 0, 0, 255]));
+        assert_eq!(short.texel(5, 0), None);
+    }
+
+    #[test]
+    fn a_uv_lands_on_the_texel_its_wrap_gives() {
+        // 4 x 2, texel (x, y) = (10x, 10y, 0, 255).
+        let texels = (0..2u8)
+            .flat_map(|y| (0..4u8).flat_map(move |x| [10 * x, 10 * y, 0, 255]))
+            .collect();
+        let t = texture(4, 2, texels, None);
+        let at = |u: f32, v: f32, wrap: Wrap| t.texel_at(Vec2::new(u, v), [wrap; 2]);
+        // 0.3 of 4 columns: 1.2 -> 1; 0.6 of 2 rows: 1.2 -> 1.
+        assert_eq!(at(0.3, 0.6, Wrap::Repeat), Some((1, 1, [10, 10, 0, 255])));
+        // Repeat: 1.3 -> 0.3 (column 1), -0.4 -> 0.6 (row 1).
+        assert_eq!(at(1.3, -0.4, Wrap::Repeat), Some((1, 1, [10, 10, 0, 255])));
+        // Clamp: the last column, the first row.
+        assert_eq!(at(1.3, -0.4, Wrap::Clamp), Some((3, 0, [30, 0, 0, 255])));
+        // Mirror: 1.3 -> 0.7 (2.8 -> column 2); -0.4 -> 1.6 -> 0.4 (row 0).
+        assert_eq!(at(1.3, -0.4, Wrap::Mirror), Some((2, 0, [20, 0, 0, 255])));
+        // Exactly 1 clamps to the last texel, not past it.
+        assert_eq!(at(1.0, 1.0, Wrap::Clamp), Some((3, 1, [30, 10, 0, 255])));
+        assert_eq!(at(f32::NAN, 0.5, Wrap::Repeat), None);
+        assert_eq!(at(0.5, f32::INFINITY, Wrap::Clamp), None);
     }
 }

@@ -18,6 +18,13 @@ pub fn ray_box(o: Vec3, d: Vec3, min: Vec3, max: Vec3) -> Option<f32> {
 /// The `t` at which the ray crosses the triangle `p` in front of its origin,
 /// either side facing it (Möller-Trumbore).
 pub fn ray_triangle(o: Vec3, d: Vec3, p: [Vec3; 3]) -> Option<f32> {
+    ray_triangle_at(o, d, p).map(|(t, _)| t)
+}
+
+/// [`ray_triangle`], with where on the triangle: the weights of its second
+/// and third corners (the first's is one less their sum), by which any
+/// value at the corners is interpolated at the hit.
+pub fn ray_triangle_at(o: Vec3, d: Vec3, p: [Vec3; 3]) -> Option<(f32, super::Vec2)> {
     let e1 = p[1] - p[0];
     let e2 = p[2] - p[0];
     let h = d.cross(e2);
@@ -37,5 +44,5 @@ pub fn ray_triangle(o: Vec3, d: Vec3, p: [Vec3; 3]) -> Option<f32> {
         return None;
     }
     let t = f * e2.dot(q);
-    (t > 0.0).then_some(t)
+    (t > 0.0).then_some((t, super::Vec2::new(u, v)))
 }

@@ -35,6 +35,10 @@ pub struct UiState {
     pub reveal_selection: bool,
     /// The material whose keyframes the timeline shows.
     pub selected_material: Option<usize>,
+    /// What the last click on a model found under it (its UV and texel),
+    /// or, over a texture file, what the cursor is over: the status bar
+    /// shows it.
+    pub probe: Option<crate::anim::pick::Probe>,
     /// The scene's box and each part's, at rest, every part counted (set
     /// by the app from the upload, which measures them once): the
     /// inspector's dimensions.
@@ -781,6 +785,20 @@ pub fn show(
             if let Some(s) = selection(scene, state) {
                 ui.separator();
                 ui.label(s);
+            }
+            if let Some(p) = &state.probe {
+                ui.separator();
+                if let Some(t) = &p.texel {
+                    let [r, g, b, a] = t.rgba;
+                    let (rect, _) =
+                        ui.allocate_exact_size(egui::vec2(14.0, 14.0), egui::Sense::hover());
+                    ui.painter().rect_filled(
+                        rect,
+                        2.0,
+                        egui::Color32::from_rgba_unmultiplied(r, g, b, a),
+                    );
+                }
+                ui.label(p.describe());
             }
         });
     });

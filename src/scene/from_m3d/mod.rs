@@ -175,6 +175,7 @@ pub fn convert(m: &M3d, source: SourceInfo, companions: &dyn Companions) -> Scen
         preview,
         tables: tables_of(m),
         mip_levels: Vec::new(),
+        texture_view: false,
         map: None,
         added,
         start_clip: None,
