@@ -142,6 +142,33 @@ fn the_file_and_the_selected_part_show_their_dimensions() {
     harness.get_by_label("head").click();
     harness.run();
     harness.get_by_label("0.75 × 0.75 × 0.75");
+    assert!(
+        harness.query_by_label("in metres").is_none(),
+        "P3M gives no unit"
+    );
+}
+
+#[test]
+fn a_model_whose_format_gives_its_unit_shows_its_size_in_metres() {
+    // A model in centimetres (M3D's scale 0.01): 300 x 200 x 50 units are
+    // 3 x 2 x 0.5 metres.
+    let mut scene = demo();
+    scene.metres_per_unit = Some(0.01);
+    let mut state = UiState::for_scene(&scene);
+    state.scene_bounds = Some(facet::scene::Aabb {
+        min: glam::Vec3::new(-150.0, 0.0, -25.0),
+        max: glam::Vec3::new(150.0, 200.0, 25.0),
+    });
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(360.0, 1400.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| inspector(ui, &scene, state, None),
+            state,
+        );
+    harness.run();
+    harness.get_by_label("300 × 200 × 50");
+    harness.get_by_label("in metres");
+    harness.get_by_label("3 × 2 × 0.5");
 }
 
 #[test]

@@ -168,8 +168,24 @@ fn file_section(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
                     row("name", s.file_name.clone());
                     row("format", s.format.to_string());
                     row("size", format!("{} bytes", s.file_size));
-                    if let Some(d) = state.scene_bounds.as_ref().and_then(dimensions) {
-                        row("dimensions", d);
+                    if let Some(b) = &state.scene_bounds {
+                        let metres = scene.metres_per_unit.filter(|m| m.is_finite() && *m > 0.0);
+                        if let Some(d) = dimensions(b) {
+                            row("dimensions", d);
+                        }
+                        // Where the format gives its unit (M3D's scale, glTF's metres).
+                        match metres {
+                            Some(m) if m != 1.0 => {
+                                let in_metres = crate::scene::Aabb {
+                                    min: b.min * m,
+                                    max: b.max * m,
+                                };
+                                if let Some(d) = dimensions(&in_metres) {
+                                    row("in metres", d);
+                                }
+                            }
+                            _ => {}
+                        }
                     }
                     for (k, v) in &s.details {
                         row(k, v.to_string());
