@@ -317,6 +317,13 @@ fn the_status_bar_names_the_selection() {
     });
     harness.run();
     harness.get_by_label("uv (0.250, 0.500), texel (16, 16) of skin.png (64 x 32): #CC8811FF");
+    // Measuring (M): what to click, then the distance.
+    harness.state_mut().measuring = true;
+    harness.run();
+    harness.get_by_label("measuring: click the first point");
+    harness.state_mut().measure.points = vec![glam::Vec3::ZERO, glam::Vec3::new(0.0, 1.5, 2.0)];
+    harness.run();
+    harness.get_by_label("distance 2.5 (0 along x, 1.5 along y, 2 along z)");
 }
 
 /// The inspector of `scene` in a panel 360 points wide and `height` high
@@ -1292,6 +1299,41 @@ fn bone_names_are_drawn_at_their_heads_the_selected_one_highlighted() {
         assert!(changed > 150, "bone {i}'s name: {changed} changed");
         assert_eq!(amber > 5, i == 2, "bone {i}: {amber} amber pixels");
     }
+}
+
+#[test]
+fn a_measurement_is_drawn_between_its_points_with_its_length() {
+    // Under the identity projection world x and y are the view's normalised
+    // coordinates: (-0.5, 0) and (0.5, 0) land at (50, 50) and (150, 50)
+    // of a 200 x 100 view. The line runs between them in the tape's orange
+    // (255, 120, 40), its length on a dark plate at the middle.
+    let measure = facet::ui::measure::Measure {
+        points: vec![
+            glam::Vec3::new(-0.5, 0.0, 0.0),
+            glam::Vec3::new(0.5, 0.0, 0.0),
+        ],
+    };
+    let (w, h) = (200.0, 100.0);
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(w, h))
+        .build_ui(|ui| {
+            let rect = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(w, h));
+            ui.painter()
+                .rect_filled(rect, 0.0, egui::Color32::from_gray(120));
+            facet::ui::measure::draw(ui, &measure, None, glam::Mat4::IDENTITY, rect);
+        });
+    harness.run();
+    let img = harness.render().expect("a rendered frame");
+    let ppp = img.width() as f32 / w;
+    let px = |x: f32, y: f32| img.get_pixel((x * ppp) as u32, (y * ppp) as u32).0;
+    let orange = |p: [u8; 4]| p[0] > 200 && (90..150).contains(&p[1]) && p[2] < 90;
+    for (x, y) in [(50.0, 50.0), (66.0, 50.0), (134.0, 50.0), (150.0, 50.0)] {
+        assert!(orange(px(x, y)), "({x}, {y}): {:?}", px(x, y));
+    }
+    // Off the line, the background; at the middle, the plate (dark, or
+    // its white text).
+    assert_eq!(px(100.0, 20.0)[..3], [120, 120, 120]);
+    assert!(!orange(px(100.0, 50.0)), "{:?}", px(100.0, 50.0));
 }
 
 #[test]

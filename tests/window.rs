@@ -760,6 +760,68 @@ fn the_texel_under_the_cursor_of_a_texture_file_is_read_out() {
 }
 
 #[test]
+fn m_measures_between_two_clicked_points() {
+    // With M, clicks on the demo's sphere (480, 190) and body (465, 420)
+    // set the measurement's points instead of selecting; the second gives
+    // the distance between the points logged. M again, and a click selects.
+    let script = r#"
+        start assets/demo.p3m
+        xdotool key m
+        xdotool mousemove 480 190 click 1
+        wait_log "measure: point 1"
+        xdotool mousemove 465 420 click 1
+        wait_log "measure: point 2"
+        xdotool key m
+        xdotool mousemove 480 190 click 1
+        wait_log "picked "
+        xdotool key ctrl+q
+        wait $pid
+    "#;
+    let out = under_xvfb(script);
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{log}");
+    let point = |n: u32| -> (glam::Vec3, String) {
+        let line = log
+            .lines()
+            .find(|l| l.contains(&format!("measure: point {n} at [")))
+            .unwrap_or_else(|| panic!("no point {n}\n{log}"));
+        let xyz = line
+            .split(" at [")
+            .nth(1)
+            .unwrap()
+            .split(']')
+            .next()
+            .unwrap();
+        let v: Vec<f32> = xyz
+            .split(", ")
+            .map(|x| x.parse().unwrap_or_else(|_| panic!("{line}")))
+            .collect();
+        (glam::Vec3::new(v[0], v[1], v[2]), line.to_string())
+    };
+    let ((a, _), (b, second)) = (point(1), point(2));
+    // The sphere sits above the body.
+    assert!(a.y > b.y, "{a} {b}");
+    let d = second
+        .split("distance ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|x| x.parse::<f32>().ok())
+        .unwrap_or_else(|| panic!("{second}"));
+    assert!(
+        (d - a.distance(b)).abs() <= 1e-3 * a.distance(b),
+        "{d} vs {}: {second}",
+        a.distance(b)
+    );
+    let picks: Vec<&str> = log.lines().filter(|l| l.contains("picked ")).collect();
+    assert_eq!(
+        picks.len(),
+        1,
+        "only the click after M again selects\n{log}"
+    );
+    assert!(picks[0].contains("picked part 2 \"head\""), "{}", picks[0]);
+}
+
+#[test]
 fn the_file_on_the_command_line_loads_in_the_window() {
     // The window comes up first and the file loads behind a progress bar;
     // `--frames` counts frames of the loaded file.

@@ -201,18 +201,7 @@ impl Running {
             return;
         }
         let (origin, dir) = self.cursor_ray();
-        let t = match self.scene.map.as_deref() {
-            Some(info) => crate::scene::map_query::pick(&info.map, origin, dir).map(|h| h.2),
-            None => crate::anim::pick::pick_part(
-                &self.scene,
-                &self.animator.pose,
-                &self.animator.visible,
-                origin,
-                dir,
-            )
-            .map(|h| h.distance),
-        };
-        if let Some(t) = t {
+        if let Some(t) = self.surface_along(origin, dir) {
             let point = origin + t * dir;
             self.camera.target = point;
             log::info!(
@@ -233,6 +222,10 @@ impl Running {
         }
         let ndc = self.cursor_ndc();
         let (origin, dir) = self.cursor_ray();
+        if self.ui.measuring {
+            self.measure_at(origin, dir);
+            return;
+        }
         let Some(info) = self.scene.map.as_deref() else {
             // The pose and the parts as the next frame draws them: a part
             // hidden (H) since the last frame is no longer under the cursor.
@@ -259,6 +252,46 @@ impl Running {
                 self.ui.map.selected_sector = None;
                 self.ui.map.selected_cube = None;
             }
+        }
+    }
+
+    /// Measuring (M): the point of the map or of a shown part under the
+    /// ray, as drawn, becomes the measurement's next point.
+    fn measure_at(&mut self, origin: glam::Vec3, dir: glam::Vec3) {
+        // The parts as the next frame draws them (see `pick`).
+        let tl = &self.ui.timeline;
+        self.animator
+            .update(&self.scene, tl.clip, tl.time, &self.ui.view.visible);
+        let Some(t) = self.surface_along(origin, dir) else {
+            log::info!("measure: nothing under the cursor");
+            return;
+        };
+        let point = origin + t * dir;
+        self.ui.measure.add(point);
+        log::info!(
+            "measure: point {} at {:?}{}",
+            self.ui.measure.points.len(),
+            point.to_array(),
+            match self.ui.measure.span() {
+                Some(_) => format!("; {}", self.ui.measure.describe(self.scene.metres_per_unit)),
+                None => String::new(),
+            }
+        );
+    }
+
+    /// Where along the ray the map, or a shown part as last posed, is
+    /// first hit.
+    fn surface_along(&self, origin: glam::Vec3, dir: glam::Vec3) -> Option<f32> {
+        match self.scene.map.as_deref() {
+            Some(info) => crate::scene::map_query::pick(&info.map, origin, dir).map(|h| h.2),
+            None => crate::anim::pick::pick_part(
+                &self.scene,
+                &self.animator.pose,
+                &self.animator.visible,
+                origin,
+                dir,
+            )
+            .map(|h| h.distance),
         }
     }
 
@@ -465,6 +498,10 @@ impl Running {
                 "k" => self.ui.view.skeleton ^= true,
                 "t" | "T" => self.ui.view.textures ^= true,
                 "l" | "L" => self.ui.show_labels ^= true,
+                "m" | "M" => {
+                    self.ui.measuring ^= true;
+                    self.ui.measure = Default::default();
+                }
                 "x" | "X" => self.ui.show_axes ^= true,
                 "o" | "O" => self.ui.turntable ^= true,
                 "," | "<" => self.step(-1),
@@ -487,6 +524,7 @@ impl Running {
             Key::Named(NamedKey::Escape) => {
                 self.ui.select_bone(None);
                 self.ui.select_part(None);
+                self.ui.measure = Default::default();
             }
             Key::Named(NamedKey::Tab) => self.ui.fly ^= true,
             Key::Named(NamedKey::PageDown) => self.act(UiAction::OpenBeside(Direction::Next)),

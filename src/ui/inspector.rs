@@ -632,21 +632,26 @@ pub fn dimensions(b: &crate::scene::Aabb) -> Option<String> {
         return None;
     }
     let d = b.max - b.min;
-    let len = |x: f32| {
-        let decimals = if x >= 1000.0 {
-            0
-        } else {
-            (3 - x.max(1e-3).log10().floor() as i32).clamp(0, 6) as usize
-        };
-        let s = format!("{x:.decimals$}");
-        // 1.500 -> 1.5, 2.000 -> 2
-        if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            s
-        }
-    };
+    let len = length_text;
     Some(format!("{} × {} × {}", len(d.x), len(d.y), len(d.z)))
+}
+
+/// A length as the inspector and the measuring tape write it: four
+/// significant digits or more (whole units past 1000), trailing zeros
+/// dropped: `2.5`, `0.25`, `1235`.
+pub fn length_text(x: f32) -> String {
+    let decimals = if x >= 1000.0 {
+        0
+    } else {
+        (3 - x.max(1e-3).log10().floor() as i32).clamp(0, 6) as usize
+    };
+    let s = format!("{x:.decimals$}");
+    // 1.500 -> 1.5, 2.000 -> 2
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
 }
 
 /// A part's name as the inspector lists it.

@@ -7,6 +7,7 @@ pub mod inspector;
 pub mod labels;
 pub mod map;
 pub mod material;
+pub mod measure;
 pub mod timeline;
 pub mod uvs;
 
@@ -35,6 +36,10 @@ pub struct UiState {
     pub reveal_selection: bool,
     /// The material whose keyframes the timeline shows.
     pub selected_material: Option<usize>,
+    /// The measuring tape (M, View > Measure): clicks in the 3D view set
+    /// its points instead of selecting.
+    pub measuring: bool,
+    pub measure: measure::Measure,
     /// What the last click on a model found under it (its UV and texel),
     /// or, over a texture file, what the cursor is over: the status bar
     /// shows it.
@@ -343,6 +348,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "textures on / off (Shading in the inspector: channels, team colours)",
     ),
     ("L", "annotation labels (M3D)"),
+    (
+        "M",
+        "measure: clicks set two points, the distance between them shown",
+    ),
     ("X", "the scene's axes in the view's corner"),
     (
         "O",
@@ -414,6 +423,15 @@ pub fn toolbar(ui: &mut egui::Ui, state: &mut UiState) {
                     && state.show_bone_names
                 {
                     state.view.skeleton = true;
+                }
+                if ui
+                    .checkbox(&mut state.measuring, "Measure")
+                    .on_hover_text(
+                        "M: click two points of the model or map for the distance between them",
+                    )
+                    .changed()
+                {
+                    state.measure = Default::default();
                 }
                 ui.checkbox(&mut state.turntable, "Turntable")
                     .on_hover_text(
@@ -786,6 +804,10 @@ pub fn show(
                 ui.separator();
                 ui.label(s);
             }
+            if state.measuring {
+                ui.separator();
+                ui.label(state.measure.describe(scene.metres_per_unit));
+            }
             if let Some(p) = &state.probe {
                 ui.separator();
                 if let Some(t) = &p.texel {
@@ -843,6 +865,15 @@ pub fn show(
             view,
             state.selected_bone,
             state.show_bone_names,
+        );
+    }
+    if state.measuring {
+        measure::draw(
+            ui,
+            &state.measure,
+            scene.metres_per_unit,
+            state.view_proj,
+            view,
         );
     }
     if state.show_axes
