@@ -50,7 +50,8 @@ fn each(dir: &str, body: fn(&[u8])) {
 
 /// Clicks in the window on the scene as `animator` poses it: rays at the
 /// scene's box from its six sides (a part hit must be one of the scene's,
-/// in the ray's span), and a bone under the middle of a view looking at it.
+/// in the ray's span, and the texel it reads within its texture), and a
+/// bone under the middle of a view looking at it.
 fn clicks(s: &facet::scene::Scene, animator: &facet::anim::Animator) {
     use facet::anim::pick::{pick_bone, pick_part};
     use glam::{Mat4, Vec2, Vec3};
@@ -72,6 +73,10 @@ fn clicks(s: &facet::scene::Scene, animator: &facet::anim::Animator) {
         if let Some(h) = pick_part(s, &animator.pose, &animator.visible, origin, dir) {
             assert!(h.part < s.meshes.len(), "{h:?}");
             assert!((0.0..=1.0).contains(&h.distance), "{h:?}");
+            // What the click reads there: a texel within its texture.
+            if let Some(t) = facet::anim::pick::Probe::of_hit(s, &h).and_then(|p| p.texel) {
+                assert!(t.x < t.size.0 && t.y < t.size.1, "{t:?}");
+            }
         }
     }
     let eye = centre + Vec3::new(0.3, 0.4, 2.0) * size;
