@@ -103,7 +103,7 @@ pub fn convert(
         clips,
         warnings,
         added,
-        // glTF 2.0 §3.1: "The units for all linear distances are meters."
+        // glTF 2.0 §3.4: "The units for all linear distances are meters."
         metres_per_unit: Some(1.0),
         ..Scene::default()
     })
