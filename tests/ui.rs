@@ -121,20 +121,15 @@ fn the_file_and_the_selected_part_show_their_dimensions() {
     // The boxes as the app sets them from the upload; sizes by hand:
     // the scene 3 x 2 x 0.5, part 2 (head) 0.75 x 0.75 x 0.75.
     let scene = demo();
-    let mut state = UiState::for_scene(&scene);
+    let mut harness = scrolled_inspector(&scene, 1400.0);
     let b = |min: [f32; 3], max: [f32; 3]| facet::scene::Aabb {
         min: glam::Vec3::from(min),
         max: glam::Vec3::from(max),
     };
+    let state = harness.state_mut();
     state.scene_bounds = Some(b([-1.5, 0.0, -0.25], [1.5, 2.0, 0.25]));
     state.part_bounds = vec![b([0.0; 3], [1.0; 3]); 5];
     state.part_bounds[2] = b([-0.375, 1.0, -0.375], [0.375, 1.75, 0.375]);
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(360.0, 1400.0))
-        .build_ui_state(
-            |ui, state: &mut UiState| inspector(ui, &scene, state, None),
-            state,
-        );
     harness.run();
     harness.get_by_label("dimensions");
     harness.get_by_label("3 × 2 × 0.5");
@@ -154,17 +149,11 @@ fn a_model_whose_format_gives_its_unit_shows_its_size_in_metres() {
     // 3 x 2 x 0.5 metres.
     let mut scene = demo();
     scene.metres_per_unit = Some(0.01);
-    let mut state = UiState::for_scene(&scene);
-    state.scene_bounds = Some(facet::scene::Aabb {
+    let mut harness = scrolled_inspector(&scene, 1400.0);
+    harness.state_mut().scene_bounds = Some(facet::scene::Aabb {
         min: glam::Vec3::new(-150.0, 0.0, -25.0),
         max: glam::Vec3::new(150.0, 200.0, 25.0),
     });
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(360.0, 1400.0))
-        .build_ui_state(
-            |ui, state: &mut UiState| inspector(ui, &scene, state, None),
-            state,
-        );
     harness.run();
     harness.get_by_label("300 × 200 × 50");
     harness.get_by_label("in metres");
@@ -485,13 +474,7 @@ fn the_filter_lists_what_matches_by_name() {
     // "arm l" typed in the filter's field: names holding both words, in
     // any case and order, are listed; the headers count them.
     let scene = rig();
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(360.0, 1400.0))
-        .build_ui_state(
-            |ui, state: &mut UiState| inspector(ui, &scene, state, None),
-            UiState::for_scene(&scene),
-        );
-    harness.run();
+    let mut harness = scrolled_inspector(&scene, 1400.0);
     for header in ["Parts (4)", "Materials (2)", "Bones (5)", "Animations (2)"] {
         harness.get_by_label(header);
     }
@@ -568,13 +551,7 @@ fn ctrl_f_s_field_takes_the_keyboard_and_typing_opens_folded_sections() {
     // keyboard. A section the user folded opens when what is typed
     // matches in it, and stays as the user leaves it afterwards.
     let scene = rig();
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(360.0, 1400.0))
-        .build_ui_state(
-            |ui, state: &mut UiState| inspector(ui, &scene, state, None),
-            UiState::for_scene(&scene),
-        );
-    harness.run();
+    let mut harness = scrolled_inspector(&scene, 1400.0);
     harness.get_by_label("Bones (5)").click();
     harness.run();
     assert!(harness.query_by_label("spine").is_none(), "not folded");

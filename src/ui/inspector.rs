@@ -232,16 +232,10 @@ fn parts(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState, filter: &Filteri
     // A part picked in the 3D view: its row is shown, however the user
     // left the section, and whatever the filter (as is the selection's).
     let reveal = state.reveal_selection && state.selected_part.is_some();
-    let matching: Vec<bool> = scene
-        .meshes
-        .iter()
-        .enumerate()
-        .map(|(i, m)| !filter.names.is_active() || filter.names.matches(&part_name(m, i)))
-        .collect();
+    let names = scene.meshes.iter().enumerate();
+    let (header, matching) = filter.section("Parts", names.map(|(i, m)| part_name(m, i)));
     let count = matching.iter().filter(|&&m| m).count();
-    egui::CollapsingHeader::new(filter.names.header("Parts", count, scene.meshes.len()))
-        .id_salt("parts")
-        .default_open(true)
+    header
         .open(reveal.then_some(true).or(filter.open(count)))
         .show(ui, |ui| {
             ui.horizontal(|ui| {
@@ -367,21 +361,8 @@ const UV_LAYOUT_SIDE: f32 = 256.0;
 /// The Materials section: every material's colours, maps, properties
 /// and animation.
 fn materials(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState, filter: &Filtering) {
-    let matching: Vec<bool> = scene
-        .materials
-        .iter()
-        .map(|m| filter.names.matches(&m.name))
-        .collect();
-    let count = matching.iter().filter(|&&m| m).count();
-    egui::CollapsingHeader::new(
-        filter
-            .names
-            .header("Materials", count, scene.materials.len()),
-    )
-    .id_salt("materials")
-    .default_open(true)
-    .open(filter.open(count))
-    .show(ui, |ui| {
+    let (header, matching) = filter.section("Materials", scene.materials.iter().map(|m| &m.name));
+    header.show(ui, |ui| {
         for (i, m) in scene.materials.iter().enumerate() {
             if !matching[i] && state.selected_material != Some(i) {
                 continue;
@@ -587,6 +568,23 @@ impl Filtering {
     pub fn open(&self, matching: usize) -> Option<bool> {
         (self.typed && self.names.is_active() && matching > 0).then_some(true)
     }
+
+    /// A filtered list's section titled `title` over entries named
+    /// `names`: its header (open by default, counting the matches, opened
+    /// as typing asks) and which entries match.
+    pub fn section(
+        &self,
+        title: &str,
+        names: impl Iterator<Item = impl AsRef<str>>,
+    ) -> (egui::CollapsingHeader, Vec<bool>) {
+        let matching: Vec<bool> = names.map(|n| self.names.matches(n.as_ref())).collect();
+        let count = matching.iter().filter(|&&m| m).count();
+        let header = egui::CollapsingHeader::new(self.names.header(title, count, matching.len()))
+            .id_salt(title)
+            .default_open(true)
+            .open(self.open(count));
+        (header, matching)
+    }
 }
 
 /// The filter's field, at the inspector's top: Ctrl+F gives it the
@@ -783,40 +781,32 @@ fn texture_viewer(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
 
 /// "Textures": each with its preview, format and where it came from.
 fn textures_section(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState, filter: &Filtering) {
-    let count = scene
-        .textures
-        .iter()
-        .filter(|t| filter.names.matches(&t.name))
-        .count();
-    egui::CollapsingHeader::new(filter.names.header("Textures", count, scene.textures.len()))
-        .id_salt("textures")
-        .default_open(true)
-        .open(filter.open(count))
-        .show(ui, |ui| {
-            for (i, t) in scene.textures.iter().enumerate() {
-                if !filter.names.matches(&t.name) {
-                    continue;
-                }
-                ui.horizontal(|ui| {
-                    texture_preview(ui, state, i, 64.0);
-                    ui.vertical(|ui| {
-                        ui.label(format!("{i}: {}", t.name));
-                        ui.weak(&t.format);
-                        if let Some(why) = scene.added.texture(i) {
-                            ui.weak(format!("added by the viewer: {why}"));
-                        }
-                        match &t.source {
-                            TextureSource::Embedded => ui.weak("embedded"),
-                            TextureSource::External(p) => ui.weak(p.display().to_string()),
-                            TextureSource::Missing(why) => ui.colored_label(
-                                egui::Color32::from_rgb(255, 170, 80),
-                                format!("missing: {why}"),
-                            ),
-                        };
-                    });
-                });
+    let (header, matching) = filter.section("Textures", scene.textures.iter().map(|t| &t.name));
+    header.show(ui, |ui| {
+        for (i, t) in scene.textures.iter().enumerate() {
+            if !matching[i] {
+                continue;
             }
-        });
+            ui.horizontal(|ui| {
+                texture_preview(ui, state, i, 64.0);
+                ui.vertical(|ui| {
+                    ui.label(format!("{i}: {}", t.name));
+                    ui.weak(&t.format);
+                    if let Some(why) = scene.added.texture(i) {
+                        ui.weak(format!("added by the viewer: {why}"));
+                    }
+                    match &t.source {
+                        TextureSource::Embedded => ui.weak("embedded"),
+                        TextureSource::External(p) => ui.weak(p.display().to_string()),
+                        TextureSource::Missing(why) => ui.colored_label(
+                            egui::Color32::from_rgb(255, 170, 80),
+                            format!("missing: {why}"),
+                        ),
+                    };
+                });
+            });
+        }
+    });
 }
 
 /// "Bones": the skeleton's tree and the selected bone's transforms.
@@ -907,29 +897,21 @@ fn animations_section(ui: &mut egui::Ui, scene: &Scene, filter: &Filtering) {
     if scene.clips.is_empty() {
         return;
     }
-    let count = scene
-        .clips
-        .iter()
-        .filter(|c| filter.names.matches(&c.name))
-        .count();
-    egui::CollapsingHeader::new(filter.names.header("Animations", count, scene.clips.len()))
-        .id_salt("animations")
-        .default_open(true)
-        .open(filter.open(count))
-        .show(ui, |ui| {
-            for (i, c) in scene.clips.iter().enumerate() {
-                if !filter.names.matches(&c.name) {
-                    continue;
-                }
-                ui.label(format!(
-                    "{}: {} frames, {:.2} s",
-                    c.name, c.frames, c.duration_s
-                ));
-                if let Some(why) = scene.added.clip(i) {
-                    ui.weak(format!("added by the viewer: {why}"));
-                }
+    let (header, matching) = filter.section("Animations", scene.clips.iter().map(|c| &c.name));
+    header.show(ui, |ui| {
+        for (i, c) in scene.clips.iter().enumerate() {
+            if !matching[i] {
+                continue;
             }
-        });
+            ui.label(format!(
+                "{}: {} frames, {:.2} s",
+                c.name, c.frames, c.duration_s
+            ));
+            if let Some(why) = scene.added.clip(i) {
+                ui.weak(format!("added by the viewer: {why}"));
+            }
+        }
+    });
 }
 
 /// "User-defined fields": name, type and value.

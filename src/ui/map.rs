@@ -377,49 +377,44 @@ fn lights_section(ui: &mut egui::Ui, map: &Map, si: usize) {
 /// "Entities": each entity's fields, then the map's logic counts and teams.
 fn entities_section(ui: &mut egui::Ui, map: &Map, filter: &Filtering) {
     // By name or by kind ("light", "spawn").
-    let matching: Vec<bool> = map
+    let names = map
         .entities
         .iter()
-        .map(|e| filter.names.matches(&format!("{} {}", e.name, e.kind)))
-        .collect();
-    let count = matching.iter().filter(|&&m| m).count();
-    egui::CollapsingHeader::new(filter.names.header("Entities", count, map.entities.len()))
-        .id_salt("entities")
-        .default_open(false)
-        .open(filter.open(count))
-        .show(ui, |ui| {
-            for (i, e) in map.entities.iter().enumerate() {
-                if !matching[i] {
-                    continue;
-                }
-                egui::CollapsingHeader::new(format!("{} ({})", e.name, e.kind))
-                    .id_salt(("entity", i))
-                    .show(ui, |ui| {
-                        egui::Grid::new(("entity fields", i))
-                            .num_columns(2)
-                            .show(ui, |ui| {
-                                ui.label("difficulties");
-                                ui.label(&e.difficulties);
-                                ui.end_row();
-                                ui.label("gamemodes");
-                                ui.label(&e.gamemodes);
-                                ui.end_row();
-                                for (name, value) in &e.fields {
-                                    ui.label(name);
-                                    ui.label(value);
-                                    ui.end_row();
-                                }
-                            });
-                    });
+        .map(|e| format!("{} {}", e.name, e.kind));
+    let (header, matching) = filter.section("Entities", names);
+    header.default_open(false).show(ui, |ui| {
+        for (i, e) in map.entities.iter().enumerate() {
+            if !matching[i] {
+                continue;
             }
-            ui.weak(format!(
-                "{} actions, {} filters, {} selectors; teams: {}",
-                map.actions,
-                map.filters,
-                map.selectors,
-                map.teams.join(", ")
-            ));
-        });
+            egui::CollapsingHeader::new(format!("{} ({})", e.name, e.kind))
+                .id_salt(("entity", i))
+                .show(ui, |ui| {
+                    egui::Grid::new(("entity fields", i))
+                        .num_columns(2)
+                        .show(ui, |ui| {
+                            ui.label("difficulties");
+                            ui.label(&e.difficulties);
+                            ui.end_row();
+                            ui.label("gamemodes");
+                            ui.label(&e.gamemodes);
+                            ui.end_row();
+                            for (name, value) in &e.fields {
+                                ui.label(name);
+                                ui.label(value);
+                                ui.end_row();
+                            }
+                        });
+                });
+        }
+        ui.weak(format!(
+            "{} actions, {} filters, {} selectors; teams: {}",
+            map.actions,
+            map.filters,
+            map.selectors,
+            map.teams.join(", ")
+        ));
+    });
 }
 
 fn octree_node(
