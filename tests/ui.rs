@@ -1142,6 +1142,12 @@ fn settings_window_edits_the_media_roots() {
     assert_eq!(harness.state().actions, [UiAction::SettingsChanged]);
 }
 
+/// The projection of a `w` x `h` view framing the whole of `scene`, as a
+/// file opens.
+fn framed(scene: &facet::scene::Scene, w: f32, h: f32) -> glam::Mat4 {
+    facet::gpu::OrbitCamera::framing(&scene.bounds(None), w / h).view_proj(w / h)
+}
+
 #[test]
 fn labels_draw_their_text_and_a_dot_at_each_labelled_vertex() {
     // The M3D demo's three labels over an empty view, drawn by the UI (not
@@ -1151,8 +1157,7 @@ fn labels_draw_their_text_and_a_dot_at_each_labelled_vertex() {
         .scene;
     assert_eq!(scene.labels.len(), 3);
     let (w, h) = (600.0, 400.0);
-    let camera = facet::gpu::OrbitCamera::framing(&scene.bounds(None), w / h);
-    let view_proj = camera.view_proj(w / h);
+    let view_proj = framed(&scene, w, h);
     let mut harness = Harness::builder()
         .with_size(egui::vec2(w, h))
         .build_ui_state(
@@ -1207,8 +1212,7 @@ fn bone_names_are_drawn_at_their_heads_the_selected_one_highlighted() {
     // of the neck's, which comes first).
     let scene = demo();
     let (w, h) = (600.0, 400.0);
-    let camera = facet::gpu::OrbitCamera::framing(&scene.bounds(None), w / h);
-    let view_proj = camera.view_proj(w / h);
+    let view_proj = framed(&scene, w, h);
     let mut harness = Harness::builder()
         .with_size(egui::vec2(w, h))
         .build_ui_state(
