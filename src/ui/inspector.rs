@@ -2,7 +2,7 @@
 //! bones, clips, user-defined fields, warnings.
 
 use super::UiState;
-use super::filter::NameFilter;
+use super::filter::{Filtering, filter_field};
 use crate::scene::{BlendMode, Material, Scene, TextureSource};
 
 fn color32(c: [f32; 4]) -> egui::Color32 {
@@ -553,73 +553,6 @@ fn sections(
     user_fields_section(ui, scene);
     warnings_section(ui, scene);
     frame_section(ui, state);
-}
-
-/// The name filter as this frame's sections apply it.
-pub struct Filtering {
-    pub names: NameFilter,
-    /// Typed this frame: the sections with matches open, however the user
-    /// left them.
-    pub typed: bool,
-}
-
-impl Filtering {
-    /// Whether a section with `matching` entries is opened this frame.
-    pub fn open(&self, matching: usize) -> Option<bool> {
-        (self.typed && self.names.is_active() && matching > 0).then_some(true)
-    }
-
-    /// A filtered list's section titled `title` over entries named
-    /// `names`: its header (open by default, counting the matches, opened
-    /// as typing asks) and which entries match.
-    pub fn section(
-        &self,
-        title: &str,
-        names: impl Iterator<Item = impl AsRef<str>>,
-    ) -> (egui::CollapsingHeader, Vec<bool>) {
-        let matching: Vec<bool> = names.map(|n| self.names.matches(n.as_ref())).collect();
-        let count = matching.iter().filter(|&&m| m).count();
-        let header = egui::CollapsingHeader::new(self.names.header(title, count, matching.len()))
-            .id_salt(title)
-            .default_open(true)
-            .open(self.open(count));
-        (header, matching)
-    }
-}
-
-/// The filter's field, at the inspector's top: Ctrl+F gives it the
-/// keyboard, `×` clears it.
-fn filter_field(ui: &mut egui::Ui, state: &mut UiState) -> Filtering {
-    let mut typed = false;
-    ui.horizontal(|ui| {
-        let clear = if state.filter.is_empty() { 0.0 } else { 24.0 };
-        // Focused before it is added, so that it takes the keys typed
-        // since Ctrl+F in this very frame.
-        let id = ui.make_persistent_id("name filter");
-        if std::mem::take(&mut state.focus_filter) {
-            ui.memory_mut(|m| m.request_focus(id));
-        }
-        let field = ui.add(
-            egui::TextEdit::singleline(&mut state.filter)
-                .id(id)
-                .hint_text("filter by name (Ctrl+F)")
-                .desired_width((ui.available_width() - clear).max(40.0)),
-        );
-        typed = field.changed();
-        if !state.filter.is_empty()
-            && ui
-                .small_button("×")
-                .on_hover_text("clear the filter")
-                .clicked()
-        {
-            state.filter.clear();
-            typed = true;
-        }
-    });
-    Filtering {
-        names: NameFilter::new(&state.filter),
-        typed,
-    }
 }
 
 /// A box's size along x, y and z (the scene's axes, Y up), as the

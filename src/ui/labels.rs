@@ -1,8 +1,9 @@
 //! Names over the 3D view: bone names, and annotation labels (M3D LBLS)
-//! as the format asks: texts in columns on the left and right of the model, underlined in the label's
-//! colour, the underline's end joined to the labelled point. Rows start in
-//! the order of the points' heights; crossing connectors then swap rows until
-//! none cross (each swap shortens the total length, so it ends).
+//! as the format asks: texts in columns on the left and right of the
+//! model, underlined in the label's colour, the underline's end joined to
+//! the labelled point. Rows start in the order of the points' heights;
+//! crossing connectors then swap rows until none cross (each swap shortens
+//! the total length, so it ends).
 
 use crate::scene::Scene;
 use glam::{Mat4, Vec3};

@@ -3,7 +3,7 @@
 //! [`MapUi`]; the app turns that into overlay lines and draw ranges.
 
 use super::UiState;
-use super::inspector::Filtering;
+use super::filter::Filtering;
 use crate::scene::from_pmf::{MapInfo, MapShading};
 use crate::scene::map::{CUBE_TYPES, Cube, CubeKind, FACES, Map};
 use crate::scene::map_query::{self, CubeRef};
