@@ -1044,6 +1044,12 @@ impl Scene {
         b
     }
 
+    /// Metres in one model unit, where the format says and the number
+    /// makes sense (finite, above zero).
+    pub fn unit_in_metres(&self) -> Option<f32> {
+        self.metres_per_unit.filter(|m| m.is_finite() && *m > 0.0)
+    }
+
     /// A texture file's texture as the view shows it: the texture viewer's
     /// `level` where the file has levels, else the texture itself.
     pub fn viewed_texture(&self, level: usize) -> Option<&Texture> {

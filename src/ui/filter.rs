@@ -56,21 +56,29 @@ impl Filtering {
         (self.typed && self.names.is_active() && matching > 0).then_some(true)
     }
 
-    /// A filtered list's section titled `title` over entries named
-    /// `names`: its header (open by default, counting the matches, opened
-    /// as typing asks) and which entries match.
-    pub fn section(
+    /// A filtered list's section titled `title` over `total` entries,
+    /// entry `i` named `name(i)` (asked only while something is typed):
+    /// its header (open by default, counting the matches, opened as typing
+    /// asks), which entries match, and how many.
+    pub fn section<N: AsRef<str>>(
         &self,
         title: &str,
-        names: impl Iterator<Item = impl AsRef<str>>,
-    ) -> (egui::CollapsingHeader, Vec<bool>) {
-        let matching: Vec<bool> = names.map(|n| self.names.matches(n.as_ref())).collect();
+        total: usize,
+        name: impl Fn(usize) -> N,
+    ) -> (egui::CollapsingHeader, Vec<bool>, usize) {
+        let matching: Vec<bool> = if self.names.is_active() {
+            (0..total)
+                .map(|i| self.names.matches(name(i).as_ref()))
+                .collect()
+        } else {
+            vec![true; total]
+        };
         let count = matching.iter().filter(|&&m| m).count();
-        let header = egui::CollapsingHeader::new(self.names.header(title, count, matching.len()))
+        let header = egui::CollapsingHeader::new(self.names.header(title, count, total))
             .id_salt(title)
             .default_open(true)
             .open(self.open(count));
-        (header, matching)
+        (header, matching, count)
     }
 }
 

@@ -169,22 +169,18 @@ fn file_section(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
                     row("format", s.format.to_string());
                     row("size", format!("{} bytes", s.file_size));
                     if let Some(b) = &state.scene_bounds {
-                        let metres = scene.metres_per_unit.filter(|m| m.is_finite() && *m > 0.0);
                         if let Some(d) = dimensions(b) {
                             row("dimensions", d);
                         }
                         // Where the format gives its unit (M3D's scale, glTF's metres).
-                        match metres {
-                            Some(m) if m != 1.0 => {
-                                let in_metres = crate::scene::Aabb {
-                                    min: b.min * m,
-                                    max: b.max * m,
-                                };
-                                if let Some(d) = dimensions(&in_metres) {
-                                    row("in metres", d);
-                                }
+                        if let Some(m) = scene.unit_in_metres().filter(|&m| m != 1.0) {
+                            let in_metres = crate::scene::Aabb {
+                                min: b.min * m,
+                                max: b.max * m,
+                            };
+                            if let Some(d) = dimensions(&in_metres) {
+                                row("in metres", d);
                             }
-                            _ => {}
                         }
                     }
                     for (k, v) in &s.details {
@@ -232,9 +228,9 @@ fn parts(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState, filter: &Filteri
     // A part picked in the 3D view: its row is shown, however the user
     // left the section, and whatever the filter (as is the selection's).
     let reveal = state.reveal_selection && state.selected_part.is_some();
-    let names = scene.meshes.iter().enumerate();
-    let (header, matching) = filter.section("Parts", names.map(|(i, m)| part_name(m, i)));
-    let count = matching.iter().filter(|&&m| m).count();
+    let parts = &scene.meshes;
+    let (header, matching, count) =
+        filter.section("Parts", parts.len(), |i| part_name(&parts[i], i));
     header
         .open(reveal.then_some(true).or(filter.open(count)))
         .show(ui, |ui| {
@@ -361,7 +357,9 @@ const UV_LAYOUT_SIDE: f32 = 256.0;
 /// The Materials section: every material's colours, maps, properties
 /// and animation.
 fn materials(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState, filter: &Filtering) {
-    let (header, matching) = filter.section("Materials", scene.materials.iter().map(|m| &m.name));
+    let materials = &scene.materials;
+    let (header, matching, _) =
+        filter.section("Materials", materials.len(), |i| &materials[i].name);
     header.show(ui, |ui| {
         for (i, m) in scene.materials.iter().enumerate() {
             if !matching[i] && state.selected_material != Some(i) {
@@ -512,9 +510,10 @@ fn map_rows(ui: &mut egui::Ui, m: &Material, state: &mut UiState) {
     }
 }
 
-/// The inspector: its name filter, then the file, a map's panel, the file's chunks, tables and
-/// labels, shading, parts, materials, textures, bones, animations, user
-/// fields, warnings and the frame's figures, each a section.
+/// The inspector: its name filter, then the file, a map's panel, the
+/// file's chunks, tables and labels, shading, parts, materials, textures,
+/// bones, animations, user fields, warnings and the frame's figures, each
+/// a section.
 pub fn inspector(
     ui: &mut egui::Ui,
     scene: &Scene,
@@ -563,8 +562,12 @@ pub fn dimensions(b: &crate::scene::Aabb) -> Option<String> {
         return None;
     }
     let d = b.max - b.min;
-    let len = length_text;
-    Some(format!("{} × {} × {}", len(d.x), len(d.y), len(d.z)))
+    Some(format!(
+        "{} × {} × {}",
+        length_text(d.x),
+        length_text(d.y),
+        length_text(d.z)
+    ))
 }
 
 /// A length as the inspector and the measuring tape write it: four
@@ -714,7 +717,8 @@ fn texture_viewer(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
 
 /// "Textures": each with its preview, format and where it came from.
 fn textures_section(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState, filter: &Filtering) {
-    let (header, matching) = filter.section("Textures", scene.textures.iter().map(|t| &t.name));
+    let textures = &scene.textures;
+    let (header, matching, _) = filter.section("Textures", textures.len(), |i| &textures[i].name);
     header.show(ui, |ui| {
         for (i, t) in scene.textures.iter().enumerate() {
             if !matching[i] {
@@ -757,32 +761,18 @@ fn bones_section(
         .then_some(state.selected_bone)
         .flatten();
     let bones = &scene.skeleton.bones;
-    // Filtered: the matching bones (and the selected one) in a flat list,
-    // each with its parent, so none hides in a folded branch.
-    let matching: Vec<usize> = if filter.names.is_active() {
-        (0..bones.len())
-            .filter(|&i| filter.names.matches(&bones[i].name))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let count = if filter.names.is_active() {
-        matching.len()
-    } else {
-        bones.len()
-    };
-    egui::CollapsingHeader::new(filter.names.header("Bones", count, bones.len()))
-        .id_salt("bones")
-        .default_open(true)
+    let (header, matching, count) = filter.section("Bones", bones.len(), |i| &bones[i].name);
+    header
         .open(reveal.map(|_| true).or(filter.open(count)))
         .show(ui, |ui| {
             let tree = BoneTree::new(scene, reveal);
             let mut rows = 0;
             if filter.names.is_active() {
-                let selected = state
-                    .selected_bone
-                    .filter(|&b| b < bones.len() && matching.binary_search(&b).is_err());
-                for i in selected.into_iter().chain(matching.iter().copied()) {
+                // The matching bones (and the selected one), in bone order,
+                // flat, each with its parent: none hides in a folded branch.
+                let selected = state.selected_bone;
+                let listed = |&i: &usize| matching[i] || selected == Some(i);
+                for i in (0..bones.len()).filter(listed) {
                     if rows >= BONE_ROWS {
                         break;
                     }
@@ -830,7 +820,8 @@ fn animations_section(ui: &mut egui::Ui, scene: &Scene, filter: &Filtering) {
     if scene.clips.is_empty() {
         return;
     }
-    let (header, matching) = filter.section("Animations", scene.clips.iter().map(|c| &c.name));
+    let clips = &scene.clips;
+    let (header, matching, _) = filter.section("Animations", clips.len(), |i| &clips[i].name);
     header.show(ui, |ui| {
         for (i, c) in scene.clips.iter().enumerate() {
             if !matching[i] {

@@ -377,11 +377,10 @@ fn lights_section(ui: &mut egui::Ui, map: &Map, si: usize) {
 /// "Entities": each entity's fields, then the map's logic counts and teams.
 fn entities_section(ui: &mut egui::Ui, map: &Map, filter: &Filtering) {
     // By name or by kind ("light", "spawn").
-    let names = map
-        .entities
-        .iter()
-        .map(|e| format!("{} {}", e.name, e.kind));
-    let (header, matching) = filter.section("Entities", names);
+    let entities = &map.entities;
+    let (header, matching, _) = filter.section("Entities", entities.len(), |i| {
+        format!("{} {}", entities[i].name, entities[i].kind)
+    });
     header.default_open(false).show(ui, |ui| {
         for (i, e) in map.entities.iter().enumerate() {
             if !matching[i] {
