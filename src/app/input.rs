@@ -273,7 +273,10 @@ impl Running {
             self.ui.measure.points.len(),
             point.to_array(),
             match self.ui.measure.span() {
-                Some(_) => format!("; {}", self.ui.measure.describe(self.scene.metres_per_unit)),
+                Some(_) => format!(
+                    "; {}",
+                    self.ui.measure.describe(self.scene.unit_in_metres())
+                ),
                 None => String::new(),
             }
         );
@@ -305,9 +308,9 @@ impl Running {
         let level = self.scene.viewed_texture(self.ui.mip_level);
         let probe = match level {
             Some(level) if self.drag.is_none() && self.pointer_in_view() => {
+                // The texture's quad, the view's one part.
                 let (origin, dir) = self.cursor_ray();
-                let shown = vec![true; self.scene.meshes.len()];
-                crate::anim::pick::pick_part(&self.scene, &self.animator.pose, &shown, origin, dir)
+                crate::anim::pick::pick_part(&self.scene, &self.animator.pose, &[true], origin, dir)
                     .and_then(|h| Some((h, self.scene.meshes.get(h.part)?)))
                     .and_then(|(h, mesh)| h.uv(mesh))
                     .map(|uv| {

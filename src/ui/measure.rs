@@ -3,6 +3,7 @@
 //! and its length in the status bar, in the scene's units and, where the
 //! format gives its unit, in metres.
 
+use super::inspector::length_text;
 use glam::{Mat4, Vec3};
 
 /// The points of a measurement: none, the first, or both.
@@ -30,7 +31,7 @@ impl Measure {
 
     /// For the status bar and the log: what to click next, or the length
     /// and its run along each axis (`1.2 along x, ...`), and in metres where
-    /// `metres_per_unit` says what a unit is.
+    /// `metres_per_unit` (`Scene::unit_in_metres`) says what a unit is.
     pub fn describe(&self, metres_per_unit: Option<f32>) -> String {
         let Some(d) = self.span() else {
             return match self.points.len() {
@@ -38,19 +39,24 @@ impl Measure {
                 _ => "measuring: click the second point".into(),
             };
         };
-        let n = |x: f32| super::inspector::length_text(x.abs());
-        let metres = match metres_per_unit.filter(|m| m.is_finite() && *m > 0.0) {
-            Some(m) if m != 1.0 => format!(" = {} m", n(d.length() * m)),
-            Some(_) => " m".into(),
-            None => String::new(),
-        };
+        let n = |x: f32| length_text(x.abs());
         format!(
-            "distance {}{metres} ({} along x, {} along y, {} along z)",
-            n(d.length()),
+            "distance {} ({} along x, {} along y, {} along z)",
+            length(d.length(), metres_per_unit),
             n(d.x),
             n(d.y),
             n(d.z)
         )
+    }
+}
+
+/// A length `x` in model units, and in metres where a unit's size is known:
+/// `5 = 0.05 m`, `5 m` (a unit is a metre), `5`.
+fn length(x: f32, metres_per_unit: Option<f32>) -> String {
+    match metres_per_unit {
+        Some(m) if m != 1.0 => format!("{} = {} m", length_text(x), length_text(x * m)),
+        Some(_) => format!("{} m", length_text(x)),
+        None => length_text(x),
     }
 }
 
@@ -74,11 +80,7 @@ pub fn draw(
     if let [Some(a), Some(b)] = at.as_slice() {
         painter.line_segment([*a, *b], egui::Stroke::new(2.0, colour));
         if let Some(d) = measure.span() {
-            let text = super::inspector::length_text(d.length())
-                + &match metres_per_unit.filter(|m| m.is_finite() && *m > 0.0 && *m != 1.0) {
-                    Some(m) => format!(" ({} m)", super::inspector::length_text(d.length() * m)),
-                    None => String::new(),
-                };
+            let text = length(d.length(), metres_per_unit);
             let galley = painter.layout_no_wrap(
                 text,
                 egui::FontId::proportional(13.0),

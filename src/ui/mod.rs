@@ -806,7 +806,7 @@ pub fn show(
             }
             if state.measuring {
                 ui.separator();
-                ui.label(state.measure.describe(scene.metres_per_unit));
+                ui.label(state.measure.describe(scene.unit_in_metres()));
             }
             if let Some(p) = &state.probe {
                 ui.separator();
@@ -871,7 +871,7 @@ pub fn show(
         measure::draw(
             ui,
             &state.measure,
-            scene.metres_per_unit,
+            scene.unit_in_metres(),
             state.view_proj,
             view,
         );

@@ -97,10 +97,8 @@ pub fn in_metres(scene: &Scene, s: f32) -> Scene {
 
 /// The scene as glTF (in metres where the scene knows its unit).
 pub fn export_with(scene: &Scene, options: Options) -> Result<Export, String> {
-    match scene.metres_per_unit {
-        Some(s) if s.is_finite() && s > 0.0 && s != 1.0 => {
-            export_scene(&in_metres(scene, s), options)
-        }
+    match scene.unit_in_metres() {
+        Some(s) if s != 1.0 => export_scene(&in_metres(scene, s), options),
         _ => export_scene(scene, options),
     }
 }
