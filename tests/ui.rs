@@ -266,6 +266,260 @@ fn a_selected_part_shows_its_uv_layout() {
     for (u, v, what) in [(0.35, 0.35, "inside"), (0.85, 0.85, "far corner")] {
         assert!(!orange_near(u, v), "{what} drawn at ({u}, {v})");
     }
+    // Vertex 1 clicked in the 3D view: its triangle's edges and a dot at
+    // its UV (0.75, 0.25) in the marker's cyan (40, 220, 255).
+    harness.state_mut().picked_vertex = Some(facet::anim::pick::VertexHit {
+        part: 0,
+        triangle: 0,
+        corners: [0, 1, 2],
+        vertex: 1,
+    });
+    harness.run();
+    let img = harness.render().expect("a rendered frame");
+    let cyan_near = |u: f32, v: f32| {
+        let (x, y) = ((x0 + u * side) * ppp, (y0 + v * side) * ppp);
+        (-1..=1).any(|dx| {
+            (-1..=1).any(|dy| {
+                let p = img
+                    .get_pixel((x as i32 + dx) as u32, (y as i32 + dy) as u32)
+                    .0;
+                p[2] > 200 && p[1] > 170 && p[0] < 110
+            })
+        })
+    };
+    for (u, v, what) in [
+        (0.75, 0.25, "the vertex"),
+        (0.5, 0.25, "top edge"),
+        (0.5, 0.5, "long edge"),
+    ] {
+        assert!(cyan_near(u, v), "{what} not marked at ({u}, {v})");
+    }
+    assert!(!cyan_near(0.35, 0.35), "the inside marked");
+}
+
+/// A hand-made part of three vertices on a three-bone skeleton, every
+/// attribute given: what the inspector's Vertex section must show of each.
+fn picked_scene() -> facet::scene::Scene {
+    let mut scene = facet::scene::Scene::default();
+    let bone = |name: &str| facet::scene::Bone {
+        name: name.into(),
+        parent: None,
+        head: glam::Vec3::ZERO,
+        tail: glam::Vec3::Y,
+        rest: glam::Mat4::IDENTITY,
+    };
+    scene.skeleton.bones = vec![bone("root"), bone("arm"), bone("hand")];
+    scene.meshes = vec![facet::scene::Mesh {
+        name: "glove".into(),
+        positions: vec![
+            glam::Vec3::ZERO,
+            glam::Vec3::new(1.0, -0.25, 3.5),
+            glam::Vec3::X,
+        ],
+        normals: vec![glam::Vec3::Z, glam::Vec3::Y, glam::Vec3::Z],
+        uvs: vec![glam::Vec2::ZERO, glam::Vec2::new(0.5, 0.125), glam::Vec2::X],
+        extra_uvs: vec![vec![
+            glam::Vec2::ZERO,
+            glam::Vec2::new(0.75, 1.0),
+            glam::Vec2::X,
+        ]],
+        colors: Some(vec![[0; 4], [255, 128, 0, 192], [0; 4]]),
+        indices: vec![0, 1, 2],
+        visible: true,
+        has_file_normals: true,
+        has_file_uvs: true,
+        skin: Some(facet::scene::Skin {
+            joints: vec![[0; 4], [2, 0, 1, 0], [9, 0, 0, 0]],
+            weights: vec![[65535, 0, 0, 0], [49151, 16384, 0, 0], [30000, 0, 0, 0]],
+        }),
+        ..Default::default()
+    }];
+    scene
+}
+
+#[test]
+fn a_clicked_vertex_shows_what_its_part_stores() {
+    let scene = picked_scene();
+    // The pose moves the hand bone 2 along x: vertex 1, three quarters
+    // on it and a quarter on the root, is drawn 1.5 along x from rest.
+    let mut pose = facet::anim::Pose::new(&scene.skeleton);
+    pose.skin[2] = glam::Mat4::from_translation(glam::Vec3::new(2.0, 0.0, 0.0));
+    let mut state = UiState::for_scene(&scene);
+    state.picked_vertex = Some(facet::anim::pick::VertexHit {
+        part: 0,
+        triangle: 0,
+        corners: [0, 1, 2],
+        vertex: 1,
+    });
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(420.0, 1400.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| inspector(ui, &scene, state, Some(&pose)),
+            state,
+        );
+    harness.run();
+    for row in [
+        "Vertex 1 of part 0",
+        "glove, triangle 0 (vertices 0, 1, 2); the corner nearest the click",
+        // Written from the values given above, four significant digits.
+        "(1, -0.25, 3.5)",
+        "(2.5, -0.25, 3.5)",
+        "(0, 1, 0)",
+        "(0.5, 0.125)",
+        "uv set 2",
+        "(0.75, 1)",
+        "#FF8000C0",
+        // 49151 and 16384 of 65535: three quarters and a quarter.
+        "75% (49151/65535)",
+        "25% (16384/65535)",
+    ] {
+        harness.get_by_label(row);
+    }
+    assert!(
+        harness
+            .query_by_label_contains("the weights sum to")
+            .is_none(),
+        "the weights sum to 65535"
+    );
+    // The bones by name: a click selects one (its weights a click away).
+    // The Bones section, below, lists "hand" too: the Vertex section's
+    // is the one above its header.
+    let bones_header = harness.get_by_label("Bones (3)").rect().min.y;
+    harness
+        .query_all_by_label("hand")
+        .find(|n| n.rect().max.y < bones_header)
+        .expect("the vertex's bone named")
+        .click();
+    harness.run();
+    assert_eq!(harness.state().selected_bone, Some(2));
+    // Vertex 2: one weight of 30000 (45.8%) on a bone the skeleton does
+    // not have; its normal was made by the viewer, not stored.
+    harness.state_mut().picked_vertex = Some(facet::anim::pick::VertexHit {
+        part: 0,
+        triangle: 0,
+        corners: [0, 1, 2],
+        vertex: 2,
+    });
+    harness.run();
+    harness.get_by_label("Vertex 2 of part 0");
+    harness.get_by_label("bone 9 (no such bone)");
+    harness.get_by_label("45.8% (30000/65535)");
+    harness.get_by_label("the weights sum to 45.8%");
+    assert!(harness.query_by_label("(2.5, -0.25, 3.5)").is_none());
+    harness.get_by_label("bone 9 (no such bone)").click();
+    harness.run();
+    assert_eq!(
+        harness.state().selected_bone,
+        Some(2),
+        "no bone 9 to select"
+    );
+    // Without a skin, and with no vertex picked, the section says so or
+    // is gone.
+    harness.state_mut().picked_vertex = None;
+    harness.run();
+    assert!(harness.query_by_label_contains("Vertex ").is_none());
+}
+
+#[test]
+fn a_vertex_without_a_skin_or_stored_normals_says_so() {
+    let mut scene = picked_scene();
+    scene.meshes[0].skin = None;
+    scene.meshes[0].has_file_normals = false;
+    let mut state = UiState::for_scene(&scene);
+    state.picked_vertex = Some(facet::anim::pick::VertexHit {
+        part: 0,
+        triangle: 0,
+        corners: [0, 1, 2],
+        vertex: 1,
+    });
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(420.0, 1400.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| inspector(ui, &scene, state, None),
+            state,
+        );
+    harness.run();
+    harness.get_by_label("(0, 1, 0) (made from the faces)");
+    harness.get_by_label("no skin: no bone moves it");
+}
+
+#[test]
+fn the_clicked_vertex_and_its_triangle_are_marked_where_the_pose_draws_them() {
+    // Under the identity projection world x and y are the view's
+    // normalised coordinates: in a 200 x 100 view the triangle (-0.5, 0),
+    // (0.5, 0), (0, 0.5) lands at (50, 50), (150, 50) and (100, 25).
+    let mut scene = facet::scene::Scene::default();
+    scene.skeleton.bones = vec![facet::scene::Bone {
+        name: "root".into(),
+        parent: None,
+        head: glam::Vec3::ZERO,
+        tail: glam::Vec3::Y,
+        rest: glam::Mat4::IDENTITY,
+    }];
+    scene.meshes = vec![facet::scene::Mesh {
+        positions: vec![
+            glam::Vec3::new(-0.5, 0.0, 0.0),
+            glam::Vec3::new(0.5, 0.0, 0.0),
+            glam::Vec3::new(0.0, 0.5, 0.0),
+        ],
+        indices: vec![0, 1, 2],
+        skin: Some(facet::scene::Skin {
+            joints: vec![[0; 4]; 3],
+            weights: vec![[65535, 0, 0, 0]; 3],
+        }),
+        ..Default::default()
+    }];
+    let hit = facet::anim::pick::VertexHit {
+        part: 0,
+        triangle: 0,
+        corners: [0, 1, 2],
+        vertex: 0,
+    };
+    let mut pose = facet::anim::Pose::new(&scene.skeleton);
+    let (w, h) = (200.0, 100.0);
+    let render = |pose: &facet::anim::Pose, visible: &[bool]| {
+        let mut harness = Harness::builder()
+            .with_size(egui::vec2(w, h))
+            .build_ui(|ui| {
+                let rect = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(w, h));
+                ui.painter()
+                    .rect_filled(rect, 0.0, egui::Color32::from_gray(120));
+                facet::ui::vertex::marker(
+                    ui,
+                    &scene,
+                    Some(pose),
+                    &hit,
+                    visible,
+                    glam::Mat4::IDENTITY,
+                    rect,
+                );
+            });
+        harness.run();
+        harness.render().expect("a rendered frame")
+    };
+    let cyan = |p: [u8; 4]| p[2] > 200 && p[1] > 170 && p[0] < 110;
+    let img = render(&pose, &[true]);
+    let ppp = img.width() as f32 / w;
+    let px = |img: &image::RgbaImage, x: f32, y: f32| {
+        img.get_pixel((x * ppp) as u32, (y * ppp) as u32).0
+    };
+    // The dot at vertex 0; the edges' middles (100, 50), (125, 37.5) and
+    // (75, 37.5); inside the triangle and off it, the background.
+    for (x, y) in [(50.0, 50.0), (100.0, 50.0), (125.0, 37.5), (75.0, 37.5)] {
+        assert!(cyan(px(&img, x, y)), "({x}, {y}): {:?}", px(&img, x, y));
+    }
+    for (x, y) in [(100.0, 40.0), (100.0, 80.0)] {
+        assert_eq!(px(&img, x, y)[..3], [120, 120, 120], "({x}, {y})");
+    }
+    // Posed a quarter unit right (25 pixels), the marker follows: the dot
+    // at (75, 50), nothing left at (50, 50).
+    pose.skin[0] = glam::Mat4::from_translation(glam::Vec3::new(0.25, 0.0, 0.0));
+    let img = render(&pose, &[true]);
+    assert!(cyan(px(&img, 75.0, 50.0)), "{:?}", px(&img, 75.0, 50.0));
+    assert_eq!(px(&img, 50.0, 50.0)[..3], [120, 120, 120]);
+    // Its part hidden: nothing is drawn.
+    let img = render(&pose, &[false]);
+    assert!(img.pixels().all(|p| p.0[..3] == [120, 120, 120]));
 }
 
 #[test]
@@ -1484,6 +1738,22 @@ fn the_inspector_stays_inside_its_panel_for_every_shared_file() {
     for path in &files {
         let scene = facet::load::load_file(path).unwrap().scene;
         let pose = facet::anim::Pose::new(&scene.skeleton);
+        // A click's vertex shown too: the first corner of the first
+        // triangle of the first part that has one.
+        let mut state = UiState::for_scene(&scene);
+        state.picked_vertex = scene
+            .meshes
+            .iter()
+            .enumerate()
+            .find(|(_, m)| {
+                m.primitive == facet::scene::Primitive::Triangles && m.indices.len() >= 3
+            })
+            .map(|(part, m)| facet::anim::pick::VertexHit {
+                part,
+                triangle: 0,
+                corners: [m.indices[0], m.indices[1], m.indices[2]],
+                vertex: m.indices[0],
+            });
         let mut harness = Harness::builder()
             .with_size(egui::vec2(INSPECTOR_MAX_WIDTH + 100.0, 4000.0))
             .with_context_setup(system_fonts)
@@ -1498,7 +1768,7 @@ fn the_inspector_stays_inside_its_panel_for_every_shared_file() {
                     });
                     *used = r.response.rect.width();
                 },
-                (UiState::for_scene(&scene), 0.0),
+                (state, 0.0),
             );
         harness.run();
         let used = harness.state().1;

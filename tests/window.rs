@@ -538,6 +538,29 @@ fn clicking_a_model_selects_the_part_or_the_bone_under_the_cursor() {
         "{}",
         picks[1]
     );
+    // And the vertex it found: a corner of the triangle named, in the
+    // demo's part as the file stores it ("picked part P "name", triangle
+    // T of N, vertex V, uv ...").
+    let demo = facet::load::load_file(&common::repo().join("assets/demo.p3m"))
+        .unwrap()
+        .scene;
+    for line in &picks {
+        let number_after = |key: &str| -> usize {
+            let rest = line.split(key).nth(1).expect(line);
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().expect(line)
+        };
+        let (part, triangle, vertex) = (
+            number_after("picked part "),
+            number_after(", triangle "),
+            number_after(", vertex "),
+        );
+        let corners = &demo.meshes[part].indices[3 * triangle..3 * triangle + 3];
+        assert!(
+            corners.contains(&(vertex as u32)),
+            "vertex {vertex} is not a corner of triangle {triangle} ({corners:?}): {line}"
+        );
+    }
 }
 
 #[test]

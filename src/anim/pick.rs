@@ -100,6 +100,78 @@ impl Probe {
     }
 }
 
+/// The vertex a click found: the corner of the hit triangle nearest the
+/// point hit, as the pose draws them. The inspector shows what the part
+/// stores for it; the 3D view marks it and its triangle.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VertexHit {
+    /// Index into `Scene::meshes`.
+    pub part: usize,
+    /// The triangle within the part, and its corners (vertex indices).
+    pub triangle: usize,
+    pub corners: [u32; 3],
+    /// The nearest corner: one of `corners`.
+    pub vertex: u32,
+}
+
+impl VertexHit {
+    /// The corner of `hit`'s triangle nearest the point hit, each corner
+    /// where `pose` draws it; `None` where the triangle's indices are out
+    /// of the part's range.
+    pub fn of_hit(scene: &Scene, pose: &super::Pose, hit: &PartHit) -> Option<VertexHit> {
+        let mesh = scene.meshes.get(hit.part)?;
+        let corners: [u32; 3] = mesh
+            .indices
+            .get(3 * hit.triangle..3 * hit.triangle + 3)?
+            .try_into()
+            .ok()?;
+        let [a, b, c] = corners.map(|v| posed_vertex(scene, pose, hit.part, v));
+        let (a, b, c) = (a?, b?, c?);
+        let point = a + (b - a) * hit.at.x + (c - a) * hit.at.y;
+        let nearest = [a, b, c]
+            .iter()
+            .map(|p| p.distance_squared(point))
+            .enumerate()
+            .fold(
+                (0, f32::INFINITY),
+                |best, (k, d)| {
+                    if d < best.1 { (k, d) } else { best }
+                },
+            )
+            .0;
+        Some(VertexHit {
+            part: hit.part,
+            triangle: hit.triangle,
+            corners,
+            vertex: corners[nearest],
+        })
+    }
+}
+
+/// Where `pose` draws vertex `vertex` of part `part`: skinned where the
+/// renderer skins it (as [`pick_part`] hits it), else at rest; `None` out
+/// of range.
+pub fn posed_vertex(scene: &Scene, pose: &super::Pose, part: usize, vertex: u32) -> Option<Vec3> {
+    let mesh = scene.meshes.get(part)?;
+    let v = vertex as usize;
+    let p = *mesh.positions.get(v)?;
+    let n = mesh.positions.len();
+    match &mesh.skin {
+        Some(skin) if skinned(scene, pose) && skin.joints.len() == n && skin.weights.len() == n => {
+            Some(super::blended(&pose.skin, skin.joints[v], skin.weights[v]).transform_point3(p))
+        }
+        _ => Some(p),
+    }
+}
+
+/// Whether the renderer skins `scene`'s skins in `pose`: only skeletons
+/// the GPU can index (`gpu::upload`'s `can_skin`); others are drawn at
+/// rest.
+fn skinned(scene: &Scene, pose: &super::Pose) -> bool {
+    let bones = scene.skeleton.bones.len();
+    (1..=MAX_SKINNED_BONES).contains(&bones) && pose.skin.len() == bones
+}
+
 /// The nearest triangle that the ray `origin + t * dir` (`t` in `0..=1`:
 /// the ray runs from the near plane to the far one, what the view draws)
 /// crosses, either side facing it, among the parts `shown` (by index;
@@ -112,10 +184,7 @@ pub fn pick_part(
     origin: Vec3,
     dir: Vec3,
 ) -> Option<PartHit> {
-    // The renderer skins only skeletons the GPU can index
-    // (`gpu::upload`'s `can_skin`); others are drawn at rest.
-    let bones = scene.skeleton.bones.len();
-    let skinned = (1..=MAX_SKINNED_BONES).contains(&bones) && pose.skin.len() == bones;
+    let skinned = skinned(scene, pose);
     let mut best: Option<PartHit> = None;
     let mut posed = Vec::new();
     for (part, mesh) in scene.meshes.iter().enumerate() {
@@ -400,6 +469,81 @@ mod tests {
         let (o, d) = down(0.8, 0.9);
         let hit = pick_part(&s, &pose, &[true], o, d).unwrap();
         assert_eq!(Probe::of_hit(&s, &hit), None);
+    }
+
+    #[test]
+    fn a_click_finds_the_corner_nearest_it_as_drawn() {
+        // The unit square at z = 0: corners 0 (0, 0), 1 (1, 0), 2 (1, 1),
+        // 3 (0, 1); triangles (0, 1, 2) below the diagonal, (0, 2, 3)
+        // above. Vertex 3 hangs from bone 1, the others from bone 0.
+        let mut mesh = square("a", 0.0);
+        mesh.skin = Some(Skin {
+            joints: vec![[0; 4], [0; 4], [0; 4], [1, 0, 0, 0]],
+            weights: vec![[u16::MAX, 0, 0, 0]; 4],
+        });
+        let mut s = scene(vec![mesh]);
+        let bone = |name: &str| Bone {
+            name: name.into(),
+            parent: None,
+            head: Vec3::ZERO,
+            tail: Vec3::Y,
+            rest: Mat4::IDENTITY,
+        };
+        s.skeleton = Skeleton {
+            bones: vec![bone("root"), bone("corner")],
+            ..Default::default()
+        };
+        let mut pose = super::super::Pose::new(&s.skeleton);
+        let vertex = |pose: &super::super::Pose, x: f32, y: f32| {
+            let (o, d) = down(x, y);
+            let hit = pick_part(&s, pose, &[true], o, d).unwrap();
+            VertexHit::of_hit(&s, pose, &hit).unwrap()
+        };
+        // At rest, (0.9, 0.2) is in triangle 0, 0.22 from corner 1 (0.81
+        // from 2, 0.92 from 0).
+        let v = vertex(&pose, 0.9, 0.2);
+        assert_eq!(
+            (v.part, v.triangle, v.corners, v.vertex),
+            (0, 0, [0, 1, 2], 1)
+        );
+        // (0.3, 0.6) is in triangle 1, 0.5 from corner 3 (0.67 from 0,
+        // 0.81 from 2).
+        let v = vertex(&pose, 0.3, 0.6);
+        assert_eq!((v.triangle, v.corners, v.vertex), (1, [0, 2, 3], 3));
+        // Bone 1 moves vertex 3 to (-5, 1, 0): triangle 1 is drawn wider,
+        // (0.3, 0.6) still in it, now 5.3 from vertex 3 and nearest 0.
+        pose.skin[1] = Mat4::from_translation(Vec3::new(-5.0, 0.0, 0.0));
+        assert_eq!(
+            posed_vertex(&s, &pose, 0, 3),
+            Some(Vec3::new(-5.0, 1.0, 0.0))
+        );
+        assert_eq!(
+            posed_vertex(&s, &pose, 0, 2),
+            Some(Vec3::new(1.0, 1.0, 0.0))
+        );
+        let v = vertex(&pose, 0.3, 0.6);
+        assert_eq!((v.triangle, v.vertex), (1, 0));
+        // Half on each bone: half way, (-2.5, 1, 0).
+        s.meshes[0].skin.as_mut().unwrap().weights[3] = [32768, 32767, 0, 0];
+        s.meshes[0].skin.as_mut().unwrap().joints[3] = [1, 0, 0, 0];
+        let p = posed_vertex(&s, &pose, 0, 3).unwrap();
+        assert!((p - Vec3::new(-2.5, 1.0, 0.0)).length() < 1e-3, "{p}");
+        // Out of range: no vertex; a triangle past the indices, none.
+        assert_eq!(posed_vertex(&s, &pose, 0, 4), None);
+        assert_eq!(posed_vertex(&s, &pose, 1, 0), None);
+        let past = PartHit {
+            part: 0,
+            triangle: 2,
+            distance: 0.5,
+            at: Vec2::ZERO,
+        };
+        assert_eq!(VertexHit::of_hit(&s, &pose, &past), None);
+        s.meshes[0].indices[5] = 9;
+        let corner_past = PartHit {
+            triangle: 1,
+            ..past
+        };
+        assert_eq!(VertexHit::of_hit(&s, &pose, &corner_past), None);
     }
 
     #[test]

@@ -529,9 +529,11 @@ impl Running {
             }
             Replace::Edited => {}
         }
-        // What was read under the cursor came from the scene replaced (a
-        // texture viewer's other level, the file before a reload).
+        // What was read under the cursor, or found by a click, came from
+        // the scene replaced (a texture viewer's other level, the file
+        // before a reload).
         self.ui.probe = None;
+        self.ui.picked_vertex = None;
         // Measured by the upload: the inspector's dimensions.
         self.ui.scene_bounds = Some(gpu_scene.bounds);
         self.ui.part_bounds = gpu_scene.meshes.iter().map(|m| m.aabb).collect();

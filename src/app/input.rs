@@ -374,12 +374,15 @@ impl Running {
         match hit.and_then(|h| Some((h, self.scene.meshes.get(h.part)?))) {
             Some((h, mesh)) => {
                 let probe = crate::anim::pick::Probe::of_hit(&self.scene, &h);
+                let vertex =
+                    crate::anim::pick::VertexHit::of_hit(&self.scene, &self.animator.pose, &h);
                 log::info!(
-                    "picked part {} {:?}, triangle {} of {}{}",
+                    "picked part {} {:?}, triangle {} of {}{}{}",
                     h.part,
                     mesh.name,
                     h.triangle,
                     mesh.triangle_count(),
+                    vertex.map_or(String::new(), |v| format!(", vertex {}", v.vertex)),
                     probe
                         .as_ref()
                         .map_or(String::new(), |p| format!(", {}", p.describe()))
@@ -387,12 +390,14 @@ impl Running {
                 self.ui.select_part(Some(h.part));
                 self.ui.reveal_selection = true;
                 self.ui.probe = probe;
+                self.ui.picked_vertex = vertex;
             }
             None => {
                 log::info!("picked nothing (no shown part under the cursor)");
                 self.ui.select_part(None);
                 self.ui.select_bone(None);
                 self.ui.probe = None;
+                self.ui.picked_vertex = None;
             }
         }
     }

@@ -3,6 +3,7 @@
 
 use super::UiState;
 use super::filter::{Filtering, filter_field};
+use super::numbers::length_text;
 use crate::scene::{BlendMode, Material, Scene, TextureSource};
 
 fn color32(c: [f32; 4]) -> egui::Color32 {
@@ -348,7 +349,10 @@ fn uv_section(ui: &mut egui::Ui, scene: &Scene, part: usize, state: &UiState) {
     egui::CollapsingHeader::new("UVs")
         .id_salt("uv layout")
         .default_open(true)
-        .show(ui, |ui| super::uvs::layout(ui, m, texture, UV_LAYOUT_SIDE));
+        .show(ui, |ui| {
+            let picked = state.picked_vertex.as_ref().filter(|h| h.part == part);
+            super::uvs::layout(ui, m, texture, UV_LAYOUT_SIDE, picked)
+        });
 }
 
 /// The UV layout's side in points: within the material grid's width.
@@ -544,6 +548,7 @@ fn sections(
     labels_section(ui, scene, state);
     shading(ui, scene, state);
     parts(ui, scene, state, filter);
+    super::vertex::section(ui, scene, state, pose);
     materials(ui, scene, state, filter);
     texture_viewer(ui, scene, state);
     textures_section(ui, scene, state, filter);
@@ -568,24 +573,6 @@ pub fn dimensions(b: &crate::scene::Aabb) -> Option<String> {
         length_text(d.y),
         length_text(d.z)
     ))
-}
-
-/// A length as the inspector and the measuring tape write it: four
-/// significant digits or more (whole units past 1000), trailing zeros
-/// dropped: `2.5`, `0.25`, `1235`.
-pub fn length_text(x: f32) -> String {
-    let decimals = if x >= 1000.0 {
-        0
-    } else {
-        (3 - x.max(1e-3).log10().floor() as i32).clamp(0, 6) as usize
-    };
-    let s = format!("{x:.decimals$}");
-    // 1.500 -> 1.5, 2.000 -> 2
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
 }
 
 /// A part's name as the inspector lists it.

@@ -3,7 +3,7 @@
 //! and its length in the status bar, in the scene's units and, where the
 //! format gives its unit, in metres.
 
-use super::inspector::length_text;
+use super::numbers::length_text;
 use glam::{Mat4, Vec3};
 
 /// The points of a measurement: none, the first, or both.

@@ -8,8 +8,10 @@ pub mod labels;
 pub mod map;
 pub mod material;
 pub mod measure;
+pub mod numbers;
 pub mod timeline;
 pub mod uvs;
+pub mod vertex;
 
 use crate::anim::timeline::Timeline;
 use crate::gpu::{FrameStats, ViewOptions};
@@ -44,6 +46,10 @@ pub struct UiState {
     /// or, over a texture file, what the cursor is over: the status bar
     /// shows it.
     pub probe: Option<crate::anim::pick::Probe>,
+    /// The vertex the last click on a model found (the hit triangle's
+    /// nearest corner): the inspector's *Vertex* section shows it, the 3D
+    /// view marks it.
+    pub picked_vertex: Option<crate::anim::pick::VertexHit>,
     /// The scene's box and each part's, at rest, every part counted (set
     /// by the app from the upload, which measures them once): the
     /// inspector's dimensions.
@@ -295,7 +301,7 @@ impl UiState {
 pub const KEYS: &[(&str, &str)] = &[
     (
         "Left click",
-        "select the part (or shown bone) under it; maps: sector and cube",
+        "select the part (or shown bone) under it, its nearest vertex in the inspector; maps: sector and cube",
     ),
     ("Left drag", "orbit"),
     (
@@ -865,6 +871,17 @@ pub fn show(
             view,
             state.selected_bone,
             state.show_bone_names,
+        );
+    }
+    if let Some(hit) = &state.picked_vertex {
+        vertex::marker(
+            ui,
+            scene,
+            pose,
+            hit,
+            &state.view.visible,
+            state.view_proj,
+            view,
         );
     }
     if state.measuring {

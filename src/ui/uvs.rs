@@ -4,6 +4,8 @@
 //! them (its row 0 at v = 0); the square 0..1 fills the middle eight tenths,
 //! so UVs a little outside it show and farther ones are cut at the edge.
 
+use super::vertex::MARK;
+use crate::anim::pick::VertexHit;
 use crate::scene::{Mesh, Primitive};
 use egui::{Color32, Pos2, Rect, Stroke, StrokeKind};
 use glam::Vec2;
@@ -21,8 +23,16 @@ pub fn unit_square(rect: Rect) -> Rect {
 }
 
 /// Draws `mesh`'s UV triangles `side` points square over `texture` (or a
-/// plain square without one), and a caption counting them.
-pub fn layout(ui: &mut egui::Ui, mesh: &Mesh, texture: Option<egui::TextureId>, side: f32) {
+/// plain square without one), and a caption counting them; `picked`, a
+/// vertex clicked on this part, is marked with its triangle as in the 3D
+/// view.
+pub fn layout(
+    ui: &mut egui::Ui,
+    mesh: &Mesh,
+    texture: Option<egui::TextureId>,
+    side: f32,
+    picked: Option<&VertexHit>,
+) {
     let (rect, response) = ui.allocate_exact_size(egui::vec2(side, side), egui::Sense::hover());
     response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, "UV layout"));
     let painter = ui.painter_at(rect);
@@ -72,6 +82,24 @@ pub fn layout(ui: &mut egui::Ui, mesh: &Mesh, texture: Option<egui::TextureId>, 
         .flat_map(|[a, b, c]| [[a, b], [b, c], [c, a]])
         .map(|points| egui::Shape::LineSegment { points, stroke });
     painter.extend(edges);
+    if let Some(hit) = picked {
+        let uv = |v: u32| {
+            mesh.uvs
+                .get(v as usize)
+                .copied()
+                .filter(|p| p.is_finite())
+                .map(at)
+        };
+        if let [Some(a), Some(b), Some(c)] = hit.corners.map(uv) {
+            let stroke = Stroke::new(1.5, MARK);
+            painter.extend(
+                [[a, b], [b, c], [c, a]].map(|points| egui::Shape::LineSegment { points, stroke }),
+            );
+        }
+        if let Some(p) = uv(hit.vertex) {
+            painter.circle(p, 3.5, MARK, Stroke::new(1.0, Color32::BLACK));
+        }
+    }
     let caption = if triangles > MAX_TRIANGLES {
         format!("the first {MAX_TRIANGLES} of {triangles} triangles")
     } else {
