@@ -3,7 +3,7 @@
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 use facet::cli::{bench_command, headless, info};
-use facet::gpu::{Channel, Lighting, TeamColors};
+use facet::gpu::{Channel, LightTurn, Lighting, TeamColors};
 use facet::gpu::{ViewOptions, capture};
 use facet::{app, load};
 use std::io::Write as _;
@@ -183,6 +183,13 @@ struct RenderArgs {
     /// Lighting preset: studio, flat, top or matcap.
     #[arg(long, default_value = "studio", value_parser = parse_lighting)]
     lighting: Lighting,
+    /// The key light turned from where the lighting puts it: TURN degrees
+    /// about the up axis (counter-clockwise seen from above: a light in
+    /// front of the camera moves to its right), RAISE degrees higher (the
+    /// window's Ctrl + drag).
+    #[arg(long, value_name = "TURN,RAISE", value_parser = LightTurn::parse,
+          allow_hyphen_values = true)]
+    light: Option<LightTurn>,
     /// PA team colours, primary and secondary: '#RRGGBB,#RRGGBB'
     /// (default: the MLA preset, #007CFF,#FF6400).
     #[arg(long, value_name = "COLORS", value_parser = TeamColors::parse)]
@@ -224,6 +231,7 @@ impl RenderArgs {
             skeleton: self.skeleton,
             grid: !self.no_grid,
             lighting: self.lighting,
+            light_turn: self.light.unwrap_or_default(),
             team_colors: self.team_colors.unwrap_or_default(),
             textures: !self.no_textures,
             channel: self.channel,

@@ -624,6 +624,43 @@ fn cli_camera_must_be_finite() {
     }
 }
 
+#[test]
+fn cli_light_turns_the_key_light_and_refuses_what_is_not_two_angles() {
+    // Half a turn puts the studio light behind the model: the picture
+    // changes; the same turn under flat lighting changes nothing. (How a
+    // turn lights a face is tests/shading.rs' a_turned_key_light_....)
+    let dir = common::output_dir();
+    let render = |name: &str, args: &[&str]| {
+        let out = dir.join(format!("cli_light_{name}.png"));
+        let st = facet()
+            .args(["render", "assets/demo.m3d", "--size", "160x120", "-o"])
+            .arg(&out)
+            .args(args)
+            .current_dir(common::repo())
+            .status()
+            .unwrap();
+        assert!(st.success(), "{name}");
+        image::open(&out).unwrap().to_rgba8()
+    };
+    let lit = render("studio", &[]);
+    let behind = render("studio_180", &["--light=180,0"]);
+    assert!(differing(&lit, &behind) > 500, "the light did not turn");
+    let flat = render("flat", &["--lighting", "flat"]);
+    let flat_turned = render("flat_180", &["--lighting", "flat", "--light=180,0"]);
+    assert_eq!(differing(&flat, &flat_turned), 0);
+    for light in ["90", "inf,0", "a,b", "1,2,3"] {
+        let out = facet()
+            .args(["render", "assets/demo.m3d", "-o", "/dev/null"])
+            .arg(format!("--light={light}"))
+            .current_dir(common::repo())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "--light={light}: {err}");
+        assert!(err.contains("expected TURN,RAISE in degrees"), "{err}");
+    }
+}
+
 /// `--camera`'s ZOOM moves the eye only as far as the viewer's wheel does
 /// (1000 radii out, 1/1000 of a radius in): a zoom of 1e-30 put the eye
 /// 1e30 units out, where depth lost all precision and nothing was drawn.

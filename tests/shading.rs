@@ -1669,3 +1669,64 @@ fn the_faces_view_shows_fronts_blue_and_backs_red() {
         }
     }
 }
+
+/// The key light turned (`ViewOptions::light_turn`, Ctrl + drag, `render
+/// --light`), seen through the faces view, whose light is the documented
+/// `0.25 + 0.6 key + 0.2 (0.5 + 0.5 n.y)` (docs/formats.md) times sRGB
+/// (0.25, 0.45, 0.95) in linear light. A quad facing +Z, seen from +Z (the
+/// camera level, so n = +Z and `key` is the light's z). The studio light
+/// from there is (0.5, 0.8, 1) / 1.37477 = (0.3637, 0.5819, 0.7274):
+/// azimuth atan(0.5) = 26.565 degrees, elevation 35.585. The top light is
+/// (0.3, 1, 0.4) / 1.11803, its z 0.35777, whatever the camera.
+#[test]
+fn a_turned_key_light_lights_a_face_by_its_new_direction() {
+    let shot = Shot::new();
+    let scene = Scene {
+        meshes: vec![quad(Vec3::ZERO, Vec3::Z, false, 0)],
+        materials: vec![material(None, Maps::default())],
+        ..Scene::default()
+    };
+    let level = OrbitCamera {
+        pitch: 0.0,
+        ..camera(0.0)
+    };
+    let cases = [
+        // Untouched: z 0.72739.
+        (Lighting::Studio, (0.0, 0.0), 0.727_393),
+        // Turned back by its azimuth: (0, 0.5819, 0.81325), z 0.81325.
+        (Lighting::Studio, (-26.565_05, 0.0), 0.813_250),
+        // And lowered by its elevation: straight along +Z.
+        (Lighting::Studio, (-26.565_05, -35.585_3), 1.0),
+        // Half a turn: behind the face, no key light on it.
+        (Lighting::Studio, (180.0, 0.0), 0.0),
+        (Lighting::Top, (0.0, 0.0), 0.357_771),
+        (Lighting::Top, (180.0, 0.0), 0.0),
+    ];
+    let blue = [0.25f32, 0.45, 0.95];
+    for (lighting, (turn, raise), key) in cases {
+        let view = ViewOptions {
+            channel: Channel::Faces,
+            light_turn: facet::gpu::LightTurn::parse(&format!("{turn},{raise}")).unwrap(),
+            ..view(lighting)
+        };
+        let shape = 0.25 + 0.6 * key + 0.1;
+        let want = blue.map(|c| byte(linear_to_srgb(srgb_to_linear(c) * shape)));
+        let got = centre(&shot.take(&scene, &level, &view));
+        close(
+            got,
+            [want[0], want[1], want[2], 255],
+            2,
+            &format!("{lighting:?} turned {turn}, raised {raise}"),
+        );
+    }
+    // Flat lighting has no key light: the turn changes nothing.
+    let flat = |turn: &str| {
+        let view = ViewOptions {
+            channel: Channel::Faces,
+            light_turn: facet::gpu::LightTurn::parse(turn).unwrap(),
+            ..view(Lighting::Flat)
+        };
+        centre(&shot.take(&scene, &level, &view))
+    };
+    assert_eq!(flat("0,0"), flat("120,40"));
+}

@@ -1824,3 +1824,32 @@ fn the_shading_section_picks_team_colours_and_lists_the_maps_used() {
     harness.run();
     assert!(!harness.state().view.textures);
 }
+
+#[test]
+fn the_shading_section_shows_and_resets_the_light_s_turn() {
+    let scene = demo();
+    let mut state = UiState::for_scene(&scene);
+    state.view.light_turn = facet::gpu::LightTurn::parse("30,-10").unwrap();
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(420.0, 1400.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| inspector(ui, &scene, state, None),
+            state,
+        );
+    harness.run();
+    harness.get_by_label("Shading").click();
+    harness.run();
+    harness.get_by_value("turn 30°");
+    harness.get_by_value("raise -10°");
+    harness.get_by_label("reset").click();
+    harness.run();
+    assert_eq!(
+        harness.state().view.light_turn,
+        facet::gpu::LightTurn::default()
+    );
+    // Flat lighting has no key light: the row is there, disabled.
+    harness.state_mut().view.lighting = facet::gpu::Lighting::Flat;
+    harness.state_mut().view.light_turn = facet::gpu::LightTurn::parse("30,0").unwrap();
+    harness.run();
+    assert!(harness.get_by_label("reset").accesskit_node().is_disabled());
+}

@@ -594,6 +594,36 @@ fn a_double_click_makes_the_point_under_it_the_orbit_centre() {
 }
 
 #[test]
+fn ctrl_drag_turns_the_key_light_and_leaves_the_camera() {
+    // Ctrl + drag 40 pixels right and 120 up: the light turns 40 x 0.008
+    // rad = 18 degrees and rises 120 x 0.008 = 55 (the orbit's rate). The
+    // camera stays: the demo's head and body are still where the window's
+    // pictures put them (a 55-degree orbit would have moved the head
+    // far from (480, 190)), and the drag picked nothing.
+    let script = r#"
+        start assets/demo.p3m
+        xdotool mousemove 700 500 keydown ctrl mousedown 1
+        xdotool mousemove 710 470 mousemove 720 440 mousemove 730 410 mousemove 740 380
+        xdotool mouseup 1 keyup ctrl
+        wait_log "light turned"
+        xdotool mousemove 480 190 click 1
+        wait_log "picked "
+        xdotool mousemove 465 420 click 1
+        wait_log "picked " 2
+        xdotool key ctrl+q
+        wait $pid
+    "#;
+    let log = assert_picks(
+        script,
+        &["picked part 2 \"head\"", "picked part 1 \"body\""],
+    );
+    assert!(
+        log.contains("light turned 18° about up, raised 55°"),
+        "{log}"
+    );
+}
+
+#[test]
 fn the_turntable_turns_the_view_until_a_drag_takes_the_camera() {
     // O starts the turntable: the window draws frame after frame with
     // nothing else moving, and two screenshots half a second apart differ

@@ -20,6 +20,9 @@ pub(super) enum Flow {
 /// How far from a bone's drawn shape a click still picks it, in points.
 const BONE_SLACK: f32 = 5.0;
 
+/// Radians the key light turns a pixel of Ctrl + drag (the orbit's rate).
+const LIGHT_RATE: f32 = 0.008;
+
 /// The longest a double click's second click may follow its first.
 const DOUBLE_CLICK: std::time::Duration = std::time::Duration::from_millis(400);
 
@@ -55,6 +58,18 @@ impl Running {
                             _ => self.last_click = Some((now, b)),
                         }
                     }
+                    if let (Some(MouseButton::Left), Some(a), Some(b)) =
+                        (self.drag, self.press_at, self.cursor)
+                        && !near(a, b)
+                        && self.modifiers.control_key()
+                    {
+                        let t = self.ui.view.light_turn;
+                        log::info!(
+                            "light turned {:.0}° about up, raised {:.0}°",
+                            t.yaw.to_degrees(),
+                            t.pitch.to_degrees()
+                        );
+                    }
                     self.drag = None;
                     self.press_at = None;
                 }
@@ -67,6 +82,11 @@ impl Running {
                         || (button == MouseButton::Left && self.modifiers.shift_key());
                     if pan {
                         self.camera.pan(dx, dy, self.config.height as f32);
+                    } else if button == MouseButton::Left && self.modifiers.control_key() {
+                        // Ctrl + drag turns the key light: right moves it to
+                        // the viewer's right, up raises it.
+                        let t = self.ui.view.light_turn;
+                        self.ui.view.light_turn = t.turned(dx * LIGHT_RATE, -dy * LIGHT_RATE);
                     } else if button == MouseButton::Left && self.ui.fly {
                         self.camera.look(dx, dy);
                     } else if button == MouseButton::Left {

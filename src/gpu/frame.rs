@@ -27,6 +27,9 @@ pub struct ViewOptions {
     /// Linear RGBA clear colour.
     pub background: [f64; 4],
     pub lighting: Lighting,
+    /// The key light turned from where the lighting preset puts it
+    /// (Ctrl + drag in the window, `render --light`).
+    pub light_turn: LightTurn,
     /// The part the inspector selected, outlined in the selection colour.
     pub selected_part: Option<usize>,
     /// Per mesh, the index ranges to draw (maps culled by visibility);
@@ -225,6 +228,7 @@ impl Default for ViewOptions {
             material_override: Vec::new(),
             background: [0.035, 0.04, 0.05, 1.0],
             lighting: Lighting::Studio,
+            light_turn: LightTurn::default(),
             selected_part: None,
             ranges: None,
             textures: true,
@@ -274,6 +278,7 @@ impl ViewOptions {
             material_override,
             background,
             lighting,
+            light_turn,
             selected_part,
             ranges,
             textures,
@@ -293,6 +298,7 @@ impl ViewOptions {
         ) = (*wireframe, *normals, *bounds, *grid, *skeleton);
         self.background = *background;
         self.lighting = *lighting;
+        self.light_turn = *light_turn;
         self.selected_part = *selected_part;
         self.ranges.clone_from(ranges);
         self.textures = *textures;
@@ -530,6 +536,80 @@ fn offscreen(
     (output, view, targets)
 }
 
+/// The key light turned from its preset's direction: by `yaw` radians
+/// about the scene's up axis (Y), counter-clockwise seen from above, and
+/// raised by `pitch` radians, its elevation kept within ±89° so it never
+/// turns over the pole. The default (0, 0) is the preset's own light.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct LightTurn {
+    pub yaw: f32,
+    pub pitch: f32,
+}
+
+impl LightTurn {
+    /// The most the light is raised or lowered: short of straight up or
+    /// down, where its turn about the up axis would be lost.
+    pub const MAX_ELEVATION: f32 = 89.0 * std::f32::consts::PI / 180.0;
+
+    /// `light` (a unit direction towards the light) turned: its azimuth
+    /// (`atan2(x, z)`) plus `yaw`, its elevation (`asin(y)`) plus `pitch`
+    /// within ±[`Self::MAX_ELEVATION`].
+    pub fn apply(self, light: Vec3) -> Vec3 {
+        if self == LightTurn::default() {
+            return light;
+        }
+        let azimuth = light.x.atan2(light.z) + self.yaw;
+        let elevation = (light.y.clamp(-1.0, 1.0).asin() + self.pitch)
+            .clamp(-Self::MAX_ELEVATION, Self::MAX_ELEVATION);
+        let (se, ce) = elevation.sin_cos();
+        let (sa, ca) = azimuth.sin_cos();
+        Vec3::new(ce * sa, se, ce * ca)
+    }
+
+    /// `TURN,RAISE` in degrees (`render --light`): finite numbers, turned
+    /// from the preset's light as [`Self::turned`] keeps them.
+    pub fn parse(s: &str) -> Result<LightTurn, String> {
+        let angles: Vec<Option<f32>> = s
+            .split(',')
+            .map(|x| x.trim().parse::<f32>().ok().filter(|a| a.is_finite()))
+            .collect();
+        match angles[..] {
+            [Some(turn), Some(raise)] => {
+                Ok(LightTurn::default().turned(turn.to_radians(), raise.to_radians()))
+            }
+            _ => Err(format!(
+                "bad light {s:?}: expected TURN,RAISE in degrees, e.g. 90,-20"
+            )),
+        }
+    }
+
+    /// Turned by a further `yaw` and `pitch`: the yaw kept within half a
+    /// turn either way, the pitch to what [`Self::apply`] can show
+    /// (dragging past the pole does nothing).
+    pub fn turned(self, yaw: f32, pitch: f32) -> LightTurn {
+        use std::f32::consts::{PI, TAU};
+        let limit = 2.0 * Self::MAX_ELEVATION;
+        LightTurn {
+            yaw: (self.yaw + yaw + PI).rem_euclid(TAU) - PI,
+            pitch: (self.pitch + pitch).clamp(-limit, limit),
+        }
+    }
+}
+
+/// The direction towards the key light (unit): for the studio preset
+/// above, right of and in front of the camera (`eye_dir + 0.5 right + 0.8
+/// up`, normalised), for the top preset fixed above the scene, then
+/// turned by `turn`.
+pub fn key_light(lighting: Lighting, camera: &OrbitCamera, turn: LightTurn) -> Vec3 {
+    let eye_dir = (camera.eye() - camera.target).normalize_or(Vec3::Z);
+    let right = Vec3::Y.cross(eye_dir).normalize_or(Vec3::X);
+    let light = match lighting {
+        Lighting::Top => Vec3::new(0.3, 1.0, 0.4).normalize(),
+        _ => (eye_dir + right * 0.5 + Vec3::Y * 0.8).normalize(),
+    };
+    turn.apply(light)
+}
+
 /// Writes the per-frame uniforms.
 fn write_globals(
     renderer: &Renderer,
@@ -540,13 +620,7 @@ fn write_globals(
 ) {
     let lighting = opts.lighting;
     let view = camera.view();
-    // Key light from above-front-right of the camera.
-    let eye_dir = (camera.eye() - camera.target).normalize_or(Vec3::Z);
-    let right = Vec3::Y.cross(eye_dir).normalize_or(Vec3::X);
-    let light = match lighting {
-        Lighting::Top => Vec3::new(0.3, 1.0, 0.4).normalize(),
-        _ => (eye_dir + right * 0.5 + Vec3::Y * 0.8).normalize(),
-    };
+    let light = key_light(lighting, camera, opts.light_turn);
     let directional = if lighting == Lighting::Flat { 0.0 } else { 1.0 };
     let g = Globals {
         view_proj: camera.view_proj(aspect).to_cols_array_2d(),
@@ -1033,5 +1107,67 @@ mod tests {
             (pv, pm),
             "reallocated"
         );
+    }
+
+    #[test]
+    fn the_key_light_turns_about_up_and_rises_short_of_the_pole() {
+        use super::{LightTurn, Lighting, OrbitCamera, key_light};
+        use glam::Vec3;
+        let near = |a: Vec3, b: Vec3| (a - b).length() < 1e-5;
+        let deg = |d: f32| d.to_radians();
+        // The studio light from a camera on +Z (yaw 0, pitch 0): eye
+        // direction Z, right X: (0.5, 0.8, 1) / 1.37477.
+        let camera = OrbitCamera {
+            yaw: 0.0,
+            pitch: 0.0,
+            ..OrbitCamera::default()
+        };
+        let studio = key_light(Lighting::Studio, &camera, LightTurn::default());
+        assert!(
+            near(studio, Vec3::new(0.363_696, 0.581_914, 0.727_393)),
+            "{studio}"
+        );
+        // The top light (0.3, 1, 0.4) / 1.11803 turned 90 degrees about
+        // up: (x, z) -> (z, -x), the height kept.
+        let top = |turn| key_light(Lighting::Top, &camera, turn);
+        let quarter = LightTurn {
+            yaw: deg(90.0),
+            pitch: 0.0,
+        };
+        assert!(near(
+            top(quarter),
+            Vec3::new(0.357_771, 0.894_427, -0.268_328)
+        ));
+        // Studio's azimuth is atan(0.5) = 26.565 degrees, its elevation
+        // asin(0.581914) = 35.585: turned back by both, straight along +Z.
+        let ahead = LightTurn {
+            yaw: deg(-26.565_05),
+            pitch: deg(-35.585_3),
+        };
+        let l = key_light(Lighting::Studio, &camera, ahead);
+        assert!(near(l, Vec3::Z), "{l}");
+        // Raised 100 degrees more: held at 89 (sin 89 = 0.999848).
+        let over = LightTurn {
+            yaw: 0.0,
+            pitch: deg(100.0),
+        };
+        assert!((top(over).y - 0.999_848).abs() < 1e-5, "{}", top(over));
+        assert!((top(over).length() - 1.0).abs() < 1e-5);
+        // Turning adds up: the yaw wraps to within half a turn, the pitch
+        // stops at twice the highest elevation (a drag past it does
+        // nothing).
+        let t = LightTurn::default()
+            .turned(deg(350.0), deg(100.0))
+            .turned(deg(20.0), deg(100.0));
+        assert!((t.yaw - deg(10.0)).abs() < 1e-5, "{t:?}");
+        assert!((t.pitch - deg(178.0)).abs() < 1e-5, "{t:?}");
+        let back = t.turned(deg(-30.0), 0.0);
+        assert!((back.yaw - deg(-20.0)).abs() < 1e-5, "{back:?}");
+        // As `render --light` reads it: degrees, finite, two of them.
+        let parsed = LightTurn::parse("90, -20").unwrap();
+        assert!((parsed.yaw - deg(90.0)).abs() < 1e-5 && (parsed.pitch - deg(-20.0)).abs() < 1e-5);
+        for bad in ["90", "90,x", "inf,0", "1,2,3", ""] {
+            assert!(LightTurn::parse(bad).is_err(), "{bad:?}");
+        }
     }
 }

@@ -21,7 +21,9 @@ pub mod vertex;
 
 pub use camera::OrbitCamera;
 pub use context::{Gpu, GpuError};
-pub use frame::{Channel, FrameInput, FrameStats, FrameTarget, Lighting, TeamColors, ViewOptions};
+pub use frame::{
+    Channel, FrameInput, FrameStats, FrameTarget, LightTurn, Lighting, TeamColors, ViewOptions,
+};
 pub use renderer::Renderer;
 pub use upload::GpuScene;
 

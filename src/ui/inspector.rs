@@ -79,6 +79,7 @@ fn shading(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
         .show(ui, |ui| {
             ui.checkbox(&mut state.view.textures, "Textures")
                 .on_hover_text("T: textures on / off (material and vertex colours only)");
+            light_row(ui, state);
             ui.horizontal_wrapped(|ui| {
                 ui.label("Channel");
                 for c in crate::gpu::Channel::ALL {
@@ -124,6 +125,51 @@ fn shading(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
             .response
             .on_disabled_hover_text("no material of this file has a team-colour mask");
         });
+}
+
+/// The key light's turn from its preset's place, in degrees (also Ctrl +
+/// drag in the 3D view), and its reset; only where the preset has a key
+/// light.
+fn light_row(ui: &mut egui::Ui, state: &mut UiState) {
+    use crate::gpu::{LightTurn, Lighting};
+    let keyed = matches!(state.view.lighting, Lighting::Studio | Lighting::Top);
+    ui.add_enabled_ui(keyed, |ui| {
+        ui.horizontal(|ui| {
+            ui.label("Light");
+            let turn = &mut state.view.light_turn;
+            let limit = 2.0 * LightTurn::MAX_ELEVATION.to_degrees();
+            for (angle, name, range) in [
+                (&mut turn.yaw, "turn ", -180.0..=180.0),
+                (&mut turn.pitch, "raise ", -limit..=limit),
+            ] {
+                let mut degrees = angle.to_degrees();
+                let r = ui.add(
+                    egui::DragValue::new(&mut degrees)
+                        .range(range)
+                        .speed(1.0)
+                        .max_decimals(0)
+                        .prefix(name)
+                        .suffix("°"),
+                );
+                if r.changed() {
+                    *angle = degrees.to_radians();
+                }
+            }
+            if ui
+                .add_enabled(*turn != LightTurn::default(), egui::Button::new("reset"))
+                .clicked()
+            {
+                *turn = LightTurn::default();
+            }
+        })
+        .response
+        .on_hover_text(
+            "the key light turned about the up axis and raised from where the lighting puts it; \
+             Ctrl + drag in the 3D view turns it too (right: to your right, up: higher)",
+        );
+    })
+    .response
+    .on_disabled_hover_text("this lighting has no key light to turn (flat, matcap)");
 }
 
 /// What the weights channel shows, and how to pick what it shows.

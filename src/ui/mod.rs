@@ -309,6 +309,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "orbit about the point under it (moved to the middle)",
     ),
     ("Middle drag / Shift + left drag", "pan"),
+    (
+        "Ctrl + left drag",
+        "turn the key light (right: to your right, up: higher)",
+    ),
     ("F", "fit the visible parts to the view"),
     (
         "Shift + F",
