@@ -1853,3 +1853,73 @@ fn the_shading_section_shows_and_resets_the_light_s_turn() {
     harness.run();
     assert!(harness.get_by_label("reset").accesskit_node().is_disabled());
 }
+
+#[test]
+fn the_selected_bone_s_axes_start_at_its_posed_head() {
+    // A bone 0.9 long from the origin, its frame the identity: its axes
+    // are drawn 0.3 long. The projection keeps x and y as the view's
+    // normalised coordinates and sends z down-right, half a unit each way
+    // a unit, so all three show: in a 200 x 200 view the ends of X, Y and Z
+    // land at (130, 100), (100, 70) and (115, 115).
+    let mut scene = facet::scene::Scene::default();
+    scene.skeleton.bones = vec![facet::scene::Bone {
+        name: "arm".into(),
+        parent: None,
+        head: glam::Vec3::ZERO,
+        tail: glam::Vec3::new(0.0, 0.9, 0.0),
+        rest: glam::Mat4::IDENTITY,
+    }];
+    let reach = facet::ui::axes::bone_reach(&scene, 0, 5.0);
+    assert!((reach - 0.3).abs() < 1e-6, "{reach}");
+    let view_proj = glam::Mat4::from_cols(
+        glam::Vec4::X,
+        glam::Vec4::Y,
+        glam::Vec4::new(0.5, -0.5, 0.0, 0.0),
+        glam::Vec4::W,
+    );
+    let (w, h) = (200.0, 200.0);
+    let render = |pose: Option<&facet::anim::Pose>| {
+        let mut harness = Harness::builder()
+            .with_size(egui::vec2(w, h))
+            .build_ui(|ui| {
+                let rect = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(w, h));
+                ui.painter()
+                    .rect_filled(rect, 0.0, egui::Color32::from_gray(120));
+                facet::ui::axes::of_bone(ui, &scene, pose, 0, reach, view_proj, rect);
+            });
+        harness.run();
+        harness.render().expect("a rendered frame")
+    };
+    let red = |p: [u8; 4]| p[0] > 200 && p[1] < 110;
+    let green = |p: [u8; 4]| p[1] > 170 && p[2] < 90;
+    let blue = |p: [u8; 4]| p[2] > 200 && p[0] < 110;
+    let img = render(None);
+    let ppp = img.width() as f32 / w;
+    let px = |img: &image::RgbaImage, x: f32, y: f32| {
+        img.get_pixel((x * ppp) as u32, (y * ppp) as u32).0
+    };
+    // At rest: each axis' middle in its colour, off them the background.
+    assert!(red(px(&img, 115.0, 100.0)), "{:?}", px(&img, 115.0, 100.0));
+    assert!(green(px(&img, 100.0, 85.0)), "{:?}", px(&img, 100.0, 85.0));
+    assert!(blue(px(&img, 107.5, 107.5)), "{:?}", px(&img, 107.5, 107.5));
+    assert_eq!(px(&img, 80.0, 100.0)[..3], [120, 120, 120]);
+    // Posed: turned a quarter about z and moved to (0.5, 0, 0), X points
+    // up from (150, 100) and Y left: their middles at (150, 85) and
+    // (135, 100); the rest place is bare.
+    let mut pose = facet::anim::Pose::new(&scene.skeleton);
+    pose.world[0] = glam::Mat4::from_rotation_translation(
+        glam::Quat::from_rotation_z(std::f32::consts::FRAC_PI_2),
+        glam::Vec3::new(0.5, 0.0, 0.0),
+    );
+    let img = render(Some(&pose));
+    assert!(red(px(&img, 150.0, 85.0)), "{:?}", px(&img, 150.0, 85.0));
+    assert!(
+        green(px(&img, 135.0, 100.0)),
+        "{:?}",
+        px(&img, 135.0, 100.0)
+    );
+    assert_eq!(px(&img, 115.0, 100.0)[..3], [120, 120, 120]);
+    // A bone with no length takes the fallback.
+    scene.skeleton.bones[0].tail = glam::Vec3::ZERO;
+    assert_eq!(facet::ui::axes::bone_reach(&scene, 0, 5.0), 5.0);
+}

@@ -74,6 +74,67 @@ pub fn view_from(axis: usize, positive: bool) -> AxisView {
     }
 }
 
+/// A bone's own axes over the 3D view, from its posed head: the X, Y and
+/// Z of its frame in model space (`Pose::world`; at rest, `Bone::rest`),
+/// in the axes' colours, each ending in its letter and `reach` long:
+/// which way the bone's frame turns, what a format's rotations act on
+/// (bone roll, an exporter's axis swap). Nothing for a bone out of range
+/// or a head behind the eye.
+pub fn of_bone(
+    ui: &egui::Ui,
+    scene: &crate::scene::Scene,
+    pose: Option<&crate::anim::Pose>,
+    bone: usize,
+    reach: f32,
+    view_proj: Mat4,
+    rect: egui::Rect,
+) {
+    let Some(b) = scene.skeleton.bones.get(bone) else {
+        return;
+    };
+    let frame = pose.and_then(|p| p.world.get(bone)).unwrap_or(&b.rest);
+    let head = frame.w_axis.truncate();
+    let Some(at) = super::labels::project(view_proj, head, rect) else {
+        return;
+    };
+    let painter = ui.painter_at(rect);
+    let axes = [frame.x_axis, frame.y_axis, frame.z_axis];
+    for (k, (axis, name)) in axes.iter().zip(["x", "y", "z"]).enumerate() {
+        let dir = axis.truncate().normalize_or_zero();
+        if dir == Vec3::ZERO {
+            continue;
+        }
+        let Some(end) = super::labels::project(view_proj, head + dir * reach, rect) else {
+            continue;
+        };
+        painter.line_segment([at, end], egui::Stroke::new(2.0, COLORS[k]));
+        // The letter a little past the end, along the axis as drawn.
+        let along = (end - at).normalized();
+        painter.text(
+            end + along * 7.0,
+            egui::Align2::CENTER_CENTER,
+            name,
+            egui::FontId::proportional(11.0),
+            COLORS[k],
+        );
+    }
+}
+
+/// How long a bone's axes are drawn: a third of its length, or, for a
+/// bone with none (a file that stores no tails), `fallback`.
+pub fn bone_reach(scene: &crate::scene::Scene, bone: usize, fallback: f32) -> f32 {
+    let length = scene
+        .skeleton
+        .bones
+        .get(bone)
+        .map_or(0.0, |b| (b.tail - b.head).length());
+    if length > 0.0 && length.is_finite() {
+        length / 3.0
+    } else {
+        fallback
+    }
+}
+
 /// Draws the axes in the bottom-left corner of `rect`; the view a click on
 /// an end asks for. The ends take clicks in drawing order, so the nearer
 /// of two that overlap gets it.

@@ -866,6 +866,21 @@ pub fn show(
     if state.show_labels && !scene.labels.is_empty() {
         labels::draw(ui, scene, state.view_proj, view);
     }
+    if state.view.skeleton
+        && let Some(bone) = state.selected_bone
+    {
+        // A tenth of the model's radius for a bone with no length.
+        let fallback = state.scene_bounds.map_or(0.1, |b| b.radius() * 0.1);
+        axes::of_bone(
+            ui,
+            scene,
+            pose,
+            bone,
+            axes::bone_reach(scene, bone, fallback),
+            state.view_proj,
+            view,
+        );
+    }
     if state.view.skeleton && (state.show_bone_names || state.selected_bone.is_some()) {
         labels::bone_names(
             ui,
