@@ -219,6 +219,15 @@ struct RenderArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 0.0, value_parser = parse_seconds,
           allow_negative_numbers = true)]
     time: f32,
+    /// Draw the clip (--clip, --anim's, else the file's first) from its
+    /// start to its end at FPS frames a second, each frame its own image
+    /// beside OUT, numbered: walk.png -> walk-0000.png, walk-0001.png, ...
+    #[arg(long, value_name = "FPS", value_parser = parse_fps, conflicts_with = "time")]
+    sequence: Option<f32>,
+    /// With --sequence: draw this many seconds instead of the clip's length
+    /// (a file whose materials animate without a clip).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, requires = "sequence")]
+    duration: Option<f32>,
 }
 
 impl RenderArgs {
@@ -250,7 +259,18 @@ impl RenderArgs {
             time: self.time,
             bone: self.bone,
         };
-        facet::cli::render::render(&self.file, &self.output, req, self.anim.as_deref(), options)
+        let sequence = self.sequence.map(|fps| facet::cli::render::Sequence {
+            fps,
+            duration: self.duration,
+        });
+        facet::cli::render::render(
+            &self.file,
+            &self.output,
+            req,
+            self.anim.as_deref(),
+            sequence,
+            options,
+        )
     }
 }
 
@@ -432,6 +452,13 @@ fn parse_seconds(s: &str) -> Result<f32, String> {
         Ok(t)
     } else {
         Err(format!("{s} is not a finite number of seconds"))
+    }
+}
+
+fn parse_fps(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(f) if f.is_finite() && f > 0.0 && f <= 1000.0 => Ok(f),
+        _ => Err(format!("{s:?} is not a frame rate from above 0 to 1000")),
     }
 }
 

@@ -661,6 +661,102 @@ fn cli_light_turns_the_key_light_and_refuses_what_is_not_two_angles() {
     }
 }
 
+#[test]
+fn cli_sequence_writes_the_clip_frame_by_frame_each_as_its_time_renders() {
+    // demo.p3m's "nod" is 1 s: at 4 frames a second, the times 0, 0.25,
+    // 0.5, 0.75 and 1, in nod-0000.png ... nod-0004.png and no more. Each
+    // must be the picture `--time` gives at its time (the camera framed
+    // once, so the frames line up), and the pose moves between them.
+    let dir = common::output_dir().join(format!("sequence-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |args: &[&str], out: &std::path::Path| {
+        let st = facet()
+            .args([
+                "render",
+                "assets/demo.p3m",
+                "--size",
+                "96x72",
+                "--clip",
+                "nod",
+            ])
+            .args(args)
+            .arg("-o")
+            .arg(out)
+            .current_dir(common::repo())
+            .status()
+            .unwrap();
+        assert!(st.success(), "{args:?}");
+    };
+    run(&["--sequence", "4"], &dir.join("nod.png"));
+    let mut written: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    assert_eq!(
+        written,
+        [
+            "nod-0000.png",
+            "nod-0001.png",
+            "nod-0002.png",
+            "nod-0003.png",
+            "nod-0004.png"
+        ]
+    );
+    let frame = |k: usize| image::open(dir.join(&written[k])).unwrap().to_rgba8();
+    for (k, time) in ["0", "0.25", "0.5", "0.75", "1"].iter().enumerate() {
+        let single = dir.join(format!("single-{time}.png"));
+        run(&["--time", time], &single);
+        let single = image::open(&single).unwrap().to_rgba8();
+        assert_eq!(
+            differing(&frame(k), &single),
+            0,
+            "frame {k} is not --time {time}"
+        );
+    }
+    assert!(
+        differing(&frame(0), &frame(2)) > 50,
+        "the nod does not move"
+    );
+    // What cannot be drawn is refused before the GPU starts: a file with
+    // no clip, a rate of 0, --duration without --sequence, a sequence
+    // with --time.
+    let refused = |file: &std::path::Path, args: &[&str], says: &str| {
+        let out = facet()
+            .arg("render")
+            .arg(file)
+            .arg("-o")
+            .arg(dir.join("refused.png"))
+            .args(args)
+            .current_dir(common::repo())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    };
+    let cube = common::shared().join("fixtures/m3d/cube.m3d");
+    let demo = common::repo().join("assets/demo.p3m");
+    refused(&cube, &["--sequence", "10"], "this file has none");
+    refused(&demo, &["--sequence", "0"], "not a frame rate");
+    refused(&demo, &["--duration", "2"], "--sequence");
+    refused(&demo, &["--sequence", "10", "--time", "1"], "--time");
+    refused(
+        &demo,
+        &["--sequence", "1000", "--duration", "20"],
+        "more than the 10000",
+    );
+    assert!(
+        !std::fs::read_dir(&dir).unwrap().any(|e| e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with("refused")),
+        "a refused sequence wrote an image"
+    );
+}
+
 /// `--camera`'s ZOOM moves the eye only as far as the viewer's wheel does
 /// (1000 radii out, 1/1000 of a radius in): a zoom of 1e-30 put the eye
 /// 1e30 units out, where depth lost all precision and nothing was drawn.

@@ -261,73 +261,129 @@ pub fn render_with(
     scene: &Scene,
     req: &RenderRequest,
 ) -> anyhow::Result<(image::RgbaImage, FrameStats)> {
-    let clip = req
-        .clip
-        .as_deref()
-        .map(|n| find_clip(scene, n))
-        .transpose()?;
-    let bone = req
-        .bone
-        .as_deref()
-        .map(|n| find_bone(scene, n))
-        .transpose()?;
-    // Edges only when this frame draws them (wireframe, selection).
-    let options = crate::gpu::upload::UploadOptions {
-        edges: req.view.wireframe || req.view.selected_part.is_some(),
-    };
-    let mut gpu_scene = GpuScene::try_new_with(gpu, renderer, scene, options).map_err(|e| {
-        anyhow::anyhow!(
-            "{}: the GPU refused the upload: {e}",
-            scene.source.file_name
-        )
-    })?;
-    for w in &gpu_scene.warnings {
-        log::warn!("{}: {w}", scene.source.file_name);
-    }
-    let mut view = req.view.clone();
-    if view.visible.len() != scene.meshes.len() {
-        view.visible = scene.meshes.iter().map(|m| m.visible).collect();
-    }
-    if req.all_parts {
-        view.visible.iter_mut().for_each(|v| *v = true);
-    }
-    let mut animator = Animator::new(scene);
-    animator.update(scene, clip, req.time, &view.visible);
-    view.visible.clone_from(&animator.visible);
-    view.material_override.clone_from(&animator.materials);
+    Ok(Prepared::new(gpu, renderer, scene, req)?.frame(req.time))
+}
 
-    let aspect = req.width as f32 / req.height as f32;
-    let mut cam = OrbitCamera::default();
-    if let Some((yaw, pitch, _)) = req.camera {
-        cam.yaw = yaw.to_radians();
-        cam.pitch = pitch.to_radians().clamp(-1.55, 1.55);
+/// A scene uploaded and framed once for `req`, drawn at any time of its
+/// clip: one render, or a sequence of frames (`render --sequence`) that
+/// shares the upload and keeps the camera still.
+pub struct Prepared<'a> {
+    gpu: &'a Gpu,
+    renderer: &'a Renderer,
+    scene: &'a Scene,
+    gpu_scene: GpuScene,
+    animator: Animator,
+    /// The parts shown before a clip hides any (the file's defaults, or
+    /// all of them).
+    shown: Vec<bool>,
+    view: ViewOptions,
+    camera: OrbitCamera,
+    clip: Option<usize>,
+    bone: Option<usize>,
+    size: (u32, u32),
+}
+
+impl<'a> Prepared<'a> {
+    /// Uploads `scene` and frames the parts shown at `req.time` (the
+    /// boxes the upload measured).
+    pub fn new(
+        gpu: &'a Gpu,
+        renderer: &'a Renderer,
+        scene: &'a Scene,
+        req: &RenderRequest,
+    ) -> anyhow::Result<Prepared<'a>> {
+        let clip = req
+            .clip
+            .as_deref()
+            .map(|n| find_clip(scene, n))
+            .transpose()?;
+        let bone = req
+            .bone
+            .as_deref()
+            .map(|n| find_bone(scene, n))
+            .transpose()?;
+        // Edges only when this frame draws them (wireframe, selection).
+        let options = crate::gpu::upload::UploadOptions {
+            edges: req.view.wireframe || req.view.selected_part.is_some(),
+        };
+        let gpu_scene = GpuScene::try_new_with(gpu, renderer, scene, options).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: the GPU refused the upload: {e}",
+                scene.source.file_name
+            )
+        })?;
+        for w in &gpu_scene.warnings {
+            log::warn!("{}: {w}", scene.source.file_name);
+        }
+        let mut view = req.view.clone();
+        if view.visible.len() != scene.meshes.len() {
+            view.visible = scene.meshes.iter().map(|m| m.visible).collect();
+        }
+        if req.all_parts {
+            view.visible.iter_mut().for_each(|v| *v = true);
+        }
+        let shown = view.visible.clone();
+        let mut animator = Animator::new(scene);
+        animator.update(scene, clip, req.time, &shown);
+
+        let aspect = req.width as f32 / req.height as f32;
+        let mut camera = OrbitCamera::default();
+        if let Some((yaw, pitch, _)) = req.camera {
+            camera.yaw = yaw.to_radians();
+            camera.pitch = pitch.to_radians().clamp(-1.55, 1.55);
+        }
+        // Framed from the boxes the upload made (a pass over every
+        // position each otherwise).
+        let boxes = |i: usize| gpu_scene.meshes[i].aabb;
+        let mut b = scene.bounds_from(Some(&animator.visible), boxes);
+        if b.is_empty() {
+            b = scene.bounds_from(None, boxes);
+        }
+        camera.fit(&b, aspect);
+        if let Some((_, _, zoom)) = req.camera {
+            camera.scale_distance(1.0 / zoom);
+        }
+        let mut gpu_scene = gpu_scene;
+        let colors = crate::gpu::upload::VertexColors::for_view(&view, bone);
+        gpu_scene.show_vertex_colors(&gpu.queue, scene, colors);
+        Ok(Prepared {
+            gpu,
+            renderer,
+            scene,
+            gpu_scene,
+            animator,
+            shown,
+            view,
+            camera,
+            clip,
+            bone,
+            size: (req.width, req.height),
+        })
     }
-    // Framed from the boxes the upload made (a pass over every position
-    // each otherwise).
-    let boxes = |i: usize| gpu_scene.meshes[i].aabb;
-    let mut b = scene.bounds_from(Some(&view.visible), boxes);
-    if b.is_empty() {
-        b = scene.bounds_from(None, boxes);
+
+    /// The scene at `time` seconds: the clip's pose and parts, the
+    /// materials' animation.
+    pub fn frame(&mut self, time: f32) -> (image::RgbaImage, FrameStats) {
+        self.animator
+            .update(self.scene, self.clip, time, &self.shown);
+        self.view.visible.clone_from(&self.animator.visible);
+        self.view
+            .material_override
+            .clone_from(&self.animator.materials);
+        let input = FrameInput {
+            camera: &self.camera,
+            time,
+            skin: &self.animator.pose.skin,
+            view: &self.view,
+            selected_bone: self.bone,
+        };
+        frame::render_to_image(
+            self.gpu,
+            self.renderer,
+            &mut self.gpu_scene,
+            &input,
+            self.size.0,
+            self.size.1,
+        )
     }
-    cam.fit(&b, aspect);
-    if let Some((_, _, zoom)) = req.camera {
-        cam.scale_distance(1.0 / zoom);
-    }
-    let colors = crate::gpu::upload::VertexColors::for_view(&view, bone);
-    gpu_scene.show_vertex_colors(&gpu.queue, scene, colors);
-    let input = FrameInput {
-        camera: &cam,
-        time: req.time,
-        skin: &animator.pose.skin,
-        view: &view,
-        selected_bone: bone,
-    };
-    Ok(frame::render_to_image(
-        gpu,
-        renderer,
-        &mut gpu_scene,
-        &input,
-        req.width,
-        req.height,
-    ))
 }
