@@ -1192,7 +1192,24 @@ fn view_and_file_menus_set_lighting_and_ask_for_files() {
     harness.run();
     assert!(harness.state().actions.contains(&UiAction::SaveRender {
         width: 3840,
-        height: 2160
+        height: 2160,
+        transparent: false,
+    }));
+    // Transparent: the next save asks for it.
+    harness.state_mut().actions.clear();
+    if harness.query_by_label("Transparent background").is_none() {
+        harness.get_by_label("File").click();
+        harness.run();
+    }
+    harness.get_by_label("Transparent background").click();
+    harness.run();
+    assert!(harness.state().render_transparent);
+    harness.get_by_label("Save render 3840x2160").click();
+    harness.run();
+    assert!(harness.state().actions.contains(&UiAction::SaveRender {
+        width: 3840,
+        height: 2160,
+        transparent: true,
     }));
     harness.get_by_label("File").click();
     harness.run();

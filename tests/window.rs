@@ -338,6 +338,46 @@ fn save_render_writes_the_chosen_size_and_keeps_it() {
 }
 
 #[test]
+fn a_transparent_render_has_no_background_or_grid_and_is_kept() {
+    // File > Save render with "Transparent background": the model opaque,
+    // everything else (background and grid) alpha 0, and the choice kept
+    // in the settings.
+    let dir = common::output_dir().join("menu-render-transparent");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = format!(
+        r#"
+        cd "{d}"
+        export XDG_CONFIG_HOME="{d}/config" FACET_TEST_ACTIONS="5:render 320x200 transparent"
+        facet "{m}" --frames 20
+    "#,
+        d = dir.display(),
+        m = common::repo().join("assets/demo.m3d").display()
+    );
+    let out = under_xvfb(&script);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    let saved = files_named_like(&dir, "facet-render-320x200-");
+    assert_eq!(saved.len(), 1, "no render saved:\n{log}");
+    let img = image::open(&saved[0]).unwrap().to_rgba8();
+    assert_eq!(img.dimensions(), (320, 200));
+    // The corners (background, and the grid's plane seen from above) are
+    // clear; the model in the middle is opaque.
+    for (x, y) in [(0, 0), (319, 0), (0, 199), (319, 199), (160, 195)] {
+        assert_eq!(img.get_pixel(x, y).0[3], 0, "({x}, {y})");
+    }
+    let opaque = img.pixels().filter(|p| p.0[3] == 255).count();
+    let clear = img.pixels().filter(|p| p.0[3] == 0).count();
+    assert!(
+        opaque > 2000 && clear > 20000,
+        "{opaque} opaque, {clear} clear"
+    );
+    let settings = std::fs::read_to_string(dir.join("config/facet/settings.json")).unwrap();
+    let settings: serde_json::Value = serde_json::from_str(&settings).unwrap();
+    assert_eq!(settings["render_transparent"], serde_json::json!(true));
+}
+
+#[test]
 fn a_file_dropped_on_the_window_replaces_the_scene() {
     // The M3D dropped at frame 10 is on the screenshot at frame 40.
     let dropped = common::repo().join("assets/demo.m3d");

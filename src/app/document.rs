@@ -398,6 +398,7 @@ impl Running {
         self.ui.view.lighting = self.settings.lighting;
         self.ui.view.team_colors = self.settings.team_colors;
         self.ui.render_size = self.settings.render_size;
+        self.ui.render_transparent = self.settings.render_transparent;
         self.ui.recent.clone_from(&self.settings.recent);
         self.ui.media_roots.clone_from(&self.settings.media_roots);
         self.ui.max_texture_mib = self.settings.max_texture_mib;
@@ -411,12 +412,14 @@ impl Running {
             self.ui.view.background,
             self.ui.view.lighting,
             self.ui.render_size,
+            self.ui.render_transparent,
             self.ui.view.team_colors,
         );
         let kept = (
             self.settings.background,
             self.settings.lighting,
             self.settings.render_size,
+            self.settings.render_transparent,
             self.settings.team_colors,
         );
         if shown != kept {
@@ -424,6 +427,7 @@ impl Running {
                 self.settings.background,
                 self.settings.lighting,
                 self.settings.render_size,
+                self.settings.render_transparent,
                 self.settings.team_colors,
             ) = shown;
             self.save_settings();

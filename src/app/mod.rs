@@ -79,9 +79,16 @@ fn test_actions() -> Vec<(u32, UiAction)> {
             let action = match verb {
                 "render" => {
                     let (w, h) = arg.split_once('x')?;
+                    // "render WxH" or "render WxH transparent".
+                    let (h, transparent) = match h.split_once(' ') {
+                        Some((h, "transparent")) => (h, true),
+                        Some(_) => return None,
+                        None => (h, false),
+                    };
                     UiAction::SaveRender {
                         width: w.parse().ok()?,
                         height: h.parse().ok()?,
+                        transparent,
                     }
                 }
                 "screenshot" => UiAction::Screenshot,
@@ -355,8 +362,14 @@ impl ApplicationHandler for App {
                 let frame = r.frame;
                 for (_, action) in self.test_actions.iter().filter(|(n, _)| *n == frame) {
                     log::info!("{action:?} (FACET_TEST_ACTIONS)");
-                    if let UiAction::SaveRender { width, height } = *action {
+                    if let UiAction::SaveRender {
+                        width,
+                        height,
+                        transparent,
+                    } = *action
+                    {
                         r.ui.render_size = (width, height);
+                        r.ui.render_transparent = transparent;
                     }
                     r.act(action.clone());
                 }
@@ -656,7 +669,11 @@ impl Running {
             // Taken at the end of the frame, once the window is drawn.
             UiAction::Screenshot => self.screenshot_requested = true,
             UiAction::ExportGltf(target) => self.export_gltf(target),
-            UiAction::SaveRender { width, height } => self.save_render(width, height),
+            UiAction::SaveRender {
+                width,
+                height,
+                transparent,
+            } => self.save_render(width, height, transparent),
             UiAction::Fit => self.fit(),
             UiAction::FitSelection => self.fit_selection(),
             UiAction::ResetCamera => {
@@ -673,7 +690,7 @@ impl Running {
 
     /// Renders the 3D view alone at `w` x `h` with this camera, pose, material
     /// time and view options and saves it in the current folder.
-    fn save_render(&mut self, w: u32, h: u32) {
+    fn save_render(&mut self, w: u32, h: u32, transparent: bool) {
         let max = self.gpu.device.limits().max_texture_dimension_2d;
         if w > max || h > max {
             self.ui.report(
@@ -685,12 +702,18 @@ impl Running {
             return;
         }
         // The scene as uploaded, drawn once more offscreen: same pose,
-        // time, camera and view as the window's last frame.
+        // time, camera and view as the window's last frame (transparent:
+        // no background, no grid).
+        let mut view = self.effective.clone();
+        if transparent {
+            view.background = [0.0; 4];
+            view.grid = false;
+        }
         let input = FrameInput {
             camera: &self.camera,
             time: self.ui.timeline.time,
             skin: &self.animator.pose.skin,
-            view: &self.effective,
+            view: &view,
             selected_bone: self.ui.selected_bone,
         };
         let (gpu, renderer, scene) = (&self.gpu, &self.renderer, &mut self.gpu_scene);

@@ -1,6 +1,7 @@
 //! The viewer's settings, kept in `$XDG_CONFIG_HOME/facet/settings.json`
 //! (default `~/.config/facet/settings.json`): background colour, lighting
-//! preset, PA team colours, the size of renders saved from the File menu, the recently
+//! preset, PA team colours, the size of renders saved from the File menu and whether
+//! they are transparent, the recently
 //! opened files, the Planetary Annihilation media roots and the window's size when it
 //! last closed. A missing or unreadable file gives the defaults (and a log line); unknown
 //! keys are ignored.
@@ -45,6 +46,8 @@ pub struct Settings {
     pub team_colors: TeamColors,
     /// File -> Save render: width and height in pixels.
     pub render_size: (u32, u32),
+    /// File -> Save render: on a transparent background, without the grid.
+    pub render_transparent: bool,
     /// Newest first.
     pub recent: Vec<PathBuf>,
     /// Planetary Annihilation media roots (folders holding `pa/`), tried in
@@ -64,6 +67,7 @@ impl Default for Settings {
             lighting: Lighting::Studio,
             team_colors: TeamColors::default(),
             render_size: (1920, 1080),
+            render_transparent: false,
             recent: Vec::new(),
             media_roots: Vec::new(),
             max_texture_mib: DEFAULT_TEXTURE_MIB,
@@ -117,6 +121,9 @@ impl Settings {
         if let Some(size) = size_in(&v["render_size"], RENDER_SIZES) {
             s.render_size = size;
         }
+        if let Some(t) = v["render_transparent"].as_bool() {
+            s.render_transparent = t;
+        }
         if let Some(m) = v["max_texture_mib"]
             .as_u64()
             .filter(|&m| (1..=1 << 20).contains(&m))
@@ -151,6 +158,7 @@ impl Settings {
             "lighting": self.lighting.name(),
             "team_colors": self.team_colors.to_string(),
             "render_size": [self.render_size.0, self.render_size.1],
+            "render_transparent": self.render_transparent,
             "recent": self.recent.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
             "media_roots": self.media_roots.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
             "max_texture_mib": self.max_texture_mib,
@@ -202,6 +210,7 @@ mod tests {
             lighting: Lighting::Flat,
             team_colors: TeamColors::parse("#102030,#A0B0C0").unwrap(),
             render_size: (1000, 500),
+            render_transparent: true,
             recent: vec![],
             media_roots: vec![PathBuf::from("/games/PA/media"), PathBuf::from("/mods")],
             max_texture_mib: 256,

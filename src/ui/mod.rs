@@ -98,6 +98,9 @@ pub struct UiState {
     pub recent: Vec<std::path::PathBuf>,
     /// The size the File menu renders at (kept in the settings).
     pub render_size: (u32, u32),
+    /// The File menu renders on a transparent background, without the
+    /// grid (kept in the settings).
+    pub render_transparent: bool,
     /// File -> Settings...: the window, the media roots being edited, the
     /// stock roots found (edits send [`UiAction::SettingsChanged`]).
     pub show_settings: bool,
@@ -132,7 +135,12 @@ pub enum UiAction {
     /// Save the window, panels included, as a PNG.
     Screenshot,
     /// Render the 3D view alone at this size and save it.
-    SaveRender { width: u32, height: u32 },
+    SaveRender {
+        width: u32,
+        height: u32,
+        /// On a transparent background, without the grid.
+        transparent: bool,
+    },
     /// File > Export glTF…: write what is open (companions, sibling
     /// animations and resolved media included) as glTF; `None` asks where
     /// with the desktop's save dialog.
@@ -577,8 +585,11 @@ fn render_items(ui: &mut egui::Ui, state: &mut UiState) {
         state.act(UiAction::SaveRender {
             width: w,
             height: h,
+            transparent: state.render_transparent,
         });
     }
+    ui.checkbox(&mut state.render_transparent, "Transparent background")
+        .on_hover_text("renders on a transparent background, without the grid (PNG, WebP and TGA keep it; JPEG and BMP have no alpha)");
     ui.horizontal(|ui| {
         ui.label("Render size");
         let range = RENDER_SIZES;
