@@ -4,7 +4,8 @@
 //! four), then what the viewer does with a file it is given: decode,
 //! convert to a scene, and run the viewer's frame (pose, parts shown,
 //! material overrides) for every clip at its start, middle and end, with
-//! clicks on it (picking a part and a bone).
+//! clicks on it (picking a part, its vertex, whose panels are drawn, and a
+//! bone).
 //! None may panic; inputs may decode; what fails is an error naming its
 //! file. `scripts/fuzz` copies what the fuzzer finds here. (The mutation
 //! sweep, tests/mutation_sweep.rs, also holds each of them to its heap
@@ -77,6 +78,16 @@ fn clicks(s: &facet::scene::Scene, animator: &facet::anim::Animator) {
             if let Some(t) = facet::anim::pick::Probe::of_hit(s, &h).and_then(|p| p.texel) {
                 assert!(t.x < t.size.0 && t.y < t.size.1, "{t:?}");
             }
+            // The vertex it finds: a corner of the triangle hit, placed
+            // by the pose; its inspector section and its marker drawn.
+            if let Some(v) = facet::anim::pick::VertexHit::of_hit(s, &animator.pose, &h) {
+                assert_eq!((v.part, v.triangle), (h.part, h.triangle), "{v:?}");
+                assert!(v.corners.contains(&v.vertex), "{v:?}");
+                assert!(
+                    facet::anim::pick::posed_vertex(s, &animator.pose, v.part, v.vertex).is_some()
+                );
+                draw_vertex(s, animator, v);
+            }
         }
     }
     let eye = centre + Vec3::new(0.3, 0.4, 2.0) * size;
@@ -92,6 +103,36 @@ fn clicks(s: &facet::scene::Scene, animator: &facet::anim::Animator) {
     ) {
         assert!(bone < s.skeleton.bones.len());
     }
+}
+
+/// One frame of the window's panels for a clicked vertex: the inspector
+/// (its Vertex section) and the marker over the view, with the vertex's
+/// first bone selected (its axes drawn from its head).
+fn draw_vertex(
+    s: &facet::scene::Scene,
+    animator: &facet::anim::Animator,
+    v: facet::anim::pick::VertexHit,
+) {
+    let mut state = facet::ui::UiState::for_scene(s);
+    state.picked_vertex = Some(v);
+    state.view.skeleton = true;
+    state.selected_bone = s.meshes[v.part]
+        .skin
+        .as_ref()
+        .and_then(|skin| skin.joints.get(v.vertex as usize))
+        .map(|j| j[0] as usize);
+    state.view_proj = glam::Mat4::perspective_rh(0.8, 1.5, 0.01, 100.0)
+        * glam::Mat4::look_at_rh(
+            glam::Vec3::new(0.0, 1.0, 3.0),
+            glam::Vec3::ZERO,
+            glam::Vec3::Y,
+        );
+    let ctx = egui::Context::default();
+    let mut out = ctx.run_ui(egui::RawInput::default(), |ui| {
+        let _ = facet::ui::show(ui, s, &mut state, Some(&animator.pose));
+    });
+    // No renderer here to take the font atlas.
+    out.textures_delta.clear();
 }
 
 #[test]

@@ -9,17 +9,19 @@ use crate::scene::Scene;
 use glam::{Mat4, Vec3};
 
 /// Where a label's point lands in the view (points), or `None` when it is
-/// behind the camera.
+/// behind the camera or not a place at all (a hostile file's NaN pose).
 pub fn project(view_proj: Mat4, p: Vec3, rect: egui::Rect) -> Option<egui::Pos2> {
     let c = view_proj * p.extend(1.0);
-    if c.w <= 1e-6 {
+    // A NaN would pass `c.w <= 1e-6` alone.
+    if c.w.is_nan() || c.w <= 1e-6 {
         return None;
     }
     let ndc = c.truncate() / c.w;
-    Some(egui::pos2(
+    let at = egui::pos2(
         rect.left() + (ndc.x * 0.5 + 0.5) * rect.width(),
         rect.top() + (0.5 - ndc.y * 0.5) * rect.height(),
-    ))
+    );
+    (at.x.is_finite() && at.y.is_finite()).then_some(at)
 }
 
 /// Bone names over the 3D view: each bone's name just above and right of
@@ -224,6 +226,29 @@ pub fn draw(ui: &egui::Ui, scene: &Scene, view_proj: Mat4, rect: egui::Rect) {
 mod tests {
     use super::*;
     use crate::scene::Label;
+
+    #[test]
+    fn points_land_in_the_view_and_nans_and_points_behind_nowhere() {
+        // The identity projection over a 200 x 100 view: (0.5, 0.5) is
+        // three quarters across and a quarter down.
+        let rect = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(200.0, 100.0));
+        let at = |p: Vec3| project(Mat4::IDENTITY, p, rect);
+        assert_eq!(at(Vec3::new(0.5, 0.5, 0.0)), Some(egui::pos2(150.0, 25.0)));
+        assert_eq!(at(Vec3::new(f32::NAN, 0.0, 0.0)), None);
+        assert_eq!(at(Vec3::new(f32::INFINITY, 0.0, 0.0)), None);
+        // w = -1: behind the eye; w NaN: nowhere.
+        let flip = Mat4::from_cols(
+            glam::Vec4::X,
+            glam::Vec4::Y,
+            glam::Vec4::Z,
+            glam::Vec4::new(0.0, 0.0, 0.0, -1.0),
+        );
+        assert_eq!(project(flip, Vec3::ZERO, rect), None);
+        assert_eq!(
+            project(Mat4::from_cols_array(&[f32::NAN; 16]), Vec3::ZERO, rect),
+            None
+        );
+    }
 
     #[test]
     fn bone_names_sit_above_right_of_their_heads_and_never_overlap() {
