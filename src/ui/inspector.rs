@@ -271,7 +271,13 @@ fn file_section(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState) {
 }
 
 /// The Parts section: every mesh with its visibility and facts.
-fn parts(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState, filter: &Filtering) {
+fn parts(
+    ui: &mut egui::Ui,
+    scene: &Scene,
+    state: &mut UiState,
+    pose: Option<&crate::anim::Pose>,
+    filter: &Filtering,
+) {
     // A part picked in the 3D view: its row is shown, however the user
     // left the section, and whatever the filter (as is the selection's).
     let reveal = state.reveal_selection && state.selected_part.is_some();
@@ -302,7 +308,8 @@ fn parts(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState, filter: &Filteri
             });
             state.view.visible.resize(scene.meshes.len(), true);
             for (i, m) in scene.meshes.iter().enumerate() {
-                if !matching[i] && state.selected_part != Some(i) {
+                let picked = state.picked_vertex.is_some_and(|h| h.part == i);
+                if !matching[i] && state.selected_part != Some(i) && !picked {
                     continue;
                 }
                 let label = part_name(m, i);
@@ -375,6 +382,11 @@ fn parts(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState, filter: &Filteri
                         && let Some(d) = state.part_bounds.get(i).and_then(dimensions)
                     {
                         ui.weak(d);
+                    }
+                    // The vertex a click found on this part, under its row
+                    // (it stays when a bone is selected from it).
+                    if picked {
+                        super::vertex::section(ui, scene, state, pose);
                     }
                     if state.selected_part == Some(i) && m.has_file_uvs && m.triangle_count() > 0 {
                         uv_section(ui, scene, i, state);
@@ -593,8 +605,7 @@ fn sections(
     tables_sections(ui, scene);
     labels_section(ui, scene, state);
     shading(ui, scene, state);
-    parts(ui, scene, state, filter);
-    super::vertex::section(ui, scene, state, pose);
+    parts(ui, scene, state, pose, filter);
     materials(ui, scene, state, filter);
     texture_viewer(ui, scene, state);
     textures_section(ui, scene, state, filter);

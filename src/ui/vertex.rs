@@ -1,6 +1,7 @@
 //! The vertex under the last click on a model (the hit triangle's nearest
 //! corner): what the part stores for it, in the inspector's *Vertex*
-//! section, and where it is, marked over the 3D view with its triangle.
+//! section under the part's row, and where it is, marked over the 3D view
+//! with its triangle.
 //! What a format debugger asks of a viewer: which bones move this vertex
 //! and by how much, which UV and colour it carries, whether its normal was
 //! stored or made.
@@ -57,17 +58,12 @@ pub fn section(
     let Some(&position) = mesh.positions.get(v) else {
         return;
     };
-    egui::CollapsingHeader::new(format!("Vertex {v} of part {}", hit.part))
+    egui::CollapsingHeader::new(format!("Vertex {v} (clicked)"))
         .id_salt("picked vertex")
         .default_open(true)
         .show(ui, |ui| {
-            let part = if mesh.name.is_empty() {
-                format!("part {}", hit.part)
-            } else {
-                mesh.name.clone()
-            };
             ui.weak(format!(
-                "{part}, triangle {} (vertices {}, {}, {}); the corner nearest the click",
+                "of triangle {} (vertices {}, {}, {}), the corner nearest the click",
                 hit.triangle, hit.corners[0], hit.corners[1], hit.corners[2]
             ));
             egui::Grid::new("picked vertex rows")
@@ -140,8 +136,13 @@ fn bones(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState, skin: &Skin, v: 
         return;
     }
     ui.label("bones");
+    // The weight first (a few characters), then the name, which may be
+    // long: the row stays within the panel. The stored units on hover.
     for &(joint, w) in &slots {
         ui.horizontal(|ui| {
+            let units = format!("{w}/{WEIGHT_UNITS} of the vertex's weight");
+            ui.monospace(format!("{:>6}", percent(w as u32)))
+                .on_hover_text(&units);
             let name = scene.skeleton.bones.get(joint as usize).map_or_else(
                 || format!("bone {joint} (no such bone)"),
                 |b| b.name.clone(),
@@ -149,12 +150,12 @@ fn bones(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState, skin: &Skin, v: 
             let selected = state.selected_bone == Some(joint as usize);
             let r = ui
                 .selectable_label(selected, name)
-                .on_hover_text(format!("bone {joint}: click to select it"));
+                .on_hover_text(format!("bone {joint}, {units}: click to select it"));
+            // Selected where it is listed: the inspector stays on this
+            // vertex (its other bones a click away), the view names it.
             if r.clicked() && (joint as usize) < scene.skeleton.bones.len() {
                 state.select_bone(Some(joint as usize));
-                state.reveal_selection = true;
             }
-            ui.monospace(format!("{} ({w}/{WEIGHT_UNITS})", percent(w as u32)));
         });
     }
     let sum: u32 = slots.iter().map(|&(_, w)| w as u32).sum();
