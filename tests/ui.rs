@@ -425,6 +425,41 @@ fn a_clicked_vertex_shows_what_its_part_stores() {
 }
 
 #[test]
+fn a_selected_bone_says_what_it_moves() {
+    // picked_scene's weights by hand: root holds vertex 0 whole and a
+    // quarter of vertex 1; hand three quarters of vertex 1; arm's one
+    // slot has no weight; bone 9 is past the skeleton.
+    let scene = picked_scene();
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(420.0, 1400.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| inspector(ui, &scene, state, None),
+            UiState::for_scene(&scene),
+        );
+    for (bone, says) in [
+        (0, "moves 2 vertices in 1 part, by up to 100%"),
+        (1, "moves no vertex"),
+        (2, "moves 1 vertex in 1 part, by up to 75%"),
+    ] {
+        harness.state_mut().select_bone(Some(bone));
+        harness.run();
+        harness.get_by_label(says);
+    }
+    // A skeleton with nothing skinned says nothing of it.
+    let mut bare = picked_scene();
+    bare.meshes[0].skin = None;
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(420.0, 1400.0))
+        .build_ui_state(
+            |ui, state: &mut UiState| inspector(ui, &bare, state, None),
+            UiState::for_scene(&bare),
+        );
+    harness.state_mut().select_bone(Some(0));
+    harness.run();
+    assert!(harness.query_by_label_contains("moves").is_none());
+}
+
+#[test]
 fn a_vertex_without_a_skin_or_stored_normals_says_so() {
     let mut scene = picked_scene();
     scene.meshes[0].skin = None;

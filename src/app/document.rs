@@ -538,6 +538,7 @@ impl Running {
         // before a reload).
         self.ui.probe = None;
         self.ui.picked_vertex = None;
+        self.ui.bone_influence = None;
         // Measured by the upload: the inspector's dimensions.
         self.ui.scene_bounds = Some(gpu_scene.bounds);
         self.ui.part_bounds = gpu_scene.meshes.iter().map(|m| m.aabb).collect();

@@ -370,6 +370,17 @@ pub struct Skin {
     pub weights: Vec<[u16; 4]>,
 }
 
+/// What one bone moves ([`Scene::bone_influence`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BoneInfluence {
+    /// Vertices weighted to it above zero.
+    pub vertices: u32,
+    /// Parts holding such vertices.
+    pub parts: u32,
+    /// Its largest weight on one vertex, in units of 1/65535.
+    pub max_weight: u16,
+}
+
 /// The most bones a skeleton may have for its skins to be drawn skinned
 /// (the GPU's joints are bytes); a skeleton of more is drawn at rest.
 pub const MAX_SKINNED_BONES: usize = 256;
@@ -1044,6 +1055,49 @@ impl Scene {
         b
     }
 
+    /// What each bone moves (by bone index): the vertices weighted to it
+    /// above zero, in how many parts, and its largest weight on one vertex
+    /// (a bone named twice in a vertex counts its weights together, as
+    /// skinning does). Skins the renderer does not skin (of another length
+    /// than their mesh) count for nothing, nor joints past the skeleton.
+    pub fn bone_influence(&self) -> Vec<BoneInfluence> {
+        let mut out = vec![BoneInfluence::default(); self.skeleton.bones.len()];
+        // The last part that counted each bone, to count parts once.
+        let mut last_part = vec![usize::MAX; out.len()];
+        for (part, m) in self.meshes.iter().enumerate() {
+            let Some(skin) = &m.skin else { continue };
+            let n = m.positions.len();
+            if skin.joints.len() != n || skin.weights.len() != n {
+                continue;
+            }
+            for (joints, weights) in skin.joints.iter().zip(&skin.weights) {
+                for k in 0..4 {
+                    let (j, w) = (joints[k] as usize, weights[k]);
+                    // Each bone once a vertex: at its first slot, with the
+                    // weights of its later slots added.
+                    if w == 0
+                        || j >= out.len()
+                        || (0..k).any(|e| joints[e] as usize == j && weights[e] > 0)
+                    {
+                        continue;
+                    }
+                    let total: u32 = (k..4)
+                        .filter(|&e| joints[e] as usize == j)
+                        .map(|e| weights[e] as u32)
+                        .sum();
+                    let b = &mut out[j];
+                    b.vertices += 1;
+                    b.max_weight = b.max_weight.max(total.min(WEIGHT_UNITS as u32) as u16);
+                    if last_part[j] != part {
+                        last_part[j] = part;
+                        b.parts += 1;
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Metres in one model unit, where the format says and the number
     /// makes sense (finite, above zero).
     pub fn unit_in_metres(&self) -> Option<f32> {
@@ -1263,6 +1317,58 @@ mod aabb_tests {
         };
         assert_eq!(scene.bounds(None).max, Vec3::splat(9.0));
         assert_eq!(scene.bounds(Some(&[true, false])), b);
+    }
+}
+
+#[cfg(test)]
+mod influence_tests {
+    use super::*;
+
+    /// Three bones; two skinned parts and one whose skin is shorter than
+    /// its mesh (not skinned by the renderer, so not counted). Counts by
+    /// hand from the weights below.
+    #[test]
+    fn each_bone_counts_the_vertices_and_parts_it_moves() {
+        let bone = |name: &str| Bone {
+            name: name.into(),
+            parent: None,
+            head: Vec3::ZERO,
+            tail: Vec3::Y,
+            rest: Mat4::IDENTITY,
+        };
+        let part = |joints: Vec<[u16; 4]>, weights: Vec<[u16; 4]>| Mesh {
+            positions: vec![Vec3::ZERO; joints.len()],
+            skin: Some(Skin { joints, weights }),
+            ..Mesh::default()
+        };
+        let mut short = part(vec![[2, 0, 0, 0]], vec![[65535, 0, 0, 0]]);
+        short.positions.push(Vec3::ONE);
+        let scene = Scene {
+            skeleton: Skeleton {
+                bones: vec![bone("root"), bone("arm"), bone("unused")],
+                ..Default::default()
+            },
+            meshes: vec![
+                // Vertex 0: root 0.75, arm 0.25; vertex 1: arm named twice
+                // (30000 + 35535: the whole weight); vertex 2: a joint past
+                // the skeleton, and root with no weight.
+                part(
+                    vec![[0, 1, 0, 0], [1, 1, 0, 0], [7, 0, 0, 0]],
+                    vec![[49151, 16384, 0, 0], [30000, 35535, 0, 0], [65535, 0, 0, 0]],
+                ),
+                // Vertex 0: arm alone.
+                part(vec![[1, 0, 0, 0]], vec![[65535, 0, 0, 0]]),
+                short,
+            ],
+            ..Scene::default()
+        };
+        let i = scene.bone_influence();
+        let b = |vertices, parts, max_weight| BoneInfluence {
+            vertices,
+            parts,
+            max_weight,
+        };
+        assert_eq!(i, vec![b(1, 1, 49151), b(3, 2, 65535), b(0, 0, 0)]);
     }
 }
 

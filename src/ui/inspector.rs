@@ -809,7 +809,11 @@ fn bones_section(
     header
         .open(reveal.map(|_| true).or(filter.open(count)))
         .show(ui, |ui| {
-            let tree = BoneTree::new(scene, reveal);
+            let influence = state
+                .bone_influence
+                .get_or_insert_with(|| scene.bone_influence().into())
+                .clone();
+            let tree = BoneTree::new(scene, reveal, influence);
             let mut rows = 0;
             if filter.names.is_active() {
                 // The matching bones (and the selected one), in bone order,
@@ -841,6 +845,9 @@ fn bones_section(
             }
             if let Some(i) = state.selected_bone.filter(|&i| i < bones.len()) {
                 bone_details(ui, scene, i, pose);
+                if let Some(text) = tree.moves(i) {
+                    ui.weak(text);
+                }
                 let weights = state.view.channel == crate::gpu::Channel::Weights;
                 if ui
                     .selectable_label(weights, "show its weights")
@@ -960,10 +967,17 @@ struct BoneTree<'a> {
     /// The bone to bring into view this frame, and its ancestors (to open).
     reveal: Option<usize>,
     ancestors: Vec<bool>,
+    /// What each bone moves, where a part is skinned at all (a skeleton
+    /// alone moves nothing to report).
+    influence: Option<std::sync::Arc<[crate::scene::BoneInfluence]>>,
 }
 
 impl<'a> BoneTree<'a> {
-    fn new(scene: &'a Scene, reveal: Option<usize>) -> Self {
+    fn new(
+        scene: &'a Scene,
+        reveal: Option<usize>,
+        influence: std::sync::Arc<[crate::scene::BoneInfluence]>,
+    ) -> Self {
         let n = scene.skeleton.bones.len();
         let (mut first_child, mut next_sibling) = (vec![None; n], vec![None; n]);
         // Last bone first, so that each list ends up in bone order.
@@ -983,28 +997,61 @@ impl<'a> BoneTree<'a> {
                 b = p;
             }
         }
+        let skinned = scene.meshes.iter().any(|m| m.skin.is_some());
         BoneTree {
             scene,
             first_child,
             next_sibling,
             reveal,
             ancestors,
+            influence: skinned.then_some(influence),
         }
     }
 
-    /// Bone `i`'s row: its name selects it, its head and tail on hover.
+    /// What bone `i` moves, in words: `moves 312 vertices in 2 parts, by
+    /// up to 100%`, or that it moves none; nothing where no part is
+    /// skinned.
+    fn moves(&self, i: usize) -> Option<String> {
+        let b = self.influence.as_ref()?.get(i)?;
+        Some(match b.vertices {
+            0 => "moves no vertex".into(),
+            v => format!(
+                "moves {v} vert{} in {} part{}, by up to {}",
+                if v == 1 { "ex" } else { "ices" },
+                b.parts,
+                if b.parts == 1 { "" } else { "s" },
+                super::vertex::percent(b.max_weight as u32)
+            ),
+        })
+    }
+
+    /// Bone `i`'s row: its name selects it, its head and tail and what it
+    /// moves on hover; a bone that moves no vertex of a skinned model is
+    /// dimmed (a helper, an end bone, or a bone the weights forgot).
     fn label(&self, ui: &mut egui::Ui, state: &mut UiState, i: usize, text: &str) {
         let b = &self.scene.skeleton.bones[i];
         let selected = state.selected_bone == Some(i);
+        let moves = self.moves(i);
+        let idle = self
+            .influence
+            .as_ref()
+            .and_then(|inf| inf.get(i))
+            .is_some_and(|b| b.vertices == 0);
+        let text = if idle {
+            egui::RichText::new(text).weak()
+        } else {
+            egui::RichText::new(text)
+        };
         let row = ui.selectable_label(selected, text);
         if self.reveal == Some(i) {
             row.scroll_to_me(Some(egui::Align::Center));
         }
         if row
             .on_hover_text(format!(
-                "head {:.3?}\ntail {:.3?}",
+                "head {:.3?}\ntail {:.3?}{}",
                 b.head.to_array(),
-                b.tail.to_array()
+                b.tail.to_array(),
+                moves.map_or(String::new(), |m| format!("\n{m}"))
             ))
             .clicked()
         {

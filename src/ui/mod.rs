@@ -50,6 +50,9 @@ pub struct UiState {
     /// nearest corner): the inspector's *Vertex* section shows it, the 3D
     /// view marks it.
     pub picked_vertex: Option<crate::anim::pick::VertexHit>,
+    /// What each bone moves ([`Scene::bone_influence`]), counted the first
+    /// time the Bones section is shown for a scene.
+    pub bone_influence: Option<std::sync::Arc<[crate::scene::BoneInfluence]>>,
     /// The scene's box and each part's, at rest, every part counted (set
     /// by the app from the upload, which measures them once): the
     /// inspector's dimensions.
