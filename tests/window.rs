@@ -634,7 +634,7 @@ fn a_double_click_makes_the_point_under_it_the_orbit_centre() {
 }
 
 #[test]
-fn ctrl_drag_turns_the_key_light_and_leaves_the_camera() {
+fn ctrl_drag_turns_the_key_light_leaving_the_camera_and_c_steps_channels() {
     // Ctrl + drag 40 pixels right and 120 up: the light turns 40 x 0.008
     // rad = 18 degrees and rises 120 x 0.008 = 55 (the orbit's rate). The
     // camera stays: the demo's head and body are still where the window's
@@ -650,6 +650,8 @@ fn ctrl_drag_turns_the_key_light_and_leaves_the_camera() {
         wait_log "picked "
         xdotool mousemove 465 420 click 1
         wait_log "picked " 2
+        xdotool key c c shift+c
+        wait_log "channel: " 3
         xdotool key ctrl+q
         wait $pid
     "#;
@@ -657,6 +659,12 @@ fn ctrl_drag_turns_the_key_light_and_leaves_the_camera() {
         script,
         &["picked part 2 \"head\"", "picked part 1 \"body\""],
     );
+    // C, C, Shift+C: the next channel twice, then back one.
+    let channels: Vec<&str> = log
+        .lines()
+        .filter_map(|l| l.split("channel: ").nth(1))
+        .collect();
+    assert_eq!(channels, ["diffuse", "mask", "diffuse"], "{log}");
     assert!(
         log.contains("light turned 18° about up, raised 55°"),
         "{log}"

@@ -525,6 +525,12 @@ impl Running {
                 "k" if self.modifiers.shift_key() => self.ui.toggle_bone_names(),
                 "k" => self.ui.view.skeleton ^= true,
                 "t" | "T" => self.ui.view.textures ^= true,
+                "c" | "C" => {
+                    let back = c.as_str() == "C" || self.modifiers.shift_key();
+                    let channel = self.ui.view.channel.cycled(if back { -1 } else { 1 });
+                    self.ui.view.channel = channel;
+                    log::info!("channel: {}", channel.name());
+                }
                 "l" | "L" => self.ui.show_labels ^= true,
                 "m" | "M" => {
                     self.ui.measuring ^= true;
@@ -553,6 +559,9 @@ impl Running {
                 self.ui.select_bone(None);
                 self.ui.select_part(None);
                 self.ui.measure = Default::default();
+                // What the last click found goes with the selection.
+                self.ui.picked_vertex = None;
+                self.ui.probe = None;
             }
             Key::Named(NamedKey::Tab) => self.ui.fly ^= true,
             Key::Named(NamedKey::PageDown) => self.act(UiAction::OpenBeside(Direction::Next)),

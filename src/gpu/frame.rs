@@ -94,6 +94,14 @@ impl Channel {
         Channel::Faces,
     ];
 
+    /// The channel `step` places after this one in [`Self::ALL`] (before
+    /// it for a negative step), wrapping around: `C` and `Shift+C`.
+    pub fn cycled(self, step: i32) -> Channel {
+        let n = Self::ALL.len() as i32;
+        let at = Self::ALL.iter().position(|&c| c == self).unwrap_or(0) as i32;
+        Self::ALL[(at + step).rem_euclid(n) as usize]
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Channel::Shaded => "shaded",
@@ -1107,6 +1115,16 @@ mod tests {
             (pv, pm),
             "reallocated"
         );
+    }
+
+    #[test]
+    fn channels_cycle_in_the_listed_order_both_ways() {
+        use super::Channel;
+        assert_eq!(Channel::Shaded.cycled(1), Channel::Diffuse);
+        assert_eq!(Channel::Shaded.cycled(-1), Channel::Faces);
+        assert_eq!(Channel::Faces.cycled(1), Channel::Shaded);
+        assert_eq!(Channel::Weights.cycled(2), Channel::Faces);
+        assert_eq!(Channel::Mask.cycled(-16), Channel::Mask);
     }
 
     #[test]

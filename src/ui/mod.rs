@@ -321,6 +321,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     ("Middle drag / Shift + left drag", "pan"),
     (
+        "C / Shift+C",
+        "next / previous channel (shaded, diffuse, ... faces)",
+    ),
+    (
         "Ctrl + left drag",
         "turn the key light (right: to your right, up: higher)",
     ),
