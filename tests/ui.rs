@@ -301,6 +301,20 @@ fn a_selected_part_shows_its_uv_layout() {
     assert!(!cyan_near(0.35, 0.35), "the inside marked");
 }
 
+/// The inspector 420 x 1400 points, from `state`, posed by `pose`.
+fn inspector_with<'a>(
+    scene: &'a facet::scene::Scene,
+    state: UiState,
+    pose: Option<&'a facet::anim::Pose>,
+) -> Harness<'a, UiState> {
+    Harness::builder()
+        .with_size(egui::vec2(420.0, 1400.0))
+        .build_ui_state(
+            move |ui, state: &mut UiState| inspector(ui, scene, state, pose),
+            state,
+        )
+}
+
 /// A hand-made part of three vertices on a three-bone skeleton, every
 /// attribute given: what the inspector's Vertex section must show of each.
 fn picked_scene() -> facet::scene::Scene {
@@ -355,12 +369,7 @@ fn a_clicked_vertex_shows_what_its_part_stores() {
         corners: [0, 1, 2],
         vertex: 1,
     });
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(420.0, 1400.0))
-        .build_ui_state(
-            |ui, state: &mut UiState| inspector(ui, &scene, state, Some(&pose)),
-            state,
-        );
+    let mut harness = inspector_with(&scene, state, Some(&pose));
     harness.run();
     for row in [
         "Vertex 1 (clicked)",
@@ -430,12 +439,7 @@ fn a_selected_bone_says_what_it_moves() {
     // quarter of vertex 1; hand three quarters of vertex 1; arm's one
     // slot has no weight; bone 9 is past the skeleton.
     let scene = picked_scene();
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(420.0, 1400.0))
-        .build_ui_state(
-            |ui, state: &mut UiState| inspector(ui, &scene, state, None),
-            UiState::for_scene(&scene),
-        );
+    let mut harness = inspector_with(&scene, UiState::for_scene(&scene), None);
     for (bone, says) in [
         (0, "moves 2 vertices in 1 part, by up to 100%"),
         (1, "moves no vertex"),
@@ -448,12 +452,7 @@ fn a_selected_bone_says_what_it_moves() {
     // A skeleton with nothing skinned says nothing of it.
     let mut bare = picked_scene();
     bare.meshes[0].skin = None;
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(420.0, 1400.0))
-        .build_ui_state(
-            |ui, state: &mut UiState| inspector(ui, &bare, state, None),
-            UiState::for_scene(&bare),
-        );
+    let mut harness = inspector_with(&bare, UiState::for_scene(&bare), None);
     harness.state_mut().select_bone(Some(0));
     harness.run();
     assert!(harness.query_by_label_contains("moves").is_none());
@@ -471,12 +470,7 @@ fn a_vertex_without_a_skin_or_stored_normals_says_so() {
         corners: [0, 1, 2],
         vertex: 1,
     });
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(420.0, 1400.0))
-        .build_ui_state(
-            |ui, state: &mut UiState| inspector(ui, &scene, state, None),
-            state,
-        );
+    let mut harness = inspector_with(&scene, state, None);
     harness.run();
     harness.get_by_label("(0, 1, 0) (made from the faces)");
     harness.get_by_label("no skin: no bone moves it");
@@ -1886,12 +1880,7 @@ fn the_shading_section_shows_and_resets_the_light_s_turn() {
     let scene = demo();
     let mut state = UiState::for_scene(&scene);
     state.view.light_turn = facet::gpu::LightTurn::parse("30,-10").unwrap();
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(420.0, 1400.0))
-        .build_ui_state(
-            |ui, state: &mut UiState| inspector(ui, &scene, state, None),
-            state,
-        );
+    let mut harness = inspector_with(&scene, state, None);
     harness.run();
     harness.get_by_label("Shading").click();
     harness.run();

@@ -303,20 +303,18 @@ fn a_changed_file_reloads_and_a_broken_one_keeps_the_last_good_scene() {
     );
 }
 
-#[test]
-fn save_render_writes_the_chosen_size_and_keeps_it() {
-    // The File menu's preset and "Save render" clicks are the kittest test
-    // `view_and_file_menus_set_lighting_and_ask_for_files` (tests/ui.rs):
-    // they ask for `UiAction::SaveRender`. Here the running app is handed
-    // that action (FACET_TEST_ACTIONS, debug builds) and must write the
-    // render in the current folder and keep the size in the settings.
-    let dir = common::output_dir().join("menu-render");
+/// The running app handed File > Save render's action (`render WxH` or
+/// `render WxH transparent`, through FACET_TEST_ACTIONS, debug builds) on
+/// the M3D demo, in a folder `name` of its own: the render it wrote in
+/// the current folder (the only one), and the settings it kept.
+fn render_from_the_menu(name: &str, action: &str) -> (image::RgbaImage, serde_json::Value) {
+    let dir = common::output_dir().join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let script = format!(
         r#"
         cd "{d}"
-        export XDG_CONFIG_HOME="{d}/config" FACET_TEST_ACTIONS="5:render 1280x720"
+        export XDG_CONFIG_HOME="{d}/config" FACET_TEST_ACTIONS="5:{action}"
         facet "{m}" --frames 20
     "#,
         d = dir.display(),
@@ -325,16 +323,27 @@ fn save_render_writes_the_chosen_size_and_keeps_it() {
     let out = under_xvfb(&script);
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{log}");
-    let saved = files_named_like(&dir, "facet-render-1280x720-");
+    let saved = files_named_like(&dir, "facet-render-");
     assert_eq!(saved.len(), 1, "no render saved:\n{log}");
     let img = image::open(&saved[0]).unwrap().to_rgba8();
-    assert_eq!(img.dimensions(), (1280, 720));
     let settings = std::fs::read_to_string(dir.join("config/facet/settings.json")).unwrap();
-    let settings: serde_json::Value = serde_json::from_str(&settings).unwrap();
+    (img, serde_json::from_str(&settings).unwrap())
+}
+
+#[test]
+fn save_render_writes_the_chosen_size_and_keeps_it() {
+    // The File menu's preset and "Save render" clicks are the kittest test
+    // `view_and_file_menus_set_lighting_and_ask_for_files` (tests/ui.rs):
+    // they ask for `UiAction::SaveRender`. Here the running app must write
+    // the render and keep the size in the settings.
+    let (img, settings) = render_from_the_menu("menu-render", "render 1280x720");
+    assert_eq!(img.dimensions(), (1280, 720));
     assert_eq!(settings["render_size"], serde_json::json!([1280, 720]));
     let colours: std::collections::HashSet<[u8; 4]> =
         img.pixels().step_by(97).map(|p| p.0).collect();
     assert!(colours.len() > 50, "the render looks blank");
+    // Opaque: the background's alpha is 1.
+    assert_eq!(img.get_pixel(0, 0).0[3], 255);
 }
 
 #[test]
@@ -342,24 +351,8 @@ fn a_transparent_render_has_no_background_or_grid_and_is_kept() {
     // File > Save render with "Transparent background": the model opaque,
     // everything else (background and grid) alpha 0, and the choice kept
     // in the settings.
-    let dir = common::output_dir().join("menu-render-transparent");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let script = format!(
-        r#"
-        cd "{d}"
-        export XDG_CONFIG_HOME="{d}/config" FACET_TEST_ACTIONS="5:render 320x200 transparent"
-        facet "{m}" --frames 20
-    "#,
-        d = dir.display(),
-        m = common::repo().join("assets/demo.m3d").display()
-    );
-    let out = under_xvfb(&script);
-    let log = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{log}");
-    let saved = files_named_like(&dir, "facet-render-320x200-");
-    assert_eq!(saved.len(), 1, "no render saved:\n{log}");
-    let img = image::open(&saved[0]).unwrap().to_rgba8();
+    let (img, settings) =
+        render_from_the_menu("menu-render-transparent", "render 320x200 transparent");
     assert_eq!(img.dimensions(), (320, 200));
     // The corners (background, and the grid's plane seen from above) are
     // clear; the model in the middle is opaque.
@@ -372,8 +365,6 @@ fn a_transparent_render_has_no_background_or_grid_and_is_kept() {
         opaque > 2000 && clear > 20000,
         "{opaque} opaque, {clear} clear"
     );
-    let settings = std::fs::read_to_string(dir.join("config/facet/settings.json")).unwrap();
-    let settings: serde_json::Value = serde_json::from_str(&settings).unwrap();
     assert_eq!(settings["render_transparent"], serde_json::json!(true));
 }
 
