@@ -757,6 +757,67 @@ fn cli_sequence_writes_the_clip_frame_by_frame_each_as_its_time_renders() {
     );
 }
 
+/// The engine's missing.ptf (a shared fixture, 64 x 64): magenta
+/// (255, 0, 255) where the 8-texel squares' column and row add up even,
+/// black where odd, all opaque: the checkerboard PlatinumSrc draws for a
+/// texture it cannot find, described by hand from the engine's look.
+fn is_missing_checker(img: &image::RgbaImage) -> bool {
+    img.dimensions() == (64, 64)
+        && img.enumerate_pixels().all(|(x, y, p)| {
+            let magenta = (x / 8 + y / 8) % 2 == 0;
+            p.0 == if magenta {
+                [255, 0, 255, 255]
+            } else {
+                [0, 0, 0, 255]
+            }
+        })
+}
+
+#[test]
+fn cli_convert_writes_a_texture_file_as_an_image() {
+    let dir = common::output_dir().join(format!("texture-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let convert = |input: &std::path::Path, out: &str| {
+        facet()
+            .arg("convert")
+            .arg(input)
+            .arg("-o")
+            .arg(dir.join(out))
+            .output()
+            .unwrap()
+    };
+    let fixtures = common::shared().join("fixtures");
+    let out = convert(&fixtures.join("ptf/missing.ptf"), "missing.png");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let img = image::open(dir.join("missing.png")).unwrap().to_rgba8();
+    assert!(is_missing_checker(&img));
+    // A PA texture of DXT1 blocks: its full-size level (256 x 256, of
+    // eight), the blocks decoded as the viewer decodes them.
+    let papa = fixtures.join("papa/gray_diffuse.papa");
+    let out = convert(&papa, "gray.webp");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let img = image::open(dir.join("gray.webp")).unwrap().to_rgba8();
+    let scene = facet::load::load_file(&papa).unwrap().scene;
+    let loaded = scene.viewed_texture(0).unwrap().to_image().unwrap();
+    assert_eq!(img.dimensions(), (256, 256));
+    assert_eq!(differing(&img, &loaded), 0);
+    // A model has no one image: refused, nothing written.
+    let out = convert(&fixtures.join("papa/bot_sun.papa"), "bot.png");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not a texture file"), "{err}");
+    assert!(!dir.join("bot.png").exists());
+}
+
 /// `--camera`'s ZOOM moves the eye only as far as the viewer's wheel does
 /// (1000 radii out, 1/1000 of a radius in): a zoom of 1e-30 put the eye
 /// 1e30 units out, where depth lost all precision and nothing was drawn.

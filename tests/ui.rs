@@ -1876,6 +1876,21 @@ fn the_shading_section_picks_team_colours_and_lists_the_maps_used() {
 }
 
 #[test]
+fn a_texture_s_save_button_asks_for_it() {
+    // Tall enough for the demo's textures to be in the view (a click
+    // outside the harness does nothing).
+    let scene = demo();
+    let mut harness = scrolled_inspector(&scene, 3000.0);
+    if harness.query_all_by_label("save").next().is_none() {
+        harness.get_by_label_contains("Textures (").click();
+        harness.run();
+    }
+    harness.get_all_by_label("save").nth(1).unwrap().click();
+    harness.run();
+    assert_eq!(harness.state().actions, [UiAction::SaveTexture(1)]);
+}
+
+#[test]
 fn the_shading_section_shows_and_resets_the_light_s_turn() {
     let scene = demo();
     let mut state = UiState::for_scene(&scene);

@@ -369,6 +369,41 @@ fn a_transparent_render_has_no_background_or_grid_and_is_kept() {
 }
 
 #[test]
+fn a_texture_s_save_writes_it_as_a_png_named_after_it() {
+    // The Textures section's *save* (FACET_TEST_ACTIONS "texture 0") on
+    // the engine's missing.ptf: missing-SECONDS.png in the current folder,
+    // its 64 x 64 magenta and black squares (tests/render.rs' check, by
+    // hand).
+    let dir = common::output_dir().join("save-texture");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = format!(
+        r#"
+        cd "{d}"
+        export XDG_CONFIG_HOME="{d}/config" FACET_TEST_ACTIONS="5:texture 0"
+        facet "{m}" --frames 20
+    "#,
+        d = dir.display(),
+        m = common::shared().join("fixtures/ptf/missing.ptf").display()
+    );
+    let out = under_xvfb(&script);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    let saved = files_named_like(&dir, "missing-");
+    assert_eq!(saved.len(), 1, "no texture saved:\n{log}");
+    let img = image::open(&saved[0]).unwrap().to_rgba8();
+    assert_eq!(img.dimensions(), (64, 64));
+    for (x, y, want) in [
+        (0, 0, [255, 0, 255, 255]),
+        (8, 0, [0, 0, 0, 255]),
+        (63, 63, [255, 0, 255, 255]),
+        (31, 48, [0, 0, 0, 255]),
+    ] {
+        assert_eq!(img.get_pixel(x, y).0, want, "({x}, {y})");
+    }
+}
+
+#[test]
 fn a_file_dropped_on_the_window_replaces_the_scene() {
     // The M3D dropped at frame 10 is on the screenshot at frame 40.
     let dropped = common::repo().join("assets/demo.m3d");

@@ -62,9 +62,9 @@ fn test_drop() -> Option<(u32, PathBuf)> {
 /// Test hook (debug builds only): `FACET_TEST_ACTIONS="N:ACTION;…"` carries
 /// out interface actions at frame N, as the panels would ask for them
 /// (the panels' own clicks are covered by the egui_kittest tests): `render
-/// WxH` (the File menu's size preset, then Save render), `screenshot`,
-/// `export PATH` (File > Export glTF… once the dialog answered PATH),
-/// `fit`, `reset`.
+/// WxH [transparent]` (the File menu's size preset, then Save render),
+/// `screenshot`, `export PATH` (File > Export glTF… once the dialog
+/// answered PATH), `texture N` (a texture's *save*), `fit`, `reset`.
 fn test_actions() -> Vec<(u32, UiAction)> {
     if !cfg!(debug_assertions) {
         return Vec::new();
@@ -93,6 +93,7 @@ fn test_actions() -> Vec<(u32, UiAction)> {
                 }
                 "screenshot" => UiAction::Screenshot,
                 "export" => UiAction::ExportGltf(Some(PathBuf::from(arg))),
+                "texture" => UiAction::SaveTexture(arg.parse().ok()?),
                 "fit" => UiAction::Fit,
                 "reset" => UiAction::ResetCamera,
                 _ => return None,
@@ -674,6 +675,7 @@ impl Running {
                 height,
                 transparent,
             } => self.save_render(width, height, transparent),
+            UiAction::SaveTexture(i) => self.save_texture(i),
             UiAction::Fit => self.fit(),
             UiAction::FitSelection => self.fit_selection(),
             UiAction::ResetCamera => {
@@ -690,6 +692,29 @@ impl Running {
 
     /// Renders the 3D view alone at `w` x `h` with this camera, pose, material
     /// time and view options and saves it in the current folder.
+    /// Writes scene texture `i` as a PNG in the current folder, named
+    /// after it (its file name's stem, with what a file name cannot hold
+    /// replaced).
+    fn save_texture(&mut self, i: usize) {
+        let Some(t) = self.scene.textures.get(i) else {
+            return;
+        };
+        let Some(image) = t.to_image() else {
+            let text = format!("texture {:?} not saved: no decoded texels", t.name);
+            self.ui.report(ui::Level::Error, text);
+            return;
+        };
+        let path = saved_file_path(&texture_file_stem(&t.name));
+        match crate::gpu::capture::save(&image, &path) {
+            Ok(()) => {
+                let text = format!("texture {:?} saved to {}", t.name, path.display());
+                log::info!("{text}");
+                self.ui.report(ui::Level::Info, text);
+            }
+            Err(e) => self.ui.report(ui::Level::Error, e),
+        }
+    }
+
     fn save_render(&mut self, w: u32, h: u32, transparent: bool) {
         let max = self.gpu.device.limits().max_texture_dimension_2d;
         if w > max || h > max {
@@ -1230,6 +1255,29 @@ const TURNTABLE_RATE: f32 = std::f32::consts::TAU / 12.0;
 /// current folder, `STEM-SECONDS.png` (the Unix time), `STEM-SECONDS-2.png`
 /// and on where that is taken (two saves within a second), spelled out in
 /// full so that the toast says exactly where it went.
+/// A texture's name as a file name's stem: the last part of a path (PA
+/// names textures by their media path), its extension dropped, anything
+/// but letters, digits, `-` and `_` made `_`; `texture` for none.
+fn texture_file_stem(name: &str) -> String {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    let stem = base.rsplit_once('.').map_or(base, |(s, _)| s);
+    let clean: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if clean.is_empty() {
+        "texture".into()
+    } else {
+        clean
+    }
+}
+
 fn saved_file_path(stem: &str) -> PathBuf {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -1245,4 +1293,23 @@ fn saved_file_path(stem: &str) -> PathBuf {
         .map(named)
         .find(|p| !p.exists())
         .unwrap_or_else(|| named(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::texture_file_stem;
+
+    #[test]
+    fn a_texture_s_name_makes_a_file_name() {
+        assert_eq!(
+            texture_file_stem("/pa/units/land/bot_aa/bot_aa_diffuse.png"),
+            "bot_aa_diffuse"
+        );
+        assert_eq!(texture_file_stem("C:\\tex\\wall 2.tga"), "wall_2");
+        assert_eq!(texture_file_stem("embedded 0"), "embedded_0");
+        assert_eq!(texture_file_stem("平面.ptf"), "平面");
+        assert_eq!(texture_file_stem("../.."), "_");
+        assert_eq!(texture_file_stem(""), "texture");
+        assert_eq!(texture_file_stem("a/"), "texture");
+    }
 }

@@ -1,7 +1,8 @@
 //! `facet convert`: files as glTF 2.0, one file or a whole folder tree.
 //!
 //! - `convert FILE -o OUT.glb` (or `OUT.gltf`, with `OUT.bin` and the PNG
-//!   images beside it);
+//!   images beside it); a texture file `-o OUT.png` (or another image
+//!   format) as an image;
 //! - `convert DIR -o OUTDIR [--gltf]`: every model and map under DIR
 //!   (`.p3m`, `.m3d`, `.papa`, `.pmf`), converted in parallel into the same
 //!   tree under OUTDIR, a progress line on stderr, then a summary: files
@@ -39,13 +40,18 @@ pub fn convert_one(
     let ext = output
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase());
-    if !matches!(ext.as_deref(), Some("glb" | "gltf")) {
+    let image_out = crate::gpu::capture::save_format(output).is_ok() && ext.is_some();
+    if !matches!(ext.as_deref(), Some("glb" | "gltf")) && !image_out {
         return Err(format!(
-            "{}: the output must end in .glb (binary) or .gltf (with .bin and PNGs beside it)",
-            output.display()
+            "{}: the output must end in .glb (binary) or .gltf (with .bin and PNGs beside it), or, for a texture file, in {}",
+            output.display(),
+            crate::gpu::capture::SAVE_EXTENSIONS
         ));
     }
     let loaded = load::load_file_with(input, options).map_err(|e| e.to_string())?;
+    if image_out {
+        return texture_to_image(input, &loaded.scene, output);
+    }
     let export = gltf::export_with(&loaded.scene, export)
         .map_err(|e| format!("{}: {e}", input.display()))?;
     let written = export.write(output)?;
@@ -53,6 +59,31 @@ pub fn convert_one(
         warnings: loaded.scene.warnings,
         dropped: export.dropped,
         written,
+    })
+}
+
+/// A texture file (`.ptf`, a Papa texture) as an image: its full-size
+/// level, its texels as the file stores them (BC blocks decoded).
+fn texture_to_image(
+    input: &Path,
+    scene: &crate::scene::Scene,
+    output: &Path,
+) -> Result<Converted, String> {
+    if !scene.texture_view {
+        return Err(format!(
+            "{}: not a texture file: a model or map converts to .glb or .gltf",
+            input.display()
+        ));
+    }
+    let image = scene
+        .viewed_texture(0)
+        .and_then(|t| t.to_image())
+        .ok_or_else(|| format!("{}: no decoded texels to write", input.display()))?;
+    crate::gpu::capture::save(&image, output)?;
+    Ok(Converted {
+        warnings: scene.warnings.clone(),
+        dropped: Vec::new(),
+        written: vec![output.to_path_buf()],
     })
 }
 

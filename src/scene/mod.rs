@@ -797,6 +797,18 @@ impl Texture {
     pub fn rgba8_len(&self) -> usize {
         self.width as usize * self.height as usize * 4
     }
+
+    /// The base level as an image to save (the texels as decoded, BC
+    /// blocks decoded now; data textures such as masks as stored), or
+    /// `None` where there are no texels to write (blocks too short, a size
+    /// of 0).
+    pub fn to_image(&self) -> Option<image::RgbaImage> {
+        let pixels = self.pixels();
+        if pixels.len() != self.rgba8_len() || self.width == 0 || self.height == 0 {
+            return None;
+        }
+        image::RgbaImage::from_raw(self.width, self.height, pixels.into_owned())
+    }
 }
 
 /// The missing-texture checkerboard's size in texels.

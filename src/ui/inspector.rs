@@ -771,7 +771,18 @@ fn textures_section(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState, filte
             ui.horizontal(|ui| {
                 texture_preview(ui, state, i, 64.0);
                 ui.vertical(|ui| {
-                    ui.label(format!("{i}: {}", t.name));
+                    ui.horizontal(|ui| {
+                        ui.label(format!("{i}: {}", t.name));
+                        if ui
+                            .small_button("save")
+                            .on_hover_text(
+                                "save it as a PNG in the current folder, at its full size, as decoded",
+                            )
+                            .clicked()
+                        {
+                            state.act(super::UiAction::SaveTexture(i));
+                        }
+                    });
                     ui.weak(&t.format);
                     if let Some(why) = scene.added.texture(i) {
                         ui.weak(format!("added by the viewer: {why}"));

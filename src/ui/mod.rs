@@ -137,6 +137,9 @@ pub enum UiAction {
     OpenBeside(crate::load::folder::Direction),
     /// Save the window, panels included, as a PNG.
     Screenshot,
+    /// Save scene texture N as a PNG (its full size, as decoded), in the
+    /// current folder.
+    SaveTexture(usize),
     /// Render the 3D view alone at this size and save it.
     SaveRender {
         width: u32,
