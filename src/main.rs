@@ -107,11 +107,13 @@ enum Command {
     /// Convert FILE to glTF 2.0 (.glb, or .gltf with .bin and PNGs beside
     /// it), or every model and map under DIR into OUTDIR in parallel:
     /// parts, materials, textures, skeleton, skin and every clip; what glTF
-    /// cannot hold is listed.
+    /// cannot hold is listed. A texture file converts to an image.
     Convert {
-        /// A model or map file, or a folder searched for them.
+        /// A model or map file, a texture file, or a folder searched for
+        /// models and maps.
         input: PathBuf,
-        /// Output file (.glb or .gltf), or folder when INPUT is a folder.
+        /// Output file (.glb or .gltf; for a texture file, an image: .png,
+        /// .jpg, .webp, .bmp, .tga), or folder when INPUT is a folder.
         #[arg(short, long)]
         output: PathBuf,
         /// Folder mode: write .gltf (with .bin and PNGs) instead of .glb.
