@@ -563,7 +563,8 @@ fn clicking_a_model_selects_the_part_or_the_bone_under_the_cursor() {
     // (465, 215); nothing but the background at (120, 120); with the
     // skeleton shown (K), drawn over the model, the long bone up the body
     // at (465, 420) and the body beside it at (520, 420). A click on
-    // nothing clears the selection.
+    // nothing clears the selection. Two clicks at one place wait out the
+    // double click's 400 ms.
     let script = r#"
         start assets/demo.p3m
         xdotool mousemove 480 190 click 1
@@ -572,6 +573,7 @@ fn clicking_a_model_selects_the_part_or_the_bone_under_the_cursor() {
         wait_log "picked " 2
         xdotool mousemove 465 420 click 1
         wait_log "picked " 3
+        sleep 0.5
         xdotool key k
         xdotool mousemove 465 420 click 1
         wait_log "picked " 4
@@ -775,14 +777,17 @@ fn h_hides_the_picked_part_and_alt_h_shows_it_again() {
     // H, the same click finds what is behind it (the background: nothing);
     // Alt+H shows every part and the click finds the sphere again; Shift+H
     // shows it alone, and a click on the body's place (465, 420) then
-    // finds nothing.
+    // finds nothing. Clicks at one place wait out the double click's
+    // 400 ms, which would move the orbit's centre (and the view).
     let script = r#"
         start assets/demo.p3m
         xdotool mousemove 480 190 click 1
         wait_log "picked "
+        sleep 0.5
         xdotool key h
         xdotool mousemove 480 190 click 1
         wait_log "picked " 2
+        sleep 0.5
         xdotool key alt+h
         xdotool mousemove 480 190 click 1
         wait_log "picked " 3
@@ -809,11 +814,13 @@ fn ctrl_f_types_into_the_filter_and_not_into_the_shortcuts() {
     // keyboard, so the h typed right after it (before a frame has focused
     // the field) hides nothing: the same click picks the sphere again.
     // That click takes the keyboard back to the view, where h hides the
-    // sphere (the third click finds nothing).
+    // sphere (the third click finds nothing). Clicks at one place wait out
+    // the double click's 400 ms.
     let script = r#"
         start assets/demo.p3m
         xdotool mousemove 480 190 click 1
         wait_log "picked "
+        sleep 0.5
         xdotool key ctrl+f type hhh
         xdotool mousemove 480 190 click 1
         wait_log "picked " 2

@@ -281,6 +281,9 @@ pub struct Prepared<'a> {
     clip: Option<usize>,
     bone: Option<usize>,
     size: (u32, u32),
+    /// The time the animator last posed: framing posed it at the
+    /// request's, which a single render then draws without posing again.
+    posed_at: f32,
 }
 
 impl<'a> Prepared<'a> {
@@ -358,14 +361,18 @@ impl<'a> Prepared<'a> {
             clip,
             bone,
             size: (req.width, req.height),
+            posed_at: req.time,
         })
     }
 
     /// The scene at `time` seconds: the clip's pose and parts, the
     /// materials' animation.
     pub fn frame(&mut self, time: f32) -> (image::RgbaImage, FrameStats) {
-        self.animator
-            .update(self.scene, self.clip, time, &self.shown);
+        if time != self.posed_at {
+            self.animator
+                .update(self.scene, self.clip, time, &self.shown);
+            self.posed_at = time;
+        }
         self.view.visible.clone_from(&self.animator.visible);
         self.view
             .material_override
