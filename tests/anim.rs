@@ -176,6 +176,57 @@ fn timeline_time_frames_loop_speed_step() {
 }
 
 #[test]
+fn a_range_of_the_clip_plays_and_steps_alone() {
+    let s = scene();
+    let clip = &s.clips[0]; // 20 frames, 2 s: frame f at f / 10 s
+    let mut tl = Timeline::default();
+    tl.select(Some(0), &s);
+    // [ at 0.5 s: from there to the end; ] at 1.2 s: to there.
+    tl.seek(0.5, clip);
+    tl.set_range_start(clip);
+    assert_eq!(tl.range, Some((0.5, 2.0)));
+    tl.seek(1.2, clip);
+    tl.set_range_end(clip);
+    assert_eq!(tl.range, Some((0.5, 1.2)));
+    assert_eq!(tl.bounds(clip), (0.5, 1.2));
+    // Home and End go to its ends; playing wraps within it: 0.5 + 0.6 =
+    // 1.1, then 1.4 is 0.2 past the start of a 0.7 s range.
+    tl.to_end(clip);
+    assert_eq!((tl.time, tl.playing), (1.2, false));
+    tl.to_start(clip);
+    assert_eq!(tl.time, 0.5);
+    tl.playing = true;
+    tl.advance(0.6, clip);
+    assert!((tl.time - 1.1).abs() < 1e-5, "{}", tl.time);
+    tl.advance(0.3, clip);
+    assert!((tl.time - 0.7).abs() < 1e-5, "{}", tl.time);
+    // Steps run over its whole frames, 5 to 12: six on from 7 wraps to 5,
+    // one back from 5 to 12.
+    tl.step(6, clip);
+    assert_eq!(tl.frame(clip), 5);
+    tl.step(-1, clip);
+    assert_eq!(tl.frame(clip), 12);
+    // Without looping, playing stops at its end.
+    tl.looping = false;
+    tl.to_start(clip);
+    tl.playing = true;
+    tl.advance(5.0, clip);
+    assert_eq!((tl.time, tl.playing), (1.2, false));
+    // ] before its start: from the clip's start; [ at the clip's end: no
+    // range left; another clip: none.
+    tl.seek(0.3, clip);
+    tl.set_range_end(clip);
+    assert_eq!(tl.range, Some((0.0, 0.3)));
+    tl.seek(2.0, clip);
+    tl.set_range_start(clip);
+    assert_eq!(tl.range, None);
+    tl.seek(1.0, clip);
+    tl.set_range_start(clip);
+    tl.select(Some(0), &s);
+    assert_eq!((tl.range, tl.time), (None, 0.0));
+}
+
+#[test]
 fn part_lists_and_material_overrides_follow_the_clip() {
     let mut m = arm();
     let base = m.parts[0].clone();

@@ -999,6 +999,73 @@ fn timeline_panel_plays_steps_and_scrubs() {
 }
 
 #[test]
+fn the_timeline_plays_a_range_set_with_its_brackets() {
+    // The demo's "nod", 1 s: [ at 0.25 s and ] at 0.75 s make the range
+    // played, named beside the buttons and shaded on the track between
+    // the two times (half of it, about its middle); End goes to its end;
+    // × clears it.
+    let scene = demo();
+    let mut state = UiState::for_scene(&scene);
+    state.timeline.select(Some(0), &scene);
+    state.timeline.playing = false;
+    // Wide enough for the controls' row, whose overflow would widen the
+    // track.
+    let (w, h) = (1100.0, 90.0);
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(w, h))
+        .build_ui_state(
+            |ui, state: &mut UiState| facet::ui::timeline::timeline(ui, &scene, state),
+            state,
+        );
+    harness.run();
+    let plain = harness.render().expect("a rendered frame");
+    harness.state_mut().timeline.time = 0.25;
+    harness.run();
+    harness.get_by_label("[").click();
+    harness.run();
+    harness.state_mut().timeline.time = 0.75;
+    harness.run();
+    harness.get_by_label("]").click();
+    harness.run();
+    assert_eq!(harness.state().timeline.range, Some((0.25, 0.75)));
+    harness.get_by_label("0.25-0.75 s ×");
+    // The track's band: in rows through the track's lower half, the
+    // columns changed (the time's cursor, 2 points at 0.75, aside) span
+    // half the track, centred on it.
+    harness.state_mut().timeline.time = 0.0;
+    harness.run();
+    let banded = harness.render().expect("a rendered frame");
+    let ppp = banded.width() as f32 / w;
+    let y = (55.0 * ppp) as u32;
+    let changed: Vec<u32> = (0..banded.width())
+        .filter(|&x| {
+            let (p, q) = (banded.get_pixel(x, y).0, plain.get_pixel(x, y).0);
+            (0..3).any(|c| p[c].abs_diff(q[c]) > 8)
+        })
+        .collect();
+    let (first, last) = (
+        changed[0] as f32 / ppp,
+        *changed.last().unwrap() as f32 / ppp,
+    );
+    // The track spans the panel less its margins (about 884 points).
+    let track = w - 16.0;
+    assert!(
+        ((last - first) / track - 0.5).abs() < 0.03,
+        "band {first}..{last} of a {track}-point track"
+    );
+    assert!(
+        ((first + last) / 2.0 - w / 2.0).abs() < 10.0,
+        "band {first}..{last}"
+    );
+    harness.get_by_label("End").click();
+    harness.run();
+    assert_eq!(harness.state().timeline.time, 0.75);
+    harness.get_by_label("0.25-0.75 s ×").click();
+    harness.run();
+    assert_eq!(harness.state().timeline.range, None);
+}
+
+#[test]
 fn material_keyframes_show_values_and_jump_the_timeline() {
     // The demo's glow (material 2): OKLCH colour keys at frames 0 and 12,
     // 50 ms a frame, CONT.

@@ -680,6 +680,10 @@ fn ctrl_drag_turns_the_key_light_leaving_the_camera_and_c_steps_channels() {
         wait_log "picked " 2
         xdotool key c c shift+c
         wait_log "channel: " 3
+        xdotool key space
+        sleep 0.3
+        xdotool key bracketright
+        wait_log "range "
         xdotool key ctrl+q
         wait $pid
     "#;
@@ -693,6 +697,15 @@ fn ctrl_drag_turns_the_key_light_leaving_the_camera_and_c_steps_channels() {
         .filter_map(|l| l.split("channel: ").nth(1))
         .collect();
     assert_eq!(channels, ["diffuse", "mask", "diffuse"], "{log}");
+    // Space plays "nod" (1 s) from its start; ] a moment later makes the
+    // range played from 0 to the time then.
+    let range = log
+        .lines()
+        .find_map(|l| l.split("range ").nth(1))
+        .expect("no range in the log");
+    let (from, to) = range.trim_end_matches(" s").split_once(" to ").unwrap();
+    let (from, to): (f32, f32) = (from.parse().unwrap(), to.parse().unwrap());
+    assert!(from == 0.0 && to > 0.0 && to <= 1.0, "{range}");
     assert!(
         log.contains("light turned 18° about up, raised 55°"),
         "{log}"

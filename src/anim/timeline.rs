@@ -130,6 +130,9 @@ pub struct Timeline {
     /// Playback speed multiplier (negative plays backwards).
     pub speed: f32,
     pub looping: bool,
+    /// A part of the clip to play and step through alone, start and end in
+    /// seconds (`[` and `]` set them at the time shown); `None`: all of it.
+    pub range: Option<(f32, f32)>,
 }
 
 impl Default for Timeline {
@@ -140,6 +143,7 @@ impl Default for Timeline {
             playing: false,
             speed: 1.0,
             looping: true,
+            range: None,
         }
     }
 }
@@ -164,6 +168,7 @@ impl Timeline {
     pub fn select(&mut self, clip: Option<usize>, scene: &Scene) {
         self.clip = clip;
         self.time = 0.0;
+        self.range = None;
         self.playing = TimeSpan::of(scene, clip).is_some();
     }
 
@@ -172,25 +177,58 @@ impl Timeline {
         TimeSpan::of(scene, self.clip)
     }
 
-    /// Advances by `dt` wall seconds. At the ends it wraps when looping, else
-    /// stops there.
+    /// What plays: the range within the clip, else the whole clip, as
+    /// (start, end) seconds with start <= end.
+    pub fn bounds(&self, clip: &impl Span) -> (f32, f32) {
+        let d = clip.duration_s().max(0.0);
+        match self.range {
+            Some((a, b)) => {
+                let (a, b) = (a.clamp(0.0, d), b.clamp(0.0, d));
+                (a.min(b), a.max(b))
+            }
+            None => (0.0, d),
+        }
+    }
+
+    /// `[`: the range starts at the time shown, and ends where it did if
+    /// that is later, else at the clip's end.
+    pub fn set_range_start(&mut self, clip: &impl Span) {
+        let end = match self.range {
+            Some((_, b)) if b > self.time => b,
+            _ => clip.duration_s(),
+        };
+        self.range = (end > self.time).then_some((self.time, end));
+    }
+
+    /// `]`: the range ends at the time shown, and starts where it did if
+    /// that is earlier, else at the clip's start.
+    pub fn set_range_end(&mut self, _clip: &impl Span) {
+        let start = match self.range {
+            Some((a, _)) if a < self.time => a,
+            _ => 0.0,
+        };
+        self.range = (start < self.time).then_some((start, self.time));
+    }
+
+    /// Advances by `dt` wall seconds within [`Self::bounds`]. At its ends it
+    /// wraps when looping, else stops there.
     pub fn advance(&mut self, dt: f32, clip: &impl Span) {
         if !self.playing {
             return;
         }
-        let d = clip.duration_s();
-        if d <= 0.0 {
-            self.time = 0.0;
+        let (lo, hi) = self.bounds(clip);
+        if hi - lo <= 0.0 {
+            self.time = lo;
             return;
         }
         let t = self.time + dt * self.speed;
         if self.looping {
-            self.time = t.rem_euclid(d);
-        } else if t >= d {
-            self.time = d;
+            self.time = lo + (t - lo).rem_euclid(hi - lo);
+        } else if t >= hi {
+            self.time = hi;
             self.playing = false;
-        } else if t <= 0.0 {
-            self.time = 0.0;
+        } else if t <= lo {
+            self.time = lo;
             self.playing = false;
         } else {
             self.time = t;
@@ -207,25 +245,31 @@ impl Timeline {
         (clip.frame_at(self.time) + 1e-3).floor() as u32
     }
 
-    /// Moves one frame forward (`+1`) or back (`-1`) and pauses. Steps wrap at
-    /// the ends when looping.
+    /// Moves one frame forward (`+1`) or back (`-1`) and pauses, among
+    /// the whole frames within [`Self::bounds`]. Steps wrap at its ends
+    /// when looping.
     pub fn step(&mut self, frames: i32, clip: &impl Span) {
         self.playing = false;
-        let cur = self.frame(clip) as i64;
+        let (lo, hi) = self.bounds(clip);
         let n = clip.frames() as i64;
+        let first = ((clip.frame_at(lo) - 1e-3).ceil() as i64).clamp(0, n);
+        let last = ((clip.frame_at(hi) + 1e-3).floor() as i64).clamp(first, n);
+        let cur = (self.frame(clip) as i64).clamp(first, last);
         let mut f = cur + frames as i64;
-        if self.looping && n > 0 {
-            f = f.rem_euclid(n + 1);
+        if self.looping && last > first {
+            f = first + (f - first).rem_euclid(last - first + 1);
         }
-        self.time = clip.time_of_frame(f.clamp(0, n) as u32);
+        self.time = clip.time_of_frame(f.clamp(first, last) as u32);
     }
 
-    pub fn to_start(&mut self) {
-        self.time = 0.0;
+    /// To the start of [`Self::bounds`] (Home).
+    pub fn to_start(&mut self, clip: &impl Span) {
+        self.time = self.bounds(clip).0;
     }
 
+    /// To the end of [`Self::bounds`] (End), paused.
     pub fn to_end(&mut self, clip: &impl Span) {
-        self.time = clip.duration_s();
+        self.time = self.bounds(clip).1;
         self.playing = false;
     }
 }

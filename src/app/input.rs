@@ -538,6 +538,20 @@ impl Running {
                 }
                 "x" | "X" => self.ui.show_axes ^= true,
                 "o" | "O" => self.ui.turntable ^= true,
+                "[" | "]" => {
+                    if let Some(span) = self.ui.timeline.span(&self.scene) {
+                        let tl = &mut self.ui.timeline;
+                        if c.as_str() == "[" {
+                            tl.set_range_start(&span);
+                        } else {
+                            tl.set_range_end(&span);
+                        }
+                        match tl.range {
+                            Some((a, b)) => log::info!("range {a:.3} to {b:.3} s"),
+                            None => log::info!("range: the whole clip"),
+                        }
+                    }
+                }
                 "," | "<" => self.step(-1),
                 "." | ">" => self.step(1),
                 "h" | "H" if self.modifiers.alt_key() => self.ui.show_all_parts(),
@@ -575,7 +589,11 @@ impl Running {
                     self.ui.timeline.playing ^= true;
                 }
             }
-            Key::Named(NamedKey::Home) => self.ui.timeline.to_start(),
+            Key::Named(NamedKey::Home) => {
+                if let Some(span) = self.ui.timeline.span(&self.scene) {
+                    self.ui.timeline.to_start(&span);
+                }
+            }
             Key::Named(NamedKey::End) => {
                 if let Some(span) = self.ui.timeline.span(&self.scene) {
                     self.ui.timeline.to_end(&span);

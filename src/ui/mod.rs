@@ -327,6 +327,7 @@ pub const KEYS: &[(&str, &str)] = &[
         "C / Shift+C",
         "next / previous channel (shaded, diffuse, ... faces)",
     ),
+    ("[ / ]", "the range played starts / ends at the time shown"),
     (
         "Ctrl + left drag",
         "turn the key light (right: to your right, up: higher)",
@@ -361,7 +362,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "start the first clip, then play / pause (clip or animated materials)",
     ),
     (", and .", "previous / next frame"),
-    ("Home / End", "jump to the start / end of the clip"),
+    (
+        "Home / End",
+        "jump to the start / end of the clip (or of its range)",
+    ),
     ("W", "wireframe overlay"),
     ("N", "normals overlay"),
     ("B", "bounding boxes"),

@@ -51,7 +51,7 @@ fn controls(ui: &mut egui::Ui, scene: &Scene, tl: &mut Timeline) {
         ui.weak("animated materials");
     }
     if ui.button("Start").on_hover_text("start (Home)").clicked() {
-        tl.to_start();
+        tl.to_start(&span);
     }
     if ui
         .button("< Frame")
@@ -75,6 +75,7 @@ fn controls(ui: &mut egui::Ui, scene: &Scene, tl: &mut Timeline) {
         tl.to_end(&span);
     }
     ui.checkbox(&mut tl.looping, "Loop");
+    range_buttons(ui, tl, &span);
     ui.add(
         egui::DragValue::new(&mut tl.speed)
             .range(-8.0..=8.0)
@@ -90,6 +91,35 @@ fn controls(ui: &mut egui::Ui, scene: &Scene, tl: &mut Timeline) {
     ));
 }
 
+/// Setting the range played from the time shown (`[` and `]`), and
+/// clearing it.
+fn range_buttons(ui: &mut egui::Ui, tl: &mut Timeline, span: &TimeSpan<'_>) {
+    if ui
+        .button("[")
+        .on_hover_text("play from here: the range starts at the time shown ([)")
+        .clicked()
+    {
+        tl.set_range_start(span);
+    }
+    if ui
+        .button("]")
+        .on_hover_text("play to here: the range ends at the time shown (])")
+        .clicked()
+    {
+        tl.set_range_end(span);
+    }
+    // One small button names the range and clears it: the row stays
+    // about as wide as without one.
+    if let Some((a, b)) = tl.range
+        && ui
+            .small_button(format!("{a:.2}-{b:.2} s ×"))
+            .on_hover_text("the range played; click to play the whole clip again")
+            .clicked()
+    {
+        tl.range = None;
+    }
+}
+
 /// The track under the controls: scrub by clicking or dragging, the clip's
 /// segments, and the keyframe ticks of the selected material or bone.
 fn track(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState, span: TimeSpan<'_>) {
@@ -100,6 +130,21 @@ fn track(ui: &mut egui::Ui, scene: &Scene, state: &mut UiState, span: TimeSpan<'
     painter.rect_filled(rect, 3.0, ui.visuals().extreme_bg_color);
     let d = span.duration_s().max(1e-6);
     let x_of = |t: f32| rect.left() + (t / d).clamp(0.0, 1.0) * rect.width();
+    // The range played, shaded, between brackets.
+    if state.timeline.range.is_some() {
+        let (a, b) = state.timeline.bounds(&span);
+        let (xa, xb) = (x_of(a), x_of(b));
+        let band = egui::Rect::from_x_y_ranges(xa..=xb, rect.y_range());
+        let tint = ui.visuals().selection.bg_fill.gamma_multiply(0.35);
+        painter.rect_filled(band, 0.0, tint);
+        let edge = egui::Stroke::new(2.0, ui.visuals().selection.bg_fill);
+        for x in [xa, xb] {
+            painter.line_segment(
+                [egui::pos2(x, rect.top()), egui::pos2(x, rect.bottom())],
+                edge,
+            );
+        }
+    }
     let tick = |row: usize, rows: usize, t: f32, color: egui::Color32| {
         let pitch = (rect.height() - 8.0) / rows as f32;
         let (x, y) = (x_of(t), rect.top() + 4.0 + pitch * (row as f32 + 0.5));
