@@ -301,6 +301,21 @@ fn a_selected_part_shows_its_uv_layout() {
     assert!(!cyan_near(0.35, 0.35), "the inside marked");
 }
 
+/// What `draw` paints over a `w` x `h` view of grey 120 (the view's rect
+/// given), as rendered: the overlays' pixel tests.
+fn overlay(w: f32, h: f32, draw: impl Fn(&egui::Ui, egui::Rect)) -> image::RgbaImage {
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(w, h))
+        .build_ui(|ui| {
+            let rect = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(w, h));
+            ui.painter()
+                .rect_filled(rect, 0.0, egui::Color32::from_gray(120));
+            draw(ui, rect);
+        });
+    harness.run();
+    harness.render().expect("a rendered frame")
+}
+
 /// The inspector 420 x 1400 points, from `state`, posed by `pose`.
 fn inspector_with<'a>(
     scene: &'a facet::scene::Scene,
@@ -511,24 +526,10 @@ fn the_clicked_vertex_and_its_triangle_are_marked_where_the_pose_draws_them() {
     let mut pose = facet::anim::Pose::new(&scene.skeleton);
     let (w, h) = (200.0, 100.0);
     let render = |pose: &facet::anim::Pose, visible: &[bool]| {
-        let mut harness = Harness::builder()
-            .with_size(egui::vec2(w, h))
-            .build_ui(|ui| {
-                let rect = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(w, h));
-                ui.painter()
-                    .rect_filled(rect, 0.0, egui::Color32::from_gray(120));
-                facet::ui::vertex::marker(
-                    ui,
-                    &scene,
-                    Some(pose),
-                    &hit,
-                    visible,
-                    glam::Mat4::IDENTITY,
-                    rect,
-                );
-            });
-        harness.run();
-        harness.render().expect("a rendered frame")
+        overlay(w, h, |ui, rect| {
+            let identity = glam::Mat4::IDENTITY;
+            facet::ui::vertex::marker(ui, &scene, Some(pose), &hit, visible, identity, rect);
+        })
     };
     let cyan = |p: [u8; 4]| p[2] > 200 && p[1] > 170 && p[0] < 110;
     let img = render(&pose, &[true]);
@@ -1666,16 +1667,9 @@ fn a_measurement_is_drawn_between_its_points_with_its_length() {
         ],
     };
     let (w, h) = (200.0, 100.0);
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(w, h))
-        .build_ui(|ui| {
-            let rect = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(w, h));
-            ui.painter()
-                .rect_filled(rect, 0.0, egui::Color32::from_gray(120));
-            facet::ui::measure::draw(ui, &measure, None, glam::Mat4::IDENTITY, rect);
-        });
-    harness.run();
-    let img = harness.render().expect("a rendered frame");
+    let img = overlay(w, h, |ui, rect| {
+        facet::ui::measure::draw(ui, &measure, None, glam::Mat4::IDENTITY, rect);
+    });
     let ppp = img.width() as f32 / w;
     let px = |x: f32, y: f32| img.get_pixel((x * ppp) as u32, (y * ppp) as u32).0;
     let orange = |p: [u8; 4]| p[0] > 200 && (90..150).contains(&p[1]) && p[2] < 90;
@@ -2006,16 +2000,9 @@ fn the_selected_bone_s_axes_start_at_its_posed_head() {
     );
     let (w, h) = (200.0, 200.0);
     let render = |pose: Option<&facet::anim::Pose>| {
-        let mut harness = Harness::builder()
-            .with_size(egui::vec2(w, h))
-            .build_ui(|ui| {
-                let rect = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(w, h));
-                ui.painter()
-                    .rect_filled(rect, 0.0, egui::Color32::from_gray(120));
-                facet::ui::axes::of_bone(ui, &scene, pose, 0, reach, view_proj, rect);
-            });
-        harness.run();
-        harness.render().expect("a rendered frame")
+        overlay(w, h, |ui, rect| {
+            facet::ui::axes::of_bone(ui, &scene, pose, 0, reach, view_proj, rect);
+        })
     };
     let red = |p: [u8; 4]| p[0] > 200 && p[1] < 110;
     let green = |p: [u8; 4]| p[1] > 170 && p[2] < 90;

@@ -303,11 +303,16 @@ fn a_changed_file_reloads_and_a_broken_one_keeps_the_last_good_scene() {
     );
 }
 
-/// The running app handed File > Save render's action (`render WxH` or
-/// `render WxH transparent`, through FACET_TEST_ACTIONS, debug builds) on
-/// the M3D demo, in a folder `name` of its own: the render it wrote in
-/// the current folder (the only one), and the settings it kept.
-fn render_from_the_menu(name: &str, action: &str) -> (image::RgbaImage, serde_json::Value) {
+/// The running app on `file`, in a folder `name` of its own (its current
+/// folder, its settings under it), handed `action` at frame 5 through
+/// FACET_TEST_ACTIONS (debug builds), as a panel would ask for it: the
+/// one image it saved there whose name starts with `saved`.
+fn saved_by_action(
+    name: &str,
+    file: &std::path::Path,
+    action: &str,
+    saved: &str,
+) -> std::path::PathBuf {
     let dir = common::output_dir().join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -318,14 +323,24 @@ fn render_from_the_menu(name: &str, action: &str) -> (image::RgbaImage, serde_js
         facet "{m}" --frames 20
     "#,
         d = dir.display(),
-        m = common::repo().join("assets/demo.m3d").display()
+        m = file.display()
     );
     let out = under_xvfb(&script);
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{log}");
-    let saved = files_named_like(&dir, "facet-render-");
-    assert_eq!(saved.len(), 1, "no render saved:\n{log}");
-    let img = image::open(&saved[0]).unwrap().to_rgba8();
+    let found = files_named_like(&dir, saved);
+    assert_eq!(found.len(), 1, "nothing saved as {saved}*:\n{log}");
+    found[0].clone()
+}
+
+/// File > Save render's action (`render WxH` or `render WxH
+/// transparent`) on the M3D demo: the render it wrote in the current
+/// folder, and the settings it kept.
+fn render_from_the_menu(name: &str, action: &str) -> (image::RgbaImage, serde_json::Value) {
+    let demo = common::repo().join("assets/demo.m3d");
+    let saved = saved_by_action(name, &demo, action, "facet-render-");
+    let dir = saved.parent().unwrap().to_path_buf();
+    let img = image::open(&saved).unwrap().to_rgba8();
     let settings = std::fs::read_to_string(dir.join("config/facet/settings.json")).unwrap();
     (img, serde_json::from_str(&settings).unwrap())
 }
@@ -374,24 +389,9 @@ fn a_texture_s_save_writes_it_as_a_png_named_after_it() {
     // the engine's missing.ptf: missing-SECONDS.png in the current folder,
     // its 64 x 64 magenta and black squares (tests/render.rs' check, by
     // hand).
-    let dir = common::output_dir().join("save-texture");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let script = format!(
-        r#"
-        cd "{d}"
-        export XDG_CONFIG_HOME="{d}/config" FACET_TEST_ACTIONS="5:texture 0"
-        facet "{m}" --frames 20
-    "#,
-        d = dir.display(),
-        m = common::shared().join("fixtures/ptf/missing.ptf").display()
-    );
-    let out = under_xvfb(&script);
-    let log = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{log}");
-    let saved = files_named_like(&dir, "missing-");
-    assert_eq!(saved.len(), 1, "no texture saved:\n{log}");
-    let img = image::open(&saved[0]).unwrap().to_rgba8();
+    let ptf = common::shared().join("fixtures/ptf/missing.ptf");
+    let saved = saved_by_action("save-texture", &ptf, "texture 0", "missing-");
+    let img = image::open(&saved).unwrap().to_rgba8();
     assert_eq!(img.dimensions(), (64, 64));
     for (x, y, want) in [
         (0, 0, [255, 0, 255, 255]),
@@ -680,9 +680,7 @@ fn ctrl_drag_turns_the_key_light_leaving_the_camera_and_c_steps_channels() {
         wait_log "picked " 2
         xdotool key c c shift+c
         wait_log "channel: " 3
-        xdotool key space
-        sleep 0.3
-        xdotool key bracketright
+        xdotool key space Home period bracketright
         wait_log "range "
         xdotool key ctrl+q
         wait $pid
@@ -697,15 +695,15 @@ fn ctrl_drag_turns_the_key_light_leaving_the_camera_and_c_steps_channels() {
         .filter_map(|l| l.split("channel: ").nth(1))
         .collect();
     assert_eq!(channels, ["diffuse", "mask", "diffuse"], "{log}");
-    // Space plays "nod" (1 s) from its start; ] a moment later makes the
-    // range played from 0 to the time then.
+    // Space picks "nod" (24 frames, 1 s), Home goes to its start and "."
+    // a frame on (1/24 s, paused): ] makes the range from 0 to there.
     let range = log
         .lines()
         .find_map(|l| l.split("range ").nth(1))
         .expect("no range in the log");
     let (from, to) = range.trim_end_matches(" s").split_once(" to ").unwrap();
     let (from, to): (f32, f32) = (from.parse().unwrap(), to.parse().unwrap());
-    assert!(from == 0.0 && to > 0.0 && to <= 1.0, "{range}");
+    assert_eq!((from, to), (0.0, 0.042), "{range}");
     assert!(
         log.contains("light turned 18° about up, raised 55°"),
         "{log}"
