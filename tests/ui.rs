@@ -388,7 +388,7 @@ fn a_clicked_vertex_shows_what_its_part_stores() {
     harness.run();
     for row in [
         "Vertex 1 (clicked)",
-        "of triangle 0 (vertices 0, 1, 2), the corner nearest the click",
+        "of triangle 0 (vertices 0, 1, 2), the corner nearest the click; in the scene's axes (Y up)",
         // Written from the values given above, four significant digits.
         "(1, -0.25, 3.5)",
         "(2.5, -0.25, 3.5)",

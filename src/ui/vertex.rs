@@ -62,8 +62,10 @@ pub fn section(
         .id_salt("picked vertex")
         .default_open(true)
         .show(ui, |ui| {
+            // Positions and directions are the scene's: a file made Z up
+            // (Papa) reads turned.
             ui.weak(format!(
-                "of triangle {} (vertices {}, {}, {}), the corner nearest the click",
+                "of triangle {} (vertices {}, {}, {}), the corner nearest the click; in the scene's axes (Y up)",
                 hit.triangle, hit.corners[0], hit.corners[1], hit.corners[2]
             ));
             egui::Grid::new("picked vertex rows")
