@@ -1042,7 +1042,6 @@ impl<'a> BoneTree<'a> {
     fn label(&self, ui: &mut egui::Ui, state: &mut UiState, i: usize, text: &str) {
         let b = &self.scene.skeleton.bones[i];
         let selected = state.selected_bone == Some(i);
-        let moves = self.moves(i);
         let idle = self
             .influence
             .as_ref()
@@ -1057,13 +1056,17 @@ impl<'a> BoneTree<'a> {
         if self.reveal == Some(i) {
             row.scroll_to_me(Some(egui::Align::Center));
         }
+        // The hover's text is made only while hovered: a skeleton's rows
+        // would otherwise each format theirs every frame.
         if row
-            .on_hover_text(format!(
-                "head {:.3?}\ntail {:.3?}{}",
-                b.head.to_array(),
-                b.tail.to_array(),
-                moves.map_or(String::new(), |m| format!("\n{m}"))
-            ))
+            .on_hover_ui(|ui| {
+                ui.label(format!(
+                    "head {:.3?}\ntail {:.3?}{}",
+                    b.head.to_array(),
+                    b.tail.to_array(),
+                    self.moves(i).map_or(String::new(), |m| format!("\n{m}"))
+                ));
+            })
             .clicked()
         {
             state.select_bone(Some(i));
