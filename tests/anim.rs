@@ -186,7 +186,7 @@ fn a_range_of_the_clip_plays_and_steps_alone() {
     tl.set_range_start(clip);
     assert_eq!(tl.range, Some((0.5, 2.0)));
     tl.seek(1.2, clip);
-    tl.set_range_end(clip);
+    tl.set_range_end();
     assert_eq!(tl.range, Some((0.5, 1.2)));
     assert_eq!(tl.bounds(clip), (0.5, 1.2));
     // Home and End go to its ends; playing wraps within it: 0.5 + 0.6 =
@@ -215,7 +215,7 @@ fn a_range_of_the_clip_plays_and_steps_alone() {
     // ] before its start: from the clip's start; [ at the clip's end: no
     // range left; another clip: none.
     tl.seek(0.3, clip);
-    tl.set_range_end(clip);
+    tl.set_range_end();
     assert_eq!(tl.range, Some((0.0, 0.3)));
     tl.seek(2.0, clip);
     tl.set_range_start(clip);

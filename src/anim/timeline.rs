@@ -202,7 +202,7 @@ impl Timeline {
 
     /// `]`: the range ends at the time shown, and starts where it did if
     /// that is earlier, else at the clip's start.
-    pub fn set_range_end(&mut self, _clip: &impl Span) {
+    pub fn set_range_end(&mut self) {
         let start = match self.range {
             Some((a, _)) if a < self.time => a,
             _ => 0.0,

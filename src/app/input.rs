@@ -544,7 +544,7 @@ impl Running {
                         if c.as_str() == "[" {
                             tl.set_range_start(&span);
                         } else {
-                            tl.set_range_end(&span);
+                            tl.set_range_end();
                         }
                         match tl.range {
                             Some((a, b)) => log::info!("range {a:.3} to {b:.3} s"),

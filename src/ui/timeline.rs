@@ -106,7 +106,7 @@ fn range_buttons(ui: &mut egui::Ui, tl: &mut Timeline, span: &TimeSpan<'_>) {
         .on_hover_text("play to here: the range ends at the time shown (])")
         .clicked()
     {
-        tl.set_range_end(span);
+        tl.set_range_end();
     }
     // One small button names the range and clears it: the row stays
     // about as wide as without one.
